@@ -1,0 +1,208 @@
+package dev.offcache.core.shuffle;
+
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.CRC32C;
+
+import org.agrona.concurrent.UnsafeBuffer;
+
+import dev.offcache.core.region.MappedRegion;
+
+/**
+ * A committed partition mapped read-only, handing out zero-copy views of its data bytes. The footer and the
+ * length are checked when it is opened (a truncated or damaged file fails then, with
+ * {@link CorruptPartitionException}); the data's CRC32C is checked by {@link #verify()}, which reads every byte, so
+ * the caller decides when to pay for it (for example once, before serving the partition to another executor).
+ *
+ * <p>Owns its mapping. It is reference-counted: it starts with one reference, held by whoever opened it;
+ * {@link #close()} drops that one, {@link #tryRetain()} / {@link #release()} let other readers share it, and the
+ * mapping is unmapped when the last reference goes. Views handed out by {@link #wrap} are valid only while the
+ * caller holds a reference.
+ */
+public final class MappedPartition implements AutoCloseable
+{
+    private static final int VERIFY_CHUNK_BYTES = 1024 * 1024;
+
+    private final PartitionId id;
+    private final Path path;
+    private final MappedRegion region;
+    private final long length;
+    private final int crc32c;
+    private final AtomicInteger references = new AtomicInteger(1);
+    private boolean ownerClosed;
+
+    MappedPartition(final PartitionId id, final Path path, final MappedRegion region)
+    {
+        this.id = id;
+        this.path = path;
+        this.region = region;
+        try
+        {
+            final long fileSize = region.capacity();
+            if (fileSize < PartitionFile.FOOTER_LENGTH)
+            {
+                throw new CorruptPartitionException(path, "file is " + fileSize + " bytes, shorter than the " +
+                    PartitionFile.FOOTER_LENGTH + "-byte footer");
+            }
+            final UnsafeBuffer footer = new UnsafeBuffer(0, 0);
+            region.wrap(footer, fileSize - PartitionFile.FOOTER_LENGTH, PartitionFile.FOOTER_LENGTH);
+            this.length = PartitionFile.checkFooter(path, fileSize, footer, 0);
+            this.crc32c = PartitionFile.dataCrc(footer, 0);
+        }
+        catch (final RuntimeException ex)
+        {
+            region.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * @return the partition.
+     */
+    public PartitionId id()
+    {
+        return id;
+    }
+
+    /**
+     * @return the mapped file.
+     */
+    public Path path()
+    {
+        return path;
+    }
+
+    /**
+     * @return the number of data bytes (the footer excluded).
+     */
+    public long length()
+    {
+        return length;
+    }
+
+    /**
+     * @return the CRC32C of the data bytes, as recorded in the footer.
+     */
+    public int crc32c()
+    {
+        return crc32c;
+    }
+
+    /**
+     * Points {@code target} at {@code length} data bytes from {@code offset}: no copy, no allocation. A view never
+     * spans two of the region's underlying mappings (1 GiB each), so read big partitions in chunks that do not
+     * cross a 1 GiB boundary.
+     *
+     * @param target to point at the bytes.
+     * @param offset of the first data byte.
+     * @param length of the view.
+     * @throws IndexOutOfBoundsException if the range is outside the data.
+     * @throws IllegalStateException     if no reference is held any more.
+     */
+    public void wrap(final UnsafeBuffer target, final long offset, final int length)
+    {
+        ensureReferenced();
+        if (offset < 0 || length < 0 || offset > this.length - length)
+        {
+            throw new IndexOutOfBoundsException("view offset=" + offset + " length=" + length +
+                " is outside partition " + id + " of " + this.length + " data bytes");
+        }
+        region.wrap(target, offset, length);
+    }
+
+    /**
+     * Reads every data byte and checks the CRC32C against the footer.
+     *
+     * @throws CorruptPartitionException naming the file if they differ.
+     * @throws IllegalStateException     if no reference is held any more.
+     */
+    public void verify()
+    {
+        ensureReferenced();
+        final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+        final CRC32C crc = new CRC32C();
+        long offset = 0;
+        while (offset < length)
+        {
+            final int chunk = (int)Math.min(VERIFY_CHUNK_BYTES, length - offset);
+            region.wrap(view, offset, chunk);
+            update(crc, view, chunk);
+            offset += chunk;
+        }
+        final int computed = (int)crc.getValue();
+        if (computed != crc32c)
+        {
+            throw new CorruptPartitionException(path, String.format(
+                "data checksum mismatch over %d bytes (footer 0x%08x, computed 0x%08x)", length, crc32c, computed));
+        }
+    }
+
+    /**
+     * Takes a reference for another reader, unless the partition is already unmapped.
+     *
+     * @return true if a reference was taken; the caller must {@link #release()} it.
+     */
+    public boolean tryRetain()
+    {
+        while (true)
+        {
+            final int current = references.get();
+            if (current <= 0)
+            {
+                return false;
+            }
+            if (references.compareAndSet(current, current + 1))
+            {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Drops one reference; the last one unmaps the file.
+     *
+     * @throws IllegalStateException if no reference is held.
+     */
+    public void release()
+    {
+        final int remaining = references.decrementAndGet();
+        if (remaining == 0)
+        {
+            region.close();
+        }
+        else if (remaining < 0)
+        {
+            references.incrementAndGet();
+            throw new IllegalStateException("partition " + id + " released more often than retained");
+        }
+    }
+
+    /**
+     * Drops the opener's reference (once; later calls do nothing).
+     */
+    @Override
+    public void close()
+    {
+        if (!ownerClosed)
+        {
+            ownerClosed = true;
+            release();
+        }
+    }
+
+    private void ensureReferenced()
+    {
+        if (references.get() <= 0)
+        {
+            throw new IllegalStateException("partition " + id + " (" + path + ") is closed");
+        }
+    }
+
+    private static void update(final CRC32C crc, final UnsafeBuffer view, final int length)
+    {
+        // SEAM: replaced by Crc32c once it lands.
+        final byte[] bytes = new byte[length];
+        view.getBytes(0, bytes);
+        crc.update(bytes);
+    }
+}
