@@ -90,6 +90,8 @@ public final class Journal implements AutoCloseable
         private int segmentSize = DEFAULT_SEGMENT_SIZE;
 
         /**
+         * Sets the directory holding the segment files.
+         *
          * @param directory holding the segment files; created if missing.
          * @return this.
          */
@@ -100,6 +102,8 @@ public final class Journal implements AutoCloseable
         }
 
         /**
+         * Returns the directory holding the segment files.
+         *
          * @return the directory holding the segment files.
          */
         public Path directory()
@@ -108,6 +112,8 @@ public final class Journal implements AutoCloseable
         }
 
         /**
+         * Sets the size of new segment files.
+         *
          * @param segmentSize bytes per new segment file: a multiple of 4 KiB in [4 KiB, 1 GiB]. Segments already on
          *                    disk keep the size they were created with.
          * @return this.
@@ -119,6 +125,8 @@ public final class Journal implements AutoCloseable
         }
 
         /**
+         * Returns bytes per new segment file.
+         *
          * @return bytes per new segment file.
          */
         public int segmentSize()
@@ -225,7 +233,7 @@ public final class Journal implements AutoCloseable
     public long append(final DirectBuffer buffer, final int offset, final int length)
     {
         ensureOpen();
-        if (offset < 0 || length < 0 || (long)offset + length > buffer.capacity())
+        if (offset < 0 || length < 0 || (long) offset + length > buffer.capacity())
         {
             throw new IndexOutOfBoundsException("record range offset=" + offset + " length=" + length +
                 " is outside the source buffer of capacity " + buffer.capacity());
@@ -327,6 +335,8 @@ public final class Journal implements AutoCloseable
     }
 
     /**
+     * Returns the position the next record gets if it fits in the current segment.
+     *
      * @return the position the next record gets if it fits in the current segment.
      */
     public long appendPosition()
@@ -336,6 +346,8 @@ public final class Journal implements AutoCloseable
     }
 
     /**
+     * Returns the position of the first byte still on disk (the first segment's base).
+     *
      * @return the position of the first byte still on disk (the first segment's base).
      */
     public long startPosition()
@@ -345,6 +357,8 @@ public final class Journal implements AutoCloseable
     }
 
     /**
+     * Returns the number of segment files.
+     *
      * @return the number of segment files.
      */
     public int segmentCount()
@@ -354,6 +368,8 @@ public final class Journal implements AutoCloseable
     }
 
     /**
+     * Returns the segment files, oldest first.
+     *
      * @return the segment files, oldest first.
      */
     public List<Path> segmentFiles()
@@ -368,6 +384,8 @@ public final class Journal implements AutoCloseable
     }
 
     /**
+     * Returns the largest payload a record may have with this journal's segment size.
+     *
      * @return the largest payload a record may have with this journal's segment size.
      */
     public int maxRecordLength()
@@ -376,6 +394,8 @@ public final class Journal implements AutoCloseable
     }
 
     /**
+     * Returns the directory holding the segment files.
+     *
      * @return the directory holding the segment files.
      */
     public Path directory()
@@ -533,7 +553,7 @@ public final class Journal implements AutoCloseable
         if (last && frameOffset < capacity && !isZero(segment, frameOffset))
         {
             // Torn tail: drop it, and zero it so that later appends never sit in front of stale bytes.
-            segment.buffer.setMemory(frameOffset, capacity - frameOffset, (byte)0);
+            segment.buffer.setMemory(frameOffset, capacity - frameOffset, (byte) 0);
             segment.region.force();
         }
     }

@@ -16,6 +16,8 @@ public final class JournalCorruptException extends RuntimeException
     private final long offset;
 
     /**
+     * Describes damage found in a segment file.
+     *
      * @param segment file that is damaged.
      * @param offset  of the damage within the file.
      * @param reason  what check failed, with the values seen.
@@ -28,6 +30,8 @@ public final class JournalCorruptException extends RuntimeException
     }
 
     /**
+     * Returns the damaged segment file.
+     *
      * @return the damaged segment file.
      */
     public Path segment()
@@ -36,6 +40,8 @@ public final class JournalCorruptException extends RuntimeException
     }
 
     /**
+     * Returns the byte offset of the damage within the segment file.
+     *
      * @return the byte offset of the damage within the segment file.
      */
     public long offset()

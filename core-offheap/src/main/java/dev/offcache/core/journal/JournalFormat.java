@@ -67,6 +67,8 @@ final class JournalFormat
     }
 
     /**
+     * Returns the base position a segment file name encodes, or -1 if the name is not a segment's.
+     *
      * @return the base position a segment file name encodes, or -1 if the name is not a segment's.
      */
     static long parseSegmentFileName(final String name)
@@ -90,7 +92,7 @@ final class JournalFormat
 
     static void encodeHeader(final MutableDirectBuffer buffer, final long basePosition, final int capacity)
     {
-        buffer.setMemory(0, HEADER_LENGTH, (byte)0);
+        buffer.setMemory(0, HEADER_LENGTH, (byte) 0);
         buffer.putInt(MAGIC_OFFSET, MAGIC, LITTLE_ENDIAN);
         buffer.putInt(VERSION_OFFSET, VERSION, LITTLE_ENDIAN);
         buffer.putLong(BASE_OFFSET, basePosition, LITTLE_ENDIAN);
@@ -172,6 +174,8 @@ final class JournalFormat
     }
 
     /**
+     * Returns the offset of the first valid record frame at or after {@code from} (aligned), or -1 if none.
+     *
      * @return the offset of the first valid record frame at or after {@code from} (aligned), or -1 if none.
      */
     static int findValidFrame(final DirectBuffer buffer, final int from, final int capacity)

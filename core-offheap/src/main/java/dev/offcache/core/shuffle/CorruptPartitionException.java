@@ -15,6 +15,8 @@ public final class CorruptPartitionException extends RuntimeException
     private final transient Path path;
 
     /**
+     * Describes a corrupt partition file.
+     *
      * @param path   of the corrupt file.
      * @param reason which check failed, with the values seen.
      */
@@ -25,6 +27,8 @@ public final class CorruptPartitionException extends RuntimeException
     }
 
     /**
+     * Returns the corrupt file.
+     *
      * @return the corrupt file.
      */
     public Path path()

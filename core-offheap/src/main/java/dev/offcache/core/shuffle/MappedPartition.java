@@ -57,6 +57,8 @@ public final class MappedPartition implements AutoCloseable
     }
 
     /**
+     * Returns the partition.
+     *
      * @return the partition.
      */
     public PartitionId id()
@@ -65,6 +67,8 @@ public final class MappedPartition implements AutoCloseable
     }
 
     /**
+     * Returns the mapped file.
+     *
      * @return the mapped file.
      */
     public Path path()
@@ -73,6 +77,8 @@ public final class MappedPartition implements AutoCloseable
     }
 
     /**
+     * Returns the number of data bytes (the footer excluded).
+     *
      * @return the number of data bytes (the footer excluded).
      */
     public long length()
@@ -81,6 +87,8 @@ public final class MappedPartition implements AutoCloseable
     }
 
     /**
+     * Returns the CRC32C of the data bytes, as recorded in the footer.
+     *
      * @return the CRC32C of the data bytes, as recorded in the footer.
      */
     public int crc32c()
@@ -124,12 +132,12 @@ public final class MappedPartition implements AutoCloseable
         long offset = 0;
         while (offset < length)
         {
-            final int chunk = (int)Math.min(VERIFY_CHUNK_BYTES, length - offset);
+            final int chunk = (int) Math.min(VERIFY_CHUNK_BYTES, length - offset);
             region.wrap(view, offset, chunk);
             update(crc, view, chunk);
             offset += chunk;
         }
-        final int computed = (int)crc.getValue();
+        final int computed = (int) crc.getValue();
         if (computed != crc32c)
         {
             throw new CorruptPartitionException(path, String.format(

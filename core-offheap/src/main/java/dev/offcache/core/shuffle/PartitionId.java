@@ -128,7 +128,7 @@ public record PartitionId(String jobId, int stageId, int partitionId) implements
 
     private static String describe(final char c)
     {
-        return (c < 0x20 || c == 0x7f || c > 0x7e) ? String.format("U+%04X", (int)c) : "'" + c + "'";
+        return (c < 0x20 || c == 0x7f || c > 0x7e) ? String.format("U+%04X", (int) c) : "'" + c + "'";
     }
 
     private static String printable(final String jobId)
@@ -139,7 +139,7 @@ public record PartitionId(String jobId, int stageId, int partitionId) implements
             final char c = jobId.charAt(i);
             if (c < 0x20 || c == 0x7f)
             {
-                sb.append(String.format("\\u%04x", (int)c));
+                sb.append(String.format("\\u%04x", (int) c));
             }
             else
             {

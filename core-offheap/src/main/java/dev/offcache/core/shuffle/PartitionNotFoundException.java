@@ -14,6 +14,8 @@ public final class PartitionNotFoundException extends RuntimeException
     private final transient Path path;
 
     /**
+     * Describes a missing partition.
+     *
      * @param id   of the missing partition.
      * @param path where its file would be.
      */
@@ -25,6 +27,8 @@ public final class PartitionNotFoundException extends RuntimeException
     }
 
     /**
+     * Returns the missing partition.
+     *
      * @return the missing partition.
      */
     public PartitionId id()
@@ -33,6 +37,8 @@ public final class PartitionNotFoundException extends RuntimeException
     }
 
     /**
+     * Returns where its file would be.
+     *
      * @return where its file would be.
      */
     public Path path()

@@ -61,6 +61,8 @@ public final class PartitionWriter implements AutoCloseable
     }
 
     /**
+     * Returns the partition being written.
+     *
      * @return the partition being written.
      */
     public PartitionId id()
@@ -69,6 +71,8 @@ public final class PartitionWriter implements AutoCloseable
     }
 
     /**
+     * Returns the data bytes written so far.
+     *
      * @return the data bytes written so far.
      */
     public long length()
@@ -77,6 +81,8 @@ public final class PartitionWriter implements AutoCloseable
     }
 
     /**
+     * Returns the temporary file the data goes to until commit.
+     *
      * @return the temporary file the data goes to until commit.
      */
     public Path tempPath()
@@ -97,7 +103,7 @@ public final class PartitionWriter implements AutoCloseable
     public void write(final DirectBuffer buffer, final int offset, final int length)
     {
         ensureOpen("write");
-        if (offset < 0 || length < 0 || (long)offset + length > buffer.capacity())
+        if (offset < 0 || length < 0 || (long) offset + length > buffer.capacity())
         {
             throw new IndexOutOfBoundsException("write range offset=" + offset + " length=" + length +
                 " is outside the source buffer of capacity " + buffer.capacity());
@@ -132,7 +138,7 @@ public final class PartitionWriter implements AutoCloseable
         try
         {
             flushStaging(true);
-            final int dataCrc = (int)crc.getValue();
+            final int dataCrc = (int) crc.getValue();
             PartitionFile.encodeFooter(stagingBuffer, 0, length, dataCrc);
             staging.position(PartitionFile.FOOTER_LENGTH);
             flushStaging(false);

@@ -67,6 +67,8 @@ public final class ShufflePartitionStore
     }
 
     /**
+     * Returns the root directory.
+     *
      * @return the root directory.
      */
     public Path workDir()
@@ -75,6 +77,8 @@ public final class ShufflePartitionStore
     }
 
     /**
+     * Tells where a partition's committed file lives.
+     *
      * @param id of a partition.
      * @return where its committed file lives (whether or not it exists).
      */
@@ -84,6 +88,8 @@ public final class ShufflePartitionStore
     }
 
     /**
+     * Tells whether a partition is committed.
+     *
      * @param id of a partition.
      * @return true if a committed file exists for it.
      */
@@ -341,7 +347,7 @@ public final class ShufflePartitionStore
             }
             value = value * 10 + (c - '0');
         }
-        return value > Integer.MAX_VALUE ? -1 : (int)value;
+        return value > Integer.MAX_VALUE ? -1 : (int) value;
     }
 
     private static List<Path> children(final Path dir)
