@@ -1,9 +1,11 @@
 package dev.offcache.core.shuffle;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32C;
 
+import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import dev.offcache.core.region.MappedRegion;
@@ -21,7 +23,9 @@ import dev.offcache.core.region.MappedRegion;
  */
 public final class MappedPartition implements AutoCloseable
 {
-    private static final int VERIFY_CHUNK_BYTES = 1024 * 1024;
+    // The data CRC is one CRC32C over the whole partition, which may exceed one 1 GiB mapping; java.util.zip.CRC32C
+    // continues across chunks but reads only ByteBuffers, so chunks pass through a small direct staging buffer.
+    private static final int VERIFY_CHUNK_BYTES = 64 * 1024;
 
     private final PartitionId id;
     private final Path path;
@@ -127,15 +131,26 @@ public final class MappedPartition implements AutoCloseable
     public void verify()
     {
         ensureReferenced();
-        final UnsafeBuffer view = new UnsafeBuffer(0, 0);
         final CRC32C crc = new CRC32C();
-        long offset = 0;
-        while (offset < length)
+        final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+        final ByteBuffer staging = ByteBuffer.allocateDirect((int) Math.min(VERIFY_CHUNK_BYTES, Math.max(1, length)));
+        try
         {
-            final int chunk = (int) Math.min(VERIFY_CHUNK_BYTES, length - offset);
-            region.wrap(view, offset, chunk);
-            update(crc, view, chunk);
-            offset += chunk;
+            long offset = 0;
+            while (offset < length)
+            {
+                final int chunk = (int) Math.min(staging.capacity(), length - offset);
+                region.wrap(view, offset, chunk);
+                view.getBytes(0, staging, 0, chunk);
+                staging.limit(chunk).position(0);
+                crc.update(staging);
+                staging.clear();
+                offset += chunk;
+            }
+        }
+        finally
+        {
+            BufferUtil.free(staging);
         }
         final int computed = (int) crc.getValue();
         if (computed != crc32c)
@@ -204,13 +219,5 @@ public final class MappedPartition implements AutoCloseable
         {
             throw new IllegalStateException("partition " + id + " (" + path + ") is closed");
         }
-    }
-
-    private static void update(final CRC32C crc, final UnsafeBuffer view, final int length)
-    {
-        // SEAM: replaced by Crc32c once it lands.
-        final byte[] bytes = new byte[length];
-        view.getBytes(0, bytes);
-        crc.update(bytes);
     }
 }
