@@ -48,6 +48,7 @@ public final class Journal implements AutoCloseable
     private final FileLock lock;
     private JournalSegment active;
     private boolean closed;
+    private long droppedTailPosition = -1;
 
     /**
      * Receives records during {@link Journal#forEach}.
@@ -384,6 +385,17 @@ public final class Journal implements AutoCloseable
     }
 
     /**
+     * Returns where open dropped a torn tail (the position appending resumed at), or -1 if the journal was intact.
+     * Worth logging: the records in it were appended but never acknowledged as durable.
+     *
+     * @return the position of the dropped tail, or -1.
+     */
+    public long droppedTailPosition()
+    {
+        return droppedTailPosition;
+    }
+
+    /**
      * Returns the largest payload a record may have with this journal's segment size.
      *
      * @return the largest payload a record may have with this journal's segment size.
@@ -466,7 +478,10 @@ public final class Journal implements AutoCloseable
                     " (a segment is missing)");
             }
             expectedBase = segment.endPosition();
-            scan(segment, last);
+            if (scan(segment, last))
+            {
+                droppedTailPosition = segment.basePosition + segment.limit;
+            }
         }
         if (segments.isEmpty())
         {
@@ -518,7 +533,12 @@ public final class Journal implements AutoCloseable
         return new JournalSegment(path, base, capacity, region);
     }
 
-    private static void scan(final JournalSegment segment, final boolean last)
+    /**
+     * Finds where the segment's intact records end, refusing corruption before the tail.
+     *
+     * @return true if a torn tail was dropped (bytes after the last intact record were cleared).
+     */
+    private static boolean scan(final JournalSegment segment, final boolean last)
     {
         final int capacity = segment.capacity;
         int frameOffset = JournalFormat.HEADER_LENGTH;
@@ -555,7 +575,9 @@ public final class Journal implements AutoCloseable
             // Torn tail: drop it, and zero it so that later appends never sit in front of stale bytes.
             segment.buffer.setMemory(frameOffset, capacity - frameOffset, (byte) 0);
             segment.region.force();
+            return true;
         }
+        return false;
     }
 
     private static boolean isZero(final JournalSegment segment, final int from)

@@ -133,7 +133,8 @@ final class JournalFormat
                 " disagrees with the file name's " + expectedBase);
         }
         final int capacity = buffer.getInt(CAPACITY_OFFSET, LITTLE_ENDIAN);
-        if (capacity < HEADER_LENGTH + FRAME_HEADER_LENGTH || (capacity & (FRAME_ALIGNMENT - 1)) != 0)
+        if (capacity < HEADER_LENGTH + FRAME_HEADER_LENGTH || capacity > Journal.Context.MAX_SEGMENT_SIZE ||
+            (capacity & (FRAME_ALIGNMENT - 1)) != 0)
         {
             throw new JournalCorruptException(path, CAPACITY_OFFSET, "implausible segment capacity " + capacity);
         }

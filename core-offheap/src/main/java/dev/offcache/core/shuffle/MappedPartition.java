@@ -19,7 +19,7 @@ import dev.offcache.core.region.MappedRegion;
  * <p>Owns its mapping. It is reference-counted: it starts with one reference, held by whoever opened it;
  * {@link #close()} drops that one, {@link #tryRetain()} / {@link #release()} let other readers share it, and the
  * mapping is unmapped when the last reference goes. Views handed out by {@link #wrap} are valid only while the
- * caller holds a reference.
+ * caller holds a reference, and are read-only: the mapping is, so a write through a view faults.
  */
 public final class MappedPartition implements AutoCloseable
 {

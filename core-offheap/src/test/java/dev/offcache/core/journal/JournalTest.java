@@ -157,6 +157,7 @@ class JournalTest
         try (Journal journal = open())
         {
             assertEntries(written, readAll(journal));
+            assertEquals(-1, journal.droppedTailPosition());
             final List<Entry> more = appendRecords(journal, 200, 10);
             assertTrue(more.get(0).position() > written.get(written.size() - 1).position());
             final List<Entry> all = new ArrayList<>(written);
@@ -277,6 +278,12 @@ class JournalTest
      */
     private void assertTailDropped(final int firstLost, final TailDamage damage) throws IOException
     {
+        assertTailDropped(firstLost, true, damage);
+    }
+
+    private void assertTailDropped(final int firstLost, final boolean leavesBytes, final TailDamage damage)
+        throws IOException
+    {
         final List<Entry> written;
         final Path lastSegment;
         try (Journal journal = open())
@@ -293,6 +300,8 @@ class JournalTest
         try (Journal journal = open())
         {
             assertEntries(intact, readAll(journal));
+            // A tail zeroed whole looks exactly like records never written: nothing to report.
+            assertEquals(leavesBytes ? written.get(firstLost).position() : -1, journal.droppedTailPosition());
             final byte[] next = payload(1000);
             final long position = journal.append(new UnsafeBuffer(next), 0, next.length);
             assertEquals(written.get(firstLost).position(), position, "append resumes after the intact prefix");
@@ -302,6 +311,7 @@ class JournalTest
             final List<Entry> all = new ArrayList<>(intact);
             all.add(new Entry(written.get(firstLost).position(), payload(1000)));
             assertEntries(all, readAll(journal));
+            assertEquals(-1, journal.droppedTailPosition(), "the dropped tail was cleared, the journal is intact");
         }
     }
 
@@ -355,7 +365,7 @@ class JournalTest
     @Test
     void aZeroedTailOfSeveralRecordsIsDropped() throws IOException
     {
-        assertTailDropped(37, (segment, written) ->
+        assertTailDropped(37, false, (segment, written) ->
             fill(segment, offsetIn(segment, written.get(37).position()), SEGMENT, (byte) 0));
     }
 
