@@ -44,6 +44,11 @@ public final class MappedRegion implements AutoCloseable
      */
     public static final int MAPPING_SIZE = 1 << 30;
 
+    /**
+     * Alignment of the start of every mapping: file mappings are page aligned by the OS, anonymous memory by us.
+     */
+    public static final int PAGE_ALIGNMENT = 4096;
+
     private static final AtomicLong LIVE_MAPPINGS = new AtomicLong();
     private static final byte[] EMPTY = new byte[0];
 
@@ -76,7 +81,17 @@ public final class MappedRegion implements AutoCloseable
         this.mappingBuffers = new UnsafeBuffer[mappings.length];
         for (int i = 0; i < mappings.length; i++)
         {
-            mappingBuffers[i] = new UnsafeBuffer(mappings[i]);
+            if (fileBacked)
+            {
+                mappingBuffers[i] = new UnsafeBuffer(mappings[i]);
+            }
+            else
+            {
+                // Anonymous memory is over-allocated by a page so that its start (and every slot) is page aligned.
+                final long address = BufferUtil.address(mappings[i]);
+                final int skip = (int) ((PAGE_ALIGNMENT - (address & (PAGE_ALIGNMENT - 1))) & (PAGE_ALIGNMENT - 1));
+                mappingBuffers[i] = new UnsafeBuffer(mappings[i], skip, mappingLength(capacity, mappingSize, i));
+            }
         }
     }
 
@@ -155,8 +170,8 @@ public final class MappedRegion implements AutoCloseable
     }
 
     /**
-     * Allocates {@code size} bytes of anonymous (memory-only, zeroed) off-heap memory. It is taken as direct
-     * buffers, so it counts against {@code -XX:MaxDirectMemorySize}.
+     * Allocates {@code size} bytes of anonymous (memory-only, zeroed, page-aligned) off-heap memory. It is taken as
+     * direct buffers, so it counts against {@code -XX:MaxDirectMemorySize}.
      *
      * @param size bytes, &gt; 0.
      * @return the region, owning the memory.
@@ -179,7 +194,7 @@ public final class MappedRegion implements AutoCloseable
         {
             for (int i = 0; i < count; i++)
             {
-                buffers[i] = ByteBuffer.allocateDirect(mappingLength(size, mappingSize, i));
+                buffers[i] = ByteBuffer.allocateDirect(mappingLength(size, mappingSize, i) + PAGE_ALIGNMENT - 1);
                 LIVE_MAPPINGS.incrementAndGet();
             }
         }

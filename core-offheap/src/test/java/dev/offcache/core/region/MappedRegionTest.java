@@ -138,6 +138,8 @@ class MappedRegionTest
                 assertEquals(0L, region.getLong(offset));
             }
             final UnsafeBuffer view = region.view(4096, 4096);
+            assertEquals(0, view.addressOffset() % MappedRegion.PAGE_ALIGNMENT, "slot-friendly page alignment");
+            assertEquals(8, region.view(3 * 4096, 8).capacity());
             view.putLong(8, -1L);
             assertEquals(-1L, region.getLong(4096 + 8));
             region.force();
@@ -188,6 +190,7 @@ class MappedRegionTest
             assertEquals(11L, region.getLong(64));
             region.wrap(view, 192, 16);
             assertEquals(16, view.capacity());
+            assertThrows(IndexOutOfBoundsException.class, () -> region.wrap(view, 200, 9));
 
             final IllegalArgumentException spans = assertThrows(IllegalArgumentException.class,
                 () -> region.wrap(view, 60, 8));
