@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.ReadOnlyBufferException;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -120,17 +121,40 @@ public final class MappedRegion implements AutoCloseable
         {
             throw new IllegalArgumentException("region size must be > 0: " + size + " for " + file);
         }
-        try (FileChannel channel = FileChannel.open(
-            file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        final FileChannel channel;
+        try
+        {
+            channel = FileChannel.open(
+                file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot create " + file, ex);
+        }
+        try (channel)
         {
             // Mapping READ_WRITE past the end grows the file sparsely; no zero-filling pass.
             return new MappedRegion(
                 file, false, true, size, mappingSize, mapAll(channel, FileChannel.MapMode.READ_WRITE, size,
                 mappingSize, file));
         }
-        catch (final IOException ex)
+        catch (final IOException | RuntimeException ex)
         {
-            throw new UncheckedIOException("cannot create and map " + file + " (" + size + " bytes)", ex);
+            // The file is ours and useless half-mapped: do not leave it behind.
+            try
+            {
+                Files.deleteIfExists(file);
+            }
+            catch (final IOException suppressed)
+            {
+                ex.addSuppressed(suppressed);
+            }
+            if (ex instanceof IOException)
+            {
+                throw new UncheckedIOException(
+                    "cannot map new file " + file + " (" + size + " bytes)", (IOException) ex);
+            }
+            throw (RuntimeException) ex;
         }
     }
 
@@ -527,7 +551,7 @@ public final class MappedRegion implements AutoCloseable
 
     private static int mappingCount(final long size, final int mappingSize)
     {
-        final long count = (size + mappingSize - 1) / mappingSize;
+        final long count = size / mappingSize + (size % mappingSize != 0 ? 1 : 0);
         if (count > Integer.MAX_VALUE)
         {
             throw new IllegalArgumentException("region too large: " + size + " bytes");

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -100,6 +101,20 @@ class MappedRegionTest
             () -> MappedRegion.mapNewFile(file, 4096));
         assertInstanceOf(FileAlreadyExistsException.class, ex.getCause());
         assertArrayEquals(new byte[]{1, 2, 3}, Files.readAllBytes(file));
+    }
+
+    @Test
+    void newFileThatCannotBeMappedIsNotLeftBehind()
+    {
+        final Path file = dir.resolve("huge.dat");
+        for (final long size : new long[]{1L << 62, Long.MAX_VALUE})
+        {
+            final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
+                () -> MappedRegion.mapNewFile(file, size));
+            assertTrue(ex.getMessage().contains("too large"), ex.getMessage());
+            assertFalse(Files.exists(file));
+        }
+        assertThrows(IllegalArgumentException.class, () -> MappedRegion.anonymous(Long.MAX_VALUE));
     }
 
     @Test
