@@ -137,24 +137,6 @@ public final class ShufflePartitionStore
     public MappedPartition openPartition(final PartitionId id)
     {
         final Path path = pathOf(id);
-        final long size;
-        try
-        {
-            size = Files.size(path);
-        }
-        catch (final NoSuchFileException ex)
-        {
-            throw new PartitionNotFoundException(id, path);
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot stat shuffle partition file " + path, ex);
-        }
-        if (size < PartitionFile.FOOTER_LENGTH)
-        {
-            throw new CorruptPartitionException(path, "file is " + size + " bytes, shorter than the " +
-                PartitionFile.FOOTER_LENGTH + "-byte footer");
-        }
         final MappedRegion region;
         try
         {
