@@ -3,6 +3,7 @@ package dev.offcache.core.journal;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 
+import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -40,9 +42,11 @@ import dev.offcache.core.region.MappedRegion;
 public final class Journal implements AutoCloseable
 {
     private static final String LOCK_FILE = "journal.lock";
+    private static final int PREALLOCATE_CHUNK_BYTES = 1024 * 1024;
 
     private final Path directory;
     private final int segmentSize;
+    private final boolean preallocate;
     private final List<JournalSegment> segments = new ArrayList<>();
     private final FileChannel lockChannel;
     private final FileLock lock;
@@ -89,6 +93,7 @@ public final class Journal implements AutoCloseable
 
         private Path directory;
         private int segmentSize = DEFAULT_SEGMENT_SIZE;
+        private boolean preallocate = true;
 
         /**
          * Sets the directory holding the segment files.
@@ -136,6 +141,31 @@ public final class Journal implements AutoCloseable
         }
 
         /**
+         * Sets whether new segments are written out as zeros before they are mapped (the default) or created
+         * sparse. Preallocating costs one sequential write of the segment per roll; in return a full disk fails the
+         * roll with an exception instead of crashing the JVM (SIGBUS) on an append into a hole, and appends do not
+         * allocate disk blocks page by page.
+         *
+         * @param preallocate true to write new segments out before mapping them.
+         * @return this.
+         */
+        public Context preallocate(final boolean preallocate)
+        {
+            this.preallocate = preallocate;
+            return this;
+        }
+
+        /**
+         * Returns whether new segments are preallocated.
+         *
+         * @return whether new segments are preallocated.
+         */
+        public boolean preallocate()
+        {
+            return preallocate;
+        }
+
+        /**
          * Validates the configuration.
          *
          * @return this.
@@ -157,10 +187,16 @@ public final class Journal implements AutoCloseable
         }
     }
 
-    private Journal(final Path directory, final int segmentSize, final FileChannel lockChannel, final FileLock lock)
+    private Journal(
+        final Path directory,
+        final int segmentSize,
+        final boolean preallocate,
+        final FileChannel lockChannel,
+        final FileLock lock)
     {
         this.directory = directory;
         this.segmentSize = segmentSize;
+        this.preallocate = preallocate;
         this.lockChannel = lockChannel;
         this.lock = lock;
     }
@@ -197,7 +233,7 @@ public final class Journal implements AutoCloseable
             {
                 throw new IllegalStateException("journal directory " + directory + " is already open");
             }
-            final Journal journal = new Journal(directory, ctx.segmentSize(), lockChannel, lock);
+            final Journal journal = new Journal(directory, ctx.segmentSize(), ctx.preallocate(), lockChannel, lock);
             try
             {
                 journal.recover();
@@ -602,7 +638,8 @@ public final class Journal implements AutoCloseable
     {
         final Path path = directory.resolve(JournalFormat.segmentFileName(basePosition));
         final Path tempPath = directory.resolve(JournalFormat.segmentFileName(basePosition) + ".tmp");
-        final MappedRegion region = MappedRegion.mapNewFile(tempPath, segmentSize);
+        final MappedRegion region = preallocate ? mapPreallocated(tempPath) :
+            MappedRegion.mapNewFile(tempPath, segmentSize);
         try
         {
             final UnsafeBuffer header = new UnsafeBuffer(0, 0);
@@ -625,6 +662,46 @@ public final class Journal implements AutoCloseable
         final JournalSegment segment = new JournalSegment(path, basePosition, segmentSize, region);
         segments.add(segment);
         active = segment;
+    }
+
+    /**
+     * Writes the whole segment as zeros before mapping it, so its disk blocks exist: a full disk then fails here,
+     * as an exception, instead of as a SIGBUS on an append into a hole of a sparse mapping; and appends fault in
+     * allocated pages instead of allocating blocks page by page.
+     */
+    private MappedRegion mapPreallocated(final Path tempPath)
+    {
+        final ByteBuffer zeros = ByteBuffer.allocateDirect(Math.min(segmentSize, PREALLOCATE_CHUNK_BYTES));
+        try (FileChannel channel = FileChannel.open(tempPath, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))
+        {
+            long position = 0;
+            while (position < segmentSize)
+            {
+                zeros.clear().limit((int) Math.min(zeros.capacity(), segmentSize - position));
+                while (zeros.hasRemaining())
+                {
+                    position += channel.write(zeros, position);
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            try
+            {
+                Files.deleteIfExists(tempPath);
+            }
+            catch (final IOException suppressed)
+            {
+                ex.addSuppressed(suppressed);
+            }
+            throw new UncheckedIOException("cannot preallocate journal segment " + tempPath + " (" + segmentSize +
+                " bytes)", ex);
+        }
+        finally
+        {
+            BufferUtil.free(zeros);
+        }
+        return MappedRegion.mapExistingFile(tempPath, false);
     }
 
     private void forceDirectory()

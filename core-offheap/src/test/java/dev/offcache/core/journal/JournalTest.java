@@ -167,6 +167,27 @@ class JournalTest
     }
 
     @Test
+    void sparseSegmentsHoldTheSameRecords() throws IOException
+    {
+        assertTrue(new Journal.Context().preallocate(), "preallocation is the default");
+        final List<Entry> written;
+        try (Journal journal = Journal.open(
+            new Journal.Context().directory(dir).segmentSize(SEGMENT).preallocate(false)))
+        {
+            written = appendRecords(journal, 0, 60);
+            for (final Path segment : journal.segmentFiles())
+            {
+                assertEquals(SEGMENT, Files.size(segment));
+            }
+        }
+        try (Journal journal = open())
+        {
+            assertEntries(written, readAll(journal));
+            assertEquals(-1, journal.droppedTailPosition());
+        }
+    }
+
+    @Test
     void emptyRecordsAndAFullSegmentRecordWork()
     {
         try (Journal journal = open())
