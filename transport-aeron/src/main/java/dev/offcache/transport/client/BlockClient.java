@@ -2,6 +2,7 @@ package dev.offcache.transport.client;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.offcache.transport.media.TransportChannels;
@@ -233,8 +234,13 @@ public final class BlockClient implements AutoCloseable
      */
     public static final class Context
     {
-        /** Response stream ids are {@code RESPONSE_STREAM_ID_BASE + clientId} unless set. */
+        /**
+         * Default response stream ids are {@code RESPONSE_STREAM_ID_BASE | (clientId & 0x3FFFF) << 12 | n}, where
+         * clientId is the Aeron client id (unique per driver) and n counts BlockClients in this process: unique
+         * for up to 4096 BlockClients per Aeron client, so several clients can share one driver over IPC.
+         */
         public static final int RESPONSE_STREAM_ID_BASE = 0x4000_0000;
+        private static final AtomicInteger CLIENTS_IN_PROCESS = new AtomicInteger();
 
         private Aeron aeron;
         private String requestChannel;
@@ -342,8 +348,8 @@ public final class BlockClient implements AutoCloseable
         /**
          * Sets this client's response stream id; unique per client on one driver for IPC. Defaults to
          *
-         * @param streamId this client's response stream id; unique per client on one driver for IPC. Defaults to
-         *                 {@link #RESPONSE_STREAM_ID_BASE} + the Aeron client id.
+         * @param streamId this client's response stream id; must be unique per client on one driver for IPC.
+         *                 Defaults to a unique id from {@link #RESPONSE_STREAM_ID_BASE}.
          * @return this.
          */
         public Context responseStreamId(final int streamId)
@@ -504,7 +510,8 @@ public final class BlockClient implements AutoCloseable
             }
             if (responseStreamId == 0)
             {
-                responseStreamId = RESPONSE_STREAM_ID_BASE + (int) (aeron.clientId() & 0x3FFF_FFFFL);
+                responseStreamId = RESPONSE_STREAM_ID_BASE | (int) (aeron.clientId() & 0x3FFFFL) << 12 |
+                    (CLIENTS_IN_PROCESS.getAndIncrement() & 0xFFF);
             }
             if (idleStrategy == null)
             {

@@ -189,7 +189,8 @@ final class BlockClientAgent implements Agent, FragmentHandler
             {
                 connected = true;
                 connectedImageSessionId = image.sessionId();
-                LOG.debug("connected: responses from session {} on {}", connectedImageSessionId, helloChannel);
+                LOG.debug("connected: responses from session {} on {} stream {} source {}", connectedImageSessionId,
+                    helloChannel, ctx.responseStreamId(), image.sourceIdentity());
                 return 1;
             }
         }
@@ -292,6 +293,10 @@ final class BlockClientAgent implements Agent, FragmentHandler
     {
         final int flags = header.flags();
         final int sessionId = header.sessionId();
+        if (sessionId != connectedImageSessionId)
+        {
+            return; // a stale image of a previous server, or a misconfigured second publisher on our stream
+        }
         if ((flags & FrameDescriptor.BEGIN_FRAG_FLAG) == 0)
         {
             final ChunkCursor cursor = cursors.get(sessionId);

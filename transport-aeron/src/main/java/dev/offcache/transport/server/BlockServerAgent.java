@@ -188,6 +188,7 @@ final class BlockServerAgent implements Agent, FragmentHandler
             LOG.warn("cannot answer {}: {}", session, ex.toString());
             return;
         }
+        LOG.debug("HELLO: {}", session);
         sessionsById.put(sessionId, session);
         sessions.add(session);
         counters.sessions.setRelease(sessions.size());
