@@ -83,7 +83,7 @@ class ExternalDriverTest
                 assertFalse(media.isEmbedded());
                 for (final BlockClient client : List.of(udpClient, ipcClient))
                 {
-                    final UnsafeBuffer destination = filledDirect(block.capacity(), (byte)0);
+                    final UnsafeBuffer destination = filledDirect(block.capacity(), (byte) 0);
                     assertEquals(block.capacity(), join(client.fetch("block", destination, 0), WAIT));
                     assertBytesEqual(block, 0, destination, 0, block.capacity());
                 }
@@ -120,11 +120,15 @@ class ExternalDriverTest
     {
         try
         {
-            return CommonContext.isDriverActive(dir.toFile(), 100, msg -> { });
+            return CommonContext.isDriverActive(dir.toFile(), 100, ExternalDriverTest::ignore);
         }
         catch (final RuntimeException ex)
         {
             return false; // CnC file created but not yet initialised: still starting
         }
+    }
+
+    private static void ignore(final String message)
+    {
     }
 }

@@ -53,7 +53,7 @@ class FragmentBoundariesTest
             final List<CompletableFuture<Long>> futures = new ArrayList<>();
             for (int i = 0; i < 4; i++)
             {
-                destinations[i] = filledDirect(length, (byte)0);
+                destinations[i] = filledDirect(length, (byte) 0);
                 futures.add(client.fetch("block", i * 1000L, length - i * 1000L, destinations[i], 0,
                     TimeUnit.SECONDS.toNanos(20)));
             }

@@ -63,7 +63,7 @@ class LifecycleTest
                 .requestChannel(TransportChannels.IPC));
             for (final BlockClient client : new BlockClient[]{udpClient, ipcClient})
             {
-                final UnsafeBuffer destination = filledDirect(large.capacity(), (byte)0);
+                final UnsafeBuffer destination = filledDirect(large.capacity(), (byte) 0);
                 assertEquals(large.capacity(), join(client.fetch("large", destination, 0), WAIT));
                 // a fetch abandoned by its deadline mid-stream: the server must drop it (CANCEL or its own
                 // deadline) and release the handle
@@ -100,7 +100,7 @@ class LifecycleTest
             final String udp = TransportChannels.udp("127.0.0.1", TestSupport.freeUdpPort());
             final BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
                 .requestChannel(udp));
-            final UnsafeBuffer destination = filledDirect(16, (byte)0);
+            final UnsafeBuffer destination = filledDirect(16, (byte) 0);
             final long start = System.nanoTime();
             final FetchException timeout = failure(client.fetch("x", 0, -1, destination, 0,
                 TimeUnit.MILLISECONDS.toNanos(300)), WAIT);

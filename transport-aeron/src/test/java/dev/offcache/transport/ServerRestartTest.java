@@ -12,7 +12,6 @@ import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.server.BlockServer;
 import dev.offcache.transport.source.DirectBufferBlockSource;
 import dev.offcache.transport.wire.ErrorCode;
-import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -79,7 +78,7 @@ class ServerRestartTest
                 System.out.println((ipc ? "IPC" : "UDP") + " mid-stream stop -> " + ex.getMessage());
 
                 server = startServer(media, source, channel);
-                final UnsafeBuffer destination = filledDirect(small.capacity(), (byte)0);
+                final UnsafeBuffer destination = filledDirect(small.capacity(), (byte) 0);
                 assertEquals(small.capacity(), join(client.fetch("small", destination, 0), WAIT));
                 assertBytesEqual(small, 0, destination, 0, small.capacity());
             }
@@ -108,11 +107,11 @@ class ServerRestartTest
         {
             final CountDownLatch firstPiece = new CountDownLatch(1);
             final CountDownLatch probed = new CountDownLatch(1);
-            final UnsafeBuffer copy = filledDirect(large.capacity(), (byte)0);
+            final UnsafeBuffer copy = filledDirect(large.capacity(), (byte) 0);
             final CompletableFuture<Long> held = holder.stream("large", 0, -1,
                 (buffer, offset, length, position, total) ->
                 {
-                    copy.putBytes((int)position, buffer, offset, length);
+                    copy.putBytes((int) position, buffer, offset, length);
                     if (firstPiece.getCount() > 0)
                     {
                         firstPiece.countDown();
@@ -122,15 +121,15 @@ class ServerRestartTest
             assertTrue(firstPiece.await(10, TimeUnit.SECONDS));
             for (int i = 0; i < 4; i++)
             {
-                final UnsafeBuffer destination = filledDirect(4096, (byte)0x77);
+                final UnsafeBuffer destination = filledDirect(4096, (byte) 0x77);
                 final FetchException ex = failure(other.fetch("small", destination, 0), WAIT);
                 TestSupport.assertCode(ErrorCode.OVERLOADED, ex);
-                TestSupport.assertAllBytes(destination, 4096, (byte)0x77);
+                TestSupport.assertAllBytes(destination, 4096, (byte) 0x77);
             }
             probed.countDown();
             assertEquals(large.capacity(), join(held, WAIT));
             assertBytesEqual(large, 0, copy, 0, large.capacity());
-            final UnsafeBuffer destination = filledDirect(4096, (byte)0);
+            final UnsafeBuffer destination = filledDirect(4096, (byte) 0);
             assertEquals(4096, join(other.fetch("small", destination, 0), WAIT));
             assertBytesEqual(small, 0, destination, 0, 4096);
             assertTrue(server.counters().errors() >= 4);

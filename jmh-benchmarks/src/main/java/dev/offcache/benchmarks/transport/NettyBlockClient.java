@@ -82,7 +82,7 @@ final class NettyBlockClient implements AutoCloseable
 
         public void channelRead(final ChannelHandlerContext ctx, final Object msg)
         {
-            final ByteBuf in = (ByteBuf)msg;
+            final ByteBuf in = (ByteBuf) msg;
             try
             {
                 while (headerBytes < 8 && in.isReadable())
@@ -98,10 +98,10 @@ final class NettyBlockClient implements AutoCloseable
                     future.completeExceptionally(new IllegalStateException("unknown block"));
                     return;
                 }
-                final int length = (int)Math.min(in.readableBytes(), total - received);
+                final int length = (int) Math.min(in.readableBytes(), total - received);
                 if (length > 0)
                 {
-                    destination.limit((int)received + length).position((int)received);
+                    destination.limit((int) received + length).position((int) received);
                     in.readBytes(destination);
                     received += length;
                 }

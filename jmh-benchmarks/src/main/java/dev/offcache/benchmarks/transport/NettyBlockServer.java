@@ -51,7 +51,7 @@ final class NettyBlockServer implements AutoCloseable
 
     int port()
     {
-        return ((InetSocketAddress)channel.localAddress()).getPort();
+        return ((InetSocketAddress) channel.localAddress()).getPort();
     }
 
     void register(final String id, final DirectBuffer mapped)
@@ -81,7 +81,7 @@ final class NettyBlockServer implements AutoCloseable
                 final long offset = in.readLongLE();
                 final long length = in.readLongLE();
                 final ByteBuf block = blocks.get(id);
-                final int total = block == null ? 0 : (int)(length < 0 ? block.capacity() - offset : length);
+                final int total = block == null ? 0 : (int) (length < 0 ? block.capacity() - offset : length);
                 final ByteBuf header = ctx.alloc().directBuffer(8).writeLongLE(block == null ? -1 : total);
                 if (block == null || total == 0)
                 {
@@ -90,7 +90,7 @@ final class NettyBlockServer implements AutoCloseable
                 else
                 {
                     ctx.write(header);
-                    ctx.writeAndFlush(block.retainedSlice((int)offset, total));
+                    ctx.writeAndFlush(block.retainedSlice((int) offset, total));
                 }
             }
         }
