@@ -74,6 +74,12 @@ public class BlockFetchBenchmark
         @Param({"50"})
         public int aeronMaxParkMicros;
 
+        /**
+         * MTU of the Aeron UDP response publications (the module default is 8192; 65504 suits loopback).
+         */
+        @Param({"8192"})
+        public int aeronUdpMtu;
+
         private Path file;
         private MappedRegion region;
         private AeronMedia media;
@@ -109,7 +115,7 @@ public class BlockFetchBenchmark
                     TransportChannels.udp("127.0.0.1", freeUdpPort());
                 aeronServer = BlockServer.start(new BlockServer.Context().aeron(media.aeron())
                     .requestChannel(channel).blockSource(new DirectBufferBlockSource().register(ID, mapped))
-                    .idleStrategy(idle()));
+                    .idleStrategy(idle()).responseUdpMtu(aeronUdpMtu));
                 aeronClient = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
                     .requestChannel(channel).idleStrategy(idle()));
             }

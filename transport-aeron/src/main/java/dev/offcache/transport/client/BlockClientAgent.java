@@ -57,7 +57,7 @@ final class BlockClientAgent implements Agent, FragmentHandler
         FrameHeader.MAX_CHANNEL_LENGTH)));
     private String helloChannel;
     private int connectedImageSessionId = NO_IMAGE;
-    private boolean connected;
+    private volatile boolean connected;
     private long nowNs;
     private long nextHousekeepingNs;
     private long nextHelloNs;
