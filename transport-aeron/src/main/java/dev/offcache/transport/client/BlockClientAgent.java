@@ -15,11 +15,9 @@ import io.aeron.Image;
 import io.aeron.Publication;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.FragmentHandler;
-import io.aeron.logbuffer.FrameDescriptor;
 import io.aeron.logbuffer.Header;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
-import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
@@ -30,9 +28,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The block client's duty cycle; every field is owned by the agent thread. It keeps the connection (HELLO until
  * the server's response image appears; a lost image fails every fetch already sent), sends queued FETCH frames,
- * and reassembles CHUNK frames fragment by fragment straight into each fetch's destination: the first fragment
- * of a message carries the frame header, later fragments of the same message (same image session) continue it,
- * so a chunk is copied once, term buffer to destination, whatever the fragment boundaries or poll limits.
+ * expires fetches past their deadline, and hands response fragments of the connected image to its
+ * {@link ResponseAssembler}.
  */
 final class BlockClientAgent implements Agent, FragmentHandler
 {
@@ -48,9 +45,8 @@ final class BlockClientAgent implements Agent, FragmentHandler
     private final boolean ipcResponses;
     private final ArrayDeque<Fetch> waiting = new ArrayDeque<>();
     private final Long2ObjectHashMap<Fetch> inFlight = new Long2ObjectHashMap<>();
-    private final Int2ObjectHashMap<ChunkCursor> cursors = new Int2ObjectHashMap<>();
+    private final ResponseAssembler assembler = new ResponseAssembler(inFlight, this::sendCancel);
     private final ArrayList<Fetch> scratch = new ArrayList<>();
-    private final FrameHeader inHeader = new FrameHeader();
     private final FrameHeader outHeader = new FrameHeader();
     private final UnsafeBuffer sendBuffer = new UnsafeBuffer(
         ByteBuffer.allocateDirect(FrameHeader.LENGTH + Math.max(FrameHeader.MAX_ID_LENGTH,
@@ -140,7 +136,7 @@ final class BlockClientAgent implements Agent, FragmentHandler
         scratch.clear();
         scratch.addAll(inFlight.values());
         inFlight.clear();
-        cursors.clear();
+        assembler.clear();
         for (final Fetch fetch : scratch)
         {
             fetch.fail(new FetchException(errorCode, reason + ": fetch " + fetch.describe()));
@@ -291,187 +287,11 @@ final class BlockClientAgent implements Agent, FragmentHandler
 
     public void onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
-        final int flags = header.flags();
         final int sessionId = header.sessionId();
         if (sessionId != connectedImageSessionId)
         {
             return; // a stale image of a previous server, or a misconfigured second publisher on our stream
         }
-        if ((flags & FrameDescriptor.BEGIN_FRAG_FLAG) == 0)
-        {
-            final ChunkCursor cursor = cursors.get(sessionId);
-            if (cursor != null && cursor.fetch != null)
-            {
-                continueChunk(cursor, buffer, offset, length, (flags & FrameDescriptor.END_FRAG_FLAG) != 0);
-            }
-            return;
-        }
-        if (length < FrameHeader.LENGTH)
-        {
-            LOG.warn("dropped a {}-byte response fragment from session {}: shorter than a header", length, sessionId);
-            return;
-        }
-        final FrameHeader in = inHeader.wrap(buffer, offset);
-        final int type = in.type();
-        if (type == FrameType.CHUNK)
-        {
-            beginChunk(sessionId, in, buffer, offset, length, (flags & FrameDescriptor.END_FRAG_FLAG) != 0);
-        }
-        else if (type == FrameType.ERROR)
-        {
-            final Fetch fetch = inFlight.remove(in.correlationId());
-            if (fetch != null)
-            {
-                final int messageLength = Math.min(in.varLength(), length - FrameHeader.LENGTH);
-                final String message = buffer.getStringWithoutLengthAscii(in.varOffset(), messageLength);
-                fetch.fail(new FetchException(in.errorCode(), "server answered fetch " + fetch.describe() +
-                    " with: " + message));
-            }
-        }
-        else
-        {
-            LOG.warn("dropped a response frame of type {} from session {}", FrameType.name(type), sessionId);
-        }
-    }
-
-    private void beginChunk(
-        final int sessionId,
-        final FrameHeader in,
-        final DirectBuffer buffer,
-        final int offset,
-        final int length,
-        final boolean lastFragment)
-    {
-        ChunkCursor cursor = cursors.get(sessionId);
-        if (cursor == null)
-        {
-            cursor = new ChunkCursor();
-            cursors.put(sessionId, cursor);
-        }
-        final Fetch fetch = inFlight.get(in.correlationId());
-        cursor.fetch = null;
-        if (fetch == null)
-        {
-            return; // timed out or cancelled: skip the rest of this chunk
-        }
-        final long position = in.offset();
-        final long totalLength = in.length();
-        if (fetch.totalLength < 0)
-        {
-            if (position != 0 || totalLength < 0)
-            {
-                protocolError(fetch, "first chunk at position " + position + " of " + totalLength);
-                return;
-            }
-            if (totalLength > fetch.destinationSpace())
-            {
-                inFlight.remove(fetch.correlationId);
-                fetch.fail(new FetchException(ErrorCode.DESTINATION_TOO_SMALL, totalLength +
-                    "-byte payload does not fit the " + fetch.destinationSpace() +
-                    " bytes left in the destination: fetch " + fetch.describe()));
-                sendCancel(fetch.correlationId);
-                return;
-            }
-            fetch.totalLength = totalLength;
-        }
-        else if (position != fetch.received || totalLength != fetch.totalLength)
-        {
-            protocolError(fetch, "chunk at position " + position + " of " + totalLength + ", expected " +
-                fetch.received + " of " + fetch.totalLength);
-            return;
-        }
-        cursor.fetch = fetch;
-        cursor.remaining = in.varLength();
-        if (fetch.received + cursor.remaining > fetch.totalLength)
-        {
-            protocolError(fetch, "chunk of " + cursor.remaining + " bytes overruns the payload");
-            cursor.fetch = null;
-            return;
-        }
-        if (cursor.remaining == 0 && lastFragment)
-        {
-            if (fetch.handler != null && fetch.totalLength == 0)
-            {
-                deliver(cursor, buffer, offset + FrameHeader.LENGTH, 0);
-            }
-            finishChunk(cursor);
-            return;
-        }
-        continueChunk(cursor, buffer, offset + FrameHeader.LENGTH, length - FrameHeader.LENGTH, lastFragment);
-    }
-
-    private void continueChunk(
-        final ChunkCursor cursor,
-        final DirectBuffer buffer,
-        final int offset,
-        final int length,
-        final boolean lastFragment)
-    {
-        if (length > cursor.remaining)
-        {
-            protocolError(cursor.fetch, "fragment of " + length + " bytes overruns its chunk");
-            cursor.fetch = null;
-            return;
-        }
-        if (length > 0)
-        {
-            deliver(cursor, buffer, offset, length);
-        }
-        if (lastFragment && cursor.fetch != null)
-        {
-            finishChunk(cursor);
-        }
-    }
-
-    private void deliver(final ChunkCursor cursor, final DirectBuffer buffer, final int offset, final int length)
-    {
-        final Fetch fetch = cursor.fetch;
-        try
-        {
-            fetch.deliver(buffer, offset, length, fetch.received);
-        }
-        catch (final RuntimeException ex)
-        {
-            inFlight.remove(fetch.correlationId);
-            fetch.fail(new FetchException(ErrorCode.HANDLER_FAILED,
-                "chunk handler failed on fetch " + fetch.describe(), ex));
-            sendCancel(fetch.correlationId);
-            cursor.fetch = null;
-            return;
-        }
-        fetch.received += length;
-        cursor.remaining -= length;
-    }
-
-    private void finishChunk(final ChunkCursor cursor)
-    {
-        final Fetch fetch = cursor.fetch;
-        cursor.fetch = null;
-        if (cursor.remaining != 0)
-        {
-            protocolError(fetch, "chunk ended " + cursor.remaining + " bytes short");
-            return;
-        }
-        if (fetch.received == fetch.totalLength)
-        {
-            inFlight.remove(fetch.correlationId);
-            fetch.complete();
-        }
-    }
-
-    private void protocolError(final Fetch fetch, final String detail)
-    {
-        inFlight.remove(fetch.correlationId);
-        fetch.fail(new FetchException(ErrorCode.PROTOCOL_ERROR, detail + ": fetch " + fetch.describe()));
-        sendCancel(fetch.correlationId);
-    }
-
-    /**
-     * Where the message being reassembled from one response image stands.
-     */
-    private static final class ChunkCursor
-    {
-        Fetch fetch;
-        int remaining;
+        assembler.onFragment(buffer, offset, length, header.flags(), sessionId);
     }
 }
