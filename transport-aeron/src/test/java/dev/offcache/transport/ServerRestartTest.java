@@ -126,6 +126,10 @@ class ServerRestartTest
                 TestSupport.assertCode(ErrorCode.OVERLOADED, ex);
                 TestSupport.assertAllBytes(destination, 4096, (byte) 0x77);
             }
+            // the held client reads nothing while blocked, so its 16 MiB term filled: back-pressure was met, counted,
+            // and retried rather than dropped (the stream below still completes intact)
+            TestSupport.awaitTrue("back-pressure events to be counted", Duration.ofSeconds(10),
+                () -> server.counters().backPressureEvents() > 0);
             probed.countDown();
             assertEquals(large.capacity(), join(held, WAIT));
             assertBytesEqual(large, 0, copy, 0, large.capacity());
