@@ -23,12 +23,14 @@ import static dev.offcache.transport.TestSupport.filledDirect;
 import static dev.offcache.transport.TestSupport.join;
 import static dev.offcache.transport.TestSupport.randomDirect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The server goes away in the middle of a 64 MiB stream: the client fails within its deadline with a clear
  * error (no hang), releases nothing it should keep, and its next fetch against a restarted server works.
- * Also: a server at its in-flight limit answers OVERLOADED, and the held request still completes intact.
+ * Also: a server at its in-flight limit answers OVERLOADED, and the held request still completes intact; a client
+ * that stops reading (its publication back-pressured) does not hold up another client's fetches.
  */
 class ServerRestartTest
 {
@@ -137,6 +139,48 @@ class ServerRestartTest
             assertEquals(4096, join(other.fetch("small", destination, 0), WAIT));
             assertBytesEqual(small, 0, destination, 0, 4096);
             assertTrue(server.counters().errors() >= 4);
+        }
+        assertEquals(0, source.openHandles());
+    }
+
+    @Test
+    void aStalledClientDoesNotHoldUpAnotherClientsFetches() throws Exception
+    {
+        final UnsafeBuffer large = randomDirect(64 * 1024 * 1024, 31);
+        final UnsafeBuffer oneMiB = randomDirect(1024 * 1024, 32);
+        final DirectBufferBlockSource source = new DirectBufferBlockSource().register("large", large)
+            .register("one-mib", oneMiB);
+        try (AeronMedia media = TestSupport.launchTestMedia();
+            BlockServer server = BlockServer.start(new BlockServer.Context().aeron(media.aeron())
+                .blockSource(source).requestChannel(TransportChannels.IPC));
+            BlockClient stalled = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+                .requestChannel(TransportChannels.IPC));
+            BlockClient other = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+                .requestChannel(TransportChannels.IPC)))
+        {
+            final CountDownLatch firstPiece = new CountDownLatch(1);
+            final CountDownLatch othersDone = new CountDownLatch(1);
+            final CompletableFuture<Long> held = stalled.stream("large", 0, -1,
+                (buffer, offset, length, position, total) ->
+                {
+                    if (firstPiece.getCount() > 0)
+                    {
+                        firstPiece.countDown();
+                        await(othersDone);
+                    }
+                }, TimeUnit.SECONDS.toNanos(30));
+            assertTrue(firstPiece.await(10, TimeUnit.SECONDS));
+            TestSupport.awaitTrue("the stalled client's publication to fill", Duration.ofSeconds(10),
+                () -> server.counters().backPressureEvents() > 0);
+            for (int i = 0; i < 8; i++)
+            {
+                final UnsafeBuffer destination = filledDirect(oneMiB.capacity(), (byte) 0);
+                assertEquals(oneMiB.capacity(), join(other.fetch("one-mib", destination, 0), WAIT));
+                assertBytesEqual(oneMiB, 0, destination, 0, oneMiB.capacity());
+            }
+            assertFalse(held.isDone(), "the stalled stream is still waiting");
+            othersDone.countDown();
+            assertEquals(large.capacity(), join(held, WAIT));
         }
         assertEquals(0, source.openHandles());
     }
