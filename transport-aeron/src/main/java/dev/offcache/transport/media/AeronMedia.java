@@ -4,6 +4,8 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.aeron.Aeron;
@@ -175,6 +177,10 @@ public final class AeronMedia implements AutoCloseable
         public static final int DEFAULT_UDP_MTU = 8 * 1024;
         /** Default IPC MTU: the largest Aeron allows, so a 256 KiB chunk is only 5 fragments. */
         public static final int DEFAULT_IPC_MTU = 65504;
+        /** Environment variable naming an external media driver directory. */
+        public static final String ENV_AERON_DIR = "OFFCACHE_AERON_DIR";
+        /** Environment variable choosing the embedded driver's threading mode (SHARED, SHARED_NETWORK, DEDICATED). */
+        public static final String ENV_THREADING_MODE = "OFFCACHE_AERON_THREADING_MODE";
 
         private String aeronDirectoryName;
         private ThreadingMode threadingMode = ThreadingMode.SHARED;
@@ -188,6 +194,53 @@ public final class AeronMedia implements AutoCloseable
         private long imageLivenessTimeoutNs = 10_000_000_000L;
         private long driverTimeoutMs = 10_000;
         private boolean concluded;
+
+        /**
+         * A context configured from the process environment: {@value #ENV_AERON_DIR} (external driver directory;
+         * unset = embedded) and {@value #ENV_THREADING_MODE}.
+         *
+         * @return a new context.
+         * @throws IllegalArgumentException naming the variable if a value is invalid.
+         */
+        public static Context fromEnvironment()
+        {
+            return fromEnvironment(System.getenv());
+        }
+
+        /**
+         * A context configured from the given environment (see {@link #fromEnvironment()}).
+         *
+         * @param env variables.
+         * @return a new context.
+         * @throws IllegalArgumentException naming the variable if a value is invalid.
+         */
+        public static Context fromEnvironment(final Map<String, String> env)
+        {
+            final Context ctx = new Context();
+            final String dir = env.get(ENV_AERON_DIR);
+            if (dir != null)
+            {
+                if (dir.isBlank())
+                {
+                    throw new IllegalArgumentException(ENV_AERON_DIR + " must name a directory, not be blank");
+                }
+                ctx.aeronDirectoryName(dir);
+            }
+            final String mode = env.get(ENV_THREADING_MODE);
+            if (mode != null)
+            {
+                try
+                {
+                    ctx.threadingMode(ThreadingMode.valueOf(mode.trim().toUpperCase(Locale.ROOT)));
+                }
+                catch (final IllegalArgumentException ex)
+                {
+                    throw new IllegalArgumentException(ENV_THREADING_MODE +
+                        " must be SHARED, SHARED_NETWORK or DEDICATED: '" + mode + "'", ex);
+                }
+            }
+            return ctx;
+        }
 
         /**
          * Use an external media driver in this directory instead of launching one. Null (the default) launches
