@@ -81,7 +81,7 @@ final class StreamOperation
         {
             for (int i = 0; i < memory.length; i++)
             {
-                memory[i] = BufferUtil.allocateDirectAligned((int)windowBytes, 64);
+                memory[i] = ByteBuffer.allocateDirect((int)windowBytes);
                 buffers[i] = new UnsafeBuffer(memory[i]);
                 fills[i] = fill(i);
             }

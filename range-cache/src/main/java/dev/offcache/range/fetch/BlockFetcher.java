@@ -219,7 +219,7 @@ public final class BlockFetcher implements AutoCloseable
         }
         final CompletableFuture<Integer> request = io;
         final ScheduledFuture<?> deadline = timer.schedule(
-            () -> onTimeout(run, request, startNs), timeoutNs, TimeUnit.NANOSECONDS);
+            () -> onTimeout(run, startNs), timeoutNs, TimeUnit.NANOSECONDS);
         request.whenComplete((bytes, error) ->
         {
             deadline.cancel(false);
@@ -234,7 +234,7 @@ public final class BlockFetcher implements AutoCloseable
         });
     }
 
-    private void onTimeout(final FetchRun run, final CompletableFuture<Integer> request, final long startNs)
+    private void onTimeout(final FetchRun run, final long startNs)
     {
         if (!run.finish())
         {
@@ -245,7 +245,8 @@ public final class BlockFetcher implements AutoCloseable
         metrics.originError();
         failRun(run, new OriginTimeoutException("GET of '" + run.key + "' bytes " + run.offset + "+" + run.length,
             TimeUnit.NANOSECONDS.toMillis(timeoutNs)));
-        request.cancel(true);
+        // The request is not cancelled: a cancelled future may complete while the origin still writes into the
+        // staging buffer. The buffer returns to the pool only when the origin's own future completes.
     }
 
     private void onGetDone(

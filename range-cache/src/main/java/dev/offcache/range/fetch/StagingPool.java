@@ -79,7 +79,7 @@ public final class StagingPool implements AutoCloseable
             return reused;
         }
         live.incrementAndGet();
-        return new Staging(BufferUtil.allocateDirectAligned(bufferBytes, 4096));
+        return new Staging(ByteBuffer.allocateDirect(bufferBytes));
     }
 
     /**

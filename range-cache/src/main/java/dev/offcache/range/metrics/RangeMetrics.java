@@ -78,7 +78,7 @@ public final class RangeMetrics implements AutoCloseable
         final int total = CountersFile.HEADER_LENGTH + CountersFile.METADATA_LENGTH + CountersFile.VALUES_LENGTH;
         if (counterFile == null)
         {
-            backing = BufferUtil.allocateDirectAligned(total, 64);
+            backing = ByteBuffer.allocateDirect(total);
             mapped = false;
         }
         else
