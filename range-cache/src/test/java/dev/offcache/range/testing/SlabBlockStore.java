@@ -135,8 +135,12 @@ public final class SlabBlockStore implements BlockStore, EvictionStats
 
     private int index(final long blockKey)
     {
-        long h = blockKey * 0x9E3779B97F4A7C15L;
-        h ^= h >>> 29;
+        long h = blockKey;
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
         return (int)h & mask;
     }
 }
