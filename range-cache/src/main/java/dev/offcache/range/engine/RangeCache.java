@@ -205,7 +205,7 @@ public final class RangeCache implements AutoCloseable
             }
         }
         await(slowRead(entry, size, FetchClass.DEMAND, bypass,
-            List.of(new RangeRequest(at, remaining, destination, offset))));
+            List.of(new RangeRequest(at, remaining, destination, offset)), new ReadFuture()));
     }
 
     /**
@@ -285,6 +285,7 @@ public final class RangeCache implements AutoCloseable
     public CompletableFuture<Void> readVectoredAsync(
         final String key, final List<RangeRequest> ranges, final boolean bypassStore)
     {
+        final ReadFuture future = new ReadFuture();
         try
         {
             final ObjectEntry entry = directory.entry(key);
@@ -297,19 +298,33 @@ public final class RangeCache implements AutoCloseable
                 }
             }
             final List<RangeRequest> copy = List.copyOf(ranges);
-            return directory.size(entry).thenCompose((size) ->
+            final boolean bypass = bypassStore || isBypassed(key);
+            directory.size(entry).whenComplete((size, error) ->
             {
-                for (final RangeRequest range : copy)
+                if (error != null)
                 {
-                    checkRange(key, range.position(), range.length(), size);
+                    future.fail(error);
+                    return;
                 }
-                return slowRead(entry, size, FetchClass.DEMAND, bypassStore || isBypassed(key), copy);
+                try
+                {
+                    for (final RangeRequest range : copy)
+                    {
+                        checkRange(key, range.position(), range.length(), size);
+                    }
+                    slowRead(entry, size, FetchClass.DEMAND, bypass, copy, future);
+                }
+                catch (final RuntimeException ex)
+                {
+                    future.fail(ex);
+                }
             });
         }
         catch (final RuntimeException ex)
         {
-            return CompletableFuture.failedFuture(ex);
+            future.fail(ex);
         }
+        return future;
     }
 
     /**
@@ -341,7 +356,7 @@ public final class RangeCache implements AutoCloseable
                     checkRange(key, range.position(), range.length(), size);
                     addChunked(requests, range.position(), range.length());
                 }
-                return slowRead(entry, size, FetchClass.PREFETCH, false, requests);
+                return slowRead(entry, size, FetchClass.PREFETCH, false, requests, new ReadFuture());
             });
         }
         catch (final RuntimeException ex)
@@ -576,7 +591,8 @@ public final class RangeCache implements AutoCloseable
         final long size,
         final FetchClass fetchClass,
         final boolean bypass,
-        final List<RangeRequest> ranges)
+        final List<RangeRequest> ranges,
+        final ReadFuture future)
     {
         if (closed)
         {
@@ -586,7 +602,7 @@ public final class RangeCache implements AutoCloseable
         {
             metrics.bypassRead();
         }
-        return new ReadOperation(this, entry, size, fetchClass, bypass || store == null, ranges).start();
+        return new ReadOperation(this, entry, size, fetchClass, bypass || store == null, ranges, future).start();
     }
 
     private boolean isBypassed(final String key)

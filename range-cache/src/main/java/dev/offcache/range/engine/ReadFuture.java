@@ -9,32 +9,48 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class ReadFuture extends CompletableFuture<Void>
 {
-    private final ReadOperation operation;
+    private volatile ReadOperation operation;
+    private volatile boolean givenUp;
 
-    ReadFuture(final ReadOperation operation)
+    ReadFuture()
     {
-        this.operation = operation;
     }
 
     @Override
     public boolean cancel(final boolean mayInterruptIfRunning)
     {
-        operation.abandon();
+        giveUp();
         return super.cancel(mayInterruptIfRunning);
     }
 
     @Override
     public boolean completeExceptionally(final Throwable ex)
     {
-        operation.abandon();
+        giveUp();
         return super.completeExceptionally(ex);
     }
 
     @Override
     public boolean complete(final Void value)
     {
-        operation.abandon();
+        giveUp();
         return super.complete(value);
+    }
+
+    /**
+     * Binds the operation that writes into the caller's buffers.
+     *
+     * @return false when the caller already gave up (the operation must not start).
+     */
+    boolean attach(final ReadOperation operation)
+    {
+        this.operation = operation;
+        if (givenUp)
+        {
+            operation.abandon();
+            return false;
+        }
+        return true;
     }
 
     void succeed()
@@ -44,7 +60,17 @@ public final class ReadFuture extends CompletableFuture<Void>
 
     void fail(final Throwable cause)
     {
-        operation.abandon();
+        giveUp();
         super.completeExceptionally(cause);
+    }
+
+    private void giveUp()
+    {
+        givenUp = true;
+        final ReadOperation op = operation;
+        if (op != null)
+        {
+            op.abandon();
+        }
     }
 }

@@ -45,7 +45,7 @@ final class ReadOperation implements BlockWaiter
     private final AtomicInteger credits;
     private final AtomicInteger wip = new AtomicInteger();
     private final AtomicInteger copies = new AtomicInteger();
-    private final ReadFuture future = new ReadFuture(this);
+    private final ReadFuture future;
     private int nextWindow;
     private volatile boolean failed;
 
@@ -55,9 +55,11 @@ final class ReadOperation implements BlockWaiter
         final long objectSize,
         final FetchClass fetchClass,
         final boolean bypass,
-        final List<RangeRequest> ranges)
+        final List<RangeRequest> ranges,
+        final ReadFuture future)
     {
         this.cache = cache;
+        this.future = future;
         this.entry = entry;
         this.objectSize = objectSize;
         this.fetchClass = fetchClass;
@@ -93,6 +95,10 @@ final class ReadOperation implements BlockWaiter
 
     ReadFuture start()
     {
+        if (!future.attach(this))
+        {
+            return future;
+        }
         if (blocks.length == 0)
         {
             future.succeed();

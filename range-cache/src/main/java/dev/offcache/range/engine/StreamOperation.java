@@ -101,7 +101,7 @@ final class StreamOperation
         final long from = windowStart(window);
         final int length = (int)(windowEnd(window) - from);
         return cache.slowRead(entry, objectSize, FetchClass.DEMAND, bypass,
-            List.of(new RangeRequest(from, length, buffers[slot], 0)));
+            List.of(new RangeRequest(from, length, buffers[slot], 0)), new ReadFuture());
     }
 
     private long windowStart(final int window)
