@@ -74,7 +74,7 @@ final class EnvironmentReader
         {
             throw invalid(name, value.get(), "must be a positive size in bytes (suffix K/KiB or M/MiB allowed)");
         }
-        return OptionalInt.of((int)bytes);
+        return OptionalInt.of((int) bytes);
     }
 
     OptionalInt positiveInt(final String name)
@@ -119,7 +119,7 @@ final class EnvironmentReader
         {
             throw invalid(name, value.get(), "must be an integer >= " + min);
         }
-        return OptionalInt.of((int)parsed);
+        return OptionalInt.of((int) parsed);
     }
 
     private static long parseLong(final String name, final String value)

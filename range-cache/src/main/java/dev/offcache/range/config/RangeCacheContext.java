@@ -100,6 +100,8 @@ public final class RangeCacheContext
         }
 
         /**
+         * Returns the default number of origin GETs in flight.
+         *
          * @return the default number of origin GETs in flight.
          */
         public int permits()
@@ -108,6 +110,8 @@ public final class RangeCacheContext
         }
 
         /**
+         * Returns the default number of those reserved for demand.
+         *
          * @return the default number of those reserved for demand.
          */
         public int demandReserved()
@@ -123,6 +127,8 @@ public final class RangeCacheContext
     public interface StoreFactory
     {
         /**
+         * Makes a store.
+         *
          * @param budgetBytes the byte budget, at least one block.
          * @param blockSize   the block size.
          * @return a new store the engine will own.
@@ -240,6 +246,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Sets the origin (or next tier) behind the cache; the engine owns and closes it.
+     *
      * @param origin the origin (or next tier) behind the cache; the engine owns and closes it.
      * @return this.
      */
@@ -250,6 +258,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Returns the origin.
+     *
      * @return the origin.
      */
     public ObjectStore origin()
@@ -258,6 +268,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Sets a ready store for blocks (used unless the budget is 0); the engine owns and closes it.
+     *
      * @param store a ready store for blocks (used unless the budget is 0); the engine owns and closes it.
      * @return this.
      */
@@ -268,6 +280,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Returns the store, or {@code null} for a pass-through engine.
+     *
      * @return the store, or {@code null} for a pass-through engine.
      */
     public BlockStore store()
@@ -276,6 +290,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Sets the factory that makes the store from the budget when no store is given.
+     *
      * @param storeFactory makes the store from the budget when no store is given.
      * @return this.
      */
@@ -286,6 +302,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Sets which deployment this is, for the default fetch budget.
+     *
      * @param tier which deployment, for the default fetch budget.
      * @return this.
      */
@@ -296,6 +314,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Returns the tier.
+     *
      * @return the tier.
      */
     public Tier tier()
@@ -304,6 +324,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Sets the bytes per block, a power of two in [4 KiB, 16 MiB].
+     *
      * @param blockSize bytes per block, a power of two in [4 KiB, 16 MiB].
      * @return this.
      */
@@ -314,6 +336,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Returns bytes per block.
+     *
      * @return bytes per block.
      */
     public int blockSize()
@@ -322,6 +346,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Sets the largest origin GET that contiguous missing blocks are merged into.
+     *
      * @param maxCoalescedGetBytes the largest origin GET that contiguous missing blocks are merged into.
      * @return this.
      */
@@ -332,6 +358,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Returns the coalescing cap in bytes.
+     *
      * @return the coalescing cap in bytes.
      */
     public int maxCoalescedGetBytes()
@@ -340,6 +368,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Sets the store's byte budget; 0 makes the engine a pass-through with no store.
+     *
      * @param l1BudgetBytes the store's byte budget; 0 makes the engine a pass-through with no store.
      * @return this.
      */
@@ -350,6 +380,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Returns the store's byte budget.
+     *
      * @return the store's byte budget.
      */
     public long l1BudgetBytes()
@@ -358,6 +390,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Sets the most origin GETs in flight.
+     *
      * @param fetchPermits origin GETs in flight at most.
      * @return this.
      */
@@ -368,6 +402,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Returns origin GETs in flight at most.
+     *
      * @return origin GETs in flight at most.
      */
     public int fetchPermits()
@@ -376,6 +412,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Sets the permits only demand fetches may use.
+     *
      * @param demandReservedPermits permits only demand fetches may use.
      * @return this.
      */
@@ -386,6 +424,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Returns permits only demand fetches may use.
+     *
      * @return permits only demand fetches may use.
      */
     public int demandReservedPermits()
@@ -394,6 +434,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Sets the blocks per window of a large read.
+     *
      * @param streamWindowBlocks blocks per window of a large read.
      * @return this.
      */
@@ -404,6 +446,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Returns blocks per window.
+     *
      * @return blocks per window.
      */
     public int streamWindowBlocks()
@@ -412,6 +456,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Sets how many windows of one read are fetched at once.
+     *
      * @param streamWindowsInFlight windows of one read fetched at once.
      * @return this.
      */
@@ -422,6 +468,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Returns windows of one read fetched at once.
+     *
      * @return windows of one read fetched at once.
      */
     public int streamWindowsInFlight()
@@ -430,6 +478,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Sets the key prefixes whose reads skip the store (data read once).
+     *
      * @param bypassPrefixes key prefixes whose reads skip the store (data read once).
      * @return this.
      */
@@ -440,6 +490,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Returns key prefixes whose reads skip the store.
+     *
      * @return key prefixes whose reads skip the store.
      */
     public List<String> bypassPrefixes()
@@ -448,6 +500,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Sets the deadline of one origin request; a stalled GET fails its waiters after it.
+     *
      * @param originTimeout deadline of one origin request; a stalled GET fails its waiters after it.
      * @return this.
      */
@@ -458,6 +512,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Returns the origin request deadline.
+     *
      * @return the origin request deadline.
      */
     public Duration originTimeout()
@@ -466,6 +522,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Sets how many objects' ids and sizes are remembered.
+     *
      * @param maxObjects how many objects' ids and sizes are remembered.
      * @return this.
      */
@@ -476,6 +534,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Returns how many objects are remembered.
+     *
      * @return how many objects are remembered.
      */
     public int maxObjects()
@@ -484,6 +544,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Sets where to map the counters for outside readers, or {@code null} for memory only.
+     *
      * @param countersFile where to map the counters for outside readers, or {@code null} for memory only.
      * @return this.
      */
@@ -494,6 +556,8 @@ public final class RangeCacheContext
     }
 
     /**
+     * Returns the counters file, or {@code null}.
+     *
      * @return the counters file, or {@code null}.
      */
     public Path countersFile()

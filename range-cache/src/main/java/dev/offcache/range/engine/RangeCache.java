@@ -69,7 +69,7 @@ public final class RangeCache implements AutoCloseable
         metrics = new RangeMetrics(context.countersFile());
         if (store instanceof EvictionStats)
         {
-            final EvictionStats stats = (EvictionStats)store;
+            final EvictionStats stats = (EvictionStats) store;
             metrics.evictionSource(stats::evictionCount);
         }
         blockSize = context.blockSize();
@@ -183,7 +183,7 @@ public final class RangeCache implements AutoCloseable
                 {
                     break;
                 }
-                final int inBlock = (int)(at & (blockSize - 1));
+                final int inBlock = (int) (at & (blockSize - 1));
                 final int n = Math.min(remaining, blockLength - inBlock);
                 try
                 {
@@ -257,7 +257,7 @@ public final class RangeCache implements AutoCloseable
             throw new IllegalArgumentException("negative length " + length + " for the tail of '" + key + "'");
         }
         final long size = size(key);
-        final int n = (int)Math.min(length, size);
+        final int n = (int) Math.min(length, size);
         read(key, size - n, destination, destinationOffset, n);
         return n;
     }
@@ -452,6 +452,8 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
+     * Returns the origin (next tier).
+     *
      * @return the origin (next tier).
      */
     public ObjectStore origin()
@@ -460,6 +462,8 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
+     * Returns the store, or {@code null} for a pass-through engine.
+     *
      * @return the store, or {@code null} for a pass-through engine.
      */
     public BlockStore store()
@@ -468,6 +472,8 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
+     * Returns the counters.
+     *
      * @return the counters.
      */
     public RangeMetrics metrics()
@@ -476,6 +482,8 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
+     * Returns the fetcher, for inspection (budget, in-flight blocks, staging memory).
+     *
      * @return the fetcher, for inspection (budget, in-flight blocks, staging memory).
      */
     public BlockFetcher fetcher()
@@ -484,6 +492,8 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
+     * Returns bytes per block.
+     *
      * @return bytes per block.
      */
     public int blockSize()
@@ -492,6 +502,8 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
+     * Returns the origin's namespace.
+     *
      * @return the origin's namespace.
      */
     public String namespace()
@@ -555,7 +567,7 @@ public final class RangeCache implements AutoCloseable
 
     int blockLength(final long blockIndex, final long objectSize)
     {
-        return (int)Math.min(blockSize, objectSize - (blockIndex << blockShift));
+        return (int) Math.min(blockSize, objectSize - (blockIndex << blockShift));
     }
 
     /**
@@ -623,7 +635,7 @@ public final class RangeCache implements AutoCloseable
         long remaining = length;
         while (remaining > 0)
         {
-            final int n = (int)Math.min(remaining, 1 << 30);
+            final int n = (int) Math.min(remaining, 1 << 30);
             requests.add(new RangeRequest(at, n, null, 0));
             at += n;
             remaining -= n;
@@ -641,10 +653,11 @@ public final class RangeCache implements AutoCloseable
         {
             throw new IllegalArgumentException("destination buffer is null");
         }
-        if (destinationOffset < 0 || (long)destinationOffset + length > destination.capacity())
+        if (destinationOffset < 0 || (long) destinationOffset + length > destination.capacity())
         {
             throw new IllegalArgumentException("destination [" + destinationOffset + ", " +
-                ((long)destinationOffset + length) + ") is outside its buffer of " + destination.capacity() + " bytes");
+                ((long) destinationOffset + length) + ") is outside its buffer of " + destination.capacity() +
+                " bytes");
         }
     }
 
@@ -693,11 +706,11 @@ public final class RangeCache implements AutoCloseable
         }
         if (cause instanceof RuntimeException)
         {
-            return (RuntimeException)cause;
+            return (RuntimeException) cause;
         }
         if (cause instanceof Error)
         {
-            throw (Error)cause;
+            throw (Error) cause;
         }
         return new OriginException("read failed", cause);
     }

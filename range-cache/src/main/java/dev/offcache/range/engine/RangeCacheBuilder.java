@@ -30,6 +30,8 @@ public final class RangeCacheBuilder
     }
 
     /**
+     * Sets the origin or next tier; the cache owns and closes it.
+     *
      * @param origin the origin or next tier; the cache owns and closes it.
      * @return this.
      */
@@ -40,6 +42,8 @@ public final class RangeCacheBuilder
     }
 
     /**
+     * Sets the block store (the L1 store, or the L2 tiers); the cache owns and closes it.
+     *
      * @param store the block store (the L1 store, or the L2 tiers); the cache owns and closes it.
      * @return this.
      */
@@ -50,6 +54,8 @@ public final class RangeCacheBuilder
     }
 
     /**
+     * Sets the factory that makes the store from the byte budget ({@code OFFCACHE_L1_MB}) when no store is given.
+     *
      * @param factory makes the store from the byte budget ({@code OFFCACHE_L1_MB}) when no store is given.
      * @return this.
      */
@@ -60,6 +66,8 @@ public final class RangeCacheBuilder
     }
 
     /**
+     * Sets the store's byte budget; 0 makes the cache a pass-through with no store.
+     *
      * @param bytes the store's byte budget; 0 makes the cache a pass-through with no store.
      * @return this.
      */
@@ -70,6 +78,8 @@ public final class RangeCacheBuilder
     }
 
     /**
+     * Sets the tier: L1 (in-process, 16/4 GETs) or L2 (server, 32/8 GETs) defaults.
+     *
      * @param tier L1 (in-process, 16/4 GETs) or L2 (server, 32/8 GETs) defaults.
      * @return this.
      */
@@ -80,6 +90,8 @@ public final class RangeCacheBuilder
     }
 
     /**
+     * Sets the bytes per block, a power of two in [4 KiB, 16 MiB].
+     *
      * @param bytes bytes per block, a power of two in [4 KiB, 16 MiB].
      * @return this.
      */
@@ -90,6 +102,8 @@ public final class RangeCacheBuilder
     }
 
     /**
+     * Sets the largest origin GET that contiguous missing blocks are merged into.
+     *
      * @param bytes the largest origin GET that contiguous missing blocks are merged into.
      * @return this.
      */
@@ -100,6 +114,8 @@ public final class RangeCacheBuilder
     }
 
     /**
+     * Sets the fetch budget.
+     *
      * @param total          origin GETs in flight at most.
      * @param demandReserved of which only demand may use this many.
      * @return this.
@@ -111,6 +127,8 @@ public final class RangeCacheBuilder
     }
 
     /**
+     * Sets the streaming windows.
+     *
      * @param blocks   blocks per window of a large read.
      * @param inFlight windows fetched at once.
      * @return this.
@@ -122,6 +140,8 @@ public final class RangeCacheBuilder
     }
 
     /**
+     * Sets the key prefixes whose reads skip the store.
+     *
      * @param prefixes key prefixes whose reads skip the store.
      * @return this.
      */
@@ -132,6 +152,8 @@ public final class RangeCacheBuilder
     }
 
     /**
+     * Sets the deadline of one origin request.
+     *
      * @param timeout deadline of one origin request.
      * @return this.
      */
@@ -142,6 +164,8 @@ public final class RangeCacheBuilder
     }
 
     /**
+     * Sets how many objects' ids and sizes are remembered.
+     *
      * @param maxObjects objects whose ids and sizes are remembered.
      * @return this.
      */
@@ -152,6 +176,8 @@ public final class RangeCacheBuilder
     }
 
     /**
+     * Sets a counters file other processes can read, or {@code null} for memory only.
+     *
      * @param file a counters file other processes can read, or {@code null} for memory only.
      * @return this.
      */
@@ -184,6 +210,8 @@ public final class RangeCacheBuilder
     }
 
     /**
+     * Returns the context being built, for settings without a builder method.
+     *
      * @return the context being built, for settings without a builder method.
      */
     public RangeCacheContext context()

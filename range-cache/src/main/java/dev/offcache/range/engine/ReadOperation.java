@@ -347,10 +347,10 @@ final class ReadOperation implements BlockWaiter
             if (start < end)
             {
                 destination.putBytes(
-                    destinationOffsets[i] + (int)(start - positions[i]),
+                    destinationOffsets[i] + (int) (start - positions[i]),
                     source,
-                    offset + (int)(start - blockStart),
-                    (int)(end - start));
+                    offset + (int) (start - blockStart),
+                    (int) (end - start));
             }
         }
     }
@@ -362,7 +362,7 @@ final class ReadOperation implements BlockWaiter
         {
             if (lengths[i] > 0)
             {
-                count += (int)(((positions[i] + lengths[i] - 1) >>> blockShift) - (positions[i] >>> blockShift) + 1);
+                count += (int) (((positions[i] + lengths[i] - 1) >>> blockShift) - (positions[i] >>> blockShift) + 1);
             }
         }
         final long[] all = new long[count];

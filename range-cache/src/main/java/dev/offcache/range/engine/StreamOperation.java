@@ -61,9 +61,9 @@ final class StreamOperation
         this.end = position + length;
         this.bypass = bypass;
         this.handler = handler;
-        this.windowBytes = (long)cache.windowBlocks() * cache.blockSize();
+        this.windowBytes = (long) cache.windowBlocks() * cache.blockSize();
         this.firstWindowBase = position - (position % windowBytes);
-        this.windowCount = length == 0 ? 0 : (int)((end - 1 - firstWindowBase) / windowBytes + 1);
+        this.windowCount = length == 0 ? 0 : (int) ((end - 1 - firstWindowBase) / windowBytes + 1);
         final int slots = Math.max(1, Math.min(cache.windowsInFlight(), windowCount));
         memory = new ByteBuffer[slots];
         buffers = new UnsafeBuffer[slots];
@@ -81,7 +81,7 @@ final class StreamOperation
         {
             for (int i = 0; i < memory.length; i++)
             {
-                memory[i] = ByteBuffer.allocateDirect((int)windowBytes);
+                memory[i] = ByteBuffer.allocateDirect((int) windowBytes);
                 buffers[i] = new UnsafeBuffer(memory[i]);
                 fills[i] = fill(i);
             }
@@ -99,7 +99,7 @@ final class StreamOperation
     {
         final int slot = window % buffers.length;
         final long from = windowStart(window);
-        final int length = (int)(windowEnd(window) - from);
+        final int length = (int) (windowEnd(window) - from);
         return cache.slowRead(entry, objectSize, FetchClass.DEMAND, bypass,
             List.of(new RangeRequest(from, length, buffers[slot], 0)), new ReadFuture());
     }
@@ -179,7 +179,7 @@ final class StreamOperation
             final CompletionStage<?> stage;
             try
             {
-                stage = handler.onChunk(buffers[slot], 0, (int)(windowEnd(delivered) - from), from);
+                stage = handler.onChunk(buffers[slot], 0, (int) (windowEnd(delivered) - from), from);
             }
             catch (final Throwable ex)
             {

@@ -31,6 +31,8 @@ public final class BlockFetch
     private int state = PENDING;
 
     /**
+     * Creates an instance.
+     *
      * @param blockKey   the store key.
      * @param blockIndex the index in its object.
      * @param length     bytes of the block.
@@ -48,6 +50,8 @@ public final class BlockFetch
     }
 
     /**
+     * Returns the store key.
+     *
      * @return the store key.
      */
     public long blockKey()
@@ -56,6 +60,8 @@ public final class BlockFetch
     }
 
     /**
+     * Returns the index of the block in its object.
+     *
      * @return the index of the block in its object.
      */
     public long blockIndex()
@@ -64,6 +70,8 @@ public final class BlockFetch
     }
 
     /**
+     * Returns whether a demand read waits for it.
+     *
      * @return whether a demand read waits for it.
      */
     public boolean isDemand()

@@ -44,6 +44,8 @@ public final class BlockFetcher implements AutoCloseable
     private final ConcurrentHashMap<Long, BlockFetch> inFlight = new ConcurrentHashMap<>();
 
     /**
+     * Creates an instance.
+     *
      * @param origin         where blocks come from.
      * @param store          where fetched blocks are offered, or {@code null} for none.
      * @param metrics        counters.
@@ -77,6 +79,8 @@ public final class BlockFetcher implements AutoCloseable
     }
 
     /**
+     * Returns the budget, for inspection.
+     *
      * @return the budget, for inspection.
      */
     public FetchBudget budget()
@@ -85,6 +89,8 @@ public final class BlockFetcher implements AutoCloseable
     }
 
     /**
+     * Returns the staging pool, for inspection.
+     *
      * @return the staging pool, for inspection.
      */
     public StagingPool staging()
@@ -93,6 +99,8 @@ public final class BlockFetcher implements AutoCloseable
     }
 
     /**
+     * Returns blocks in flight now.
+     *
      * @return blocks in flight now.
      */
     public int inFlightBlocks()
@@ -318,6 +326,7 @@ public final class BlockFetcher implements AutoCloseable
         {
             return cause;
         }
-        return new OriginException("GET of '" + run.key + "' bytes " + run.offset + "+" + run.length + " failed", cause);
+        return new OriginException(
+            "GET of '" + run.key + "' bytes " + run.offset + "+" + run.length + " failed", cause);
     }
 }

@@ -31,6 +31,8 @@ public final class FetchBudget
     private int peakRunning;
 
     /**
+     * Creates an instance.
+     *
      * @param permits        GETs in flight at most.
      * @param demandReserved permits prefetch may not use.
      * @param launcher       starts a run's GET; called outside the lock; must call {@link #release(FetchRun)} once
@@ -171,6 +173,8 @@ public final class FetchBudget
     }
 
     /**
+     * Returns gETs running now.
+     *
      * @return GETs running now.
      */
     public int running()
@@ -187,6 +191,8 @@ public final class FetchBudget
     }
 
     /**
+     * Returns the most GETs that ever ran at once.
+     *
      * @return the most GETs that ever ran at once.
      */
     public int peakRunning()
@@ -203,6 +209,8 @@ public final class FetchBudget
     }
 
     /**
+     * Returns runs waiting for a permit.
+     *
      * @return runs waiting for a permit.
      */
     public int queued()

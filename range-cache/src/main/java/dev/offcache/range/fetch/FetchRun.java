@@ -28,12 +28,14 @@ public final class FetchRun
         this.key = key;
         this.blockSize = blockSize;
         this.blocks = blocks;
-        this.offset = blocks[0].blockIndex * (long)blockSize;
-        final long end = Math.min(objectSize, (blocks[blocks.length - 1].blockIndex + 1) * (long)blockSize);
-        this.length = (int)(end - offset);
+        this.offset = blocks[0].blockIndex * (long) blockSize;
+        final long end = Math.min(objectSize, (blocks[blocks.length - 1].blockIndex + 1) * (long) blockSize);
+        this.length = (int) (end - offset);
     }
 
     /**
+     * Returns the object key.
+     *
      * @return the object key.
      */
     public String key()
@@ -42,6 +44,8 @@ public final class FetchRun
     }
 
     /**
+     * Returns the first byte fetched.
+     *
      * @return the first byte fetched.
      */
     public long offset()
@@ -50,6 +54,8 @@ public final class FetchRun
     }
 
     /**
+     * Returns the bytes fetched.
+     *
      * @return the bytes fetched.
      */
     public int length()
@@ -58,6 +64,8 @@ public final class FetchRun
     }
 
     /**
+     * Returns the blocks carried.
+     *
      * @return the blocks carried.
      */
     public int blockCount()

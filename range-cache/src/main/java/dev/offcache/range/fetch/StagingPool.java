@@ -48,6 +48,8 @@ public final class StagingPool implements AutoCloseable
         }
 
         /**
+         * Returns the buffer as an Agrona view.
+         *
          * @return the buffer as an Agrona view.
          */
         public UnsafeBuffer view()
@@ -57,6 +59,8 @@ public final class StagingPool implements AutoCloseable
     }
 
     /**
+     * Creates an instance.
+     *
      * @param bufferBytes bytes per buffer.
      * @param retained    idle buffers kept for reuse.
      */
@@ -100,6 +104,8 @@ public final class StagingPool implements AutoCloseable
     }
 
     /**
+     * Returns bytes per buffer.
+     *
      * @return bytes per buffer.
      */
     public int bufferBytes()
@@ -108,6 +114,8 @@ public final class StagingPool implements AutoCloseable
     }
 
     /**
+     * Returns buffers allocated and not yet freed.
+     *
      * @return buffers allocated and not yet freed.
      */
     public int liveBuffers()

@@ -294,7 +294,7 @@ public final class RangeMetrics implements AutoCloseable
         }
         text.append(summary).append("_count ").append(latency.getTotalCount()).append('\n');
         text.append(summary).append("_sum ")
-            .append(seconds((long)(latency.getMean() * latency.getTotalCount()))).append('\n');
+            .append(seconds((long) (latency.getMean() * latency.getTotalCount()))).append('\n');
         return text.toString();
     }
 
@@ -311,7 +311,7 @@ public final class RangeMetrics implements AutoCloseable
         closed = true;
         if (mapped)
         {
-            IoUtil.unmap((MappedByteBuffer)backing);
+            IoUtil.unmap((MappedByteBuffer) backing);
         }
         else
         {

@@ -37,6 +37,8 @@ public final class FileSystemOrigin implements ObjectStore
     private final ExecutorService ioThreads;
 
     /**
+     * Creates an instance.
+     *
      * @param root      the directory holding the objects; it must exist.
      * @param ioThreads the number of threads doing blocking file I/O.
      */
@@ -63,7 +65,8 @@ public final class FileSystemOrigin implements ObjectStore
         final AtomicInteger threadId = new AtomicInteger();
         this.ioThreads = Executors.newFixedThreadPool(ioThreads, (runnable) ->
         {
-            final Thread thread = new Thread(runnable, "offcache-file-origin-" + poolId + "-" + threadId.incrementAndGet());
+            final Thread thread = new Thread(
+                runnable, "offcache-file-origin-" + poolId + "-" + threadId.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         });

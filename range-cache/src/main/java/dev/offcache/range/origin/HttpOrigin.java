@@ -36,6 +36,8 @@ public final class HttpOrigin implements ObjectStore
     private final Duration requestTimeout;
 
     /**
+     * Creates an instance.
+     *
      * @param base           the URI objects are under; a trailing slash is added if missing.
      * @param requestTimeout deadline of each request.
      */
@@ -115,7 +117,7 @@ public final class HttpOrigin implements ObjectStore
             {
                 if (error != null && !(unwrap(error) instanceof ObjectNotFoundException))
                 {
-                    throw error instanceof CompletionException ? (CompletionException)error :
+                    throw error instanceof CompletionException ? (CompletionException) error :
                         new CompletionException(error);
                 }
                 return null;
@@ -288,7 +290,8 @@ public final class HttpOrigin implements ObjectStore
                     if (!truncate)
                     {
                         subscription.cancel();
-                        result.completeExceptionally(new OriginException("origin sent more bytes than the range asked"));
+                        result.completeExceptionally(
+                            new OriginException("origin sent more bytes than the range asked"));
                         return;
                     }
                     chunk.limit(chunk.position() + target.remaining());

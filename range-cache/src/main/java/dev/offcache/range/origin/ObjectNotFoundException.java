@@ -8,6 +8,8 @@ public class ObjectNotFoundException extends OriginException
     private static final long serialVersionUID = 1L;
 
     /**
+     * Creates an instance.
+     *
      * @param namespace the origin.
      * @param key       the missing key.
      */

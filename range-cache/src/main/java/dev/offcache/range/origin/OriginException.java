@@ -9,6 +9,8 @@ public class OriginException extends RuntimeException
     private static final long serialVersionUID = 1L;
 
     /**
+     * Creates an instance.
+     *
      * @param message what went wrong, naming the key.
      */
     public OriginException(final String message)
@@ -17,6 +19,8 @@ public class OriginException extends RuntimeException
     }
 
     /**
+     * Creates an instance.
+     *
      * @param message what went wrong, naming the key.
      * @param cause   the underlying failure.
      */

@@ -8,6 +8,8 @@ public class OriginTimeoutException extends OriginException
     private static final long serialVersionUID = 1L;
 
     /**
+     * Creates an instance.
+     *
      * @param what      the request, naming the key.
      * @param timeoutMs the deadline.
      */

@@ -8,6 +8,8 @@ public class PreconditionFailedException extends OriginException
     private static final long serialVersionUID = 1L;
 
     /**
+     * Creates an instance.
+     *
      * @param key     the object key.
      * @param ifMatch the tag the caller expected.
      */

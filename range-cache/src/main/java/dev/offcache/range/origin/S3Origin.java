@@ -40,6 +40,8 @@ public final class S3Origin implements ObjectStore
     private final String namespace;
 
     /**
+     * Creates an instance.
+     *
      * @param client   the client; the origin closes it.
      * @param bucket   the bucket.
      * @param endpoint the endpoint's name, for the namespace (two buckets or endpoints never share cache keys).
@@ -150,7 +152,7 @@ public final class S3Origin implements ObjectStore
     public CompletableFuture<Void> put(final String key, final ByteBuffer source)
     {
         ObjectKeys.validate(key);
-        return client.putObject((b) -> b.bucket(bucket).key(key).contentLength((long)source.remaining()),
+        return client.putObject((b) -> b.bucket(bucket).key(key).contentLength((long) source.remaining()),
                 AsyncRequestBody.fromByteBuffer(source.duplicate()))
             .handle((response, error) ->
             {
@@ -257,7 +259,7 @@ public final class S3Origin implements ObjectStore
         }
         if (cause instanceof OriginException)
         {
-            return (OriginException)cause;
+            return (OriginException) cause;
         }
         return new OriginException(op + " of '" + key + "' in " + namespace + " failed" +
             (status > 0 ? " (HTTP " + status + ")" : ""), cause);
@@ -270,7 +272,7 @@ public final class S3Origin implements ObjectStore
         {
             cause = cause.getCause();
         }
-        return cause instanceof S3Exception ? ((S3Exception)cause).statusCode() : -1;
+        return cause instanceof S3Exception ? ((S3Exception) cause).statusCode() : -1;
     }
 
     /**

@@ -8,6 +8,8 @@ public class ShortReadException extends OriginException
     private static final long serialVersionUID = 1L;
 
     /**
+     * Creates an instance.
+     *
      * @param key      the object key.
      * @param offset   the first byte asked for.
      * @param expected bytes asked for.

@@ -73,7 +73,7 @@ class BypassAndStreamTest
             f.cache.stream("big", 1000, received.length, false, (buffer, offset, length, position) ->
             {
                 positions.add(position);
-                buffer.getBytes(offset, received, (int)(position - 1000), length);
+                buffer.getBytes(offset, received, (int) (position - 1000), length);
                 return CompletableFuture.completedFuture(null);
             }).get(30, TimeUnit.SECONDS);
             assertArrayEquals(Arrays.copyOfRange(data, 1000, size), received);

@@ -89,12 +89,12 @@ class OriginGetCountTest
             final long[][] spans = {{10, 100}, {BLOCK + 5, 10}, {6L * BLOCK + 1, BLOCK}};
             for (final long[] span : spans)
             {
-                ranges.add(new RangeRequest(span[0], (int)span[1], new UnsafeBuffer(new byte[(int)span[1]]), 0));
+                ranges.add(new RangeRequest(span[0], (int) span[1], new UnsafeBuffer(new byte[(int) span[1]]), 0));
             }
             f.cache.readVectored("v", ranges);
             for (final RangeRequest r : ranges)
             {
-                assertArrayEquals(Arrays.copyOfRange(expected, (int)r.position(), (int)r.position() + r.length()),
+                assertArrayEquals(Arrays.copyOfRange(expected, (int) r.position(), (int) r.position() + r.length()),
                     r.destination().byteArray());
             }
             assertEquals(List.of(

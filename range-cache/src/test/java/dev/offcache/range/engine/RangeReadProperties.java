@@ -42,10 +42,10 @@ class RangeReadProperties
             {
                 for (final double[] read : reads)
                 {
-                    final long position = (long)(read[0] * objectSize);
-                    final int length = (int)(read[1] * (objectSize - position));
+                    final long position = (long) (read[0] * objectSize);
+                    final int length = (int) (read[1] * (objectSize - position));
                     final byte[] actual = fixture.read("data/obj.bin", position, length);
-                    assertArrayEquals(Arrays.copyOfRange(expected, (int)position, (int)position + length), actual,
+                    assertArrayEquals(Arrays.copyOfRange(expected, (int) position, (int) position + length), actual,
                         "read " + position + "+" + length + " of " + objectSize + " with blocks of " + blockSize);
                 }
             }
@@ -58,15 +58,15 @@ class RangeReadProperties
             final List<RangeRequest> ranges = new ArrayList<>();
             for (final double[] read : reads)
             {
-                final long position = (long)(read[0] * objectSize);
-                final int length = (int)(read[1] * (objectSize - position));
+                final long position = (long) (read[0] * objectSize);
+                final int length = (int) (read[1] * (objectSize - position));
                 ranges.add(new RangeRequest(position, length, new UnsafeBuffer(new byte[length]), 0));
             }
             fixture.cache.readVectored("data/obj.bin", ranges);
             for (final RangeRequest range : ranges)
             {
                 assertArrayEquals(
-                    Arrays.copyOfRange(expected, (int)range.position(), (int)range.position() + range.length()),
+                    Arrays.copyOfRange(expected, (int) range.position(), (int) range.position() + range.length()),
                     range.destination().byteArray());
             }
         }

@@ -141,6 +141,6 @@ public final class SlabBlockStore implements BlockStore, EvictionStats
         h ^= h >>> 33;
         h *= 0xc4ceb9fe1a85ec53L;
         h ^= h >>> 33;
-        return (int)h & mask;
+        return (int) h & mask;
     }
 }
