@@ -241,6 +241,53 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
+     * A zero-copy, reference-counted view of the cached block holding {@code [position, position + length)}, which
+     * must lie in one block; the bytes start at {@code position % blockSize()} in {@link BlockRef#buffer()}. A
+     * missing block is fetched (demand) first. The caller owns the returned reference and must
+     * {@link BlockRef#release()} it; the hit path allocates nothing.
+     *
+     * @param key      the object key.
+     * @param position the first byte.
+     * @param length   bytes wanted, all in one block.
+     * @return the retained block, or {@code null} when the engine has no store or the store did not keep the
+     *     block (read with a copy instead).
+     */
+    public BlockRef readView(final String key, final long position, final int length)
+    {
+        final ObjectEntry entry = directory.entry(key);
+        long size = entry.size;
+        if (size < 0)
+        {
+            size = await(directory.size(entry));
+        }
+        checkRange(key, position, length, size);
+        final long blockIndex = position >>> blockShift;
+        if (length > 0 && ((position + length - 1) >>> blockShift) != blockIndex)
+        {
+            throw new IllegalArgumentException("range [" + position + ", " + (position + length) + ") of '" + key +
+                "' spans more than one block of " + blockSize + " bytes");
+        }
+        if (store == null || isBypassed(key) || size == 0)
+        {
+            return null;
+        }
+        final long blockKey = BlockKeys.pack(entry.id, blockIndex);
+        final int blockLength = blockLength(blockIndex, size);
+        BlockRef ref = acquire(blockKey, blockLength);
+        if (ref != null)
+        {
+            metrics.blockRequest();
+            metrics.blockHit();
+            return ref;
+        }
+        final long blockStart = blockIndex << blockShift;
+        await(slowRead(entry, size, FetchClass.DEMAND, false,
+            List.of(new RangeRequest(blockStart, blockLength, null, 0)), new ReadFuture()));
+        ref = acquire(blockKey, blockLength);
+        return ref;
+    }
+
+    /**
      * Reads the last bytes of an object (a Parquet footer, say) into a caller's buffer.
      *
      * @param key               the object key.
