@@ -94,7 +94,9 @@ class ViewAndHitPathTest
                 ref.release();
             }
             final long allocated = threads.getThreadAllocatedBytes(tid) - before;
-            assertTrue(allocated < 1024, "40k hits allocated " + allocated + " bytes");
+            // An allocation per hit would be at least 16 bytes x 40 000; allow rare background bookkeeping
+            // (Caffeine maintenance, JIT) but less than one byte per hit.
+            assertTrue(allocated < 40_000, "40k hits allocated " + allocated + " bytes");
             assertEquals(1, f.origin.gets());
             assertTrue(f.cache.metrics().value(MetricNames.BLOCK_HITS) >= 100_000);
             final int position = (int) ((19_999 * 517L) % (6 * BLOCK));
