@@ -56,8 +56,8 @@ final class AccessBuffer
     {
         final int stripe = stripe();
         final int counter = (stripe + 1) * PAD;
-        final long head = (long)LONGS.getAcquire(readCounters, counter);
-        final long tail = (long)LONGS.getAcquire(writeCounters, counter);
+        final long head = (long) LONGS.getAcquire(readCounters, counter);
+        final long tail = (long) LONGS.getAcquire(writeCounters, counter);
         final long pending = tail - head;
         if (pending >= STRIPE_CELLS)
         {
@@ -65,7 +65,7 @@ final class AccessBuffer
         }
         if (LONGS.compareAndSet(writeCounters, counter, tail, tail + 1))
         {
-            LONGS.setRelease(cells, stripe * STRIPE_CELLS + (int)(tail & CELL_MASK), key);
+            LONGS.setRelease(cells, stripe * STRIPE_CELLS + (int) (tail & CELL_MASK), key);
             return pending + 1 >= STRIPE_CELLS;
         }
         return false;
@@ -83,12 +83,12 @@ final class AccessBuffer
         for (int stripe = 0; stripe <= stripeMask; stripe++)
         {
             final int counter = (stripe + 1) * PAD;
-            long head = (long)LONGS.getOpaque(readCounters, counter);
-            final long tail = (long)LONGS.getAcquire(writeCounters, counter);
+            long head = (long) LONGS.getOpaque(readCounters, counter);
+            final long tail = (long) LONGS.getAcquire(writeCounters, counter);
             while (head < tail)
             {
-                final int cell = stripe * STRIPE_CELLS + (int)(head & CELL_MASK);
-                final long key = (long)LONGS.getAcquire(cells, cell);
+                final int cell = stripe * STRIPE_CELLS + (int) (head & CELL_MASK);
+                final long key = (long) LONGS.getAcquire(cells, cell);
                 if (key == EMPTY)
                 {
                     // Claimed but not yet published: pick it up on the next drain.
@@ -108,6 +108,6 @@ final class AccessBuffer
     {
         long id = Thread.currentThread().getId();
         id *= 0x9E3779B97F4A7C15L;
-        return (int)(id >>> 40) & stripeMask;
+        return (int) (id >>> 40) & stripeMask;
     }
 }

@@ -62,7 +62,7 @@ final class BlockIndex
         int i = hash(key) & mask;
         while (true)
         {
-            final Entry entry = (Entry)CELLS.getAcquire(cells, i);
+            final Entry entry = (Entry) CELLS.getAcquire(cells, i);
             if (entry == null)
             {
                 return null;
@@ -186,6 +186,6 @@ final class BlockIndex
     {
         long x = key * 0x9E3779B97F4A7C15L;
         x ^= x >>> 32;
-        return (int)x ^ (int)(x >>> 16);
+        return (int) x ^ (int) (x >>> 16);
     }
 }

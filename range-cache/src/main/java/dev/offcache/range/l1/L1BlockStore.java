@@ -72,7 +72,7 @@ public final class L1BlockStore implements BlockStore
         index = new BlockIndex(slots);
         accesses = new AccessBuffer(AccessBuffer.stripesFor(Runtime.getRuntime().availableProcessors()));
         recordAccess = policy::recordAccess;
-        slab = BlockSlab.anonymous((long)slots * blockSize, blockSize);
+        slab = BlockSlab.anonymous((long) slots * blockSize, blockSize);
     }
 
     /**
@@ -620,7 +620,7 @@ public final class L1BlockStore implements BlockStore
          */
         public int slotCount()
         {
-            return (int)Math.min(Integer.MAX_VALUE, budgetBytes / blockSize);
+            return (int) Math.min(Integer.MAX_VALUE, budgetBytes / blockSize);
         }
 
         /**
@@ -649,8 +649,8 @@ public final class L1BlockStore implements BlockStore
             }
             if (budgetBytes / blockSize > (1 << 30))
             {
-                throw new IllegalArgumentException("L1 budget of " + budgetBytes + " bytes is more than 2^30 blocks of " +
-                    blockSize + " bytes");
+                throw new IllegalArgumentException(
+                    "L1 budget of " + budgetBytes + " bytes is more than 2^30 blocks of " + blockSize + " bytes");
             }
             return this;
         }

@@ -42,7 +42,7 @@ public final class FrequencySketch
         final int words = Math.max(8, Integer.highestOneBit(Math.min(capacity, 1 << 29) - 1) << 1);
         table = new long[words];
         tableMask = words - 1;
-        sampleSize = (int)Math.min(Integer.MAX_VALUE, 10L * capacity);
+        sampleSize = (int) Math.min(Integer.MAX_VALUE, 10L * capacity);
     }
 
     /**
@@ -58,7 +58,7 @@ public final class FrequencySketch
         for (int i = 0; i < 4; i++)
         {
             final long h = rehash(hash, i);
-            final int count = (int)((table[index(h)] >>> shift(h)) & 0xF);
+            final int count = (int) ((table[index(h)] >>> shift(h)) & 0xF);
             min = Math.min(min, count);
         }
         return min;
@@ -116,18 +116,18 @@ public final class FrequencySketch
             table[i] = (table[i] >>> 1) & RESET_MASK;
         }
         // Truncation loses half a count per odd counter; take that out of the sample size too.
-        additions = (int)((additions - (odd >>> 2)) >>> 1);
+        additions = (int) ((additions - (odd >>> 2)) >>> 1);
         resets++;
     }
 
     private int index(final long h)
     {
-        return (int)(h >>> 32) & tableMask;
+        return (int) (h >>> 32) & tableMask;
     }
 
     private static int shift(final long h)
     {
-        return ((int)h & 15) << 2;
+        return ((int) h & 15) << 2;
     }
 
     private static long rehash(final long hash, final int i)

@@ -43,7 +43,7 @@ final class KeyQueues
             final int sentinel = capacity + q;
             prev[sentinel] = sentinel;
             next[sentinel] = sentinel;
-            queueOf[sentinel] = (byte)q;
+            queueOf[sentinel] = (byte) q;
         }
         for (int i = 0; i < capacity; i++)
         {
@@ -71,7 +71,7 @@ final class KeyQueues
 
     int nodeOf(final long key)
     {
-        return (int)index.get(key);
+        return (int) index.get(key);
     }
 
     long key(final int node)
@@ -158,7 +158,7 @@ final class KeyQueues
             next[last] = node;
             prev[sentinel] = node;
         }
-        queueOf[node] = (byte)queue;
+        queueOf[node] = (byte) queue;
         sizes[queue]++;
     }
 

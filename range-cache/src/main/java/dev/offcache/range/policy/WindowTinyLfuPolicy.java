@@ -57,8 +57,8 @@ public final class WindowTinyLfuPolicy implements EvictionPolicy
         }
         queues = new KeyQueues(capacity, 3);
         sketch = new FrequencySketch(capacity);
-        maxWindow = Math.max(1, (int)(capacity * windowFraction));
-        maxProtected = (int)((capacity - maxWindow) * 0.8);
+        maxWindow = Math.max(1, (int) (capacity * windowFraction));
+        maxProtected = (int) ((capacity - maxWindow) * 0.8);
     }
 
     /**

@@ -16,12 +16,12 @@ final class Blocks
     static int lengthOf(final long key, final int blockSize)
     {
         // Every third block is a short "last block".
-        return key % 3 == 2 ? 1 + (int)((key * 977) % blockSize) : blockSize;
+        return key % 3 == 2 ? 1 + (int) ((key * 977) % blockSize) : blockSize;
     }
 
     static byte byteAt(final long key, final int i)
     {
-        return (byte)(key * 31 + i * 7 + (i >>> 8) + (key >>> 3));
+        return (byte) (key * 31 + i * 7 + (i >>> 8) + (key >>> 3));
     }
 
     static UnsafeBuffer contentOf(final long key, final int blockSize)

@@ -55,7 +55,7 @@ class L1BlockStoreProperties
     {
         final L1BlockStore store = new L1BlockStore(new L1BlockStore.Context()
             .blockSize(BLOCK)
-            .budgetBytes((long)capacity * BLOCK)
+            .budgetBytes((long) capacity * BLOCK)
             .policy(lru ? PolicyKind.LRU : PolicyKind.WINDOW_TINY_LFU));
         final Set<Long> everPut = new HashSet<>();
         final List<BlockRef> held = new ArrayList<>();
@@ -121,7 +121,7 @@ class L1BlockStoreProperties
                 final Set<BlockRef> distinctHeld = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
                 distinctHeld.addAll(held);
                 assertTrue(store.residentBlocks() <= capacity);
-                assertTrue(store.sizeBytes() <= (long)capacity * BLOCK);
+                assertTrue(store.sizeBytes() <= (long) capacity * BLOCK);
                 assertTrue(store.liveSlots() <= capacity, "budget: live slots " + store.liveSlots());
                 assertTrue(store.liveSlots() >= store.residentBlocks());
                 assertTrue(store.liveSlots() <= store.residentBlocks() + distinctHeld.size(), "no slot lost");

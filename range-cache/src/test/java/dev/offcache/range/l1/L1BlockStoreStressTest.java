@@ -37,7 +37,7 @@ class L1BlockStoreStressTest
     void readersNeverSeeAWrongByteWhileWritersChurn(final PolicyKind policy) throws Exception
     {
         final L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long)CAPACITY * BLOCK).policy(policy));
+            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long) CAPACITY * BLOCK).policy(policy));
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final AtomicLong verifiedHits = new AtomicLong();
@@ -98,7 +98,8 @@ class L1BlockStoreStressTest
                     final BlockRef ref = store.acquire(key);
                     if (ref == null)
                     {
-                        L1BlockStoreTest.put(store, key, random.nextInt(8) == 0 ? FetchClass.PREFETCH : FetchClass.DEMAND);
+                        final FetchClass fetchClass = random.nextInt(8) == 0 ? FetchClass.PREFETCH : FetchClass.DEMAND;
+                        L1BlockStoreTest.put(store, key, fetchClass);
                     }
                     else
                     {
@@ -115,7 +116,7 @@ class L1BlockStoreStressTest
         final long deadline = System.nanoTime() + RUN_NANOS;
         while (System.nanoTime() < deadline)
         {
-            if (store.liveSlots() > CAPACITY || store.sizeBytes() > (long)CAPACITY * BLOCK)
+            if (store.liveSlots() > CAPACITY || store.sizeBytes() > (long) CAPACITY * BLOCK)
             {
                 overBudget.incrementAndGet();
             }
@@ -145,7 +146,7 @@ class L1BlockStoreStressTest
     void closeWhileReadersAndWritersRunLeaksNothing() throws Exception
     {
         final L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long)CAPACITY * BLOCK));
+            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long) CAPACITY * BLOCK));
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final List<Thread> threads = new ArrayList<>();

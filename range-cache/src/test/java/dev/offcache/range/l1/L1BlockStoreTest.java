@@ -24,7 +24,7 @@ class L1BlockStoreTest
 
     static L1BlockStore store(final int blocks)
     {
-        return new L1BlockStore(new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long)blocks * BLOCK));
+        return new L1BlockStore(new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long) blocks * BLOCK));
     }
 
     static boolean put(final L1BlockStore store, final long key, final FetchClass fetchClass)
@@ -276,7 +276,7 @@ class L1BlockStoreTest
                 }
             }
             final com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
             final long thread = Thread.currentThread().getId();
             final long before = threads.getThreadAllocatedBytes(thread);
             for (int round = 0; round < 2000; round++)

@@ -176,8 +176,8 @@ class WindowTinyLfuPolicyTest
                 lruHits += hitB ? 1 : 0;
             }
         }
-        final double tinyLfuRatio = (double)tinyLfuHits / hotAccesses;
-        final double lruRatio = (double)lruHits / hotAccesses;
+        final double tinyLfuRatio = (double) tinyLfuHits / hotAccesses;
+        final double lruRatio = (double) lruHits / hotAccesses;
         assertTrue(tinyLfuRatio > 0.95, "W-TinyLFU keeps the hot set: " + tinyLfuRatio);
         assertTrue(lruRatio < 0.9, "LRU loses hot keys to the scan: " + lruRatio);
     }
@@ -189,7 +189,7 @@ class WindowTinyLfuPolicyTest
         final Random random = new Random(7);
         for (int i = 0; i < 100_000; i++)
         {
-            final long key = (long)Math.abs(random.nextGaussian() * 60);
+            final long key = (long) Math.abs(random.nextGaussian() * 60);
             access(policy, key);
             assertTrue(policy.size() <= 37);
         }
@@ -237,7 +237,7 @@ class WindowTinyLfuPolicyTest
             }
         }
         final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         final long thread = Thread.currentThread().getId();
         final long before = threads.getThreadAllocatedBytes(thread);
         for (int round = 0; round < 50; round++)
