@@ -6,7 +6,7 @@ package dev.offcache.range.policy;
  * wins at the gate to the main space (scans and one-hit wonders do not flush the hot set).
  *
  * <ul>
- *   <li>window: {@code max(1, 1%)} of the capacity, LRU; every newcomer enters here.</li>
+ *   <li>window: {@code max(1, 1%)} of the capacity at first, LRU; every newcomer enters here.</li>
  *   <li>main: the rest, split into <b>probation</b> (about 20%) and <b>protected</b> (80%). A window entry pushed out
  *   of the window becomes a probation candidate; a probation entry that is hit again moves to protected; protected
  *   overflow is demoted back to the probation tail.</li>
@@ -17,8 +17,11 @@ package dev.offcache.range.policy;
  *   victim unless a read promotes them; {@link #admits(long)} lets a store refuse them when the cache is full.</li>
  * </ul>
  *
- * <p>Differences from Caffeine: the window size is fixed (no hill climbing), there is no doorkeeper Bloom filter and
- * no random admission of warm candidates. Single-threaded; allocates nothing after construction.
+ * <p>The window starts at 1% and, as in Caffeine, a hill climber resizes it once per sample ({@code 10 x capacity}
+ * accesses): it keeps stepping in the direction that raised the hit ratio and turns back when it fell, so
+ * recency-heavy workloads get a larger window and frequency-heavy ones a smaller one. Differences from Caffeine:
+ * entries move between window and main lazily, there is no doorkeeper Bloom filter and no random admission of warm
+ * candidates. Single-threaded; allocates nothing after construction.
  */
 public final class WindowTinyLfuPolicy implements EvictionPolicy
 {
@@ -26,10 +29,22 @@ public final class WindowTinyLfuPolicy implements EvictionPolicy
     private static final int PROBATION = 1;
     private static final int PROTECTED = 2;
 
+    // Hill climbing after Caffeine: a step of 6.25% of the capacity, decaying by 2% per sample unless the hit
+    // ratio moved by 5 points or more, which restarts it.
+    private static final double STEP_FRACTION = 0.0625;
+    private static final double STEP_DECAY = 0.98;
+    private static final double RESTART_THRESHOLD = 0.05;
+
     private final KeyQueues queues;
     private final FrequencySketch sketch;
-    private final int maxWindow;
-    private final int maxProtected;
+    private final boolean adaptive;
+    private final int sampleSize;
+    private int maxWindow;
+    private int maxProtected;
+    private int hitsInSample;
+    private int missesInSample;
+    private double previousHitRatio;
+    private double stepSize;
     private long candidatesAdmitted;
     private long candidatesRejected;
 
@@ -40,16 +55,18 @@ public final class WindowTinyLfuPolicy implements EvictionPolicy
      */
     public WindowTinyLfuPolicy(final int capacity)
     {
-        this(capacity, 0.01);
+        this(capacity, 0.01, true);
     }
 
     /**
      * Creates a policy.
      *
      * @param capacity       the maximum number of keys, at least 1.
-     * @param windowFraction the share of the capacity given to the admission window, in (0, 1).
+     * @param windowFraction the initial share of the capacity given to the admission window, in (0, 1).
+     * @param adaptive       whether hill climbing resizes the window to follow the hit ratio (as Caffeine does);
+     *                       false keeps the window fixed.
      */
-    public WindowTinyLfuPolicy(final int capacity, final double windowFraction)
+    public WindowTinyLfuPolicy(final int capacity, final double windowFraction, final boolean adaptive)
     {
         if (!(windowFraction > 0 && windowFraction < 1))
         {
@@ -57,8 +74,10 @@ public final class WindowTinyLfuPolicy implements EvictionPolicy
         }
         queues = new KeyQueues(capacity, 3);
         sketch = new FrequencySketch(capacity);
-        maxWindow = Math.max(1, (int) (capacity * windowFraction));
-        maxProtected = (int) ((capacity - maxWindow) * 0.8);
+        this.adaptive = adaptive;
+        sampleSize = (int) Math.min(Integer.MAX_VALUE, 10L * capacity);
+        stepSize = -STEP_FRACTION * capacity;
+        setWindow(Math.max(1, (int) (capacity * windowFraction)));
     }
 
     /**
@@ -92,6 +111,10 @@ public final class WindowTinyLfuPolicy implements EvictionPolicy
     {
         sketch.increment(key);
         final int node = queues.nodeOf(key);
+        if (adaptive)
+        {
+            sample(node != KeyQueues.NONE);
+        }
         if (node == KeyQueues.NONE)
         {
             return;
@@ -205,7 +228,7 @@ public final class WindowTinyLfuPolicy implements EvictionPolicy
     }
 
     /**
-     * The size of the admission window.
+     * The size of the admission window now (hill climbing moves it).
      *
      * @return the maximum number of window entries.
      */
@@ -287,6 +310,45 @@ public final class WindowTinyLfuPolicy implements EvictionPolicy
             victim = queues.head(PROTECTED);
         }
         return victim;
+    }
+
+    private void sample(final boolean hit)
+    {
+        if (hit)
+        {
+            hitsInSample++;
+        }
+        else
+        {
+            missesInSample++;
+        }
+        final int requests = hitsInSample + missesInSample;
+        if (requests < sampleSize)
+        {
+            return;
+        }
+        final double hitRatio = (double) hitsInSample / requests;
+        final double change = hitRatio - previousHitRatio;
+        final double amount = change >= 0 ? stepSize : -stepSize;
+        stepSize = Math.abs(change) >= RESTART_THRESHOLD ?
+            STEP_FRACTION * queues.capacity() * (amount >= 0 ? 1 : -1) : STEP_DECAY * amount;
+        previousHitRatio = hitRatio;
+        hitsInSample = 0;
+        missesInSample = 0;
+        final int target = (int) Math.max(1, Math.min(queues.capacity() - 1, Math.round(maxWindow + amount)));
+        if (target != maxWindow && queues.capacity() > 1)
+        {
+            // Entries move lazily: a grown window fills with newcomers while evict() takes main victims; a shrunk
+            // window overflows into probation on the next add or contest.
+            setWindow(target);
+            demoteProtectedOverflow();
+        }
+    }
+
+    private void setWindow(final int window)
+    {
+        maxWindow = window;
+        maxProtected = (int) ((queues.capacity() - window) * 0.8);
     }
 
     private void demoteProtectedOverflow()

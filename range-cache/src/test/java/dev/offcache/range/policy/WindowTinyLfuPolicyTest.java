@@ -183,6 +183,54 @@ class WindowTinyLfuPolicyTest
     }
 
     @Test
+    void hillClimbingGrowsTheWindowOnARecencyWorkload()
+    {
+        // Every key is read twice, the second time 1..150 accesses after the first, then never again: frequency
+        // tells nothing, recency everything, so a bigger window must win.
+        final int capacity = 100;
+        final int keys = 200_000;
+        final long[] trace = new long[2 * keys];
+        java.util.Arrays.fill(trace, -1);
+        final Random random = new Random(11);
+        int at = 0;
+        for (long key = 0; key < keys; key++)
+        {
+            while (trace[at] != -1)
+            {
+                at++;
+            }
+            trace[at] = key;
+            int second = at + 1 + random.nextInt(150);
+            while (second < trace.length && trace[second] != -1)
+            {
+                second++;
+            }
+            if (second < trace.length)
+            {
+                trace[second] = key;
+            }
+        }
+        final WindowTinyLfuPolicy adaptive = new WindowTinyLfuPolicy(capacity);
+        final WindowTinyLfuPolicy fixed = new WindowTinyLfuPolicy(capacity, 0.01, false);
+        int adaptiveHits = 0;
+        int fixedHits = 0;
+        int accesses = 0;
+        for (final long key : trace)
+        {
+            if (key >= 0)
+            {
+                accesses++;
+                adaptiveHits += access(adaptive, key) ? 1 : 0;
+                fixedHits += access(fixed, key) ? 1 : 0;
+            }
+        }
+        assertEquals(1, fixed.maxWindow());
+        assertTrue(adaptive.maxWindow() > 10, "window grew to " + adaptive.maxWindow());
+        assertTrue(adaptiveHits > fixedHits * 1.2,
+            "adaptive " + adaptiveHits + " vs fixed " + fixedHits + " hits of " + accesses);
+    }
+
+    @Test
     void neverExceedsCapacityAndEvictsOnlyResidentKeys()
     {
         final WindowTinyLfuPolicy policy = new WindowTinyLfuPolicy(37);
@@ -213,7 +261,7 @@ class WindowTinyLfuPolicyTest
         policy.add(2, false);
         assertThrows(IllegalStateException.class, () -> policy.add(3, false));
         assertThrows(IllegalArgumentException.class, () -> new WindowTinyLfuPolicy(0));
-        assertThrows(IllegalArgumentException.class, () -> new WindowTinyLfuPolicy(10, 1.5));
+        assertThrows(IllegalArgumentException.class, () -> new WindowTinyLfuPolicy(10, 1.5, true));
         assertTrue(policy.remove(1));
         assertFalse(policy.remove(1));
         assertEquals(1, policy.size());
