@@ -10,6 +10,7 @@ import dev.offcache.core.slab.BlockSlab;
 import dev.offcache.range.policy.EvictionPolicy;
 import dev.offcache.range.policy.PolicyKind;
 import dev.offcache.range.store.BlockStore;
+import dev.offcache.range.store.EvictionStats;
 import dev.offcache.range.store.FetchClass;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -37,7 +38,7 @@ import org.agrona.MutableDirectBuffer;
  * {@code budget / blockSize} slots and a block needs a slot. {@link #close()} drops every owner reference and
  * closes the slab, whose memory is unmapped when the last reader releases.
  */
-public final class L1BlockStore implements BlockStore
+public final class L1BlockStore implements BlockStore, EvictionStats
 {
     private static final int EVICTION_ATTEMPTS = 8;
 
@@ -73,6 +74,18 @@ public final class L1BlockStore implements BlockStore
         accesses = new AccessBuffer(AccessBuffer.stripesFor(Runtime.getRuntime().availableProcessors()));
         recordAccess = policy::recordAccess;
         slab = BlockSlab.anonymous((long) slots * blockSize, blockSize);
+    }
+
+    /**
+     * Creates a W-TinyLFU store: the shape of the engine's store factory ({@code L1BlockStore::create}).
+     *
+     * @param budgetBytes the byte budget, at least one block.
+     * @param blockSize   the engine's block size, a power of two in [4 KiB, 16 MiB].
+     * @return the store, owning its slab.
+     */
+    public static L1BlockStore create(final long budgetBytes, final int blockSize)
+    {
+        return new L1BlockStore(new Context().budgetBytes(budgetBytes).blockSize(blockSize));
     }
 
     /**
@@ -356,6 +369,14 @@ public final class L1BlockStore implements BlockStore
      * @return evictions.
      */
     public long evictions()
+    {
+        return evictions;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public long evictionCount()
     {
         return evictions;
     }

@@ -12,6 +12,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.stats.CacheStats;
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.io.DirectBufferInputStream;
 import org.apache.parquet.format.FileMetaData;
 import org.apache.parquet.format.Util;
@@ -237,11 +238,13 @@ public final class ParquetFooterCache<K>
     private DirectBuffer readTail(final K key, final int length) throws IOException
     {
         tailReads.increment();
-        final DirectBuffer tail = tailReader.readTail(key, length);
-        if (tail == null || tail.capacity() < length)
+        // A miss only: the footer is parsed from this heap copy once, then the parsed form is what is cached.
+        final UnsafeBuffer tail = new UnsafeBuffer(new byte[length]);
+        final int read = tailReader.readTail(key, tail, 0, length);
+        if (read != length)
         {
-            throw new IOException("tail read of " + length + " bytes of " + key + " returned " +
-                (tail == null ? "nothing" : tail.capacity() + " bytes"));
+            throw new IOException("object " + key + " is too short for a Parquet footer: wanted its last " + length +
+                " bytes, got " + read);
         }
         return tail;
     }

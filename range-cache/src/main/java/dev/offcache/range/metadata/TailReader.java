@@ -2,11 +2,12 @@ package dev.offcache.range.metadata;
 
 import java.io.IOException;
 
-import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 
 /**
- * Reads the last bytes of an object: how the metadata cache gets footer bytes. The range-cache engine plugs in its
- * {@code readTail(key, length)}, so footer bytes come through the block cache (L1, then L2, then the origin).
+ * Reads the last bytes of an object into a caller's buffer: how the metadata cache gets footer bytes. Its shape is
+ * the range-cache engine's {@code readTail(key, destination, offset, length)}, so {@code rangeCache::readTail} plugs
+ * in and footer bytes come through the block cache (L1, then L2, then the origin).
  *
  * @param <K> the object key type.
  */
@@ -14,12 +15,14 @@ import org.agrona.DirectBuffer;
 public interface TailReader<K>
 {
     /**
-     * Reads the last {@code length} bytes of an object.
+     * Reads the last {@code length} bytes of an object, or the whole object when it is shorter.
      *
-     * @param key    the object.
-     * @param length how many bytes from the end.
-     * @return a buffer holding exactly those bytes from index 0; the caller may keep it (it is not reused).
-     * @throws IOException if the object cannot be read or is shorter than {@code length}.
+     * @param key               the object.
+     * @param destination       where the bytes go.
+     * @param destinationOffset where in the destination.
+     * @param length            bytes wanted from the end.
+     * @return the bytes read: {@code length}, or fewer when the object is smaller.
+     * @throws IOException if the object cannot be read.
      */
-    DirectBuffer readTail(K key, int length) throws IOException;
+    int readTail(K key, MutableDirectBuffer destination, int destinationOffset, int length) throws IOException;
 }

@@ -16,8 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;
 import org.apache.parquet.format.FileMetaData;
@@ -56,7 +55,9 @@ class ParquetFooterCacheTest
         final AtomicInteger reads = new AtomicInteger();
         final AtomicBoolean failing = new AtomicBoolean();
 
-        public DirectBuffer readTail(final String key, final int length) throws IOException
+        public int readTail(
+            final String key, final MutableDirectBuffer destination, final int destinationOffset, final int length)
+            throws IOException
         {
             reads.incrementAndGet();
             if (failing.get())
@@ -70,14 +71,12 @@ class ParquetFooterCacheTest
             }
             try (RandomAccessFile file = new RandomAccessFile(path.toFile(), "r"))
             {
-                if (file.length() < length)
-                {
-                    throw new IOException("object " + key + " is shorter than " + length);
-                }
-                final byte[] bytes = new byte[length];
-                file.seek(file.length() - length);
+                final int n = (int) Math.min(length, file.length());
+                final byte[] bytes = new byte[n];
+                file.seek(file.length() - n);
                 file.readFully(bytes);
-                return new UnsafeBuffer(bytes);
+                destination.putBytes(destinationOffset, bytes);
+                return n;
             }
         }
     }
@@ -109,6 +108,9 @@ class ParquetFooterCacheTest
         final Path junk = dir.resolve("junk.bin");
         Files.write(junk, new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
         FILES.put("lake/junk.bin", junk);
+        final Path tiny = dir.resolve("tiny.bin");
+        Files.write(tiny, new byte[] {'P', 'A', 'R', '1'});
+        FILES.put("lake/tiny.bin", tiny);
         final Path lying = dir.resolve("lying.parquet");
         final byte[] lyingBytes = new byte[64];
         lyingBytes[56] = (byte) 0xFF;
@@ -230,12 +232,14 @@ class ParquetFooterCacheTest
         assertTrue(junk.getMessage().contains("not a Parquet file"), junk.getMessage());
         final IOException lying = assertThrows(IOException.class, () -> cache.footer("lake/lying.parquet"));
         assertTrue(lying.getMessage().contains("implausible footer length"), lying.getMessage());
+        final IOException tiny = assertThrows(IOException.class, () -> cache.footer("lake/tiny.bin"));
+        assertTrue(tiny.getMessage().contains("too short"), tiny.getMessage());
         final IOException missing = assertThrows(IOException.class, () -> cache.footer("lake/nope.parquet"));
         assertTrue(missing.getMessage().contains("no such object"), missing.getMessage());
         assertNull(cache.getIfPresent("lake/junk.bin"));
         assertEquals(0, cache.entryCount());
         assertThrows(IOException.class, () -> cache.footer("lake/junk.bin"));
-        assertEquals(4, reader.reads.get(), "failures are not cached: one trailer read per call, junk read twice");
+        assertEquals(5, reader.reads.get(), "failures are not cached: one trailer read per call, junk read twice");
         assertThrows(IllegalArgumentException.class, () -> new ParquetFooterCache<>(-1, 10, reader));
         final IllegalArgumentException env = assertThrows(IllegalArgumentException.class,
             () -> ParquetFooterCache.fromEnvironment(Map.of("OFFCACHE_METADATA_CACHE_MB", "fifty"), reader));
