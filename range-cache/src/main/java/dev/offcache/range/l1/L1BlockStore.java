@@ -668,10 +668,10 @@ public final class L1BlockStore implements BlockStore, EvictionStats
                     " bytes is smaller than one block of " + blockSize + " bytes: give at least one block, or 0 to " +
                     "turn L1 off (the engine then reads through without building a store)");
             }
-            if (budgetBytes / blockSize > (1 << 30))
+            if (budgetBytes / blockSize > (1 << 28))
             {
                 throw new IllegalArgumentException(
-                    "L1 budget of " + budgetBytes + " bytes is more than 2^30 blocks of " + blockSize + " bytes");
+                    "L1 budget of " + budgetBytes + " bytes is more than 2^28 blocks of " + blockSize + " bytes");
             }
             return this;
         }

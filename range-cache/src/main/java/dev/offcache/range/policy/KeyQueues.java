@@ -13,6 +13,7 @@ import org.agrona.collections.Long2LongHashMap;
 final class KeyQueues
 {
     static final int NONE = -1;
+    static final int MAX_CAPACITY = 1 << 28;
 
     private final int capacity;
     private final long[] keys;
@@ -26,9 +27,9 @@ final class KeyQueues
 
     KeyQueues(final int capacity, final int queueCount)
     {
-        if (capacity < 1)
+        if (capacity < 1 || capacity > MAX_CAPACITY)
         {
-            throw new IllegalArgumentException("capacity must be >= 1: " + capacity);
+            throw new IllegalArgumentException("capacity must be in [1, " + MAX_CAPACITY + "]: " + capacity);
         }
         this.capacity = capacity;
         final int nodes = capacity + queueCount;
@@ -51,7 +52,7 @@ final class KeyQueues
         }
         freeCount = capacity;
         // Load factor 0.5 and room for every key: the map never resizes, so never allocates after this.
-        index = new Long2LongHashMap(Math.max(8, capacity * 2), 0.65f, NONE);
+        index = new Long2LongHashMap((int) Math.max(8, Math.min(1 << 30, capacity * 2L)), 0.65f, NONE);
     }
 
     int capacity()
