@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.l1.L1BlockStore;
 import dev.offcache.range.store.BlockKeys;
 import dev.offcache.range.store.FetchClass;
@@ -29,7 +30,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * a Zipf distribution, every read a hit. Ours ({@link L1BlockStore#read}: lock-free lookup, ref-count retain, copy
  * from off-heap into the caller's byte[], release, access recorded for the policy) beside the baseline: a Caffeine
  * {@code Cache<Long, byte[]>} lookup plus {@code System.arraycopy} into the same kind of byte[]. Keys for Caffeine are
- * boxed ahead of time, so the baseline pays no boxing. 1 and 2 threads.
+ * boxed ahead of time, so the baseline pays no boxing. 1 and 2 threads; plus a lookup-only pair (no copy) that
+ * isolates the cost of the lookup and the reference count.
  *
  * <p>The smoke default is 4 KiB reads over 16 blocks; the full comparison is {@code -p readSize=4096,65536}, and a
  * larger working set {@code -p blocks=128}.
@@ -182,6 +184,42 @@ public class L1HitBenchmark
     public int caffeineByteArrayTwoThreads(final Reader reader)
     {
         return readCaffeine(reader);
+    }
+
+    /**
+     * Ours without the copy: lookup, retain, read one long through the zero-copy view, release.
+     *
+     * @param reader the thread's cursor.
+     * @return the long read.
+     */
+    @Benchmark
+    @Threads(1)
+    public long offcacheL1LookupOneThread(final Reader reader)
+    {
+        final int i = reader.advance();
+        final BlockRef ref = store.acquire(keys[i]);
+        try
+        {
+            return ref.buffer().getLong(offsets[i]);
+        }
+        finally
+        {
+            ref.release();
+        }
+    }
+
+    /**
+     * Caffeine without the copy: lookup and read one byte of the array.
+     *
+     * @param reader the thread's cursor.
+     * @return the byte read.
+     */
+    @Benchmark
+    @Threads(1)
+    public long caffeineLookupOneThread(final Reader reader)
+    {
+        final int i = reader.advance();
+        return caffeine.getIfPresent(boxedKeys[i])[offsets[i]];
     }
 
     private int readOffcache(final Reader reader)
