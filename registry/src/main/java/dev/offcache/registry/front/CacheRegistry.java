@@ -378,7 +378,7 @@ public final class CacheRegistry implements AutoCloseable
         {
             activePublishers.decrementAndGet();
         }
-        return (CompletableFuture<T>)(CompletableFuture<?>)future;
+        return (CompletableFuture<T>) (CompletableFuture<?>) future;
     }
 
     private void publishNow(

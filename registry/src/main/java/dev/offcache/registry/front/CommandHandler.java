@@ -342,7 +342,7 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
         }
         else
         {
-            ((CompletableFuture<Object>)future).complete(value);
+            ((CompletableFuture<Object>) future).complete(value);
         }
     }
 

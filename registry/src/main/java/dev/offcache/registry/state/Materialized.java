@@ -42,7 +42,8 @@ public record Materialized(String jobId, DatasetSchema schema, List<PartitionLoc
         Ids.requireNonNull(locations, "locations");
         if (locations.isEmpty())
         {
-            throw new IllegalArgumentException("locations must not be empty: a completion names at least one partition");
+            throw new IllegalArgumentException(
+                "locations must not be empty: a completion names at least one partition");
         }
         final Set<Long> seen = new HashSet<>();
         for (int i = 0; i < locations.size(); i++)
@@ -57,7 +58,7 @@ public record Materialized(String jobId, DatasetSchema schema, List<PartitionLoc
                 throw new IllegalArgumentException("locations[" + i + "] was written by job " + location.jobId() +
                     ", not by the completing job " + jobId);
             }
-            if (!seen.add(((long)location.stageId() << 32) | location.partitionId()))
+            if (!seen.add(((long) location.stageId() << 32) | location.partitionId()))
             {
                 throw new IllegalArgumentException("locations[" + i + "] repeats stage " + location.stageId() +
                     " partition " + location.partitionId());

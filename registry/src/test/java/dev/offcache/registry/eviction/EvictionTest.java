@@ -118,7 +118,7 @@ class EvictionTest
     void negativeLimitsAreRefused()
     {
         assertThrows(IllegalArgumentException.class, () -> EvictionPolicy.none().expireAfterMaterialized(-1));
-        assertThrows(IllegalArgumentException.class, () -> new EvictionSweeper(() -> { }, clock, 0));
+        assertThrows(IllegalArgumentException.class, () -> new EvictionSweeper(Thread::yield, clock, 0));
     }
 
     private CacheRegistry registry(final EvictionPolicy policy)
@@ -129,8 +129,8 @@ class EvictionTest
             .removalListener(removed::addAll));
     }
 
-    private static void materialize(final CacheRegistry registry, final CacheKey key, final String job, final long bytes)
-        throws Exception
+    private static void materialize(
+        final CacheRegistry registry, final CacheKey key, final String job, final long bytes) throws Exception
     {
         registry.beginMaterialization(key, job).get(5, TimeUnit.SECONDS);
         registry.completeMaterialization(key, job, new DatasetSchema("s"),

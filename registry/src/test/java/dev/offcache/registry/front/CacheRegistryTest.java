@@ -55,7 +55,8 @@ class CacheRegistryTest
             assertMessage("repeats stage 3 partition 0",
                 () -> registry.completeMaterialization(KEY, "j", SCHEMA, List.of(p, p)));
             assertMessage("length must not be negative", () -> new PartitionLocation("e", "j", 0, 0, "/p", -1));
-            assertMessage("ringSize must be a power of two", () -> new CacheRegistry.Context().ringSize(1000).conclude());
+            assertMessage("ringSize must be a power of two",
+                () -> new CacheRegistry.Context().ringSize(1000).conclude());
 
             assertEquals(List.of(KEY), List.copyOf(registry.entries().get(5, TimeUnit.SECONDS).keySet()));
             assertEquals(new BeginOutcome.AlreadyPending("j"),
@@ -78,7 +79,7 @@ class CacheRegistryTest
                 registry.completeMaterialization(KEY, "j", SCHEMA, locations).get(5, TimeUnit.SECONDS));
             assertEquals(Set.of(new StageRef("j", 3)), registry.pinnedStages());
             assertTrue(registry.isPinned("j", 3));
-            final Materialized entry = (Materialized)registry.lookup(KEY).get(5, TimeUnit.SECONDS);
+            final Materialized entry = (Materialized) registry.lookup(KEY).get(5, TimeUnit.SECONDS);
             assertEquals(locations, entry.locations());
 
             dead.add("e2");

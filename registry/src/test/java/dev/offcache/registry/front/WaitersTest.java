@@ -176,8 +176,8 @@ class WaitersTest
                         return hit.entry();
                     }
                     final Resolution resolution =
-                        ((Acquisition.Wait)acquisition).resolution().get(5, TimeUnit.SECONDS);
-                    return ((Resolution.Ready)resolution).entry();
+                        ((Acquisition.Wait) acquisition).resolution().get(5, TimeUnit.SECONDS);
+                    return ((Resolution.Ready) resolution).entry();
                 }));
             }
             barrier.await(5, TimeUnit.SECONDS);
