@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import com.lmax.disruptor.BlockingWaitStrategy;
 import com.lmax.disruptor.RingBuffer;
@@ -332,6 +333,7 @@ public final class CacheRegistry implements AutoCloseable
     void publishPins(final Set<StageRef> stages)
     {
         pinned = stages;
+        ctx.pinListener.accept(stages);
     }
 
     void markFailed(final Throwable cause)
@@ -416,6 +418,9 @@ public final class CacheRegistry implements AutoCloseable
         private long sweepIntervalMs;
         private long shutdownTimeoutMs = 10_000;
         private String threadName = "offcache-registry";
+        private Consumer<Set<StageRef>> pinListener = stages ->
+        {
+        };
 
         /**
          * Ring slots (a power of two); callers block while it is full. Default 1024.
@@ -526,6 +531,20 @@ public final class CacheRegistry implements AutoCloseable
         }
 
         /**
+         * Receives every new pin snapshot (an immutable set), on the registry thread, once after recovery and then
+         * at the end of each batch that changed it, before that batch is acknowledged. A shuffle store's pin set
+         * subscribes here ({@code dev.offcache.registry.pinning.RegistryPinSet}).
+         *
+         * @param pinListener the listener.
+         * @return this.
+         */
+        public Context pinListener(final Consumer<Set<StageRef>> pinListener)
+        {
+            this.pinListener = pinListener;
+            return this;
+        }
+
+        /**
          * Name of the registry thread. Default {@code offcache-registry}.
          *
          * @param threadName the name.
@@ -561,6 +580,7 @@ public final class CacheRegistry implements AutoCloseable
             Ids.requireNonNull(removalListener, "removalListener");
             Ids.requireNonNull(changeLog, "changeLog");
             Ids.requireNonNull(evictionPolicy, "evictionPolicy");
+            Ids.requireNonNull(pinListener, "pinListener");
             Ids.requireId(threadName, "threadName");
             if (waitStrategy == null)
             {
