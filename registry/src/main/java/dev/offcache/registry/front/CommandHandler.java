@@ -89,31 +89,8 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
             }
             else
             {
-                changeLog.beginCommand();
-                releaseReason = Resolution.Reason.INVALIDATED;
-                final Object result;
-                try
-                {
-                    result = apply(command);
-                }
-                finally
-                {
-                    changeLog.endCommand();
-                }
-                ackFutures.add(future);
-                ackValues.add(result);
+                applyAndJournal(command, future);
             }
-        }
-        catch (final IllegalArgumentException | IllegalStateException ex)
-        {
-            // Bad input is refused by the state machine before anything changes; the registry keeps running.
-            ackFutures.add(future);
-            ackValues.add(new Failure(ex));
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            fail(ex);
-            future.completeExceptionally(registry.closedException(ex));
         }
         finally
         {
@@ -123,6 +100,41 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
         {
             endBatch();
         }
+    }
+
+    private void applyAndJournal(final RegistryCommand command, final CompletableFuture<Object> future)
+    {
+        releaseReason = Resolution.Reason.INVALIDATED;
+        Object result;
+        try
+        {
+            changeLog.beginCommand();
+            result = apply(command);
+        }
+        catch (final IllegalArgumentException | IllegalStateException ex)
+        {
+            // Bad input is refused by the state machine before anything changes; the registry keeps running.
+            result = new Failure(ex);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            fail(ex);
+            future.completeExceptionally(registry.closedException(ex));
+            return;
+        }
+        try
+        {
+            changeLog.endCommand();
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            // The change is applied in memory but not journaled: stop before anyone can observe the difference.
+            fail(ex);
+            future.completeExceptionally(registry.closedException(ex));
+            return;
+        }
+        ackFutures.add(future);
+        ackValues.add(result);
     }
 
     private Object apply(final RegistryCommand command)
@@ -377,11 +389,14 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
 
     public void onShutdown()
     {
-        releaseAll(Resolution.Reason.SHUTDOWN);
-        for (int i = 0, size = ackFutures.size(); i < size; i++)
+        // Normally every batch ended (and was acknowledged) before the processor stops; after a halt on a drain
+        // timeout, whatever is left was never forced, so it is failed rather than acknowledged.
+        final RegistryClosedException closed = registry.closedException(failure);
+        for (final CompletableFuture<?> future : ackFutures)
         {
-            complete(ackFutures.get(i), ackValues.get(i));
+            future.completeExceptionally(closed);
         }
+        releaseWaitersExceptionally(closed);
         clearBatch();
     }
 
