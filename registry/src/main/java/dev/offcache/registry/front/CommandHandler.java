@@ -17,7 +17,6 @@ import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CacheStateMachine;
-import dev.offcache.registry.state.CompletionOutcome;
 import dev.offcache.registry.state.LiveExecutors;
 import dev.offcache.registry.state.Materialized;
 import dev.offcache.registry.state.PartitionLocation;
@@ -146,7 +145,7 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
             case BEGIN:
                 return state.beginMaterialization(command.key, command.jobId);
             case COMPLETE:
-                return complete(command);
+                return state.completeMaterialization(command.key, command.jobId, command.schema, command.locations);
             case ABORT:
                 releaseReason = Resolution.Reason.ABORTED;
                 return state.abortMaterialization(command.key, command.jobId);
@@ -175,20 +174,6 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
             default:
                 throw new IllegalStateException("unknown command " + command.type);
         }
-    }
-
-    private CompletionOutcome complete(final RegistryCommand command)
-    {
-        final CompletionOutcome outcome =
-            state.completeMaterialization(command.key, command.jobId, command.schema, command.locations);
-        if (outcome == CompletionOutcome.PROMOTED && waiters.containsKey(command.key))
-        {
-            // onPromoted kept the waiters because a location is already dead: waiters are never handed a dead
-            // location, so drop the fresh entry and release them (EXECUTOR_LOST) to re-materialize.
-            releaseReason = Resolution.Reason.EXECUTOR_LOST;
-            state.invalidate(command.key);
-        }
-        return outcome;
     }
 
     private Acquisition acquire(final RegistryCommand command)
@@ -252,11 +237,13 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
     public void onPromoted(final CacheKey key, final Materialized entry)
     {
         changeLog.onPromoted(key, entry);
-        final List<CompletableFuture<Resolution>> pending = waiters.get(key);
-        if (pending != null && allLive(entry))
+        final List<CompletableFuture<Resolution>> pending = waiters.remove(key);
+        if (pending != null)
         {
-            waiters.remove(key);
-            releaseTo(pending, new Resolution.Ready(entry));
+            // Waiters are never handed a dead location. The entry itself stays: the next read invalidates it, so
+            // the state never depends on whether anyone was waiting.
+            releaseTo(pending, allLive(entry) ?
+                new Resolution.Ready(entry) : new Resolution.Released(Resolution.Reason.EXECUTOR_LOST));
         }
     }
 

@@ -128,7 +128,7 @@ class WaitersTest
     }
 
     @Test
-    void aPromotionOnADeadExecutorReleasesWaitersInsteadOfHandingThemADeadLocation() throws Exception
+    void aPromotionOnADeadExecutorReleasesWaitersAndTheNextReadInvalidatesIt() throws Exception
     {
         final CacheKey key = new CacheKey("s", "dead-at-birth");
         assertInstanceOf(Acquisition.Claimed.class, registry.acquire(key, "j").get(5, TimeUnit.SECONDS));
@@ -139,6 +139,7 @@ class WaitersTest
             registry.completeMaterialization(key, "j", SCHEMA, locations("j", "e1", "e2")).get(5, TimeUnit.SECONDS));
         assertEquals(new Resolution.Released(Resolution.Reason.EXECUTOR_LOST),
             wait.resolution().get(5, TimeUnit.SECONDS));
+        assertEquals(0, removed.size(), "nothing removed until a read validates the entry");
         assertNull(registry.lookup(key).get(5, TimeUnit.SECONDS));
         assertEquals(1, removed.size());
         assertEquals(Set.of(), registry.pinnedStages());

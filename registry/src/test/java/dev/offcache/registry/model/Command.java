@@ -5,11 +5,15 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
+import dev.offcache.registry.front.Acquisition;
 import dev.offcache.registry.front.CacheRegistry;
+import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CacheState;
 import dev.offcache.registry.state.DatasetSchema;
+import dev.offcache.registry.state.Materialized;
 import dev.offcache.registry.state.PartitionLocation;
+import dev.offcache.registry.state.Pending;
 
 /**
  * One generated registry command, applicable to the real state machine, the reference model and the Disruptor
@@ -74,6 +78,53 @@ public sealed interface Command
         public CompletableFuture<?> publish(final CacheRegistry registry)
         {
             return registry.beginMaterialization(key, job);
+        }
+    }
+
+    /**
+     * The front's action entry point; on the bare state machine it is emulated as lookup, then claim on a miss.
+     * Normalised to {@code hit:<entry>}, {@code claimed} or {@code wait:<job>}.
+     */
+    record Acquire(CacheKey key, String job) implements Command
+    {
+        public Object apply(final CacheState state)
+        {
+            final CacheEntry entry = state.lookup(key);
+            if (entry == null)
+            {
+                state.beginMaterialization(key, job);
+            }
+            return normaliseEntry(entry);
+        }
+
+        public Object apply(final ReferenceModel model)
+        {
+            return model.acquire(key, job);
+        }
+
+        public CompletableFuture<?> publish(final CacheRegistry registry)
+        {
+            return registry.acquire(key, job).thenApply(acquisition ->
+            {
+                if (acquisition instanceof Acquisition.Hit hit)
+                {
+                    return "hit:" + hit.entry();
+                }
+                if (acquisition instanceof Acquisition.Wait wait)
+                {
+                    return "wait:" + wait.pendingJobId();
+                }
+                return "claimed";
+            });
+        }
+
+        static Object normaliseEntry(final CacheEntry entry)
+        {
+            if (entry instanceof Materialized)
+            {
+                return "hit:" + entry;
+            }
+            return entry instanceof Pending ? "wait:" + entry.jobId() : "claimed";
         }
     }
 

@@ -45,6 +45,7 @@ public final class Commands
 
         final Arbitrary<Command> lookup = keys.map(Command.Lookup::new);
         final Arbitrary<Command> begin = Combinators.combine(keys, jobs).as(Command.Begin::new);
+        final Arbitrary<Command> acquire = Combinators.combine(keys, jobs).as(Command.Acquire::new);
         final Arbitrary<Command> complete = Combinators.combine(keys, jobs, executors.list().ofMinSize(1).ofMaxSize(3),
             Arbitraries.integers().between(0, 1), Arbitraries.longs().between(0, 1000))
             .as((key, job, execs, stage, length) ->
@@ -62,7 +63,8 @@ public final class Commands
 
         return Arbitraries.frequencyOf(
             Tuple.of(3, lookup),
-            Tuple.of(6, begin),
+            Tuple.of(4, begin),
+            Tuple.of(3, acquire),
             Tuple.of(6, complete),
             Tuple.of(1, badComplete),
             Tuple.of(3, abort),

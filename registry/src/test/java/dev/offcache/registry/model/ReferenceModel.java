@@ -62,6 +62,21 @@ public final class ReferenceModel
         return BeginOutcome.CLAIMED;
     }
 
+    public Object acquire(final CacheKey key, final String job)
+    {
+        final CacheEntry entry = lookup(key);
+        if (entry instanceof Materialized)
+        {
+            return "hit:" + entry;
+        }
+        if (entry instanceof Pending p)
+        {
+            return "wait:" + p.jobId();
+        }
+        map.put(key, new Pending(job));
+        return "claimed";
+    }
+
     public CompletionOutcome complete(
         final CacheKey key, final String job, final DatasetSchema schema, final List<PartitionLocation> locations)
     {
