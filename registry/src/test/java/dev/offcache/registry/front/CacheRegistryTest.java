@@ -1,5 +1,7 @@
 package dev.offcache.registry.front;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -14,6 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
+import dev.offcache.registry.journal.ChangeLog;
 import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CompletionOutcome;
@@ -149,6 +152,40 @@ class CacheRegistryTest
             final ExecutionException after =
                 assertThrows(ExecutionException.class, () -> registry.lookup(KEY).get(5, TimeUnit.SECONDS));
             assertInstanceOf(RegistryClosedException.class, after.getCause());
+        }
+    }
+
+    @Test
+    void aJournalFailureFailsTheBatchAndStopsTheRegistry() throws Exception
+    {
+        final AtomicBoolean diskFull = new AtomicBoolean();
+        final ChangeLog failing = new ChangeLog()
+        {
+            public void force()
+            {
+                if (diskFull.get())
+                {
+                    throw new UncheckedIOException(new IOException("No space left on device"));
+                }
+            }
+        };
+        try (CacheRegistry registry = CacheRegistry.launch(new CacheRegistry.Context().changeLog(failing)))
+        {
+            assertEquals(BeginOutcome.CLAIMED, registry.beginMaterialization(KEY, "j").get(5, TimeUnit.SECONDS));
+            final Acquisition.Wait wait =
+                assertInstanceOf(Acquisition.Wait.class, registry.acquire(KEY, "j2").get(5, TimeUnit.SECONDS));
+            diskFull.set(true);
+            final ExecutionException ex = assertThrows(ExecutionException.class,
+                () -> registry.abortMaterialization(KEY, "j").get(5, TimeUnit.SECONDS));
+            assertInstanceOf(RegistryClosedException.class, ex.getCause());
+            assertTrue(ex.getCause().getMessage().contains("No space left on device"), ex.getCause().getMessage());
+            final ExecutionException released =
+                assertThrows(ExecutionException.class, () -> wait.resolution().get(5, TimeUnit.SECONDS));
+            assertInstanceOf(RegistryClosedException.class, released.getCause());
+            assertTrue(registry.isClosed());
+            final ExecutionException later =
+                assertThrows(ExecutionException.class, () -> registry.lookup(KEY).get(5, TimeUnit.SECONDS));
+            assertInstanceOf(RegistryClosedException.class, later.getCause());
         }
     }
 
