@@ -19,10 +19,12 @@ import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.status.CountersManager;
 
 import dev.offcache.registry.eviction.EvictionPolicy;
 import dev.offcache.registry.eviction.EvictionSweeper;
 import dev.offcache.registry.journal.ChangeLog;
+import dev.offcache.registry.metrics.RegistryCounters;
 import dev.offcache.registry.state.AbortOutcome;
 import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheEntry;
@@ -65,6 +67,7 @@ public final class CacheRegistry implements AutoCloseable
     private final AtomicInteger activePublishers = new AtomicInteger();
     private final AtomicBoolean closing = new AtomicBoolean();
     private final AgentRunner sweeperRunner;
+    private final RegistryCounters counters;
     private volatile boolean closed;
     private volatile Throwable failure;
     private volatile Set<StageRef> pinned = Set.of();
@@ -74,8 +77,10 @@ public final class CacheRegistry implements AutoCloseable
         this.ctx = ctx;
         final CacheStateMachine state = new CacheStateMachine(ctx.clock, ctx.liveExecutors, ctx.changeLog);
         ctx.changeLog.recover(state);
+        counters = ctx.countersManager == null ? null : new RegistryCounters(ctx.countersManager);
         final CommandHandler handler = new CommandHandler(
-            state, ctx.changeLog, ctx.liveExecutors, ctx.removalListener, ctx.evictionPolicy, ctx.clock, this);
+            state, ctx.changeLog, ctx.liveExecutors, ctx.removalListener, ctx.evictionPolicy, ctx.clock, counters,
+            this);
         state.listener(handler);
         handler.publishPins();
         disruptor = new Disruptor<>(
@@ -327,7 +332,21 @@ public final class CacheRegistry implements AutoCloseable
         finally
         {
             ctx.changeLog.close();
+            if (counters != null)
+            {
+                counters.close();
+            }
         }
+    }
+
+    /**
+     * The registry's counters, when {@link Context#countersManager} was set.
+     *
+     * @return the counters, or null.
+     */
+    public RegistryCounters counters()
+    {
+        return counters;
     }
 
     void publishPins(final Set<StageRef> stages)
@@ -418,6 +437,7 @@ public final class CacheRegistry implements AutoCloseable
         private long sweepIntervalMs;
         private long shutdownTimeoutMs = 10_000;
         private String threadName = "offcache-registry";
+        private CountersManager countersManager;
         private Consumer<Set<StageRef>> pinListener = stages ->
         {
         };
@@ -541,6 +561,19 @@ public final class CacheRegistry implements AutoCloseable
         public Context pinListener(final Consumer<Set<StageRef>> pinListener)
         {
             this.pinListener = pinListener;
+            return this;
+        }
+
+        /**
+         * Where to allocate the registry's {@code offcache_registry_*} counters (updated once per batch); a manager
+         * over a file-backed buffer makes them readable from other processes. Default: no counters.
+         *
+         * @param countersManager the manager; owned by the caller.
+         * @return this.
+         */
+        public Context countersManager(final CountersManager countersManager)
+        {
+            this.countersManager = countersManager;
             return this;
         }
 

@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.offcache.registry.eviction.EvictionPolicy;
 import dev.offcache.registry.journal.ChangeLog;
+import dev.offcache.registry.metrics.RegistryCounters;
 import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
@@ -40,6 +41,7 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
     private final EvictionPolicy evictionPolicy;
     private final EpochClock clock;
     private final CacheRegistry registry;
+    private final RegistryCounters counters;
 
     private final Map<CacheKey, List<CompletableFuture<Resolution>>> waiters = new HashMap<>();
     private final ArrayList<CompletableFuture<?>> ackFutures = new ArrayList<>();
@@ -47,6 +49,10 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
     private final ArrayList<RemovedEntry> batchRemovals = new ArrayList<>();
     private Resolution.Reason releaseReason = Resolution.Reason.INVALIDATED;
     private long publishedPinVersion = -1;
+    private long commandsTotal;
+    private long batchesTotal;
+    private long removedTotal;
+    private int waiterCount;
     private boolean shutDown;
     private Throwable failure;
 
@@ -57,8 +63,10 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
         final RemovalListener removalListener,
         final EvictionPolicy evictionPolicy,
         final EpochClock clock,
+        final RegistryCounters counters,
         final CacheRegistry registry)
     {
+        this.counters = counters;
         this.state = state;
         this.changeLog = changeLog;
         this.liveExecutors = liveExecutors;
@@ -80,6 +88,7 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
     public void onEvent(final RegistryCommand command, final long sequence, final boolean endOfBatch)
     {
         final CompletableFuture<Object> future = command.future;
+        commandsTotal++;
         try
         {
             if (shutDown || failure != null)
@@ -214,6 +223,7 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
     {
         final CompletableFuture<Resolution> future = new CompletableFuture<>();
         waiters.computeIfAbsent(key, k -> new ArrayList<>()).add(future);
+        waiterCount++;
         return future;
     }
 
@@ -251,6 +261,7 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
     {
         changeLog.onRemoved(key, removed);
         batchRemovals.add(new RemovedEntry(key, removed));
+        removedTotal++;
         final List<CompletableFuture<Resolution>> pending = waiters.remove(key);
         if (pending != null)
         {
@@ -269,6 +280,7 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
             ackFutures.add(waiter);
             ackValues.add(resolution);
         }
+        waiterCount -= pending.size();
     }
 
     private void releaseAll(final Resolution.Reason reason)
@@ -316,6 +328,12 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
             {
                 LOG.warn("removal listener failed for {} entries; their stages stay on disk", batchRemovals.size(), ex);
             }
+        }
+        batchesTotal++;
+        if (counters != null)
+        {
+            counters.update(commandsTotal, batchesTotal, state.size(), state.totalBytes(),
+                registry.pinnedStages().size(), waiterCount, removedTotal);
         }
         for (int i = 0, size = ackFutures.size(); i < size; i++)
         {
@@ -372,6 +390,7 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
             }
         }
         waiters.clear();
+        waiterCount = 0;
     }
 
     public void onShutdown()
