@@ -23,6 +23,7 @@ import org.agrona.concurrent.status.CountersManager;
 
 import dev.offcache.registry.eviction.EvictionPolicy;
 import dev.offcache.registry.eviction.EvictionSweeper;
+import dev.offcache.registry.journal.ChangeCodec;
 import dev.offcache.registry.journal.ChangeLog;
 import dev.offcache.registry.metrics.RegistryCounters;
 import dev.offcache.registry.state.AbortOutcome;
@@ -164,6 +165,13 @@ public final class CacheRegistry implements AutoCloseable
         Ids.requireId(jobId, "jobId");
         Ids.requireNonNull(schema, "schema");
         Materialized.validateLocations(jobId, locations);
+        final long maxBytes = ChangeCodec.maxCompletionBytes(key, schema, jobId, locations);
+        if (maxBytes > ctx.changeLog.maxCommandBytes())
+        {
+            throw new IllegalArgumentException("completion of " + key + " with " + locations.size() +
+                " locations may need up to " + maxBytes + " bytes in one journal record, more than the " +
+                ctx.changeLog.maxCommandBytes() + " a journal segment holds; raise JournalChangeLog segmentSize");
+        }
         return publish(CommandType.COMPLETE, key, jobId, null, schema, List.copyOf(locations));
     }
 
