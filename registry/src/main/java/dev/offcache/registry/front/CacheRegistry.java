@@ -81,7 +81,7 @@ public final class CacheRegistry implements AutoCloseable
         counters = ctx.countersManager == null ? null : new RegistryCounters(ctx.countersManager);
         final CommandHandler handler = new CommandHandler(
             state, ctx.changeLog, ctx.liveExecutors, ctx.removalListener, ctx.evictionPolicy, ctx.clock, counters,
-            this);
+            ctx.applyObserver, this);
         state.listener(handler);
         handler.publishPins();
         disruptor = new Disruptor<>(
@@ -446,6 +446,9 @@ public final class CacheRegistry implements AutoCloseable
         private long shutdownTimeoutMs = 10_000;
         private String threadName = "offcache-registry";
         private CountersManager countersManager;
+        private Consumer<CompletableFuture<?>> applyObserver = future ->
+        {
+        };
         private Consumer<Set<StageRef>> pinListener = stages ->
         {
         };
@@ -594,6 +597,19 @@ public final class CacheRegistry implements AutoCloseable
         public Context threadName(final String threadName)
         {
             this.threadName = threadName;
+            return this;
+        }
+
+        /**
+         * Test hook: sees each command's future, on the registry thread, just before the command is applied, so a
+         * test can learn the order in which concurrent callers' commands were linearized.
+         *
+         * @param applyObserver the observer.
+         * @return this.
+         */
+        Context applyObserver(final Consumer<CompletableFuture<?>> applyObserver)
+        {
+            this.applyObserver = applyObserver;
             return this;
         }
 
