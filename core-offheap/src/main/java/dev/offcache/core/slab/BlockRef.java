@@ -1,0 +1,201 @@
+package dev.offcache.core.slab;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * A reference-counted handle to one slot of a {@link BlockSlab}: the only way to reach the slot's memory.
+ *
+ * <p><b>Ownership.</b> A handle starts with one reference, the owner's. A reader that found the handle (in a cache
+ * map, say) calls {@link #tryRetain()} and, only if that returned true, reads through {@link #buffer()} and then
+ * calls {@link #release()}. The owner calls {@link #release()} once when it drops the block (evicts it). The slot
+ * goes back to the slab's free list when the last reference is released, never earlier, so a reader can never see
+ * the slot re-used under it.
+ *
+ * <p><b>One handle per allocation.</b> Each {@link BlockSlab#tryAllocate()} returns a new handle, so a stale handle
+ * kept after its slot was freed and handed out again is a different object from the new occupant's: it cannot
+ * retain, release or reach the new occupant's memory (no ABA). Using a released handle throws
+ * {@link IllegalStateException}; the buffer view it handed out earlier is shrunk to zero length when the last
+ * reference goes, so a write through it fails Agrona's bounds check instead of corrupting the next occupant
+ * (guaranteed when the misuse happens on the releasing thread or after a happens-before edge with it).
+ *
+ * <p>{@link #tryRetain()}, {@link #buffer()} and {@link #release()} do not allocate: they are the cache hit path.
+ */
+public final class BlockRef
+{
+    private static final VarHandle REF_COUNT;
+    private static final byte[] EMPTY = new byte[0];
+
+    static
+    {
+        try
+        {
+            REF_COUNT = MethodHandles.lookup().findVarHandle(BlockRef.class, "refCount", int.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    private final BlockSlab slab;
+    private final int slotIndex;
+    private final UnsafeBuffer view;
+    private volatile int refCount = 1;
+    private volatile int length;
+
+    BlockRef(final BlockSlab slab, final int slotIndex, final UnsafeBuffer view)
+    {
+        this.slab = slab;
+        this.slotIndex = slotIndex;
+        this.view = view;
+    }
+
+    /**
+     * Returns a zero-copy view of the whole slot ({@link BlockSlab#slotSize()} bytes; {@link #length()} says how
+     * many are in use). The view is valid while the caller holds a reference. The slot is not cleared between
+     * allocations: write before you read.
+     *
+     * @return the view of the slot.
+     * @throws IllegalStateException if every reference has been released.
+     */
+    public MutableDirectBuffer buffer()
+    {
+        checkLive();
+        return view;
+    }
+
+    /**
+     * Returns the number of bytes in use, from the start of the slot.
+     *
+     * @return bytes in use, 0 until {@link #length(int)} sets it.
+     * @throws IllegalStateException if every reference has been released.
+     */
+    public int length()
+    {
+        checkLive();
+        return length;
+    }
+
+    /**
+     * Sets how many bytes of the slot are in use; the writer sets it before publishing the handle to readers.
+     *
+     * @param length bytes in use, in {@code [0, slotSize]}.
+     * @return this handle.
+     * @throws IllegalArgumentException if {@code length} is out of range.
+     * @throws IllegalStateException    if every reference has been released.
+     */
+    public BlockRef length(final int length)
+    {
+        checkLive();
+        final int slotSize = slab.slotSize();
+        if (length < 0 || length > slotSize)
+        {
+            throw new IllegalArgumentException(
+                "length must be in [0, " + slotSize + "] for slot " + slotIndex + ": " + length);
+        }
+        this.length = length;
+        return this;
+    }
+
+    /**
+     * Returns the index of the slot in its slab; stable for the life of the handle.
+     *
+     * @return the slot index.
+     */
+    public int slotIndex()
+    {
+        return slotIndex;
+    }
+
+    /**
+     * Returns the number of references currently held; 0 once released. For diagnostics and tests.
+     *
+     * @return the reference count.
+     */
+    public int refCount()
+    {
+        return refCount;
+    }
+
+    /**
+     * Returns whether the last reference has been released (the slot is back in, or on its way to, the free list).
+     *
+     * @return true if released.
+     */
+    public boolean isReleased()
+    {
+        return refCount <= 0;
+    }
+
+    /**
+     * Takes one more reference unless the last one is already gone. Lock-free, no allocation.
+     *
+     * @return true if the caller now holds a reference and must {@link #release()} it; false if the slot is gone.
+     */
+    public boolean tryRetain()
+    {
+        while (true)
+        {
+            final int count = refCount;
+            if (count <= 0)
+            {
+                return false;
+            }
+            if (count == Integer.MAX_VALUE)
+            {
+                throw new IllegalStateException("reference count overflow on slot " + slotIndex);
+            }
+            if (REF_COUNT.compareAndSet(this, count, count + 1))
+            {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Drops one reference; when the last goes, the slot returns to the slab's free list. Lock-free, no allocation.
+     *
+     * @throws IllegalStateException if every reference has already been released (a double release).
+     */
+    public void release()
+    {
+        while (true)
+        {
+            final int count = refCount;
+            if (count <= 0)
+            {
+                throw new IllegalStateException("BlockRef for slot " + slotIndex + " was already released");
+            }
+            if (REF_COUNT.compareAndSet(this, count, count - 1))
+            {
+                if (count == 1)
+                {
+                    // Shrink the view before the slot can be handed out again, so a stale view fails bounds checks.
+                    view.wrap(EMPTY);
+                    slab.freeSlot(slotIndex);
+                }
+                return;
+            }
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public String toString()
+    {
+        return "BlockRef{slot=" + slotIndex + ", refCount=" + refCount + ", length=" + length + '}';
+    }
+
+    private void checkLive()
+    {
+        if (refCount <= 0)
+        {
+            throw new IllegalStateException("BlockRef for slot " + slotIndex + " used after release");
+        }
+    }
+}

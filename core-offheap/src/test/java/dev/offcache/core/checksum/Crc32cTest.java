@@ -1,0 +1,90 @@
+package dev.offcache.core.checksum;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Random;
+import java.util.zip.CRC32C;
+
+import org.agrona.BufferUtil;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+class Crc32cTest
+{
+    private static int reference(final byte[] bytes, final int offset, final int length)
+    {
+        final CRC32C crc = new CRC32C();
+        crc.update(bytes, offset, length);
+        return (int) crc.getValue();
+    }
+
+    @Test
+    void knownCheckValueOfStandardVector()
+    {
+        // The CRC-32C check value of "123456789" from the Castagnoli/iSCSI catalogue.
+        final byte[] bytes = "123456789".getBytes(StandardCharsets.US_ASCII);
+        assertEquals(0xE3069283, Crc32c.compute(new UnsafeBuffer(bytes), 0, bytes.length));
+    }
+
+    @Test
+    void offHeapHeapAndSlicedBuffersAgreeWithJdk()
+    {
+        final Random random = new Random(42);
+        final byte[] bytes = new byte[70_000];
+        random.nextBytes(bytes);
+        final ByteBuffer direct = ByteBuffer.allocateDirect(bytes.length);
+        try
+        {
+            final UnsafeBuffer offHeap = new UnsafeBuffer(direct);
+            offHeap.putBytes(0, bytes);
+            final UnsafeBuffer heap = new UnsafeBuffer(bytes);
+            final UnsafeBuffer heapSlice = new UnsafeBuffer(bytes, 100, 5_000);
+            final ExpandableArrayBuffer expandable = new ExpandableArrayBuffer(bytes.length);
+            expandable.putBytes(0, bytes);
+            for (final int[] range : new int[][]{{0, 0}, {0, 1}, {3, 17}, {1, 65_536}, {12, 69_988}})
+            {
+                final int expected = reference(bytes, range[0], range[1]);
+                assertEquals(expected, Crc32c.compute(offHeap, range[0], range[1]), "off-heap " + range[0]);
+                assertEquals(expected, Crc32c.compute(heap, range[0], range[1]), "heap " + range[0]);
+                assertEquals(expected, Crc32c.compute(expandable, range[0], range[1]), "expandable " + range[0]);
+            }
+            assertEquals(reference(bytes, 110, 300), Crc32c.compute(heapSlice, 10, 300));
+            assertEquals(reference(bytes, 110, 300), Crc32c.compute(new UnsafeBuffer(offHeap, 100, 5_000), 10, 300));
+        }
+        finally
+        {
+            BufferUtil.free(direct);
+        }
+    }
+
+    @Test
+    void aFlippedBitChangesTheChecksum()
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(4096));
+        try
+        {
+            final int before = Crc32c.compute(buffer, 0, 4096);
+            buffer.putByte(2048, (byte) 1);
+            assertNotEquals(before, Crc32c.compute(buffer, 0, 4096));
+        }
+        finally
+        {
+            BufferUtil.free(buffer);
+        }
+    }
+
+    @Test
+    void rangeOutsideTheBufferIsRejected()
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[16]);
+        assertThrows(IndexOutOfBoundsException.class, () -> Crc32c.compute(buffer, -1, 4));
+        assertThrows(IndexOutOfBoundsException.class, () -> Crc32c.compute(buffer, 0, -1));
+        assertThrows(IndexOutOfBoundsException.class, () -> Crc32c.compute(buffer, 10, 7));
+        assertThrows(IndexOutOfBoundsException.class, () -> Crc32c.compute(buffer, Integer.MAX_VALUE, 2));
+    }
+}
