@@ -47,11 +47,39 @@ public final class PrometheusText
         return sample(name, "gauge", help, labels, value);
     }
 
+    /**
+     * A summary with the 0.5, 0.99 and 0.999 quantiles.
+     *
+     * @param name  metric name, in seconds.
+     * @param help  one line of help.
+     * @param count observations.
+     * @param sum   sum of observations.
+     * @param p50   median.
+     * @param p99   99th percentile.
+     * @param p999  99.9th percentile.
+     * @return this.
+     */
+    public PrometheusText summary(
+        final String name, final String help, final long count, final double sum, final double p50,
+        final double p99, final double p999)
+    {
+        sample(name, "summary", help, "quantile=\"0.5\"", p50);
+        sample(name, "summary", help, "quantile=\"0.99\"", p99);
+        sample(name, "summary", help, "quantile=\"0.999\"", p999);
+        out.append(name).append("_sum ").append(sum).append('\n');
+        out.append(name).append("_count ").append(count).append('\n');
+        return this;
+    }
+
     private PrometheusText sample(
         final String name, final String type, final String help, final String labels, final double value)
     {
         if (!name.equals(lastFamily))
         {
+            if (help.isEmpty())
+            {
+                throw new IllegalArgumentException("the first sample of " + name + " needs its help text");
+            }
             out.append("# HELP ").append(name).append(' ').append(help).append('\n');
             out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
             lastFamily = name;

@@ -431,6 +431,16 @@ public final class TieredBlockStore implements BlockStore
     }
 
     /**
+     * Blocks resident in RAM.
+     *
+     * @return the count.
+     */
+    public int ramBlocks()
+    {
+        return (int) metrics.ramBlocks.get();
+    }
+
+    /**
      * The block size.
      *
      * @return bytes.
