@@ -52,6 +52,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     private final ArrayDeque<FullHttpRequest> queued = new ArrayDeque<>();
     private boolean busy;
     private ResponseStream current;
+    private ServerState.InFlight inFlight;
 
     RequestHandler(final ServerResources resources)
     {
@@ -80,7 +81,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         {
             final FullHttpRequest request = queued.poll();
             busy = true;
-            resources.state().responseStarted();
+            inFlight = resources.state().new InFlight();
             try
             {
                 handle(ctx, request);
@@ -107,12 +108,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     /** Called when the current response is fully written (or handed to the socket). */
     void responseDone(final ChannelHandlerContext ctx, final boolean keepAlive)
     {
-        if (busy)
-        {
-            busy = false;
-            current = null;
-            resources.state().responseEnded();
-        }
+        busy = false;
+        current = null;
         if (keepAlive && ctx.channel().isActive())
         {
             handleNext(ctx);
@@ -155,6 +152,11 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
             final boolean ready = resources.state().ready();
             respond(ctx, "ready", ready ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
                 json("status", ready ? "ready" : "not ready"), keepAlive);
+            return;
+        }
+        if (!resources.state().ready())
+        {
+            respond(ctx, "other", HttpResponseStatus.SERVICE_UNAVAILABLE, "server is shutting down", false);
             return;
         }
         if (null != resources.apiKeys() &&
@@ -545,7 +547,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final long startNanos)
     {
         current = new ResponseStream(
-            ctx, this, resources, endpoint, key, starts, lengths, framed, response, keepAlive, startNanos);
+            ctx, this, resources, inFlight, endpoint, key, starts, lengths, framed, response, keepAlive, startNanos);
         current.pump();
     }
 
@@ -611,14 +613,15 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         HttpUtil.setKeepAlive(response, keepAlive);
         resources.metrics().request(endpoint, response.status().code());
         resources.metrics().responseBytes.add(response.content().readableBytes());
-        if (keepAlive)
+        final ServerState.InFlight sent = inFlight;
+        ctx.writeAndFlush(response).addListener((ChannelFutureListener) (f) ->
         {
-            ctx.writeAndFlush(response);
-        }
-        else
-        {
-            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
-        }
+            sent.end();
+            if (!keepAlive)
+            {
+                f.channel().close();
+            }
+        });
         responseDone(ctx, keepAlive);
     }
 
@@ -640,10 +643,10 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
             current.abort();
             current = null;
         }
-        if (busy)
+        busy = false;
+        if (null != inFlight)
         {
-            busy = false;
-            resources.state().responseEnded();
+            inFlight.end();
         }
         releaseQueued();
         ctx.fireChannelInactive();

@@ -25,6 +25,7 @@ final class ResponseStream
 {
     private final ChannelHandlerContext ctx;
     private final RequestHandler handler;
+    private final ServerState.InFlight inFlight;
     private final RangeSource source;
     private final MemoryBudget budget;
     private final HttpMetrics metrics;
@@ -46,6 +47,7 @@ final class ResponseStream
         final ChannelHandlerContext ctx,
         final RequestHandler handler,
         final ServerResources resources,
+        final ServerState.InFlight inFlight,
         final String endpoint,
         final String key,
         final long[] starts,
@@ -57,6 +59,7 @@ final class ResponseStream
     {
         this.ctx = ctx;
         this.handler = handler;
+        this.inFlight = inFlight;
         this.source = resources.source();
         this.budget = resources.budget();
         this.metrics = resources.metrics();
@@ -211,6 +214,7 @@ final class ResponseStream
         ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener((ChannelFutureListener) (f) ->
         {
             metrics.completed(System.nanoTime() - startNanos);
+            inFlight.end();
             if (!keepAlive || !f.isSuccess())
             {
                 f.channel().close();
@@ -223,6 +227,7 @@ final class ResponseStream
     void abort()
     {
         finished = true;
+        inFlight.end();
     }
 
     boolean finished()

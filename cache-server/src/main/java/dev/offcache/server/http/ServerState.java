@@ -32,4 +32,27 @@ final class ServerState
     {
         return activeResponses.get();
     }
+
+    /**
+     * One response's share of the active count: taken when its request is picked up, given back once, when its
+     * last byte has left (write completed) or the connection is gone.
+     */
+    final class InFlight
+    {
+        private boolean ended;
+
+        InFlight()
+        {
+            responseStarted();
+        }
+
+        void end()
+        {
+            if (!ended)
+            {
+                ended = true;
+                responseEnded();
+            }
+        }
+    }
 }

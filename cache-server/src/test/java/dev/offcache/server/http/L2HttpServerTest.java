@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -381,6 +382,57 @@ class L2HttpServerTest
             assertArrayEquals(Arrays.copyOfRange(nested, 5, 10), third.body);
             assertEquals(200, RawResponse.read(in).status);
             assertEquals(-1, in.read(), "closed after Connection: close");
+        }
+    }
+
+    @Test
+    void shutdownDrainsInFlightResponsesAndRefusesNewConnections() throws Exception
+    {
+        try (Socket slow = new Socket())
+        {
+            slow.setReceiveBufferSize(4096);
+            slow.connect(new InetSocketAddress("127.0.0.1", harness.port()));
+            slow.setSoTimeout(20_000);
+            slow.getOutputStream().write(("GET /obj/big.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                ServerHarness.KEY + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            final InputStream in = slow.getInputStream();
+            final byte[] first = in.readNBytes(1000);
+            assertEquals(1000, first.length);
+
+            final Thread closer = new Thread(harness.server::close);
+            closer.start();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            boolean refused = false;
+            while (!refused && System.nanoTime() < deadline)
+            {
+                try
+                {
+                    new Socket("127.0.0.1", harness.port()).close();
+                    Thread.sleep(10);
+                }
+                catch (final IOException ex)
+                {
+                    refused = true;
+                }
+            }
+            assertTrue(refused, "new connections are refused while draining");
+            assertTrue(closer.isAlive(), "close waits for the in-flight response");
+
+            final ByteArrayOutputStream rest = new ByteArrayOutputStream();
+            rest.write(first);
+            final byte[] chunk = new byte[8192];
+            int read;
+            while ((read = in.read(chunk)) >= 0)
+            {
+                rest.write(chunk, 0, read);
+                Thread.sleep(1);
+            }
+            final byte[] all = rest.toByteArray();
+            final String head = new String(all, 0, 300, StandardCharsets.ISO_8859_1);
+            final int bodyStart = head.indexOf("\r\n\r\n") + 4;
+            assertArrayEquals(big, Arrays.copyOfRange(all, bodyStart, all.length), "the response completed");
+            closer.join(15_000);
+            assertFalse(closer.isAlive());
         }
     }
 
