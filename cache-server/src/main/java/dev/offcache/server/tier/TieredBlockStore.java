@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.core.slab.BlockSlab;
@@ -45,6 +46,7 @@ public final class TieredBlockStore implements BlockStore
     private final ObjectNames names;
     private final BlockingQueue<Spill> spills;
     private final Thread spillWriter;
+    private final AtomicInteger spillsPending = new AtomicInteger();
     private volatile boolean closed;
 
     private record Spill(ObjectName name, long blockIndex, BlockRef ref)
@@ -326,8 +328,10 @@ public final class TieredBlockStore implements BlockStore
     private void spill(final RamTier.Node node)
     {
         final ObjectName name = names.nameOf(BlockKeys.objectId(node.key));
+        spillsPending.incrementAndGet();
         if (null == name || closed || !spills.offer(new Spill(name, BlockKeys.blockIndex(node.key), node.ref)))
         {
+            spillsPending.decrementAndGet();
             metrics.spillsDropped.increment();
             node.ref.release();
             return;
@@ -373,7 +377,29 @@ public final class TieredBlockStore implements BlockStore
         finally
         {
             spill.ref().release();
+            spillsPending.decrementAndGet();
         }
+    }
+
+    /**
+     * Waits until every queued spill has been written (or failed).
+     *
+     * @param timeoutMs how long to wait at most.
+     * @return whether no spill is pending.
+     */
+    boolean awaitSpillsWritten(final long timeoutMs)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (spillsPending.get() > 0)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                return false;
+            }
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+        return true;
     }
 
     /**
@@ -487,6 +513,7 @@ public final class TieredBlockStore implements BlockStore
             final ObjectName name = names.nameOf(BlockKeys.objectId(node.key));
             if (null != name)
             {
+                spillsPending.incrementAndGet();
                 writeSpill(new Spill(name, BlockKeys.blockIndex(node.key), node.ref));
             }
             else
