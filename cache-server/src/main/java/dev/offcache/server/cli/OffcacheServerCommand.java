@@ -93,6 +93,10 @@ public final class OffcacheServerCommand implements Callable<Integer>
         description = "Threads for origin and disk reads (env OFFCACHE_FETCH_THREADS). Default: ${DEFAULT-VALUE}.")
     int fetchThreads;
 
+    @Option(names = "--max-connections", defaultValue = "10000", paramLabel = "N",
+        description = "Most open client connections (env OFFCACHE_MAX_CONNECTIONS). Default: ${DEFAULT-VALUE}.")
+    int maxConnections;
+
     @Option(names = "--prefetch-queue", defaultValue = "1024", paramLabel = "N",
         description = "Prefetch requests that may wait; more are dropped (env OFFCACHE_PREFETCH_QUEUE). " +
             "Default: ${DEFAULT-VALUE}.")
@@ -256,6 +260,7 @@ public final class OffcacheServerCommand implements Callable<Integer>
             throw invalid("--io-threads", "must be >= 0, was " + ioThreads);
         }
         positive("--fetch-threads", fetchThreads);
+        positive("--max-connections", maxConnections);
         positive("--prefetch-queue", prefetchQueue);
         positive("--prefetch-threads", prefetchThreads);
         positive("--max-ranges", maxRanges);

@@ -99,6 +99,7 @@ public final class ServerProgram implements AutoCloseable
                 .maxKeyLength(options.maxKeyLength)
                 .maxRanges(options.maxRanges)
                 .maxBodyBytes(options.maxBodyKb * 1024)
+                .maxConnections(options.maxConnections)
                 .memoryBudgetBytes(options.memoryBudgetMb * 1024L * 1024)
                 .prefetchQueueCapacity(options.prefetchQueue)
                 .prefetchThreads(options.prefetchThreads)

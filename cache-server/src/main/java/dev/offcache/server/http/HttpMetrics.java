@@ -23,6 +23,7 @@ public final class HttpMetrics
     final LongAdder prefetchFailed = new LongAdder();
     final LongAdder streamsAborted = new LongAdder();
     final LongAdder budgetWaits = new LongAdder();
+    final LongAdder connectionsRefused = new LongAdder();
     private final ConcurrentHistogram firstByteMicros = new ConcurrentHistogram(3_600_000_000L, 2);
     private final ConcurrentHistogram responseMicros = new ConcurrentHistogram(3_600_000_000L, 2);
 
@@ -74,6 +75,8 @@ public final class HttpMetrics
             responseBytes.sum())
             .counter("offcache_server_http_streams_aborted_total", "Responses cut after headers were sent.", "",
                 streamsAborted.sum())
+            .counter("offcache_server_http_connections_refused_total", "Connections closed: over the limit.", "",
+                connectionsRefused.sum())
             .counter("offcache_server_memory_budget_waits_total", "Chunks that waited for the memory budget.", "",
                 budgetWaits.sum())
             .counter("offcache_server_prefetch_requests_total", "Prefetch entries by outcome.",

@@ -63,6 +63,7 @@ public final class L2HttpServer implements AutoCloseable
         private List<String> allowedPrefixes = List.of();
         private int maxRanges = 4096;
         private int maxBodyBytes = 1024 * 1024;
+        private int maxConnections = 10_000;
         private int prefetchQueueCapacity = 1024;
         private int prefetchThreads = 2;
         private Duration shutdownGrace = Duration.ofSeconds(10);
@@ -204,6 +205,18 @@ public final class L2HttpServer implements AutoCloseable
         }
 
         /**
+         * Most open client connections; further ones are closed at once.
+         *
+         * @param connections the limit.
+         * @return this.
+         */
+        public Context maxConnections(final int connections)
+        {
+            this.maxConnections = connections;
+            return this;
+        }
+
+        /**
          * Prefetch requests that may wait before new ones are dropped.
          *
          * @param capacity the queue's capacity.
@@ -285,8 +298,8 @@ public final class L2HttpServer implements AutoCloseable
                 throw new IllegalArgumentException("memory budget " + memoryBudgetBytes + " is below one block (" +
                     source.blockSize() + ")");
             }
-            if (maxRanges < 1 || maxBodyBytes < 1024 || prefetchQueueCapacity < 1 || prefetchThreads < 1 ||
-                ioThreads < 0)
+            if (maxRanges < 1 || maxBodyBytes < 1024 || maxConnections < 1 || prefetchQueueCapacity < 1 ||
+                prefetchThreads < 1 || ioThreads < 0)
             {
                 throw new IllegalArgumentException("limits must be positive");
             }
@@ -326,6 +339,12 @@ public final class L2HttpServer implements AutoCloseable
                     @Override
                     protected void initChannel(final SocketChannel channel)
                     {
+                        if (channels.size() >= ctx.maxConnections)
+                        {
+                            metrics.connectionsRefused.increment();
+                            channel.close();
+                            return;
+                        }
                         channels.add(channel);
                         channel.pipeline()
                             .addLast("idle", new IdleStateHandler(0, 0, ctx.idleTimeout.toMillis(),
