@@ -160,7 +160,7 @@ public final class ReadThroughSource implements RangeSource
             for (long index = offset / blockSize; index * blockSize < end; index++)
             {
                 final long blockKey = BlockKeys.pack(id, index);
-                if (!store.inRam(blockKey) && !store.onSsd(blockKey))
+                if (!store.holds(blockKey))
                 {
                     final ByteBuffer block = fetch(key, index);
                     store.put(blockKey, new UnsafeBuffer(block), 0, block.limit(), FetchClass.PREFETCH);

@@ -23,6 +23,8 @@ final class RamTier
     private final int residentLimit;
     private final TierMetrics metrics;
     private final Long2ObjectHashMap<Node> nodes = new Long2ObjectHashMap<>();
+    /** Evicted blocks on their way to SSD: still served, so there is no gap between the tiers. */
+    private final Long2ObjectHashMap<Node> spilling = new Long2ObjectHashMap<>();
     private final Node head = new Node(-1, null, false);
     private long heldBytes;
 
@@ -60,7 +62,12 @@ final class RamTier
     synchronized BlockRef acquire(final long key)
     {
         final Node node = nodes.get(key);
-        if (null == node || !node.ref.tryRetain())
+        if (null == node)
+        {
+            final Node leaving = spilling.get(key);
+            return null != leaving && leaving.ref.tryRetain() ? leaving.ref : null;
+        }
+        if (!node.ref.tryRetain())
         {
             return null;
         }
@@ -71,7 +78,18 @@ final class RamTier
 
     synchronized boolean contains(final long key)
     {
+        return nodes.containsKey(key) || spilling.containsKey(key);
+    }
+
+    synchronized boolean resident(final long key)
+    {
         return nodes.containsKey(key);
+    }
+
+    /** The spill of an evicted block is over (written, failed or dropped); the caller then releases its ref. */
+    synchronized void spillDone(final Node node)
+    {
+        spilling.remove(node.key, node);
     }
 
     /**
@@ -107,6 +125,7 @@ final class RamTier
         }
         else
         {
+            spilling.put(victim.key, victim);
             toSpill.add(victim);
         }
     }

@@ -49,8 +49,12 @@ public final class TieredBlockStore implements BlockStore
     private final AtomicInteger spillsPending = new AtomicInteger();
     private volatile boolean closed;
 
-    private record Spill(ObjectName name, long blockIndex, BlockRef ref)
+    private record Spill(ObjectName name, long blockIndex, RamTier.Node node)
     {
+        BlockRef ref()
+        {
+            return node.ref;
+        }
     }
 
     /** Configuration of a {@link TieredBlockStore}; {@link #conclude()} checks it. */
@@ -329,10 +333,11 @@ public final class TieredBlockStore implements BlockStore
     {
         final ObjectName name = names.nameOf(BlockKeys.objectId(node.key));
         spillsPending.incrementAndGet();
-        if (null == name || closed || !spills.offer(new Spill(name, BlockKeys.blockIndex(node.key), node.ref)))
+        if (null == name || closed || !spills.offer(new Spill(name, BlockKeys.blockIndex(node.key), node)))
         {
             spillsPending.decrementAndGet();
             metrics.spillsDropped.increment();
+            ram.spillDone(node);
             node.ref.release();
             return;
         }
@@ -376,6 +381,7 @@ public final class TieredBlockStore implements BlockStore
         }
         finally
         {
+            ram.spillDone(spill.node());
             spill.ref().release();
             spillsPending.decrementAndGet();
         }
@@ -410,7 +416,18 @@ public final class TieredBlockStore implements BlockStore
      */
     public boolean inRam(final long blockKey)
     {
-        return ram.contains(blockKey);
+        return ram.resident(blockKey);
+    }
+
+    /**
+     * Whether either tier holds a block (including one evicted from RAM and still being spilled).
+     *
+     * @param blockKey the packed key.
+     * @return whether a lookup would find it.
+     */
+    public boolean holds(final long blockKey)
+    {
+        return ram.contains(blockKey) || onSsd(blockKey);
     }
 
     /**
@@ -514,7 +531,7 @@ public final class TieredBlockStore implements BlockStore
             if (null != name)
             {
                 spillsPending.incrementAndGet();
-                writeSpill(new Spill(name, BlockKeys.blockIndex(node.key), node.ref));
+                writeSpill(new Spill(name, BlockKeys.blockIndex(node.key), node));
             }
             else
             {
