@@ -1,5 +1,6 @@
 package dev.offcache.server.http;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -97,7 +98,7 @@ class RequestParsingProperties
 
     private static boolean valid(final String key, final int maxLength)
     {
-        return !key.isEmpty() && key.length() <= maxLength && !key.startsWith("/") &&
+        return !key.isEmpty() && key.getBytes(StandardCharsets.UTF_8).length <= maxLength && !key.startsWith("/") &&
             key.chars().noneMatch((c) -> c < 0x20 || c == 0x7F || c == '\\') &&
             List.of(key.split("/", -1)).stream().noneMatch((s) -> s.isEmpty() || s.equals(".") || s.equals(".."));
     }
