@@ -339,7 +339,8 @@ class L2HttpServerTest
     void badInputGetsClearErrorsAndTheServerStaysUp() throws Exception
     {
         for (final String path : new String[] {"/obj/../big.bin", "/obj/dir/../../x", "/obj/%2e%2e/big.bin",
-            "/obj//etc/passwd", "/obj/", "/obj/a//b", "/obj/a%00b", "/obj/" + "k".repeat(2000), "/obj/%zz", "/obj/" + "%C3%A9".repeat(600)})
+            "/obj//etc/passwd", "/obj/", "/obj/a//b", "/obj/a%00b", "/obj/" + "k".repeat(2000), "/obj/%zz",
+            "/obj/" + "%C3%A9".repeat(600)})
         {
             final String response = raw("GET " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
                 ServerHarness.KEY + "\r\n\r\n");
