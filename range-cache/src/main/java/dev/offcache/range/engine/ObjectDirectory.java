@@ -2,6 +2,7 @@ package dev.offcache.range.engine;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -24,6 +25,10 @@ import dev.offcache.range.store.BlockKeys;
  * was forgotten and interned again, can never address each other's blocks in a shared store; blocks of a forgotten
  * id simply age out of the store. Sizes above 2^48 are refused as implausible and never remembered, nor are
  * failures: the next read asks the origin again.
+ *
+ * <p>A reverse index (id → entry) lets a store that persists blocks name them durably by key: it holds exactly the
+ * ids whose entries are in the directory, kept in step with the bounded map's eviction (a synchronous eviction
+ * listener) and with explicit removals, so a forgotten id resolves to nothing, never to another key.
  */
 final class ObjectDirectory
 {
@@ -35,14 +40,29 @@ final class ObjectDirectory
     private final RangeMetrics metrics;
     private final long timeoutMs;
     private final Cache<String, ObjectEntry> entries;
-    private final Function<String, ObjectEntry> newEntry = (key) -> new ObjectEntry(key, nextId());
+    private final ConcurrentHashMap<Long, ObjectEntry> byId = new ConcurrentHashMap<>();
+    private final Function<String, ObjectEntry> newEntry = (key) ->
+    {
+        final ObjectEntry entry = new ObjectEntry(key, nextId());
+        byId.put(entry.id, entry);
+        return entry;
+    };
 
     ObjectDirectory(final ObjectStore origin, final RangeMetrics metrics, final int maxObjects, final long timeoutMs)
     {
         this.origin = origin;
         this.metrics = metrics;
         this.timeoutMs = timeoutMs;
-        this.entries = Caffeine.newBuilder().maximumSize(maxObjects).build();
+        this.entries = Caffeine.newBuilder()
+            .maximumSize(maxObjects)
+            .<String, ObjectEntry>evictionListener((key, entry, cause) ->
+            {
+                if (null != entry)
+                {
+                    byId.remove(entry.id, entry);
+                }
+            })
+            .build();
     }
 
     /**
@@ -120,7 +140,38 @@ final class ObjectDirectory
      */
     void invalidate(final String key)
     {
-        entries.invalidate(key);
+        final ObjectEntry removed = entries.asMap().remove(key);
+        if (null != removed)
+        {
+            byId.remove(removed.id, removed);
+        }
+    }
+
+    /**
+     * The key of an id this directory holds.
+     *
+     * @param objectId an interned id.
+     * @return the key, or {@code null} when the id is not (or no longer) interned here.
+     */
+    String keyOf(final long objectId)
+    {
+        final ObjectEntry entry = byId.get(objectId);
+        return null != entry ? entry.key : null;
+    }
+
+    /**
+     * Ids in the reverse index, for tests: equals the directory's size once its maintenance has run.
+     *
+     * @return the count.
+     */
+    int reverseIndexSize()
+    {
+        return byId.size();
+    }
+
+    void cleanUp()
+    {
+        entries.cleanUp();
     }
 
     long estimatedSize()
@@ -132,7 +183,10 @@ final class ObjectDirectory
     {
         metrics.originError();
         entry.sizeRequest.set(null);
-        entries.asMap().remove(entry.key, entry);
+        if (entries.asMap().remove(entry.key, entry))
+        {
+            byId.remove(entry.id, entry);
+        }
         request.completeExceptionally(cause);
     }
 

@@ -562,6 +562,25 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
+     * Resolves an object id (the high bits of a block key this engine gave its store, {@link BlockKeys#objectId})
+     * back to the object's key, so a store that outlives the process can name blocks durably as
+     * {@code (namespace(), objectKey)}. Ids are process-local and never reused; an id whose entry the engine has
+     * forgotten (evicted past {@code maxObjects}, or invalidated by a put or delete) resolves to {@code null}.
+     *
+     * @param objectId an object id from a block key.
+     * @return the object key, or {@code null} when this engine does not (or no longer) know the id.
+     */
+    public String objectKey(final long objectId)
+    {
+        return directory.keyOf(objectId);
+    }
+
+    ObjectDirectory directory()
+    {
+        return directory;
+    }
+
+    /**
      * Closes the store, the origin, the staging memory and the counters. Reads in flight fail.
      */
     @Override
