@@ -19,6 +19,7 @@ import dev.offcache.range.config.RangeCacheContext;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.metrics.MetricNames;
 import dev.offcache.range.origin.FileSystemOrigin;
+import dev.offcache.server.source.EngineObjectNames;
 import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
 import org.junit.jupiter.api.Test;
@@ -26,12 +27,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The HTTP server over the real range-cache engine (single flight, coalescing, fetch budget) and the tiered store:
- * exact bytes for concurrent whole-object and random-range reads, each byte fetched from the origin once.
- * (The store resolves no object names here: the engine does not expose its id to key mapping yet, so this runs
- * the RAM tier only.)
+ * exact bytes for concurrent whole-object and random-range reads, each byte fetched from the origin once, with a
+ * RAM tier smaller than the object so blocks also come back from the SSD tier under the engine's names.
  */
 class EngineSourceTest
 {
@@ -48,12 +49,13 @@ class EngineSourceTest
         final byte[] big = L2HttpServerTest.random(11 * BLOCK + 77, 21);
         Files.write(originDir.resolve("big.bin"), big);
         final ExecutorService io = Executors.newFixedThreadPool(8);
+        final EngineObjectNames names = new EngineObjectNames();
         final TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
             .blockSize(BLOCK)
-            .ramBudgetBytes(16L * BLOCK)
+            .ramBudgetBytes(6L * BLOCK)
             .ssdBudgetBytes(64L * BLOCK)
             .ssdDir(tmp.resolve("ssd"))
-            .names((id) -> null));
+            .names(names));
         try (RangeCache cache = RangeCache.newBuilder()
             .origin(new FileSystemOrigin(originDir, 4))
             .l1Store(store)
@@ -67,6 +69,7 @@ class EngineSourceTest
                 .apiKeys(ApiKeys.parse(ServerHarness.KEY))
                 .memoryBudgetBytes(8L * BLOCK)))
         {
+            names.bind(cache);
             final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             final String url = "http://127.0.0.1:" + server.address().getPort() + "/obj/big.bin";
             final List<CompletableFuture<HttpResponse<byte[]>>> wholes = new ArrayList<>();
@@ -93,6 +96,7 @@ class EngineSourceTest
             }
             assertEquals(big.length, cache.metrics().value(MetricNames.ORIGIN_BYTES + MetricNames.DEMAND),
                 "single flight: every byte came from the origin once");
+            assertTrue(store.metrics().ssdHits() > 0, "some blocks came back from the SSD tier");
             assertEquals(404, client.send(HttpRequest.newBuilder(URI.create(url.replace("big", "nope")))
                 .header("Authorization", "Bearer " + ServerHarness.KEY).build(),
                 HttpResponse.BodyHandlers.discarding()).statusCode());

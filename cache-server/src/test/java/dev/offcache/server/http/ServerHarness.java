@@ -4,11 +4,16 @@ import java.nio.file.Path;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
-import dev.offcache.server.source.ObjectIdTable;
-import dev.offcache.server.source.ReadThroughSource;
+import dev.offcache.range.config.RangeCacheContext;
+import dev.offcache.range.engine.RangeCache;
+import dev.offcache.server.source.EngineObjectNames;
+import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
 
-/** A real server on 127.0.0.1 over a tiered store and a counting local origin, closed in the right order. */
+/**
+ * A real server on 127.0.0.1 over the range-cache engine (tiered store, the engine's names for the SSD tier) and a
+ * counting local origin, wired as {@code offcache-server} wires them, closed in the right order.
+ */
 final class ServerHarness implements AutoCloseable
 {
     static final String KEY = "test-key-0123456789abcdef";
@@ -16,6 +21,7 @@ final class ServerHarness implements AutoCloseable
 
     final CountingOrigin origin;
     final TieredBlockStore store;
+    final RangeCache cache;
     final ExecutorService io = Executors.newFixedThreadPool(8);
     final L2HttpServer server;
 
@@ -23,14 +29,21 @@ final class ServerHarness implements AutoCloseable
         final TransportKind transport) throws InterruptedException
     {
         origin = new CountingOrigin(originDir);
-        final ObjectIdTable ids = new ObjectIdTable();
+        final EngineObjectNames names = new EngineObjectNames();
         store = TieredBlockStore.open(new TieredBlockStore.Context()
             .blockSize(BLOCK)
             .ramBudgetBytes((long) ramBlocks * BLOCK)
             .ssdBudgetBytes(256L * BLOCK)
             .ssdDir(ssdDir)
-            .names(ids));
-        final ReadThroughSource source = new ReadThroughSource(store, origin, ids, io);
+            .names(names));
+        cache = RangeCache.newBuilder()
+            .origin(origin)
+            .l1Store(store)
+            .tier(RangeCacheContext.Tier.L2)
+            .blockSize(BLOCK)
+            .build();
+        names.bind(cache);
+        final EngineRangeSource source = new EngineRangeSource(cache, io);
         server = L2HttpServer.start(new L2HttpServer.Context()
             .listen("127.0.0.1", 0)
             .transport(transport)
@@ -58,6 +71,6 @@ final class ServerHarness implements AutoCloseable
     {
         server.close();
         io.shutdownNow();
-        store.close();
+        cache.close();
     }
 }
