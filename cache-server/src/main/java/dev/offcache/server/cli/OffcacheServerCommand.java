@@ -1,6 +1,8 @@
 package dev.offcache.server.cli;
 
 import java.io.PrintWriter;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -11,6 +13,9 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
+import dev.offcache.range.origin.FileSystemOrigin;
+import dev.offcache.range.origin.ObjectStore;
+import dev.offcache.range.origin.S3Origin;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.TransportKind;
 import picocli.CommandLine;
@@ -43,6 +48,28 @@ public final class OffcacheServerCommand implements Callable<Integer>
         description = "Local directory served as the origin (env OFFCACHE_ORIGIN_DIR). Default: a sample " +
             "directory under the temp dir, created with a few objects; implies a generated API key.")
     Path originDir;
+
+    @Option(names = "--s3-endpoint", paramLabel = "URL",
+        description = "S3-compatible endpoint of an S3 origin, e.g. https://s3.eu-west-1.amazonaws.com or " +
+            "http://127.0.0.1:9000; path-style addressing (env OFFCACHE_S3_ENDPOINT). Needs --s3-bucket.")
+    String s3Endpoint;
+
+    @Option(names = "--s3-bucket", paramLabel = "BUCKET",
+        description = "Bucket served as the origin; selects the S3 origin instead of a directory " +
+            "(env OFFCACHE_S3_BUCKET).")
+    String s3Bucket;
+
+    @Option(names = "--s3-region", defaultValue = "us-east-1", paramLabel = "REGION",
+        description = "Signing region of the S3 origin (env OFFCACHE_S3_REGION). Default: ${DEFAULT-VALUE}.")
+    String s3Region;
+
+    @Option(names = "--s3-access-key", paramLabel = "KEY",
+        description = "Access key of the S3 origin (env OFFCACHE_S3_ACCESS_KEY; prefer the environment).")
+    String s3AccessKey;
+
+    @Option(names = "--s3-secret-key", paramLabel = "SECRET",
+        description = "Secret key of the S3 origin (env OFFCACHE_S3_SECRET_KEY; prefer the environment).")
+    String s3SecretKey;
 
     @Option(names = "--disk-path", paramLabel = "DIR",
         description = "SSD tier directory, kept across restarts (env OFFCACHE_DISK_PATH). Default: a temporary " +
@@ -90,7 +117,8 @@ public final class OffcacheServerCommand implements Callable<Integer>
     int ioThreads;
 
     @Option(names = "--fetch-threads", defaultValue = "16", paramLabel = "N",
-        description = "Threads for origin and disk reads (env OFFCACHE_FETCH_THREADS). Default: ${DEFAULT-VALUE}.")
+        description = "Threads that wait on the cache engine for HTTP reads (SSD reads, origin fetches), also the " +
+            "local origin's I/O threads (env OFFCACHE_FETCH_THREADS). Default: ${DEFAULT-VALUE}.")
     int fetchThreads;
 
     @Option(names = "--max-connections", defaultValue = "10000", paramLabel = "N",
@@ -189,15 +217,16 @@ public final class OffcacheServerCommand implements Callable<Integer>
     {
         validate();
         final PrintWriter out = spec.commandLine().getOut();
-        final boolean embedded = null == originDir;
-        final Path origin = embedded ? Path.of(System.getProperty("java.io.tmpdir"), "offcache-origin") : originDir;
+        final boolean s3 = null != s3Bucket;
+        final boolean embedded = null == originDir && !s3;
+        final Path dir = embedded ? Path.of(System.getProperty("java.io.tmpdir"), "offcache-origin") : originDir;
         if (embedded)
         {
-            SampleObjects.createIfEmpty(origin);
+            SampleObjects.createIfEmpty(dir);
         }
-        else if (!Files.isDirectory(origin))
+        else if (!s3 && !Files.isDirectory(dir))
         {
-            throw invalid("--origin-dir", "is not a directory: " + origin);
+            throw invalid("--origin-dir", "is not a directory: " + dir);
         }
         String exampleKey = null;
         ApiKeys keys = null;
@@ -219,11 +248,14 @@ public final class OffcacheServerCommand implements Callable<Integer>
         }
         final boolean diskIsTemp = null == diskPath;
         final Path disk = diskIsTemp ? Files.createTempDirectory("offcache-ssd-") : diskPath;
+        final ObjectStore origin = s3 ?
+            S3Origin.create(s3EndpointUri(), s3Region, s3AccessKey, s3SecretKey, s3Bucket) :
+            new FileSystemOrigin(dir, fetchThreads);
         final ServerProgram started = ServerProgram.start(this, keys, exampleKey, origin, disk, diskIsTemp);
         program = started;
         final String base = "http://" + listenHost() + ":" + started.server().address().getPort();
         out.println("offcache-server listening on " + base + " (transport " + started.server().transport() +
-            ", origin " + origin + ", SSD tier " + disk + (diskIsTemp ? ", temporary" : "") + ")");
+            ", origin " + origin.namespace() + ", SSD tier " + disk + (diskIsTemp ? ", temporary" : "") + ")");
         if (null != exampleKey)
         {
             out.println("API key for this run: " + exampleKey);
@@ -276,6 +308,7 @@ public final class OffcacheServerCommand implements Callable<Integer>
         {
             throw invalid("--shutdown-grace-seconds", "must be >= 0, was " + shutdownGraceSeconds);
         }
+        validateS3();
         if (null != apiKeys && !apiKeys.isBlank())
         {
             try
@@ -286,6 +319,61 @@ public final class OffcacheServerCommand implements Callable<Integer>
             {
                 throw invalid("--api-keys", ex.getMessage());
             }
+        }
+    }
+
+    private void validateS3()
+    {
+        final boolean anyS3 = null != s3Endpoint || null != s3AccessKey || null != s3SecretKey;
+        if (null == s3Bucket)
+        {
+            if (anyS3)
+            {
+                throw invalid("--s3-bucket", "is required with --s3-endpoint and the S3 keys");
+            }
+            return;
+        }
+        if (s3Bucket.isBlank() || !s3Bucket.matches("[a-z0-9][a-z0-9.\\-]{1,61}[a-z0-9]"))
+        {
+            throw invalid("--s3-bucket", "is not a valid bucket name: '" + s3Bucket + "'");
+        }
+        if (null != originDir)
+        {
+            throw invalid("--s3-bucket", "cannot be combined with --origin-dir: choose one origin");
+        }
+        if (null == s3Endpoint)
+        {
+            throw invalid("--s3-endpoint", "is required with --s3-bucket");
+        }
+        s3EndpointUri();
+        if (null == s3Region || s3Region.isBlank())
+        {
+            throw invalid("--s3-region", "must not be empty");
+        }
+        if (null == s3AccessKey || s3AccessKey.isBlank())
+        {
+            throw invalid("--s3-access-key", "is required with --s3-bucket");
+        }
+        if (null == s3SecretKey || s3SecretKey.isBlank())
+        {
+            throw invalid("--s3-secret-key", "is required with --s3-bucket");
+        }
+    }
+
+    private URI s3EndpointUri()
+    {
+        try
+        {
+            final URI uri = new URI(s3Endpoint);
+            if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || null == uri.getHost())
+            {
+                throw invalid("--s3-endpoint", "must be an http or https URL with a host, was '" + s3Endpoint + "'");
+            }
+            return uri;
+        }
+        catch (final URISyntaxException ex)
+        {
+            throw invalid("--s3-endpoint", "is not a URL: '" + s3Endpoint + "'");
         }
     }
 

@@ -11,25 +11,29 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
+import dev.offcache.range.config.RangeCacheContext;
+import dev.offcache.range.engine.RangeCache;
+import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
-import dev.offcache.server.source.LocalDirectoryOrigin;
-import dev.offcache.server.source.ObjectIdTable;
-import dev.offcache.server.source.ReadThroughSource;
+import dev.offcache.server.source.EngineObjectNames;
+import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running L2 server assembled from checked options: the tiered store, the source over the origin, the HTTP front.
- * It owns all of them and closes them in order: HTTP (drain, stop prefetch) → fetch threads → store (spill RAM to
- * SSD) → a temporary SSD directory, if it made one.
+ * A running L2 server assembled from checked options: the range-cache engine (tier L2) over the origin with the
+ * tiered RAM + SSD store (which names its SSD blocks through the engine's {@link RangeCache#objectKey}), and the
+ * HTTP front over the engine. It owns all of them and closes them in order: HTTP (drain, stop prefetch) → fetch
+ * threads → engine (store: spill RAM to SSD; origin) → a temporary SSD directory, if it made one.
  */
 public final class ServerProgram implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(ServerProgram.class);
 
     private final TieredBlockStore store;
+    private final RangeCache cache;
     private final ExecutorService fetchThreads;
     private final L2HttpServer server;
     private final Path temporaryDiskPath;
@@ -38,12 +42,14 @@ public final class ServerProgram implements AutoCloseable
 
     private ServerProgram(
         final TieredBlockStore store,
+        final RangeCache cache,
         final ExecutorService fetchThreads,
         final L2HttpServer server,
         final Path temporaryDiskPath,
         final String apiKey)
     {
         this.store = store;
+        this.cache = cache;
         this.fetchThreads = fetchThreads;
         this.server = server;
         this.temporaryDiskPath = temporaryDiskPath;
@@ -56,7 +62,7 @@ public final class ServerProgram implements AutoCloseable
      * @param options    checked options.
      * @param apiKeys    the accepted keys (null with auth disabled).
      * @param apiKey     one key to print in the example, or null.
-     * @param originDir  the origin directory.
+     * @param origin     the origin; the program owns it (closed with the engine, or at once if start fails).
      * @param diskPath   the SSD tier's directory.
      * @param diskIsTemp whether to delete {@code diskPath} at close.
      * @return the running program.
@@ -66,17 +72,46 @@ public final class ServerProgram implements AutoCloseable
         final OffcacheServerCommand options,
         final ApiKeys apiKeys,
         final String apiKey,
-        final Path originDir,
+        final ObjectStore origin,
         final Path diskPath,
         final boolean diskIsTemp) throws InterruptedException
     {
-        final ObjectIdTable ids = new ObjectIdTable();
-        final TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
-            .blockSize(options.blockSizeKb * 1024)
-            .ramBudgetBytes(options.ramMb * 1024L * 1024)
-            .ssdBudgetBytes(options.diskMb * 1024L * 1024)
-            .ssdDir(diskPath)
-            .names(ids));
+        final int blockSize = options.blockSizeKb * 1024;
+        final EngineObjectNames names = new EngineObjectNames();
+        final RangeCache cache;
+        final TieredBlockStore store;
+        try
+        {
+            store = TieredBlockStore.open(new TieredBlockStore.Context()
+                .blockSize(blockSize)
+                .ramBudgetBytes(options.ramMb * 1024L * 1024)
+                .ssdBudgetBytes(options.diskMb * 1024L * 1024)
+                .ssdDir(diskPath)
+                .names(names));
+        }
+        catch (final RuntimeException ex)
+        {
+            origin.close();
+            throw ex;
+        }
+        try
+        {
+            cache = RangeCache.newBuilder()
+                .origin(origin)
+                .l1Store(store)
+                .tier(RangeCacheContext.Tier.L2)
+                .blockSize(blockSize)
+                .maxCoalescedGetBytes(Math.max(blockSize, RangeCacheContext.DEFAULT_MAX_COALESCED_GET_BYTES))
+                .build();
+        }
+        catch (final RuntimeException ex)
+        {
+            store.close();
+            origin.close();
+            throw ex;
+        }
+        // The store was opened before the engine that owns it: give it the engine's names now, before any read.
+        names.bind(cache);
         final AtomicInteger threadIds = new AtomicInteger();
         final ExecutorService fetchThreads = Executors.newFixedThreadPool(options.fetchThreads, (r) ->
         {
@@ -86,8 +121,7 @@ public final class ServerProgram implements AutoCloseable
         });
         try
         {
-            final ReadThroughSource source = new ReadThroughSource(
-                store, new LocalDirectoryOrigin(originDir), ids, fetchThreads);
+            final EngineRangeSource source = new EngineRangeSource(cache, fetchThreads);
             final L2HttpServer server = L2HttpServer.start(new L2HttpServer.Context()
                 .listen(options.listenHost(), options.listenPort())
                 .transport(options.transport)
@@ -104,13 +138,14 @@ public final class ServerProgram implements AutoCloseable
                 .prefetchQueueCapacity(options.prefetchQueue)
                 .prefetchThreads(options.prefetchThreads)
                 .shutdownGrace(Duration.ofSeconds(options.shutdownGraceSeconds))
-                .tierMetrics(store.metrics()));
-            return new ServerProgram(store, fetchThreads, server, diskIsTemp ? diskPath : null, apiKey);
+                .tierMetrics(store.metrics())
+                .moreMetrics(cache.metrics()::toPrometheusText));
+            return new ServerProgram(store, cache, fetchThreads, server, diskIsTemp ? diskPath : null, apiKey);
         }
         catch (final InterruptedException | RuntimeException ex)
         {
             fetchThreads.shutdownNow();
-            store.close();
+            cache.close();
             throw ex;
         }
     }
@@ -133,6 +168,16 @@ public final class ServerProgram implements AutoCloseable
     public TieredBlockStore store()
     {
         return store;
+    }
+
+    /**
+     * The range-cache engine the server reads through.
+     *
+     * @return the engine.
+     */
+    public RangeCache cache()
+    {
+        return cache;
     }
 
     /**
@@ -163,7 +208,7 @@ public final class ServerProgram implements AutoCloseable
         {
             Thread.currentThread().interrupt();
         }
-        store.close();
+        cache.close();
         if (null != temporaryDiskPath)
         {
             try (Stream<Path> paths = Files.walk(temporaryDiskPath))

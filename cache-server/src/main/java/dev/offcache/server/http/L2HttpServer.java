@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.offcache.server.source.RangeSource;
@@ -69,6 +70,7 @@ public final class L2HttpServer implements AutoCloseable
         private Duration shutdownGrace = Duration.ofSeconds(10);
         private Duration idleTimeout = Duration.ofSeconds(120);
         private TierMetrics tierMetrics;
+        private Supplier<String> moreMetrics;
 
         /**
          * Where to listen.
@@ -277,6 +279,18 @@ public final class L2HttpServer implements AutoCloseable
         }
 
         /**
+         * More Prometheus text to append to {@code /metrics}, such as the range-cache engine's counters.
+         *
+         * @param metrics renders the text on each scrape.
+         * @return this.
+         */
+        public Context moreMetrics(final Supplier<String> metrics)
+        {
+            this.moreMetrics = metrics;
+            return this;
+        }
+
+        /**
          * Checks the configuration.
          *
          * @return this.
@@ -322,6 +336,7 @@ public final class L2HttpServer implements AutoCloseable
             new PrefetchQueue(ctx.prefetchQueueCapacity, ctx.prefetchThreads, ctx.source, metrics),
             metrics,
             ctx.tierMetrics,
+            ctx.moreMetrics,
             new ObjectMapper(),
             new ServerState());
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());

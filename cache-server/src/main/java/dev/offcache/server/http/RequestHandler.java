@@ -9,8 +9,8 @@ import java.util.concurrent.RejectedExecutionException;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.offcache.range.origin.ObjectNotFoundException;
 import dev.offcache.server.metrics.PrometheusText;
-import dev.offcache.server.source.ObjectNotFoundException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
@@ -486,6 +486,10 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         }
         text.gauge("offcache_server_prefetch_queued", "Prefetch requests waiting.", "",
             resources.prefetch().queued());
+        if (null != resources.moreMetrics())
+        {
+            page.append(resources.moreMetrics().get());
+        }
         final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
             Unpooled.copiedBuffer(page, StandardCharsets.UTF_8));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
@@ -554,8 +558,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     void respondSourceFailure(
         final ChannelHandlerContext ctx, final String endpoint, final Throwable error, final boolean keepAlive)
     {
-        if (error instanceof ObjectNotFoundException ||
-            error instanceof dev.offcache.range.origin.ObjectNotFoundException)
+        if (error instanceof ObjectNotFoundException)
         {
             respond(ctx, endpoint, HttpResponseStatus.NOT_FOUND, error.getMessage(), keepAlive);
         }

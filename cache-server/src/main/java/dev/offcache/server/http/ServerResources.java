@@ -1,5 +1,7 @@
 package dev.offcache.server.http;
 
+import java.util.function.Supplier;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.offcache.server.source.RangeSource;
 import dev.offcache.server.tier.TierMetrics;
@@ -16,6 +18,7 @@ import dev.offcache.server.tier.TierMetrics;
  * @param prefetch     the prefetch queue.
  * @param metrics      HTTP metrics.
  * @param tierMetrics  tier metrics for {@code /metrics}, may be {@code null}.
+ * @param moreMetrics  more Prometheus text for {@code /metrics} (the engine's), may be {@code null}.
  * @param json         the JSON mapper.
  * @param state        readiness and draining.
  */
@@ -28,6 +31,7 @@ record ServerResources(
     PrefetchQueue prefetch,
     HttpMetrics metrics,
     TierMetrics tierMetrics,
+    Supplier<String> moreMetrics,
     ObjectMapper json,
     ServerState state)
 {

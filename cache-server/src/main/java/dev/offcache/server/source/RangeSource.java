@@ -24,7 +24,8 @@ public interface RangeSource
      * The size of an object.
      *
      * @param key a validated object key.
-     * @return the size; fails with {@link ObjectNotFoundException} when the origin has no such object.
+     * @return the size; fails with {@link dev.offcache.range.origin.ObjectNotFoundException} when the origin has
+     *     no such object.
      */
     CompletableFuture<Long> size(String key);
 
