@@ -431,6 +431,18 @@ public final class TieredBlockStore implements BlockStore
     }
 
     /**
+     * Whether either tier holds a block, without promoting an SSD block to RAM (the engine's prefetch probe).
+     *
+     * @param blockKey the packed key.
+     * @return whether a lookup would find it.
+     */
+    @Override
+    public boolean contains(final long blockKey)
+    {
+        return holds(blockKey);
+    }
+
+    /**
      * Whether a block is on SSD.
      *
      * @param blockKey the packed key.

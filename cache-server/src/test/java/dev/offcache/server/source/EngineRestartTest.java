@@ -103,7 +103,17 @@ class EngineRestartTest
             assertEquals(4, store[0].ramBlocks(), "demand blocks in RAM");
             assertEquals(3, store[0].ssd().blockCount(), "prefetched blocks on SSD only");
             assertTrue(cache.metrics().value(MetricNames.ORIGIN_GETS + MetricNames.DEMAND) > 0);
-            assertTrue(cache.metrics().value(MetricNames.ORIGIN_GETS + MetricNames.PREFETCH) > 0);
+            final long prefetchGets = cache.metrics().value(MetricNames.ORIGIN_GETS + MetricNames.PREFETCH);
+            assertTrue(prefetchGets > 0);
+
+            // Prefetching what is already on SSD fetches nothing and promotes nothing into RAM.
+            cache.prefetch("t/warm.bin", List.of()).join();
+            cache.prefetch("t/hot.bin", List.of()).join();
+            assertEquals(prefetchGets, cache.metrics().value(MetricNames.ORIGIN_GETS + MetricNames.PREFETCH));
+            assertEquals(4, store[0].ramBlocks(), "no SSD block was promoted by a prefetch");
+            assertEquals(3, store[0].ssd().blockCount());
+            assertEquals(0, store[0].metrics().ssdHits() + store[0].metrics().ramHits(),
+                "the prefetch probes took no block reference");
         }
         assertEquals(0, store[0].liveSlots(), "no slot leaked");
         assertFalse(first.ids.isEmpty());

@@ -642,6 +642,23 @@ public final class RangeCache implements AutoCloseable
     /**
      * Probes the store; any store failure, or a block of the wrong length, counts as a fallback and a miss.
      */
+    boolean contains(final long blockKey)
+    {
+        if (store == null)
+        {
+            return false;
+        }
+        try
+        {
+            return store.contains(blockKey);
+        }
+        catch (final Throwable ex)
+        {
+            metrics.fallback();
+            return false;
+        }
+    }
+
     BlockRef acquire(final long blockKey, final int expectedLength)
     {
         if (store == null)

@@ -300,6 +300,20 @@ final class ReadOperation implements BlockWaiter
     private boolean serveFromStore(
         final long blockKey, final long blockIndex, final int blockLength, final int blockSlot, final boolean count)
     {
+        if (fetchClass == FetchClass.PREFETCH)
+        {
+            // A prefetch copies nothing out: ask whether the block is held, so a tiered store does not promote it.
+            if (!cache.contains(blockKey))
+            {
+                return false;
+            }
+            if (count)
+            {
+                cache.metrics().blockHit();
+            }
+            blockDone(blockSlot);
+            return true;
+        }
         final BlockRef ref = cache.acquire(blockKey, blockLength);
         if (ref == null)
         {

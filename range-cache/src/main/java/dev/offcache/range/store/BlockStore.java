@@ -22,6 +22,25 @@ public interface BlockStore extends AutoCloseable
     BlockRef acquire(long blockKey);
 
     /**
+     * Whether the store holds a block, for a prefetch that only needs to know whether to fetch it: unlike
+     * {@link #acquire(long)}, a tiered store must not promote the block (a prefetch must never take a faster tier's
+     * space). The default probes with {@code acquire} and releases at once.
+     *
+     * @param blockKey the packed key of the block.
+     * @return whether a lookup would find the block now.
+     */
+    default boolean contains(final long blockKey)
+    {
+        final BlockRef ref = acquire(blockKey);
+        if (ref == null)
+        {
+            return false;
+        }
+        ref.release();
+        return true;
+    }
+
+    /**
      * Offers a block fetched from the next tier. The store copies the bytes into memory it owns (the caller keeps
      * ownership of {@code source}) or declines them, for example when admission rejects them or no slot is free.
      *
