@@ -39,8 +39,8 @@ import dev.offcache.core.shuffle.ShufflePartitionStore;
  * <ul>
  *   <li>{@code oursOpenSumClose}: ours per read: {@link ShufflePartitionStore#openPartition} (map read-only,
  *       footer check), sum through a zero-copy view, close (unmap).</li>
- *   <li>{@code baselineFileChannelOpenSumClose}: the baseline per read: open a {@link FileChannel}, read the data into a
- *       reused direct buffer, sum, close.</li>
+ *   <li>{@code baselineFileChannelOpenSumClose}: the baseline per read: open a {@link FileChannel}, read the data
+ *       into a reused direct buffer, sum, close.</li>
  *   <li>{@code oursSum}: ours with the partition kept mapped (a reader serving it repeatedly).</li>
  *   <li>{@code baselineFileChannelSum}: the baseline with the channel kept open (positional read + sum).</li>
  * </ul>

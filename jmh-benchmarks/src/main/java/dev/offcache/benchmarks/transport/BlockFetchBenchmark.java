@@ -62,7 +62,8 @@ public class BlockFetchBenchmark
     public static class Fixture
     {
         /**
-         * Which transport carries the fetch: {@code offcache-aeron-ipc}, {@code offcache-aeron-udp} or the {@code netty-tcp} baseline (the {@code impl} parameter of the report's pairing convention).
+         * Which transport carries the fetch: {@code offcache-aeron-ipc}, {@code offcache-aeron-udp} or the
+         * {@code netty-tcp} baseline (the {@code impl} parameter of the report's pairing convention).
          */
         @Param({"offcache-aeron-ipc", "offcache-aeron-udp", "netty-tcp"})
         public String impl;
