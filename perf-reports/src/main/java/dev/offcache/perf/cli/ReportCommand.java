@@ -65,8 +65,8 @@ public final class ReportCommand implements Callable<Integer>
             "Recorded by `offcache-perf run` (profile " + runInfo.profile() + ", started " + runInfo.startedAt() +
                 ", " + runInfo.elapsedSeconds() + " s).";
         final String usedCommand = command != null ? command : runInfo == null ? null : runInfo.command();
-        final ReportWriter.Written written = ReportWriter.write(new ReportInput(title, json.toString(), usedCommand,
-            machine, machineNote, runInfo == null ? null : runInfo.loadAfter(), results, notes,
+        final ReportWriter.Written written = ReportWriter.write(new ReportInput(title, json.normalize().toString(),
+            usedCommand, machine, machineNote, runInfo == null ? null : runInfo.loadAfter(), results, notes,
             runInfo == null ? List.of() : runInfo.planned()), out);
         spec.commandLine().getOut().println("[perf] report: " + written.markdown() + " (" + results.size() +
             " results, " + written.suites().stream().mapToInt(s -> s.pairs().size()).sum() + " pairs, " +

@@ -28,6 +28,8 @@ public final class ChartWriter
 {
     private static final int WIDTH = 1000;
     private static final int HEIGHT = 600;
+    private static final int LABEL_CHAR_PIXELS = 8;
+    private static final int MAX_LABEL_PIXELS = 400;
     private static final Color OURS_COLOR = new Color(0x1f, 0x77, 0xb4);
     private static final Color BASELINE_COLOR = new Color(0xff, 0x7f, 0x0e);
 
@@ -69,7 +71,7 @@ public final class ChartWriter
             baseline.add(baselineMetric.score());
             baselineError.add(errorBar(baselineMetric));
         }
-        final CategoryChart chart = newChart(title, unit, categories.size());
+        final CategoryChart chart = newChart(title, unit, categories);
         chart.addSeries("offcache", categories, ours, oursError).setFillColor(OURS_COLOR);
         chart.addSeries("baseline", categories, baseline, baselineError).setFillColor(BASELINE_COLOR);
         write(chart, file);
@@ -103,22 +105,27 @@ public final class ChartWriter
             scores.add(metric.score());
             errors.add(errorBar(metric));
         }
-        final CategoryChart chart = newChart(title, unit, categories.size());
+        final CategoryChart chart = newChart(title, unit, categories);
         chart.addSeries("score", categories, scores, errors).setFillColor(OURS_COLOR);
         write(chart, file);
     }
 
-    private static CategoryChart newChart(final String title, final String unit, final int categories)
+    private static CategoryChart newChart(final String title, final String unit, final List<String> categories)
     {
+        final int width = Math.max(WIDTH, 140 * categories.size());
+        final int longestLabelPixels = LABEL_CHAR_PIXELS * categories.stream().mapToInt(String::length).max().orElse(0);
+        // XChart centres labels on their bars only when they are horizontal or vertical; vertical when they would
+        // not fit side by side, with the chart made taller for them.
+        final boolean vertical = longestLabelPixels > width / Math.max(1, categories.size()) - 20;
         final CategoryChart chart = new CategoryChartBuilder()
-            .width(Math.max(WIDTH, 140 * categories))
-            .height(HEIGHT)
+            .width(width)
+            .height(vertical ? HEIGHT + Math.min(MAX_LABEL_PIXELS, longestLabelPixels) : HEIGHT)
             .title(title)
             .xAxisTitle("")
             .yAxisTitle(unit + (ScoreUnits.higherIsBetter(unit) ? " (higher is better)" : " (lower is better)"))
             .build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
-        chart.getStyler().setXAxisLabelRotation(categories > 3 ? 20 : 0);
+        chart.getStyler().setXAxisLabelRotation(vertical ? 90 : 0);
         chart.getStyler().setErrorBarsColor(Color.DARK_GRAY);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setYAxisMin(0.0);
