@@ -1,7 +1,9 @@
 package dev.offcache.perf.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -107,6 +109,11 @@ public final class RunCommand implements Callable<Integer>
             plan.benchmarks());
         runInfo.write(out.resolve(RunInfo.FILE_NAME));
 
+        if (exit != 0 && (!Files.exists(runner.resultFile()) || Files.size(runner.resultFile()) == 0))
+        {
+            throw new IllegalStateException("benchmarks.jar exited with code " + exit + " without results: " +
+                firstError(runner.logFile()) + " (full output: " + runner.logFile() + ")");
+        }
         final List<JmhResult> results = JmhResultReader.read(runner.resultFile());
         final List<String> notes = new ArrayList<>();
         if (profile == Profile.SMOKE)
@@ -132,6 +139,14 @@ public final class RunCommand implements Callable<Integer>
             throw new IllegalStateException("benchmarks.jar exited with code " + exit + "; see " + runner.logFile());
         }
         return 0;
+    }
+
+    /** JMH's first error line (for example "Unable to acquire the JMH lock"), else the log's last line. */
+    static String firstError(final Path log) throws IOException
+    {
+        final List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+        return lines.stream().filter(l -> l.startsWith("ERROR") || l.contains("Exception")).findFirst()
+            .orElse(lines.isEmpty() ? "(no output)" : lines.get(lines.size() - 1)).trim();
     }
 
     private static Path requireFile(final Path file)

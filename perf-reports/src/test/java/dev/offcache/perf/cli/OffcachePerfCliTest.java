@@ -121,6 +121,25 @@ class OffcachePerfCliTest
         assertEquals("offcache-perf: error: no such file: " + jar + "\n", err.toString());
     }
 
+    @Test
+    void runThatProducesNoResultsSaysWhyWithExitCodeOne() throws IOException
+    {
+        final Path jar = Files.writeString(dir.resolve("benchmarks.jar"), "not really a jar");
+        final Path fakeJava = dir.resolve("java");
+        Files.writeString(fakeJava, String.join("\n",
+            "#!/bin/sh",
+            "for a in \"$@\"; do if [ \"$a\" = -lp ]; then echo 'Benchmarks: '; echo 'a.b.C.d'; exit 0; fi; done",
+            "echo 'ERROR: org.openjdk.jmh.runner.RunnerException: ERROR: Another JMH instance might be running.'",
+            "exit 1",
+            ""), StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(fakeJava, PosixFilePermissions.fromString("rwxr-xr-x"));
+        assertEquals(1, execute("run", "--profile", "smoke", "--jar", jar.toString(), "--java", fakeJava.toString(),
+            "--out", dir.resolve("o").toString()));
+        assertEquals("offcache-perf: error: benchmarks.jar exited with code 1 without results: ERROR: " +
+            "org.openjdk.jmh.runner.RunnerException: ERROR: Another JMH instance might be running. (full output: " +
+            dir.resolve("o").resolve("jmh-output.log") + ")\n", err.toString());
+    }
+
     /**
      * The whole run path with a stand-in for {@code java -jar benchmarks.jar}: a script that answers the listing,
      * prints JMH-style progress and writes the recorded results where {@code -rff} says.
