@@ -135,6 +135,31 @@ public final class ReportWriter
         row(md, "load average (1m 5m 15m)", machine.loadAverage() +
             (input.loadAfter() == null ? "" : " at the start, " + input.loadAfter() + " at the end"));
         md.append('\n');
+        final double atStart = firstLoad(machine.loadAverage());
+        final double atEnd = firstLoad(input.loadAfter());
+        final double load = Double.isNaN(atEnd) ? atStart : Double.isNaN(atStart) ? atEnd : Math.max(atStart, atEnd);
+        if (load > machine.logicalCpus())
+        {
+            md.append("**Busy machine:** a load average of ").append(Formats.number(load)).append(" on ")
+                .append(machine.logicalCpus()).append(" logical CPUs means other work competed with the " +
+                "benchmarks; expect lower and noisier numbers than on an idle machine.\n\n");
+        }
+    }
+
+    private static double firstLoad(final String loadAverage)
+    {
+        if (loadAverage == null)
+        {
+            return Double.NaN;
+        }
+        try
+        {
+            return Double.parseDouble(loadAverage.trim().split("\\s+")[0]);
+        }
+        catch (final NumberFormatException ex)
+        {
+            return Double.NaN;
+        }
     }
 
     private static void row(final StringBuilder md, final String key, final String value)

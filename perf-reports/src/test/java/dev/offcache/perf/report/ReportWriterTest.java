@@ -18,7 +18,7 @@ import java.util.List;
 
 import javax.imageio.ImageIO;
 
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,13 +30,13 @@ class ReportWriterTest
     private static final byte[] PNG_SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
     @TempDir
-    Path out;
+    static Path out;
 
-    private ReportWriter.Written written;
-    private String markdown;
+    private static ReportWriter.Written written;
+    private static String markdown;
 
-    @BeforeEach
-    void writeReport() throws IOException
+    @BeforeAll
+    static void writeReport() throws IOException
     {
         written = ReportWriter.write(new ReportInput("test report", "report-fixture.json",
             "java -jar benchmarks.jar -f 1 -i 3 -rf json", MachineInfo.current(), null, "0.50 0.40 0.30",
@@ -107,6 +107,25 @@ class ReportWriterTest
     }
 
     @Test
+    void aLoadAboveTheCpuCountIsCalledOut() throws IOException
+    {
+        final MachineInfo machine = new MachineInfo("Test CPU", 2, "1.0 GiB", "Linux", "17", "5.00 4.00 3.00");
+        final ReportWriter.Written busy = ReportWriter.write(new ReportInput("busy", "x.json", null, machine, null,
+            "1.00 2.00 3.00", JmhResultReader.read(Fixtures.path(Fixtures.REPORT)), List.of(), List.of()),
+            out.resolve("busy"));
+        assertTrue(Files.readString(busy.markdown()).contains("**Busy machine:** a load average of 5.00 on 2 " +
+            "logical CPUs"));
+        final MachineInfo idle = new MachineInfo("Test CPU", 2, "1.0 GiB", "Linux", "17", "0.50 0.40 0.30");
+        final ReportWriter.Written quiet = ReportWriter.write(new ReportInput("idle", "x.json", null, idle, null,
+            "1.90 1.00 1.00", JmhResultReader.read(Fixtures.path(Fixtures.REPORT)), List.of(), List.of()),
+            out.resolve("idle"));
+        final String md = Files.readString(quiet.markdown());
+        assertFalse(md.contains("Busy machine"));
+        assertTrue(md.contains("| CPU | Test CPU |"), md);
+        assertTrue(md.contains("(unknown: the results file came without a run-info.json)"), md);
+    }
+
+    @Test
     void chartsAreValidPngsWithBothSeriesDrawnAndLinkedFromTheReport() throws IOException
     {
         assertEquals(List.of(
@@ -148,7 +167,7 @@ class ReportWriterTest
         return false;
     }
 
-    private void assertLine(final String line)
+    private static void assertLine(final String line)
     {
         assertTrue(markdown.lines().anyMatch(line::equals), "report has the line\n" + line + "\n---\n" + markdown);
     }
