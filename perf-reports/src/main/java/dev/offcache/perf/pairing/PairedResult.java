@@ -13,10 +13,22 @@ import dev.offcache.perf.jmh.Separation;
  * @param ours         offcache's result.
  * @param baseline     the baseline's result.
  * @param operation    the operation both measured.
+ * @param oursName     {@code offcache}, or the variant ({@code offcache-<variant>}) when ours has several.
  * @param baselineName the baseline's name.
  */
-public record PairedResult(JmhResult ours, JmhResult baseline, String operation, String baselineName)
+public record PairedResult(JmhResult ours, JmhResult baseline, String operation, String oursName,
+    String baselineName)
 {
+    /**
+     * The operation as shown in tables and charts: with ours' variant when it is not plain {@code offcache}.
+     *
+     * @return for example {@code get} or {@code fetch (offcache-aeron-ipc)}.
+     */
+    public String operationLabel()
+    {
+        return PairingConvention.OURS_IMPL.equals(oursName) ? operation : operation + " (" + oursName + ")";
+    }
+
     /**
      * How many times better ours is than the baseline: {@code ours / baseline} for throughput,
      * {@code baseline / ours} for time per operation, so above 1 always means offcache wins. The baseline is first

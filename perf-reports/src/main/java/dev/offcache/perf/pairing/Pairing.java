@@ -1,9 +1,11 @@
 package dev.offcache.perf.pairing;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import dev.offcache.perf.jmh.JmhResult;
@@ -39,9 +41,19 @@ public final class Pairing
     {
         final Map<String, Group> groups = new LinkedHashMap<>();
         final List<JmhResult> standalone = new ArrayList<>();
+        final Set<String> oursOps = new HashSet<>();
         for (final JmhResult result : results)
         {
             final Implementation implementation = PairingConvention.implementationOf(result);
+            if (implementation.role() == Role.OURS)
+            {
+                oursOps.add(implementation.operation());
+            }
+        }
+        for (final JmhResult result : results)
+        {
+            final Implementation implementation = PairingConvention.resolveMethodBaseline(
+                PairingConvention.implementationOf(result), oursOps);
             if (implementation.role() == Role.STANDALONE)
             {
                 standalone.add(result);
@@ -52,6 +64,7 @@ public final class Pairing
             if (implementation.role() == Role.OURS)
             {
                 group.ours.add(result);
+                group.oursNames.add(implementation.name());
             }
             else
             {
@@ -68,12 +81,12 @@ public final class Pairing
                 standalone.addAll(group.baselines);
                 continue;
             }
-            for (final JmhResult ours : group.ours)
+            for (int o = 0; o < group.ours.size(); o++)
             {
-                for (int i = 0; i < group.baselines.size(); i++)
+                for (int b = 0; b < group.baselines.size(); b++)
                 {
-                    pairs.add(new PairedResult(ours, group.baselines.get(i), group.operation,
-                        group.baselineNames.get(i)));
+                    pairs.add(new PairedResult(group.ours.get(o), group.baselines.get(b), group.operation,
+                        group.oursNames.get(o), group.baselineNames.get(b)));
                 }
             }
         }
@@ -84,6 +97,7 @@ public final class Pairing
     {
         private final String operation;
         private final List<JmhResult> ours = new ArrayList<>();
+        private final List<String> oursNames = new ArrayList<>();
         private final List<JmhResult> baselines = new ArrayList<>();
         private final List<String> baselineNames = new ArrayList<>();
 

@@ -64,7 +64,7 @@ public final class ChartWriter
             final Metric oursMetric = pair.ours().primary().in(unit);
             final Metric baselineMetric = pair.baseline().primary().in(unit);
             final String params = pair.sharedParamsLabel();
-            categories.add(unique(seen, pair.operation() + (params.isEmpty() ? "" : " " + params) +
+            categories.add(unique(seen, pair.operationLabel() + (params.isEmpty() ? "" : " " + params) +
                 " vs " + pair.baselineName()));
             ours.add(oursMetric.score());
             oursError.add(errorBar(oursMetric));

@@ -242,7 +242,7 @@ public final class ReportWriter
             {
                 final Metric ours = pair.ours().primary();
                 final Metric baseline = pair.baselineInOursUnit();
-                md.append("| ").append(Formats.cell(pair.operation()))
+                md.append("| ").append(Formats.cell(pair.operationLabel()))
                     .append(" | ").append(Formats.cell(pair.sharedParamsLabel()))
                     .append(" | ").append(pair.ours().threads())
                     .append(" | ").append(ours.unit())

@@ -41,6 +41,40 @@ class PairingTest
     }
 
     @Test
+    void methodBaselinesMayNameThemselvesBeforeTheOperation()
+    {
+        final List<SuiteResults> suites = Pairing.pair(List.of(
+            result("a.B.oursGet", Map.of()),
+            result("a.B.oursMultiGet", Map.of()),
+            result("a.B.baselineCaffeineGet", Map.of()),
+            result("a.B.baselineCaffeineMultiGet", Map.of()),
+            result("a.B.baselineMultiGet", Map.of()),
+            result("a.B.baselineHashMapPut", Map.of())));
+        final List<String> pairs = suites.get(0).pairs().stream()
+            .map(p -> p.ours().method() + "~" + p.baselineName() + ":" + p.baseline().method()).toList();
+        assertEquals(List.of("oursGet~caffeine:baselineCaffeineGet",
+            "oursMultiGet~caffeine:baselineCaffeineMultiGet", "oursMultiGet~baseline:baselineMultiGet"), pairs);
+        // No oursPut: the baseline stays alone.
+        assertEquals(List.of("baselineHashMapPut"),
+            suites.get(0).standalone().stream().map(JmhResult::method).toList());
+    }
+
+    @Test
+    void severalVariantsOfOursEachPairWithEveryBaseline()
+    {
+        assertEquals(new Implementation(Role.OURS, "offcache-aeron-ipc", "fetch"),
+            PairingConvention.implementationOf(result("a.B.fetch", Map.of("impl", "offcache-aeron-ipc"))));
+        assertEquals(Role.BASELINE,
+            PairingConvention.implementationOf(result("a.B.fetch", Map.of("impl", "offcacheish"))).role());
+        final List<PairedResult> pairs = Pairing.pair(List.of(
+            result("a.B.fetch", Map.of("impl", "offcache-aeron-ipc")),
+            result("a.B.fetch", Map.of("impl", "offcache-aeron-udp")),
+            result("a.B.fetch", Map.of("impl", "netty-tcp")))).get(0).pairs();
+        assertEquals(List.of("fetch (offcache-aeron-ipc) vs netty-tcp", "fetch (offcache-aeron-udp) vs netty-tcp"),
+            pairs.stream().map(p -> p.operationLabel() + " vs " + p.baselineName()).toList());
+    }
+
+    @Test
     void pairKeyIgnoresOnlyTheImplementation()
     {
         final JmhResult ours = result("a.B.get", Map.of("impl", "offcache", "size", "64"));
