@@ -43,9 +43,10 @@ public final class ChartWriter
      * @param title chart title.
      * @param pairs pairs of one mode, all in units compatible with the first one's.
      * @param file  the PNG to write.
+     * @return false when no pair could be drawn (units that do not convert), so nothing was written.
      * @throws IOException on write failure.
      */
-    public static void pairs(final String title, final List<PairedResult> pairs, final Path file) throws IOException
+    public static boolean pairs(final String title, final List<PairedResult> pairs, final Path file) throws IOException
     {
         final String unit = pairs.get(0).ours().primary().unit();
         final List<String> categories = new ArrayList<>();
@@ -71,10 +72,15 @@ public final class ChartWriter
             baseline.add(baselineMetric.score());
             baselineError.add(errorBar(baselineMetric));
         }
+        if (categories.isEmpty())
+        {
+            return false;
+        }
         final CategoryChart chart = newChart(title, unit, categories);
         chart.addSeries("offcache", categories, ours, oursError).setFillColor(OURS_COLOR);
         chart.addSeries("baseline", categories, baseline, baselineError).setFillColor(BASELINE_COLOR);
         write(chart, file);
+        return true;
     }
 
     /**
@@ -83,9 +89,10 @@ public final class ChartWriter
      * @param title   chart title.
      * @param results results of one mode.
      * @param file    the PNG to write.
+     * @return true; results whose unit does not convert into the first one's are left out (the table has them).
      * @throws IOException on write failure.
      */
-    public static void standalone(final String title, final List<JmhResult> results, final Path file)
+    public static boolean standalone(final String title, final List<JmhResult> results, final Path file)
         throws IOException
     {
         final String unit = results.get(0).primary().unit();
@@ -108,6 +115,7 @@ public final class ChartWriter
         final CategoryChart chart = newChart(title, unit, categories);
         chart.addSeries("score", categories, scores, errors).setFillColor(OURS_COLOR);
         write(chart, file);
+        return true;
     }
 
     private static CategoryChart newChart(final String title, final String unit, final List<String> categories)

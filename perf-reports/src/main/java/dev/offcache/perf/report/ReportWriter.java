@@ -268,10 +268,12 @@ public final class ReportWriter
             md.append('\n');
             final String chartName = ChartWriter.fileName(suite, mode, "pairs");
             final Path chart = outDir.resolve(CHARTS_DIR).resolve(chartName);
-            ChartWriter.pairs(suite.shortName() + " — " + describeMode(mode), entry.getValue(), chart);
-            charts.add(chart);
-            md.append("![").append(suite.shortName()).append(' ').append(mode).append("](").append(CHARTS_DIR)
-                .append('/').append(chartName).append(")\n\n");
+            if (ChartWriter.pairs(suite.shortName() + " — " + describeMode(mode), entry.getValue(), chart))
+            {
+                charts.add(chart);
+                md.append("![").append(suite.shortName()).append(' ').append(mode).append("](").append(CHARTS_DIR)
+                    .append('/').append(chartName).append(")\n\n");
+            }
         }
         if (!suite.standalone().isEmpty())
         {
