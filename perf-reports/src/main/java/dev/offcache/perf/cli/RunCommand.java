@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -37,6 +38,8 @@ import dev.offcache.perf.run.ProgressTracker;
         "jmh-output.log, run-info.json, report.md and charts/ into --out.")
 public final class RunCommand implements Callable<Integer>
 {
+    private static final long LOCK_RETRY_MAX_SECONDS = 10;
+
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
 
@@ -65,6 +68,10 @@ public final class RunCommand implements Callable<Integer>
     @Option(names = "--title", paramLabel = "TEXT", description = "Report title.")
     private String title;
 
+    @Option(names = "--lock-wait", paramLabel = "SECONDS", defaultValue = "0",
+        description = "When another JMH run holds the machine's JMH lock, retry for up to this long (default: 0).")
+    private long lockWaitSeconds;
+
     @Override
     public Integer call() throws Exception
     {
@@ -91,14 +98,23 @@ public final class RunCommand implements Callable<Integer>
         console.println("[perf] JMH output: " + runner.logFile());
         console.flush();
 
-        final MachineInfo machine = MachineInfo.current();
-        final Instant started = Instant.now();
-        final ProgressTracker tracker = new ProgressTracker(plan, System::nanoTime);
-        final int exit = runner.run(tracker, line ->
+        MachineInfo machine = MachineInfo.current();
+        Instant started = Instant.now();
+        ProgressTracker tracker = new ProgressTracker(plan, System::nanoTime);
+        int exit = runner.run(tracker, line -> printFlushed(console, line));
+        final long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(lockWaitSeconds);
+        final long retrySeconds = Math.max(1, Math.min(LOCK_RETRY_MAX_SECONDS, lockWaitSeconds));
+        while (exit != 0 && tracker.runsStarted() == 0 && jmhLockBusy(runner.logFile()) &&
+            System.nanoTime() < waitUntil)
         {
-            console.println(line);
-            console.flush();
-        });
+            // One JMH per machine at a time (/tmp/jmh.lock): another run holds it; wait rather than compete.
+            printFlushed(console, "[perf] another JMH run holds the JMH lock; retrying in " + retrySeconds + " s");
+            Thread.sleep(TimeUnit.SECONDS.toMillis(retrySeconds));
+            machine = MachineInfo.current();
+            started = Instant.now();
+            tracker = new ProgressTracker(plan, System::nanoTime);
+            exit = runner.run(tracker, line -> printFlushed(console, line));
+        }
         final Instant finished = Instant.now();
         console.println("[perf] benchmarks.jar finished with exit code " + exit + " after " + tracker.elapsed() +
             " (" + tracker.runsStarted() + " runs, " + tracker.failures() + " failed)");
@@ -139,6 +155,18 @@ public final class RunCommand implements Callable<Integer>
             throw new IllegalStateException("benchmarks.jar exited with code " + exit + "; see " + runner.logFile());
         }
         return 0;
+    }
+
+    private static void printFlushed(final PrintWriter console, final String line)
+    {
+        console.println(line);
+        console.flush();
+    }
+
+    static boolean jmhLockBusy(final Path log) throws IOException
+    {
+        return Files.exists(log) && Files.readAllLines(log, StandardCharsets.UTF_8).stream()
+            .anyMatch(l -> l.contains("Unable to acquire the JMH lock"));
     }
 
     /** JMH's first error line (for example "Unable to acquire the JMH lock"), else the log's last line. */

@@ -140,6 +140,34 @@ class OffcachePerfCliTest
             dir.resolve("o").resolve("jmh-output.log") + ")\n", err.toString());
     }
 
+    @Test
+    void runWaitsForTheJmhLockWhenAsked() throws IOException
+    {
+        final Path jar = Files.writeString(dir.resolve("benchmarks.jar"), "not really a jar");
+        final Path marker = dir.resolve("lock-was-busy");
+        final Path fakeJava = dir.resolve("java");
+        Files.writeString(fakeJava, String.join("\n",
+            "#!/bin/sh",
+            "for a in \"$@\"; do if [ \"$a\" = -lp ]; then echo 'Benchmarks: '; echo 'a.b.C.d'; exit 0; fi; done",
+            "if [ ! -f '" + marker + "' ]; then",
+            "  touch '" + marker + "'",
+            "  echo 'ERROR: org.openjdk.jmh.runner.RunnerException: ERROR: Another JMH instance might be running. " +
+                "Unable to acquire the JMH lock (/tmp/jmh.lock), exiting.'",
+            "  exit 1",
+            "fi",
+            "while [ $# -gt 0 ]; do if [ \"$1\" = -rff ]; then rff=\"$2\"; fi; shift; done",
+            "echo '# Benchmark: a.b.C.d'",
+            "echo '# Run progress: 0.00% complete, ETA 00:00:01'",
+            "cp '" + Fixtures.path(Fixtures.COMPARE_BASELINE) + "' \"$rff\"",
+            ""), StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(fakeJava, PosixFilePermissions.fromString("rwxr-xr-x"));
+        assertEquals(0, execute("run", "--profile", "smoke", "--jar", jar.toString(), "--java", fakeJava.toString(),
+            "--lock-wait", "5", "--out", dir.resolve("o").toString()), err::toString);
+        assertTrue(out.toString().contains("[perf] another JMH run holds the JMH lock; retrying in 5 s\n" +
+            "[perf] run 1/1 · suite a.b.C (1 of 1, 0 after it) · d · elapsed "), out.toString());
+        assertTrue(Files.isRegularFile(dir.resolve("o").resolve("report.md")));
+    }
+
     /**
      * The whole run path with a stand-in for {@code java -jar benchmarks.jar}: a script that answers the listing,
      * prints JMH-style progress and writes the recorded results where {@code -rff} says.
