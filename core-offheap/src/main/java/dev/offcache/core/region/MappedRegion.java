@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.ReadOnlyBufferException;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -44,6 +45,11 @@ public final class MappedRegion implements AutoCloseable
      */
     public static final int MAPPING_SIZE = 1 << 30;
 
+    /**
+     * Alignment of the start of every mapping: file mappings are page aligned by the OS, anonymous memory by us.
+     */
+    public static final int PAGE_ALIGNMENT = 4096;
+
     private static final AtomicLong LIVE_MAPPINGS = new AtomicLong();
     private static final byte[] EMPTY = new byte[0];
 
@@ -76,7 +82,17 @@ public final class MappedRegion implements AutoCloseable
         this.mappingBuffers = new UnsafeBuffer[mappings.length];
         for (int i = 0; i < mappings.length; i++)
         {
-            mappingBuffers[i] = new UnsafeBuffer(mappings[i]);
+            if (fileBacked)
+            {
+                mappingBuffers[i] = new UnsafeBuffer(mappings[i]);
+            }
+            else
+            {
+                // Anonymous memory is over-allocated by a page so that its start (and every slot) is page aligned.
+                final long address = BufferUtil.address(mappings[i]);
+                final int skip = (int) ((PAGE_ALIGNMENT - (address & (PAGE_ALIGNMENT - 1))) & (PAGE_ALIGNMENT - 1));
+                mappingBuffers[i] = new UnsafeBuffer(mappings[i], skip, mappingLength(capacity, mappingSize, i));
+            }
         }
     }
 
@@ -105,17 +121,40 @@ public final class MappedRegion implements AutoCloseable
         {
             throw new IllegalArgumentException("region size must be > 0: " + size + " for " + file);
         }
-        try (FileChannel channel = FileChannel.open(
-            file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        final FileChannel channel;
+        try
+        {
+            channel = FileChannel.open(
+                file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot create " + file, ex);
+        }
+        try (channel)
         {
             // Mapping READ_WRITE past the end grows the file sparsely; no zero-filling pass.
             return new MappedRegion(
                 file, false, true, size, mappingSize, mapAll(channel, FileChannel.MapMode.READ_WRITE, size,
                 mappingSize, file));
         }
-        catch (final IOException ex)
+        catch (final IOException | RuntimeException ex)
         {
-            throw new UncheckedIOException("cannot create and map " + file + " (" + size + " bytes)", ex);
+            // The file is ours and useless half-mapped: do not leave it behind.
+            try
+            {
+                Files.deleteIfExists(file);
+            }
+            catch (final IOException suppressed)
+            {
+                ex.addSuppressed(suppressed);
+            }
+            if (ex instanceof IOException)
+            {
+                throw new UncheckedIOException(
+                    "cannot map new file " + file + " (" + size + " bytes)", (IOException) ex);
+            }
+            throw (RuntimeException) ex;
         }
     }
 
@@ -155,8 +194,8 @@ public final class MappedRegion implements AutoCloseable
     }
 
     /**
-     * Allocates {@code size} bytes of anonymous (memory-only, zeroed) off-heap memory. It is taken as direct
-     * buffers, so it counts against {@code -XX:MaxDirectMemorySize}.
+     * Allocates {@code size} bytes of anonymous (memory-only, zeroed, page-aligned) off-heap memory. It is taken as
+     * direct buffers, so it counts against {@code -XX:MaxDirectMemorySize}.
      *
      * @param size bytes, &gt; 0.
      * @return the region, owning the memory.
@@ -179,7 +218,7 @@ public final class MappedRegion implements AutoCloseable
         {
             for (int i = 0; i < count; i++)
             {
-                buffers[i] = ByteBuffer.allocateDirect(mappingLength(size, mappingSize, i));
+                buffers[i] = ByteBuffer.allocateDirect(mappingLength(size, mappingSize, i) + PAGE_ALIGNMENT - 1);
                 LIVE_MAPPINGS.incrementAndGet();
             }
         }
@@ -512,7 +551,7 @@ public final class MappedRegion implements AutoCloseable
 
     private static int mappingCount(final long size, final int mappingSize)
     {
-        final long count = (size + mappingSize - 1) / mappingSize;
+        final long count = size / mappingSize + (size % mappingSize != 0 ? 1 : 0);
         if (count > Integer.MAX_VALUE)
         {
             throw new IllegalArgumentException("region too large: " + size + " bytes");

@@ -20,7 +20,7 @@ import org.jctools.queues.MpmcArrayQueue;
  * slot is live any more: immediately if none is, otherwise by the release of the last one, so a reader still
  * holding a reference never touches unmapped memory. A close with live slots is a leak or a shutdown race, and is
  * reported by an {@link IllegalStateException} from {@link #close()} naming the count (after the slab has been
- * closed). Slots are not cleared between allocations. Slots are page aligned relative to the region start and never
+ * closed). Slots are not cleared between allocations. Slots are page aligned and never
  * straddle two of the region's 1 GiB mappings.
  */
 public final class BlockSlab implements AutoCloseable

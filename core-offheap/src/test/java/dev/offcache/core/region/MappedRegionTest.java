@@ -16,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -103,6 +104,20 @@ class MappedRegionTest
     }
 
     @Test
+    void newFileThatCannotBeMappedIsNotLeftBehind()
+    {
+        final Path file = dir.resolve("huge.dat");
+        for (final long size : new long[]{1L << 62, Long.MAX_VALUE})
+        {
+            final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
+                () -> MappedRegion.mapNewFile(file, size));
+            assertTrue(ex.getMessage().contains("too large"), ex.getMessage());
+            assertFalse(Files.exists(file));
+        }
+        assertThrows(IllegalArgumentException.class, () -> MappedRegion.anonymous(Long.MAX_VALUE));
+    }
+
+    @Test
     void missingFileIsReportedWithItsName()
     {
         final Path file = dir.resolve("missing.dat");
@@ -138,6 +153,8 @@ class MappedRegionTest
                 assertEquals(0L, region.getLong(offset));
             }
             final UnsafeBuffer view = region.view(4096, 4096);
+            assertEquals(0, view.addressOffset() % MappedRegion.PAGE_ALIGNMENT, "slot-friendly page alignment");
+            assertEquals(8, region.view(3 * 4096, 8).capacity());
             view.putLong(8, -1L);
             assertEquals(-1L, region.getLong(4096 + 8));
             region.force();
@@ -188,6 +205,7 @@ class MappedRegionTest
             assertEquals(11L, region.getLong(64));
             region.wrap(view, 192, 16);
             assertEquals(16, view.capacity());
+            assertThrows(IndexOutOfBoundsException.class, () -> region.wrap(view, 200, 9));
 
             final IllegalArgumentException spans = assertThrows(IllegalArgumentException.class,
                 () -> region.wrap(view, 60, 8));

@@ -88,6 +88,7 @@ class BlockSlabTest
             for (int i = 0; i < refs.length; i++)
             {
                 refs[i] = slab.tryAllocate();
+                assertEquals(0, refs[i].buffer().addressOffset() % SLOT, "slot not page aligned");
                 final int stamp = i + 1;
                 refs[i].buffer().setMemory(0, SLOT, (byte) stamp);
             }
