@@ -12,8 +12,8 @@ public enum Profile
     SMOKE("every benchmark once (1 fork, no warm-up, one 300 ms iteration): a build check, not a measurement",
         "-f", "1", "-wi", "0", "-i", "1", "-r", "300ms"),
     /** A few minutes on a small machine: enough for order-of-magnitude comparisons, wide error bars. */
-    QUICK("1 fork, 1 x 1 s warm-up, 3 x 1 s measurement, -prof gc: minutes, wide error bars",
-        "-f", "1", "-wi", "1", "-w", "1s", "-i", "3", "-r", "1s", "-prof", "gc"),
+    QUICK("1 fork, 1 x 1 s warm-up, 5 x 500 ms measurement, -prof gc: minutes, wide error bars",
+        "-f", "1", "-wi", "1", "-w", "1s", "-i", "5", "-r", "500ms", "-prof", "gc"),
     /** The publishable numbers: several forks and longer iterations. */
     FULL("3 forks, 5 x 2 s warm-up, 5 x 2 s measurement, -prof gc: about a minute per benchmark and parameter set",
         "-f", "3", "-wi", "5", "-w", "2s", "-i", "5", "-r", "2s", "-prof", "gc");

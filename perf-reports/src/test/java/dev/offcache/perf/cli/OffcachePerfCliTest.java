@@ -206,7 +206,7 @@ class OffcachePerfCliTest
 
         final List<String> calls = Files.readAllLines(argsFile);
         assertEquals("-jar " + jar + " -p slotSize=4096 -lp Slab", calls.get(0));
-        assertEquals("-jar " + jar + " -f 1 -wi 1 -w 1s -i 3 -r 1s -prof gc -p slotSize=4096 -rf json -rff " +
+        assertEquals("-jar " + jar + " -f 1 -wi 1 -w 1s -i 5 -r 500ms -prof gc -p slotSize=4096 -rf json -rff " +
             runDir.resolve("jmh-result.json") + " Slab", calls.get(1));
 
         final String console = out.toString();
