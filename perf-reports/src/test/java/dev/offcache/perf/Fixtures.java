@@ -10,6 +10,11 @@ public final class Fixtures
 {
     /** Realistic suites: impl-parameter pairs, method-name pairs, sample mode, no baseline, single iteration. */
     public static final String REPORT = "report-fixture.json";
+    /**
+     * Captured, not written: {@code java -jar benchmarks.jar -f 1 -wi 1 -w 1s -i 3 -r 1s -prof gc -rf json 'slab\.'}
+     * (JMH 1.37, the first slab suite, on the shared 2-core build machine under load): the real format.
+     */
+    public static final String CAPTURED_SLAB = "captured-slab-quick.json";
     /** Baseline result set for the comparison tests. */
     public static final String COMPARE_BASELINE = "compare-baseline.json";
     /** Candidate result set for the comparison tests: one regression, one allocation regression. */

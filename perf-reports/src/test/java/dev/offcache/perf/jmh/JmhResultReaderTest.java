@@ -57,6 +57,28 @@ class JmhResultReaderTest
     }
 
     @Test
+    void readsARealJmhRunWithGcProfiler()
+    {
+        final List<JmhResult> results = JmhResultReader.read(Fixtures.path(Fixtures.CAPTURED_SLAB));
+        assertEquals(8, results.size());
+        for (final JmhResult result : results)
+        {
+            assertEquals("dev.offcache.benchmarks.slab.SlotAllocationBenchmark", result.suite());
+            assertEquals("thrpt", result.mode());
+            assertEquals("ops/us", result.primary().unit());
+            assertTrue(result.primary().hasErrorBars(), result.key());
+            assertEquals("B/op", result.allocationPerOp().unit());
+            assertTrue(result.params().containsKey("slotSize"));
+            assertEquals("3 x 1 s", result.environment().measurement());
+        }
+        final JmhResult slab = results.get(4);
+        assertEquals("slabAllocateFree", slab.method());
+        assertEquals(3.1326, slab.primary().score(), 1e-4);
+        assertEquals(72.0, slab.allocationPerOp().score(), 0.01);
+        assertEquals(2, results.get(6).threads());
+    }
+
+    @Test
     void stripsTheMiddleDotOfOlderJmhSecondaryMetricNames() throws IOException
     {
         final Path file = dir.resolve("old.json");
