@@ -61,7 +61,8 @@ public final class Journal implements AutoCloseable
     public interface RecordHandler
     {
         /**
-         * One record. The buffer is a view of the mapped segment, valid only during the call; do not write to it.
+         * One record. The buffer is a view of the mapped segment, valid only during the call; do not write to it,
+         * and do not append to the journal from the handler (the replay would chase its own tail).
          *
          * @param buffer   holding the record.
          * @param offset   of the payload in {@code buffer}.

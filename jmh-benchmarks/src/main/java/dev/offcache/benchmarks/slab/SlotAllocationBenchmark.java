@@ -35,7 +35,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class SlotAllocationBenchmark
 {
-    private static final int SLOTS = 64;
+    private static final int SLOTS = 8;
 
     /**
      * Block size in bytes.

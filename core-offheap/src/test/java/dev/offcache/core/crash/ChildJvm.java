@@ -1,0 +1,85 @@
+package dev.offcache.core.crash;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * Runs a main class in a child JVM (same class path, the build's {@code offcache.jvm.flags}), reads the lines it
+ * prints until a condition holds, waits a little longer, then kills it with SIGKILL: a crash at an arbitrary point
+ * of its work. Lines printed before the death are all returned.
+ */
+final class ChildJvm
+{
+    private ChildJvm()
+    {
+    }
+
+    static List<String> runAndKill(
+        final Class<?> mainClass,
+        final Path dir,
+        final Predicate<List<String>> killWhen,
+        final long killDelayMs,
+        final long timeoutMs)
+        throws IOException, InterruptedException
+    {
+        final String flags = System.getProperty("offcache.jvm.flags");
+        if (flags == null || flags.isBlank())
+        {
+            throw new IllegalStateException("offcache.jvm.flags is not set: run through Maven (core-offheap/pom.xml)");
+        }
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(Arrays.asList(flags.trim().split("\\s+")));
+        command.add("-Xmx64m");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass.getName());
+        command.add(dir.toString());
+        final Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        final List<String> lines = new ArrayList<>();
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        try (BufferedReader out = new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.US_ASCII)))
+        {
+            String line;
+            while (System.nanoTime() < deadline && (line = out.readLine()) != null)
+            {
+                lines.add(line);
+                if (killWhen.test(lines))
+                {
+                    break;
+                }
+            }
+            // Let the child get into the middle of its next piece of work.
+            Thread.sleep(killDelayMs);
+            // SIGKILL through the handle: Process.destroyForcibly would also close the pipe we still read.
+            process.toHandle().destroyForcibly();
+            if (!process.waitFor(10, TimeUnit.SECONDS))
+            {
+                throw new IllegalStateException("child JVM did not die");
+            }
+            // What the child printed before it died was acknowledged too.
+            while ((line = out.readLine()) != null)
+            {
+                lines.add(line);
+            }
+        }
+        finally
+        {
+            process.destroyForcibly();
+        }
+        if (System.nanoTime() >= deadline)
+        {
+            throw new IllegalStateException("child JVM made too little progress in " + timeoutMs + " ms: " + lines);
+        }
+        return lines;
+    }
+}
