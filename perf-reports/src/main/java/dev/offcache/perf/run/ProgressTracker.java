@@ -66,7 +66,8 @@ public final class ProgressTracker
         if (line.startsWith(RUN_PROGRESS) && benchmark != null)
         {
             final String suite = BenchmarkPlan.suiteOf(benchmark);
-            final int suiteIndex = suites.indexOf(suite) + 1;
+            // JMH runs suites in its own order, not the listing's: count suites in the order they start.
+            final int suiteIndex = suitesStarted.size();
             final int suitesLeft = Math.max(0, suites.size() - suitesStarted.size());
             final String eta = line.contains("ETA ") ? line.substring(line.indexOf("ETA ") + 4).trim() : "?";
             return String.format(Locale.ROOT,

@@ -43,14 +43,13 @@ class ProgressTrackerTest
         final List<String> jmhOutput = List.of(
             "# JMH version: 1.37",
             "# Benchmark mode: Throughput, ops/time",
-            "# Benchmark: dev.offcache.benchmarks.slab.SlabAllocateBenchmark.allocateRelease",
-            "# Parameters: (impl = offcache, slotSize = 4096)",
+            "# Benchmark: dev.offcache.benchmarks.core.Crc32cBenchmark.computeHeap",
             "# Run progress: 0.00% complete, ETA 00:00:30",
             "# Fork: 1 of 1",
             "# Warmup Iteration   1: 19113440.775 ops/s",
             "Iteration   1: 10256952.322 ops/s",
-            "# Benchmark: dev.offcache.benchmarks.core.Crc32cBenchmark.compute",
-            "# Parameters: (size = 4096)",
+            "# Benchmark: dev.offcache.benchmarks.slab.SlabAllocateBenchmark.allocateRelease",
+            "# Parameters: (impl = offcache, slotSize = 4096)",
             "# Run progress: 66.67% complete, ETA 00:00:10",
             "<failure>",
             "",
@@ -65,11 +64,12 @@ class ProgressTrackerTest
             }
         }
         assertEquals(List.of(
-            "[perf] run 1/6 · suite slab.SlabAllocateBenchmark (1 of 2, 1 after it) · allocateRelease " +
-                "(impl = offcache, slotSize = 4096) · elapsed 1:45 · JMH ETA 00:00:30",
-            "[perf] run 2/6 · suite core.Crc32cBenchmark (2 of 2, 0 after it) · compute (size = 4096) · " +
-                "elapsed 3:51 · JMH ETA 00:00:10",
-            "[perf] FAILED: core.Crc32cBenchmark.compute (size = 4096) (stack trace in the JMH log)"), shown);
+            "[perf] run 1/6 · suite core.Crc32cBenchmark (1 of 2, 1 after it) · computeHeap · elapsed 1:24 · " +
+                "JMH ETA 00:00:30",
+            "[perf] run 2/6 · suite slab.SlabAllocateBenchmark (2 of 2, 0 after it) · allocateRelease " +
+                "(impl = offcache, slotSize = 4096) · elapsed 3:30 · JMH ETA 00:00:10",
+            "[perf] FAILED: slab.SlabAllocateBenchmark.allocateRelease (impl = offcache, slotSize = 4096) " +
+                "(stack trace in the JMH log)"), shown);
         assertEquals(2, tracker.runsStarted());
         assertEquals(1, tracker.failures());
         assertNull(tracker.onLine("Iteration   2: 1.0 ops/s"));
