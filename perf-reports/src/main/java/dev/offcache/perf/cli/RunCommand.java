@@ -68,6 +68,9 @@ public final class RunCommand implements Callable<Integer>
     @Option(names = "--title", paramLabel = "TEXT", description = "Report title.")
     private String title;
 
+    @Option(names = "--note", paramLabel = "TEXT", description = "A note for the top of the report (repeatable).")
+    private List<String> userNotes = new ArrayList<>();
+
     @Option(names = "--lock-wait", paramLabel = "SECONDS", defaultValue = "0",
         description = "When another JMH run holds the machine's JMH lock, retry for up to this long (default: 0).")
     private long lockWaitSeconds;
@@ -131,7 +134,7 @@ public final class RunCommand implements Callable<Integer>
                 firstError(runner.logFile()) + " (full output: " + runner.logFile() + ")");
         }
         final List<JmhResult> results = JmhResultReader.read(runner.resultFile());
-        final List<String> notes = new ArrayList<>();
+        final List<String> notes = new ArrayList<>(userNotes);
         if (profile == Profile.SMOKE)
         {
             notes.add("Smoke profile: one short iteration per benchmark. This checks that the benchmarks run; the " +
