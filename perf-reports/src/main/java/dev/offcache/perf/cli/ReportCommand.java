@@ -16,6 +16,7 @@ import dev.offcache.perf.report.MachineInfo;
 import dev.offcache.perf.report.ReportInput;
 import dev.offcache.perf.report.ReportWriter;
 import dev.offcache.perf.report.RunInfo;
+import dev.offcache.perf.run.Profile;
 
 /**
  * {@code offcache-perf report}: writes the report of an existing JMH JSON result file.
@@ -65,8 +66,13 @@ public final class ReportCommand implements Callable<Integer>
             "Recorded by `offcache-perf run` (profile " + runInfo.profile() + ", started " + runInfo.startedAt() +
                 ", " + runInfo.elapsedSeconds() + " s).";
         final String usedCommand = command != null ? command : runInfo == null ? null : runInfo.command();
+        final List<String> allNotes = new ArrayList<>(notes);
+        if (runInfo != null && Profile.SMOKE.cliName().equals(runInfo.profile()))
+        {
+            allNotes.add(Profile.SMOKE.reportNote());
+        }
         final ReportWriter.Written written = ReportWriter.write(new ReportInput(title, json.normalize().toString(),
-            usedCommand, machine, machineNote, runInfo == null ? null : runInfo.loadAfter(), results, notes,
+            usedCommand, machine, machineNote, runInfo == null ? null : runInfo.loadAfter(), results, allNotes,
             runInfo == null ? List.of() : runInfo.planned()), out);
         spec.commandLine().getOut().println("[perf] report: " + written.markdown() + " (" + results.size() +
             " results, " + written.suites().stream().mapToInt(s -> s.pairs().size()).sum() + " pairs, " +

@@ -135,10 +135,9 @@ public final class RunCommand implements Callable<Integer>
         }
         final List<JmhResult> results = JmhResultReader.read(runner.resultFile());
         final List<String> notes = new ArrayList<>(userNotes);
-        if (profile == Profile.SMOKE)
+        if (profile.reportNote() != null)
         {
-            notes.add("Smoke profile: one short iteration per benchmark. This checks that the benchmarks run; the " +
-                "numbers are not measurements.");
+            notes.add(profile.reportNote());
         }
         if (exit != 0 || tracker.failures() > 0)
         {

@@ -88,11 +88,7 @@ public final class ReportWriter
             .append(Instant.now().truncatedTo(ChronoUnit.SECONDS)).append(" by `offcache-perf`\n\n");
         for (final String note : input.notes())
         {
-            md.append("> ").append(note).append("\n");
-        }
-        if (!input.notes().isEmpty())
-        {
-            md.append('\n');
+            md.append("> ").append(note).append("\n\n");
         }
         md.append("How to read it: **speedup** is how many times better offcache is than the baseline " +
             "(ours ÷ baseline for throughput, baseline ÷ ours for time per operation), so above 1× offcache wins. " +

@@ -38,6 +38,17 @@ public enum Profile
     }
 
     /**
+     * The note a report of this profile carries, if any.
+     *
+     * @return the note or null.
+     */
+    public String reportNote()
+    {
+        return this == SMOKE ? "Smoke profile: one short iteration per benchmark. This checks that the benchmarks " +
+            "run; the numbers are not measurements." : null;
+    }
+
+    /**
      * The JMH options of the profile.
      *
      * @return options for {@code benchmarks.jar}.
