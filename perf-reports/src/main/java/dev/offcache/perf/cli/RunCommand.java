@@ -152,9 +152,10 @@ public final class RunCommand implements Callable<Integer>
             runInfo.loadAfter(), results, notes, plan.benchmarks()), out);
         console.println("[perf] report: " + written.markdown() + " (" + results.size() + " results, " +
             written.charts().size() + " charts)");
-        if (exit != 0)
+        if (exit != 0 || tracker.failures() > 0)
         {
-            throw new IllegalStateException("benchmarks.jar exited with code " + exit + "; see " + runner.logFile());
+            throw new IllegalStateException("benchmarks.jar exited with code " + exit + " and " + tracker.failures() +
+                " benchmark runs failed (the report has the others); see " + runner.logFile());
         }
         return 0;
     }

@@ -141,6 +141,34 @@ class OffcachePerfCliTest
     }
 
     @Test
+    void aFailedBenchmarkStillGetsAReportButFailsTheRun() throws IOException
+    {
+        final Path jar = Files.writeString(dir.resolve("benchmarks.jar"), "not really a jar");
+        final Path fakeJava = dir.resolve("java");
+        Files.writeString(fakeJava, String.join("\n",
+            "#!/bin/sh",
+            "for a in \"$@\"; do if [ \"$a\" = -lp ]; then echo 'Benchmarks: '; echo 'a.b.C.d'; " +
+                "echo 'a.b.C.e'; exit 0; fi; done",
+            "while [ $# -gt 0 ]; do if [ \"$1\" = -rff ]; then rff=\"$2\"; fi; shift; done",
+            "echo '# Benchmark: a.b.C.e'",
+            "echo '# Run progress: 50.00% complete, ETA 00:00:01'",
+            "echo '<failure>'",
+            "echo 'java.lang.IllegalStateException: setup failed'",
+            "cp '" + Fixtures.path(Fixtures.COMPARE_BASELINE) + "' \"$rff\"",
+            ""), StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(fakeJava, PosixFilePermissions.fromString("rwxr-xr-x"));
+        final Path runDir = dir.resolve("o");
+        assertEquals(1, execute("run", "--profile", "quick", "--jar", jar.toString(), "--java", fakeJava.toString(),
+            "--out", runDir.toString()));
+        assertTrue(out.toString().contains("[perf] FAILED: a.b.C.e (stack trace in the JMH log)"), out.toString());
+        assertEquals("offcache-perf: error: benchmarks.jar exited with code 0 and 1 benchmark runs failed " +
+            "(the report has the others); see " + runDir.resolve("jmh-output.log") + "\n", err.toString());
+        final String report = Files.readString(runDir.resolve("report.md"));
+        assertTrue(report.contains("> benchmarks.jar exited with code 0 and 1 benchmark runs failed"), report);
+        assertTrue(report.contains("- `a.b.C.e`"), report);
+    }
+
+    @Test
     void runWaitsForTheJmhLockWhenAsked() throws IOException
     {
         final Path jar = Files.writeString(dir.resolve("benchmarks.jar"), "not really a jar");
