@@ -1,0 +1,261 @@
+package dev.offcache.registry.journal;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.MutableDirectBuffer;
+
+import dev.offcache.registry.state.CacheKey;
+import dev.offcache.registry.state.CacheStateMachine;
+import dev.offcache.registry.state.DatasetSchema;
+import dev.offcache.registry.state.Materialized;
+import dev.offcache.registry.state.PartitionLocation;
+
+/**
+ * The bytes of the registry's journal records and snapshots. A record is one command's changes, applied all or
+ * nothing on replay (the journal checks each record's CRC32C, so a record is never half there):
+ *
+ * <pre>
+ *   record  := effectCount:int32 effect*
+ *   effect  := CLAIM   sessionId cacheId jobId
+ *            | PROMOTE sessionId cacheId jobId schema materializedAtMs:int64 count:int32 location*
+ *            | REMOVE  sessionId cacheId
+ *   location := executorId jobId stageId:int32 partitionId:int32 path length:int64
+ *   string  := length:int32 utf8-bytes            (little-endian throughout)
+ * </pre>
+ *
+ * A snapshot body is the same effect list (CLAIM and PROMOTE only) describing the whole state. Owns one growable
+ * heap buffer; used only by the registry thread.
+ */
+final class ChangeCodec
+{
+    static final byte CLAIM = 1;
+    static final byte PROMOTE = 2;
+    static final byte REMOVE = 3;
+
+    private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(4096);
+    private int limit;
+    private int effects;
+
+    void reset(final int start)
+    {
+        limit = start + Integer.BYTES;
+        effects = 0;
+    }
+
+    int effects()
+    {
+        return effects;
+    }
+
+    /**
+     * Finishes the effect list started at {@code start} by {@link #reset(int)}.
+     *
+     * @param start where the list began.
+     * @return the end of the encoded bytes.
+     */
+    int finish(final int start)
+    {
+        buffer.putInt(start, effects);
+        return limit;
+    }
+
+    MutableDirectBuffer buffer()
+    {
+        return buffer;
+    }
+
+    void claim(final CacheKey key, final String jobId)
+    {
+        effect(CLAIM, key);
+        putString(jobId);
+    }
+
+    void promote(final CacheKey key, final Materialized entry)
+    {
+        effect(PROMOTE, key);
+        putString(entry.jobId());
+        putString(entry.schema().description());
+        buffer.putLong(limit, entry.materializedAtMs());
+        limit += Long.BYTES;
+        final List<PartitionLocation> locations = entry.locations();
+        buffer.putInt(limit, locations.size());
+        limit += Integer.BYTES;
+        for (final PartitionLocation location : locations)
+        {
+            putString(location.executorId());
+            putString(location.jobId());
+            buffer.putInt(limit, location.stageId());
+            buffer.putInt(limit + Integer.BYTES, location.partitionId());
+            limit += 2 * Integer.BYTES;
+            putString(location.path());
+            buffer.putLong(limit, location.length());
+            limit += Long.BYTES;
+        }
+    }
+
+    void remove(final CacheKey key)
+    {
+        effect(REMOVE, key);
+    }
+
+    private void effect(final byte type, final CacheKey key)
+    {
+        buffer.putByte(limit, type);
+        limit += 1;
+        putString(key.sessionId());
+        putString(key.cacheId());
+        effects++;
+    }
+
+    private void putString(final String value)
+    {
+        limit += buffer.putStringUtf8(limit, value);
+    }
+
+    /**
+     * Applies an encoded effect list to a state machine (recovery).
+     *
+     * @param source the bytes.
+     * @param offset where the list starts.
+     * @param length its length.
+     * @param state  the state machine.
+     * @param where  names the record or file, for the message if the bytes do not decode.
+     * @return the number of effects applied.
+     * @throws IllegalStateException naming {@code where} when the bytes are not a valid effect list.
+     */
+    static int apply(
+        final DirectBuffer source, final int offset, final int length, final CacheStateMachine state,
+        final String where)
+    {
+        final Reader reader = new Reader(source, offset, length, where);
+        final int count = reader.getInt();
+        try
+        {
+            applyEffects(reader, count, state);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalStateException("invalid registry change in " + where + ": " + ex.getMessage(), ex);
+        }
+        if (reader.position != offset + length)
+        {
+            throw new IllegalStateException((offset + length - reader.position) + " trailing bytes in " + where);
+        }
+        return count;
+    }
+
+    private static void applyEffects(final Reader reader, final int count, final CacheStateMachine state)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            final byte type = reader.getByte();
+            final CacheKey key = new CacheKey(reader.getString(), reader.getString());
+            switch (type)
+            {
+                case CLAIM:
+                    state.restoreClaim(key, reader.getString());
+                    break;
+                case PROMOTE:
+                    state.restorePromotion(key, readMaterialized(reader));
+                    break;
+                case REMOVE:
+                    state.restoreRemoval(key);
+                    break;
+                default:
+                    throw new IllegalStateException("unknown registry change type " + type + " in " + reader.where);
+            }
+        }
+    }
+
+    private static Materialized readMaterialized(final Reader reader)
+    {
+        final String jobId = reader.getString();
+        final DatasetSchema schema = new DatasetSchema(reader.getString());
+        final long materializedAtMs = reader.getLong();
+        final int count = reader.getInt();
+        if (count <= 0 || count > reader.remaining())
+        {
+            throw new IllegalStateException("implausible location count " + count + " in " + reader.where);
+        }
+        final List<PartitionLocation> locations = new ArrayList<>(count);
+        for (int i = 0; i < count; i++)
+        {
+            final String executorId = reader.getString();
+            final String locationJob = reader.getString();
+            final int stageId = reader.getInt();
+            final int partitionId = reader.getInt();
+            final String path = reader.getString();
+            final long length = reader.getLong();
+            locations.add(new PartitionLocation(executorId, locationJob, stageId, partitionId, path, length));
+        }
+        return new Materialized(jobId, schema, locations, materializedAtMs);
+    }
+
+    private static final class Reader
+    {
+        private final DirectBuffer source;
+        private final int end;
+        private final String where;
+        private int position;
+
+        private Reader(final DirectBuffer source, final int offset, final int length, final String where)
+        {
+            this.source = source;
+            this.position = offset;
+            this.end = offset + length;
+            this.where = where;
+        }
+
+        int remaining()
+        {
+            return end - position;
+        }
+
+        byte getByte()
+        {
+            need(1);
+            return source.getByte(position++);
+        }
+
+        int getInt()
+        {
+            need(Integer.BYTES);
+            final int value = source.getInt(position);
+            position += Integer.BYTES;
+            return value;
+        }
+
+        long getLong()
+        {
+            need(Long.BYTES);
+            final long value = source.getLong(position);
+            position += Long.BYTES;
+            return value;
+        }
+
+        String getString()
+        {
+            final int length = getInt();
+            if (length < 0)
+            {
+                throw new IllegalStateException("negative string length " + length + " in " + where);
+            }
+            need(length);
+            final String value = source.getStringUtf8(position - Integer.BYTES);
+            position += length;
+            return value;
+        }
+
+        private void need(final int bytes)
+        {
+            if (bytes > end - position)
+            {
+                throw new IllegalStateException("truncated registry change in " + where + ": need " + bytes +
+                    " bytes, " + (end - position) + " left");
+            }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package dev.offcache.registry.front;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.EdgeCasesMode;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import org.agrona.concurrent.CachedEpochClock;
+
+import dev.offcache.registry.model.Command;
+import dev.offcache.registry.model.Commands;
+import dev.offcache.registry.model.ReferenceModel;
+import dev.offcache.registry.state.CacheEntry;
+import dev.offcache.registry.state.CacheKey;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Three producer threads publish generated sequences concurrently through the Disruptor. Each producer owns its own
+ * sessions, jobs and executors, so its commands commute with the others' and the interleaving must not matter:
+ * every future's outcome equals the producer's own reference model at that point, and the registry's final state
+ * equals the union of the three models' final states (and its pin snapshot their pinned stages).
+ */
+class CacheRegistryProperties
+{
+    private static final int PRODUCERS = 3;
+
+    @Property(tries = 150, edgeCases = EdgeCasesMode.NONE)
+    void concurrentProducersEndInTheModelsState(
+        @ForAll("producer0") final List<Command> p0,
+        @ForAll("producer1") final List<Command> p1,
+        @ForAll("producer2") final List<Command> p2) throws Exception
+    {
+        final List<List<Command>> sequences = List.of(p0, p1, p2);
+        final Set<String> dead = ConcurrentHashMap.newKeySet();
+        final CacheRegistry registry = CacheRegistry.launch(new CacheRegistry.Context()
+            .ringSize(64)
+            .clock(new CachedEpochClock())
+            .liveExecutors(id -> !dead.contains(id)));
+        try
+        {
+            final List<ReferenceModel> models = new ArrayList<>();
+            final List<List<Object>> expected = new ArrayList<>();
+            final List<List<CompletableFuture<?>>> actual = new ArrayList<>();
+            final CountDownLatch start = new CountDownLatch(1);
+            final List<Thread> threads = new ArrayList<>();
+            final List<Throwable> errors = new ArrayList<>();
+            for (int p = 0; p < PRODUCERS; p++)
+            {
+                final List<Command> sequence = sequences.get(p);
+                final ReferenceModel model = new ReferenceModel();
+                final List<Object> outcomes = new ArrayList<>();
+                final List<CompletableFuture<?>> futures = new ArrayList<>();
+                models.add(model);
+                expected.add(outcomes);
+                actual.add(futures);
+                final Thread thread = new Thread(() ->
+                {
+                    try
+                    {
+                        start.await();
+                        for (final Command command : sequence)
+                        {
+                            outcomes.add(Command.normalise(command.apply(model)));
+                            if (command instanceof Command.SetExecutorLive live)
+                            {
+                                // The live view is outside the ring: let this producer's earlier commands finish.
+                                CompletableFuture.allOf(futures.toArray(new CompletableFuture<?>[0]))
+                                    .get(10, TimeUnit.SECONDS);
+                                live.applyTo(dead);
+                                futures.add(CompletableFuture.completedFuture(null));
+                            }
+                            else
+                            {
+                                futures.add(command.publish(registry));
+                            }
+                        }
+                    }
+                    catch (final Throwable ex)
+                    {
+                        synchronized (errors)
+                        {
+                            errors.add(ex);
+                        }
+                    }
+                }, "producer-" + p);
+                threads.add(thread);
+                thread.start();
+            }
+            start.countDown();
+            for (final Thread thread : threads)
+            {
+                thread.join(20_000);
+                assertTrue(!thread.isAlive(), "producer did not finish");
+            }
+            assertEquals(List.of(), errors);
+
+            final Map<CacheKey, CacheEntry> union = new HashMap<>();
+            final Set<Object> unionPins = new HashSet<>();
+            for (int p = 0; p < PRODUCERS; p++)
+            {
+                for (int i = 0; i < expected.get(p).size(); i++)
+                {
+                    assertEquals(expected.get(p).get(i),
+                        Command.normalise(actual.get(p).get(i).get(10, TimeUnit.SECONDS)),
+                        "producer " + p + " step " + i + " " + sequences.get(p).get(i));
+                }
+                union.putAll(models.get(p).map);
+                unionPins.addAll(models.get(p).pinnedStages());
+            }
+            assertEquals(union, registry.entries().get(10, TimeUnit.SECONDS));
+            assertEquals(unionPins, registry.pinnedStages());
+        }
+        finally
+        {
+            registry.close();
+        }
+    }
+
+    @Provide
+    Arbitrary<List<Command>> producer0()
+    {
+        return Commands.sequences("p0-", false);
+    }
+
+    @Provide
+    Arbitrary<List<Command>> producer1()
+    {
+        return Commands.sequences("p1-", false);
+    }
+
+    @Provide
+    Arbitrary<List<Command>> producer2()
+    {
+        return Commands.sequences("p2-", false);
+    }
+}

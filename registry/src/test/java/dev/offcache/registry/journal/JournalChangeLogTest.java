@@ -1,0 +1,274 @@
+package dev.offcache.registry.journal;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.agrona.concurrent.CachedEpochClock;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.offcache.core.journal.Journal;
+import dev.offcache.core.journal.JournalCorruptException;
+import dev.offcache.registry.front.CacheRegistry;
+import dev.offcache.registry.state.CacheEntry;
+import dev.offcache.registry.state.CacheKey;
+import dev.offcache.registry.state.CacheStateMachine;
+import dev.offcache.registry.state.DatasetSchema;
+import dev.offcache.registry.state.PartitionLocation;
+import dev.offcache.registry.state.StageRef;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The durable backend: restart comes back to the acknowledged state, snapshots bound replay and trim the journal,
+ * a torn tail record is dropped, and corruption before the tail stops start-up naming segment and offset.
+ */
+class JournalChangeLogTest
+{
+    private static final DatasetSchema SCHEMA = new DatasetSchema("{\"fields\":[\"a\",\"b\"]}");
+
+    @TempDir
+    Path dir;
+
+    private final CachedEpochClock clock = new CachedEpochClock();
+
+    @Test
+    void restartComesBackToTheAcknowledgedState() throws Exception
+    {
+        final Map<CacheKey, CacheEntry> before;
+        final Set<StageRef> pinsBefore;
+        try (CacheRegistry registry = durable(1_000))
+        {
+            for (int i = 0; i < 30; i++)
+            {
+                final CacheKey key = new CacheKey("s" + (i % 3), "c" + i);
+                registry.beginMaterialization(key, "j" + i).get(5, TimeUnit.SECONDS);
+                clock.advance(7);
+                if (i % 3 != 2)
+                {
+                    registry.completeMaterialization(key, "j" + i, SCHEMA, locations("j" + i, i % 4))
+                        .get(5, TimeUnit.SECONDS);
+                }
+            }
+            registry.invalidate(new CacheKey("s0", "c3")).get(5, TimeUnit.SECONDS);
+            registry.invalidateExecutor("e1").get(5, TimeUnit.SECONDS);
+            registry.removeSession("s2").get(5, TimeUnit.SECONDS);
+            registry.abortMaterialization(new CacheKey("s1", "c10"), "j10").get(5, TimeUnit.SECONDS);
+            before = registry.entries().get(5, TimeUnit.SECONDS);
+            pinsBefore = registry.pinnedStages();
+        }
+        assertTrue(before.size() > 5, "the scenario leaves entries behind: " + before.size());
+        try (CacheRegistry registry = durable(1_000))
+        {
+            assertEquals(before, registry.entries().get(5, TimeUnit.SECONDS));
+            assertEquals(pinsBefore, registry.pinnedStages());
+        }
+    }
+
+    @Test
+    void snapshotsBoundReplayAndTrimTheJournal() throws Exception
+    {
+        final Map<CacheKey, CacheEntry> before;
+        try (CacheRegistry registry = durable(20))
+        {
+            for (int i = 0; i < 120; i++)
+            {
+                final CacheKey key = new CacheKey("s", "c" + (i % 40));
+                registry.invalidate(key).get(5, TimeUnit.SECONDS);
+                registry.beginMaterialization(key, "j" + i).get(5, TimeUnit.SECONDS);
+                registry.completeMaterialization(key, "j" + i, SCHEMA, locations("j" + i, i % 4))
+                    .get(5, TimeUnit.SECONDS);
+            }
+            before = registry.entries().get(5, TimeUnit.SECONDS);
+        }
+        assertEquals(40, before.size());
+        try (JournalChangeLog log = open(20))
+        {
+            final CacheStateMachine state = new CacheStateMachine(clock);
+            log.recover(state);
+            assertEquals(before, state.entries());
+            assertTrue(log.recoveredRecords() < 20, "replay is bounded by the snapshot: " + log.recoveredRecords());
+            assertTrue(log.segmentCount() <= 2, "covered segments are deleted: " + log.segmentCount());
+        }
+        try (Journal journal = Journal.open(new Journal.Context().directory(dir.resolve("journal")).segmentSize(
+            64 * 1024)))
+        {
+            assertTrue(journal.startPosition() > 0, "the journal was trimmed");
+        }
+        try (Stream files = new Stream(dir.resolve("snapshots")))
+        {
+            assertEquals(1, files.names.size(), "older snapshots are deleted: " + files.names);
+        }
+    }
+
+    @Test
+    void aTornTailRecordIsDroppedAndEverythingBeforeItKept() throws Exception
+    {
+        final Map<CacheKey, CacheEntry> beforeLast;
+        try (CacheRegistry registry = durable(1_000))
+        {
+            registry.beginMaterialization(new CacheKey("s", "a"), "ja").get(5, TimeUnit.SECONDS);
+            registry.completeMaterialization(new CacheKey("s", "a"), "ja", SCHEMA, locations("ja", 0))
+                .get(5, TimeUnit.SECONDS);
+            beforeLast = registry.entries().get(5, TimeUnit.SECONDS);
+            registry.beginMaterialization(new CacheKey("s", "b"), "jb").get(5, TimeUnit.SECONDS);
+        }
+        final List<Long> positions = recordPositions();
+        assertEquals(3, positions.size());
+        // A crash in the middle of the last append: its payload is half written.
+        flipByte(segment0(), positions.get(2) + 12);
+        try (CacheRegistry registry = durable(1_000))
+        {
+            assertEquals(beforeLast, registry.entries().get(5, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void corruptionBeforeTheTailStopsStartUpNamingSegmentAndOffset() throws Exception
+    {
+        try (CacheRegistry registry = durable(1_000))
+        {
+            for (int i = 0; i < 5; i++)
+            {
+                registry.beginMaterialization(new CacheKey("s", "c" + i), "j" + i).get(5, TimeUnit.SECONDS);
+            }
+        }
+        final List<Long> positions = recordPositions();
+        flipByte(segment0(), positions.get(1) + 10);
+        final JournalCorruptException ex = assertThrows(JournalCorruptException.class, () -> open(1_000));
+        assertTrue(ex.getMessage().contains(segment0().getFileName().toString()), ex.getMessage());
+        assertTrue(ex.getMessage().contains("offset " + positions.get(1)), ex.getMessage());
+    }
+
+    @Test
+    void aDamagedSnapshotStopsStartUpNamingTheFile() throws Exception
+    {
+        try (CacheRegistry registry = durable(2))
+        {
+            for (int i = 0; i < 6; i++)
+            {
+                registry.beginMaterialization(new CacheKey("s", "c" + i), "j" + i).get(5, TimeUnit.SECONDS);
+            }
+        }
+        final Path snapshot;
+        try (Stream files = new Stream(dir.resolve("snapshots")))
+        {
+            snapshot = dir.resolve("snapshots").resolve(files.names.get(0));
+        }
+        flipByte(snapshot, 30);
+        try (JournalChangeLog log = open(2))
+        {
+            final IllegalStateException ex =
+                assertThrows(IllegalStateException.class, () -> log.recover(new CacheStateMachine(clock)));
+            assertTrue(ex.getMessage().contains(snapshot.toString()), ex.getMessage());
+        }
+    }
+
+    @Test
+    void groupCommitForcesOncePerBatch() throws Exception
+    {
+        final JournalChangeLog log = open(1_000_000);
+        try (CacheRegistry registry = CacheRegistry.launch(new CacheRegistry.Context().clock(clock).changeLog(log)))
+        {
+            final List<CompletableFuture<?>> futures = new ArrayList<>();
+            for (int i = 0; i < 2_000; i++)
+            {
+                futures.add(registry.beginMaterialization(new CacheKey("s", "c" + i), "j"));
+            }
+            for (final CompletableFuture<?> future : futures)
+            {
+                future.get(10, TimeUnit.SECONDS);
+            }
+            assertEquals(2_000, log.recordsAppended());
+            assertTrue(log.forces() >= 1 && log.forces() <= log.recordsAppended());
+        }
+    }
+
+    private CacheRegistry durable(final long snapshotEvery)
+    {
+        return CacheRegistry.launch(new CacheRegistry.Context().clock(clock).changeLog(open(snapshotEvery)));
+    }
+
+    private JournalChangeLog open(final long snapshotEvery)
+    {
+        return JournalChangeLog.open(new JournalChangeLog.Context()
+            .directory(dir)
+            .segmentSize(64 * 1024)
+            .snapshotEveryRecords(snapshotEvery));
+    }
+
+    private List<Long> recordPositions()
+    {
+        final List<Long> positions = new ArrayList<>();
+        try (Journal journal = Journal.open(new Journal.Context().directory(dir.resolve("journal")).segmentSize(
+            64 * 1024)))
+        {
+            assertEquals(1, journal.segmentCount());
+            journal.forEach((buffer, offset, length, position) -> positions.add(position));
+        }
+        return positions;
+    }
+
+    private Path segment0() throws Exception
+    {
+        try (Stream files = new Stream(dir.resolve("journal")))
+        {
+            for (final String name : files.names)
+            {
+                if (name.endsWith(".journal"))
+                {
+                    return dir.resolve("journal").resolve(name);
+                }
+            }
+        }
+        throw new AssertionError("no segment file");
+    }
+
+    private static void flipByte(final Path file, final long offset) throws Exception
+    {
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
+        {
+            raf.seek(offset);
+            final int b = raf.read();
+            raf.seek(offset);
+            raf.write(b ^ 0x5A);
+        }
+    }
+
+    static List<PartitionLocation> locations(final String job, final int executor)
+    {
+        return List.of(
+            new PartitionLocation("e" + executor, job, 1, 0, "/w/" + job + "/1/0.data", 1000),
+            new PartitionLocation("e" + ((executor + 1) % 4), job, 1, 1, "/w/" + job + "/1/1.data", 2000));
+    }
+
+    /**
+     * File names of a directory, sorted.
+     */
+    private static final class Stream implements AutoCloseable
+    {
+        private final List<String> names = new ArrayList<>();
+
+        Stream(final Path directory) throws Exception
+        {
+            try (java.util.stream.Stream<Path> list = Files.list(directory))
+            {
+                list.forEach(p -> names.add(p.getFileName().toString()));
+            }
+            names.sort(String::compareTo);
+        }
+
+        public void close()
+        {
+        }
+    }
+}
