@@ -40,9 +40,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Fetching one block, request to last byte in the caller's off-heap buffer: the Aeron block server over IPC and
  * over UDP (127.0.0.1) against its baseline, a plain Netty TCP request/response server on 127.0.0.1, all serving
- * the same bytes from the same mapped file. {@code latency} samples single 4 KiB fetches (p50/p99 in the
- * SampleTime output); {@code throughput} counts back-to-back fetches of {@code payloadBytes} (1 MiB by default;
- * multiply ops/s by the size for bytes/s; add 16 MiB with {@code -p payloadBytes=1048576,16777216}). One fetch
+ * the same bytes from the same mapped file. Each fetch is sampled (SampleTime): at 4 KiB the p50/p99 are the
+ * latency; at 1 MiB and 16 MiB ({@code -p payloadBytes=4096,1048576,16777216}) the size over the mean time is
+ * the throughput of back-to-back fetches. One benchmark method, so the smoke run is one fork per transport. One fetch
  * at a time on one connection; Aeron agents idle with a BackoffIdleStrategy parking at most
  * {@code aeronMaxParkMicros}; SHARED embedded media driver.
  */
@@ -56,10 +56,10 @@ public class BlockFetchBenchmark
     private static final String ID = "block";
 
     /**
-     * A mapped file served over one of the transports; the fixture shared by both benchmarks.
+     * A mapped file served over one of the transports.
      */
     @State(Scope.Benchmark)
-    public abstract static class Fixture
+    public static class Fixture
     {
         /**
          * Which transport carries the fetch: {@code aeron-ipc}, {@code aeron-udp} or the {@code netty-tcp} baseline.
@@ -91,7 +91,12 @@ public class BlockFetchBenchmark
         private UnsafeBuffer destination;
         private int size;
 
-        abstract int size();
+        /**
+         * Block size in bytes: 4 KiB for latency; 1 MiB and 16 MiB for throughput via
+         * {@code -p payloadBytes=4096,1048576,16777216} (kept small by default so the smoke run stays short).
+         */
+        @Param({"4096"})
+        public int payloadBytes;
 
         /**
          * Writes a file of pseudo-random bytes, maps it, starts the server and client of the chosen transport.
@@ -101,7 +106,7 @@ public class BlockFetchBenchmark
         @Setup(Level.Trial)
         public void setUp() throws IOException
         {
-            size = size();
+            size = payloadBytes;
             file = Files.createTempFile("offcache-transport-bench", ".data");
             writeRandom(file, size);
             region = MappedRegion.mapExistingFile(file, true);
@@ -166,61 +171,13 @@ public class BlockFetchBenchmark
     }
 
     /**
-     * The latency fixture: small blocks.
-     */
-    public static class LatencyFixture extends Fixture
-    {
-        /**
-         * Block size for the latency benchmark.
-         */
-        @Param({"4096"})
-        public int latencyBytes;
-
-        int size()
-        {
-            return latencyBytes;
-        }
-    }
-
-    /**
-     * The throughput fixture: large blocks.
-     */
-    public static class ThroughputFixture extends Fixture
-    {
-        /**
-         * Block size for the throughput benchmark.
-         */
-        @Param({"1048576"})
-        public int payloadBytes;
-
-        int size()
-        {
-            return payloadBytes;
-        }
-    }
-
-    /**
-     * One small fetch, timed alone.
+     * One fetch, request to last byte in the destination, timed alone (SampleTime: mean, p50, p99...).
      *
-     * @param fixture the transport.
+     * @param fixture the transport and block.
      * @return bytes fetched.
      */
     @Benchmark
-    public long latency(final LatencyFixture fixture)
-    {
-        return fixture.fetch();
-    }
-
-    /**
-     * Back-to-back large fetches.
-     *
-     * @param fixture the transport.
-     * @return bytes fetched.
-     */
-    @Benchmark
-    @BenchmarkMode(Mode.Throughput)
-    @OutputTimeUnit(TimeUnit.SECONDS)
-    public long throughput(final ThroughputFixture fixture)
+    public long fetch(final Fixture fixture)
     {
         return fixture.fetch();
     }

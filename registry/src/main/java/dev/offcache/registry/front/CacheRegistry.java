@@ -23,6 +23,7 @@ import org.agrona.concurrent.status.CountersManager;
 
 import dev.offcache.registry.eviction.EvictionPolicy;
 import dev.offcache.registry.eviction.EvictionSweeper;
+import dev.offcache.registry.journal.ChangeCodec;
 import dev.offcache.registry.journal.ChangeLog;
 import dev.offcache.registry.metrics.RegistryCounters;
 import dev.offcache.registry.state.AbortOutcome;
@@ -80,7 +81,7 @@ public final class CacheRegistry implements AutoCloseable
         counters = ctx.countersManager == null ? null : new RegistryCounters(ctx.countersManager);
         final CommandHandler handler = new CommandHandler(
             state, ctx.changeLog, ctx.liveExecutors, ctx.removalListener, ctx.evictionPolicy, ctx.clock, counters,
-            this);
+            ctx.applyObserver, this);
         state.listener(handler);
         handler.publishPins();
         disruptor = new Disruptor<>(
@@ -164,6 +165,13 @@ public final class CacheRegistry implements AutoCloseable
         Ids.requireId(jobId, "jobId");
         Ids.requireNonNull(schema, "schema");
         Materialized.validateLocations(jobId, locations);
+        final long maxBytes = ChangeCodec.maxCompletionBytes(key, schema, jobId, locations);
+        if (maxBytes > ctx.changeLog.maxCommandBytes())
+        {
+            throw new IllegalArgumentException("completion of " + key + " with " + locations.size() +
+                " locations may need up to " + maxBytes + " bytes in one journal record, more than the " +
+                ctx.changeLog.maxCommandBytes() + " a journal segment holds; raise JournalChangeLog segmentSize");
+        }
         return publish(CommandType.COMPLETE, key, jobId, null, schema, List.copyOf(locations));
     }
 
@@ -438,6 +446,9 @@ public final class CacheRegistry implements AutoCloseable
         private long shutdownTimeoutMs = 10_000;
         private String threadName = "offcache-registry";
         private CountersManager countersManager;
+        private Consumer<CompletableFuture<?>> applyObserver = future ->
+        {
+        };
         private Consumer<Set<StageRef>> pinListener = stages ->
         {
         };
@@ -586,6 +597,19 @@ public final class CacheRegistry implements AutoCloseable
         public Context threadName(final String threadName)
         {
             this.threadName = threadName;
+            return this;
+        }
+
+        /**
+         * Test hook: sees each command's future, on the registry thread, just before the command is applied, so a
+         * test can learn the order in which concurrent callers' commands were linearized.
+         *
+         * @param applyObserver the observer.
+         * @return this.
+         */
+        Context applyObserver(final Consumer<CompletableFuture<?>> applyObserver)
+        {
+            this.applyObserver = applyObserver;
             return this;
         }
 

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 import com.lmax.disruptor.EventHandler;
 import org.agrona.concurrent.EpochClock;
@@ -42,6 +43,7 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
     private final EpochClock clock;
     private final CacheRegistry registry;
     private final RegistryCounters counters;
+    private final Consumer<CompletableFuture<?>> applyObserver;
 
     private final Map<CacheKey, List<CompletableFuture<Resolution>>> waiters = new HashMap<>();
     private final ArrayList<CompletableFuture<?>> ackFutures = new ArrayList<>();
@@ -64,8 +66,10 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
         final EvictionPolicy evictionPolicy,
         final EpochClock clock,
         final RegistryCounters counters,
+        final Consumer<CompletableFuture<?>> applyObserver,
         final CacheRegistry registry)
     {
+        this.applyObserver = applyObserver;
         this.counters = counters;
         this.state = state;
         this.changeLog = changeLog;
@@ -113,6 +117,7 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
     private void applyAndJournal(final RegistryCommand command, final CompletableFuture<Object> future)
     {
         releaseReason = Resolution.Reason.INVALIDATED;
+        applyObserver.accept(future);
         Object result;
         try
         {

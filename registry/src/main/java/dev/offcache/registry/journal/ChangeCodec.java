@@ -29,7 +29,7 @@ import dev.offcache.registry.state.PartitionLocation;
  * A snapshot body is the same effect list (CLAIM and PROMOTE only) describing the whole state. Owns one growable
  * heap buffer; used only by the registry thread.
  */
-final class ChangeCodec
+public final class ChangeCodec
 {
     static final byte CLAIM = 1;
     static final byte PROMOTE = 2;
@@ -99,6 +99,34 @@ final class ChangeCodec
     void remove(final CacheKey key)
     {
         effect(REMOVE, key);
+    }
+
+    /**
+     * An upper bound of the encoded size of a command that claims, promotes and removes the key (the most a
+     * completion can add to a record), without encoding it.
+     *
+     * @param key       the key.
+     * @param schema    the schema.
+     * @param jobId     the job.
+     * @param locations the locations.
+     * @return the bound in bytes.
+     */
+    public static long maxCompletionBytes(
+        final CacheKey key, final DatasetSchema schema, final String jobId, final List<PartitionLocation> locations)
+    {
+        long bytes = Integer.BYTES + 3L * (1 + bound(key.sessionId()) + bound(key.cacheId())) + 2L * bound(jobId) +
+            bound(schema.description()) + Long.BYTES + Integer.BYTES;
+        for (final PartitionLocation location : locations)
+        {
+            bytes += bound(location.executorId()) + bound(location.jobId()) + bound(location.path()) +
+                2 * Integer.BYTES + Long.BYTES;
+        }
+        return bytes;
+    }
+
+    private static long bound(final String value)
+    {
+        return Integer.BYTES + 3L * value.length();
     }
 
     private void effect(final byte type, final CacheKey key)

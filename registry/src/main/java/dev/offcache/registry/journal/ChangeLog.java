@@ -32,6 +32,17 @@ public interface ChangeLog extends StateChangeListener, AutoCloseable
     }
 
     /**
+     * The largest encoded command this log can hold in one record; the front refuses larger completions up front
+     * rather than failing the journal.
+     *
+     * @return the limit in bytes.
+     */
+    default int maxCommandBytes()
+    {
+        return Integer.MAX_VALUE;
+    }
+
+    /**
      * Starts collecting one command's changes.
      */
     default void beginCommand()

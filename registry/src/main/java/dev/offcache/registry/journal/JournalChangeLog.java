@@ -129,6 +129,16 @@ public final class JournalChangeLog implements ChangeLog
     /**
      * {@inheritDoc}
      */
+    @Override
+    public int maxCommandBytes()
+    {
+        return journal.maxRecordLength();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
     public void beginCommand()
     {
         codec.reset(0);
@@ -137,6 +147,7 @@ public final class JournalChangeLog implements ChangeLog
     /**
      * {@inheritDoc}
      */
+    @Override
     public void onClaimed(final CacheKey key, final Pending entry)
     {
         codec.claim(key, entry.jobId());
@@ -145,6 +156,7 @@ public final class JournalChangeLog implements ChangeLog
     /**
      * {@inheritDoc}
      */
+    @Override
     public void onPromoted(final CacheKey key, final Materialized entry)
     {
         codec.promote(key, entry);
@@ -153,6 +165,7 @@ public final class JournalChangeLog implements ChangeLog
     /**
      * {@inheritDoc}
      */
+    @Override
     public void onRemoved(final CacheKey key, final CacheEntry removed)
     {
         codec.remove(key);
@@ -161,6 +174,7 @@ public final class JournalChangeLog implements ChangeLog
     /**
      * {@inheritDoc}
      */
+    @Override
     public void endCommand()
     {
         if (codec.effects() > 0)
@@ -176,6 +190,7 @@ public final class JournalChangeLog implements ChangeLog
     /**
      * {@inheritDoc}
      */
+    @Override
     public void force()
     {
         if (unforced)

@@ -72,6 +72,7 @@ public final class CacheStateMachine implements CacheState
     /**
      * {@inheritDoc}
      */
+    @Override
     public CacheEntry lookup(final CacheKey key)
     {
         Ids.requireNonNull(key, "key");
@@ -86,6 +87,7 @@ public final class CacheStateMachine implements CacheState
     /**
      * {@inheritDoc}
      */
+    @Override
     public BeginOutcome beginMaterialization(final CacheKey key, final String jobId)
     {
         Ids.requireNonNull(key, "key");
@@ -110,6 +112,7 @@ public final class CacheStateMachine implements CacheState
     /**
      * {@inheritDoc}
      */
+    @Override
     public CompletionOutcome completeMaterialization(
         final CacheKey key, final String jobId, final DatasetSchema schema, final List<PartitionLocation> locations)
     {
@@ -137,6 +140,7 @@ public final class CacheStateMachine implements CacheState
     /**
      * {@inheritDoc}
      */
+    @Override
     public AbortOutcome abortMaterialization(final CacheKey key, final String jobId)
     {
         Ids.requireNonNull(key, "key");
@@ -153,6 +157,7 @@ public final class CacheStateMachine implements CacheState
     /**
      * {@inheritDoc}
      */
+    @Override
     public List<RemovedEntry> invalidate(final CacheKey key)
     {
         Ids.requireNonNull(key, "key");
@@ -163,6 +168,7 @@ public final class CacheStateMachine implements CacheState
     /**
      * {@inheritDoc}
      */
+    @Override
     public List<RemovedEntry> invalidateExecutor(final String executorId)
     {
         Ids.requireId(executorId, "executorId");
@@ -177,6 +183,7 @@ public final class CacheStateMachine implements CacheState
     /**
      * {@inheritDoc}
      */
+    @Override
     public List<RemovedEntry> removeSession(final String sessionId)
     {
         Ids.requireId(sessionId, "sessionId");
@@ -191,6 +198,7 @@ public final class CacheStateMachine implements CacheState
     /**
      * {@inheritDoc}
      */
+    @Override
     public Set<StageRef> pinnedStages()
     {
         return Set.copyOf(pinCounts.keySet());

@@ -1,13 +1,16 @@
 package dev.offcache.registry.front;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -127,6 +130,90 @@ class CacheRegistryProperties
         {
             registry.close();
         }
+    }
+
+    /**
+     * The same kind of sequence over shared keys, dealt round robin to three producers that publish without waiting:
+     * the registry must behave exactly like the model applied in the order the ring linearized the commands, for
+     * every outcome and for the final state.
+     */
+    @Property(tries = 150, edgeCases = EdgeCasesMode.NONE)
+    void sharedKeysBehaveLikeTheModelInRingOrder(@ForAll("shared") final List<Command> sequence) throws Exception
+    {
+        final List<CompletableFuture<?>> applied = new CopyOnWriteArrayList<>();
+        final CacheRegistry registry = CacheRegistry.launch(new CacheRegistry.Context()
+            .ringSize(16)
+            .clock(new CachedEpochClock())
+            .applyObserver(applied::add));
+        try
+        {
+            final Map<CompletableFuture<?>, Command> published = Collections.synchronizedMap(new IdentityHashMap<>());
+            final List<Thread> threads = new ArrayList<>();
+            final CountDownLatch start = new CountDownLatch(1);
+            for (int p = 0; p < PRODUCERS; p++)
+            {
+                final List<Command> mine = new ArrayList<>();
+                for (int i = p; i < sequence.size(); i += PRODUCERS)
+                {
+                    mine.add(sequence.get(i));
+                }
+                final Thread thread = new Thread(() ->
+                {
+                    try
+                    {
+                        start.await();
+                        for (final Command command : mine)
+                        {
+                            final CompletableFuture<?> future = command.publish(registry);
+                            published.put(future, command);
+                        }
+                    }
+                    catch (final InterruptedException ex)
+                    {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                threads.add(thread);
+                thread.start();
+            }
+            start.countDown();
+            for (final Thread thread : threads)
+            {
+                thread.join(20_000);
+                assertTrue(!thread.isAlive(), "producer did not finish");
+            }
+            final Map<CacheKey, CacheEntry> finalState = registry.entries().get(10, TimeUnit.SECONDS);
+
+            final ReferenceModel model = new ReferenceModel();
+            int checked = 0;
+            for (final CompletableFuture<?> future : applied)
+            {
+                final Command command = published.get(future);
+                if (command == null)
+                {
+                    continue; // the entries() query above
+                }
+                assertEquals(Command.normalise(command.apply(model)),
+                    Command.normalise(future.get(10, TimeUnit.SECONDS)), "ring position " + checked + " " + command);
+                checked++;
+            }
+            assertEquals(sequence.size(), checked, "every published command was applied once");
+            assertEquals(model.map, finalState);
+            assertEquals(model.pinnedStages(), registry.pinnedStages());
+        }
+        finally
+        {
+            registry.close();
+        }
+    }
+
+    @Provide
+    Arbitrary<List<Command>> shared()
+    {
+        // Executor deaths act outside the ring and invalid completions never enter it: both need a fixed order.
+        return Commands.sequences("", false).map(commands -> commands.stream()
+            .filter(c -> !(c instanceof Command.SetExecutorLive) && !(c instanceof Command.BadComplete))
+            .toList()).filter(commands -> !commands.isEmpty());
     }
 
     @Provide

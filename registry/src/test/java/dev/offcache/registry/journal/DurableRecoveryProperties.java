@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class DurableRecoveryProperties
 {
-    @Property(tries = 60, edgeCases = EdgeCasesMode.NONE)
+    @Property(tries = 40, edgeCases = EdgeCasesMode.NONE)
     void recoveryRestoresExactlyTheAcknowledgedState(
         @ForAll("sequences") final List<Command> commands,
         @ForAll @IntRange(min = 1, max = 12) final int snapshotEvery) throws Exception

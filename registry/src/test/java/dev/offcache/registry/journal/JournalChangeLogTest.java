@@ -20,6 +20,7 @@ import dev.offcache.registry.front.CacheRegistry;
 import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CacheStateMachine;
+import dev.offcache.registry.state.CompletionOutcome;
 import dev.offcache.registry.state.DatasetSchema;
 import dev.offcache.registry.state.PartitionLocation;
 import dev.offcache.registry.state.StageRef;
@@ -170,6 +171,26 @@ class JournalChangeLogTest
             final IllegalStateException ex =
                 assertThrows(IllegalStateException.class, () -> log.recover(new CacheStateMachine(clock)));
             assertTrue(ex.getMessage().contains(snapshot.toString()), ex.getMessage());
+        }
+    }
+
+    @Test
+    void aCompletionTooLargeForOneRecordIsRefusedUpFrontAndTheRegistryKeepsRunning() throws Exception
+    {
+        try (CacheRegistry registry = durable(1_000))
+        {
+            final CacheKey key = new CacheKey("s", "huge");
+            registry.beginMaterialization(key, "j").get(5, TimeUnit.SECONDS);
+            final List<PartitionLocation> many = new ArrayList<>();
+            for (int p = 0; p < 2_000; p++)
+            {
+                many.add(new PartitionLocation("e1", "j", 0, p, "/w/j/0/" + p + ".data", 1));
+            }
+            final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
+                () -> registry.completeMaterialization(key, "j", SCHEMA, many));
+            assertTrue(ex.getMessage().contains("raise JournalChangeLog segmentSize"), ex.getMessage());
+            assertEquals(CompletionOutcome.PROMOTED, registry.completeMaterialization(
+                key, "j", SCHEMA, many.subList(0, 100)).get(5, TimeUnit.SECONDS));
         }
     }
 

@@ -42,6 +42,18 @@ public sealed interface Command
         {
             return new HashSet<>(list);
         }
+        if (outcome instanceof Acquisition.Hit hit)
+        {
+            return "hit:" + hit.entry();
+        }
+        if (outcome instanceof Acquisition.Wait wait)
+        {
+            return "wait:" + wait.pendingJobId();
+        }
+        if (outcome instanceof Acquisition.Claimed)
+        {
+            return "claimed";
+        }
         return outcome;
     }
 
@@ -104,18 +116,7 @@ public sealed interface Command
 
         public CompletableFuture<?> publish(final CacheRegistry registry)
         {
-            return registry.acquire(key, job).thenApply(acquisition ->
-            {
-                if (acquisition instanceof Acquisition.Hit hit)
-                {
-                    return "hit:" + hit.entry();
-                }
-                if (acquisition instanceof Acquisition.Wait wait)
-                {
-                    return "wait:" + wait.pendingJobId();
-                }
-                return "claimed";
-            });
+            return registry.acquire(key, job);
         }
 
         static Object normaliseEntry(final CacheEntry entry)

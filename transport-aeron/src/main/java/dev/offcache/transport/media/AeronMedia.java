@@ -145,7 +145,6 @@ public final class AeronMedia implements AutoCloseable
                 .socketSndbufLength(ctx.initialWindowLength)
                 .publicationLingerTimeoutNs(ctx.publicationLingerTimeoutNs)
                 .imageLivenessTimeoutNs(ctx.imageLivenessTimeoutNs)
-                .timerIntervalNs(Math.min(ctx.publicationLingerTimeoutNs / 2, 100_000_000L))
                 .warnIfDirectoryExists(false));
         }
         catch (final RuntimeException ex)
