@@ -33,7 +33,8 @@ final class ExecutorCore implements AutoCloseable
         final int requestStreamId)
     {
         this.id = id;
-        this.store = new ShufflePartitionStore(workDir, (jobId, stageId) -> keep.contains(new StageRef(jobId, stageId)));
+        this.store = new ShufflePartitionStore(workDir,
+            (jobId, stageId) -> keep.contains(new StageRef(jobId, stageId)));
         this.source = new ShufflePartitionSource(store);
         this.server = BlockServer.start(new BlockServer.Context().aeron(media.aeron()).blockSource(source)
             .requestChannel(requestChannel).requestStreamId(requestStreamId));
