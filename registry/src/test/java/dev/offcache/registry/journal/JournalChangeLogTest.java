@@ -16,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.offcache.core.journal.Journal;
 import dev.offcache.core.journal.JournalCorruptException;
+import dev.offcache.core.region.MappedRegion;
 import dev.offcache.registry.front.CacheRegistry;
 import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
@@ -45,6 +46,7 @@ class JournalChangeLogTest
     @Test
     void restartComesBackToTheAcknowledgedState() throws Exception
     {
+        final long mappingsBefore = MappedRegion.liveMappings();
         final Map<CacheKey, CacheEntry> before;
         final Set<StageRef> pinsBefore;
         try (CacheRegistry registry = durable(1_000))
@@ -73,11 +75,13 @@ class JournalChangeLogTest
             assertEquals(before, registry.entries().get(5, TimeUnit.SECONDS));
             assertEquals(pinsBefore, registry.pinnedStages());
         }
+        assertEquals(mappingsBefore, MappedRegion.liveMappings(), "closing the registry unmaps every segment");
     }
 
     @Test
     void snapshotsBoundReplayAndTrimTheJournal() throws Exception
     {
+        final long mappingsBefore = MappedRegion.liveMappings();
         final Map<CacheKey, CacheEntry> before;
         try (CacheRegistry registry = durable(20))
         {
@@ -109,6 +113,7 @@ class JournalChangeLogTest
         {
             assertEquals(1, files.names.size(), "older snapshots are deleted: " + files.names);
         }
+        assertEquals(mappingsBefore, MappedRegion.liveMappings(), "deleted and closed segments are unmapped");
     }
 
     @Test
