@@ -10,6 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
+import org.agrona.concurrent.status.CountersManager;
+
 import dev.offcache.core.shuffle.ShufflePartitionStore;
 import dev.offcache.registry.front.Acquisition;
 import dev.offcache.registry.front.CacheRegistry;
@@ -45,7 +47,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
     private final Context<P> ctx;
     private final CacheRegistry registry;
     private final PartitionReadBack readBack;
-    private final ReadBackCounters counters = new ReadBackCounters();
+    private final ReadBackCounters counters;
     private final ExecutorService workers;
     private final AtomicLong jobSequence = new AtomicLong();
     private final String jobIdStem;
@@ -54,6 +56,8 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
     {
         this.ctx = ctx;
         this.registry = ctx.registry;
+        this.counters =
+            ctx.countersManager == null ? new ReadBackCounters() : new ReadBackCounters(ctx.countersManager);
         this.readBack = new PartitionReadBack(
             ctx.localExecutorId, ctx.localStore, ctx.remoteExecutors, ctx.fetchTimeoutNs, ctx.verifyLocal, counters);
         final AtomicInteger threadCount = new AtomicInteger();
@@ -92,7 +96,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
     {
         Ids.requireNonNull(node, "node");
         Ids.requireNonNull(reader, "reader");
-        counters.actions.incrementAndGet();
+        counters.actions.increment();
         return attempt(node, reader, new Budget());
     }
 
@@ -132,6 +136,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         {
             Thread.currentThread().interrupt();
         }
+        counters.close();
     }
 
     private <R> CompletableFuture<R> attempt(final CachedNode<P> node, final OutputReader<R> reader,
@@ -147,7 +152,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         {
             if (acquisition instanceof Acquisition.Hit hit)
             {
-                counters.hits.incrementAndGet();
+                counters.hits.increment();
                 return readBack(node, hit.entry(), reader, budget);
             }
             if (acquisition instanceof Acquisition.Claimed)
@@ -155,7 +160,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
                 return materialize(node, jobId, reader, budget);
             }
             final Acquisition.Wait wait = (Acquisition.Wait) acquisition;
-            counters.waits.incrementAndGet();
+            counters.waits.increment();
             return wait.resolution().thenComposeAsync(resolution -> afterWait(node, reader, budget, resolution),
                 workers);
         }, workers);
@@ -188,7 +193,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
     private <R> CompletableFuture<R> materialize(final CachedNode<P> node, final String jobId,
         final OutputReader<R> reader, final Budget budget)
     {
-        counters.materializationJobs.incrementAndGet();
+        counters.materializationJobs.increment();
         final CacheKey key = node.key();
         return submit(jobId, node.input()).handleAsync((output, error) ->
         {
@@ -203,7 +208,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
             }
             catch (final Throwable ex)
             {
-                counters.failedJobs.incrementAndGet();
+                counters.failedJobs.increment();
                 return registry.abortMaterialization(key, jobId)
                     .handle((outcome, abortError) -> null)
                     .thenCompose(ignored -> ctx.cleanup.cleanJob(jobId))
@@ -227,13 +232,13 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
 
     private <R> CompletableFuture<R> computeInline(final CachedNode<P> node, final OutputReader<R> reader)
     {
-        counters.inlineComputations.incrementAndGet();
+        counters.inlineComputations.increment();
         final String jobId = nextJobId() + "-inline";
         return submit(jobId, node.input()).handleAsync((output, error) ->
         {
             if (error != null)
             {
-                counters.failedJobs.incrementAndGet();
+                counters.failedJobs.increment();
                 final Throwable cause =
                     error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
                 return ctx.cleanup.cleanJob(jobId).<R>thenCompose(ignored ->
@@ -253,13 +258,13 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         }
         catch (final FetchFailedException ex)
         {
-            counters.fetchFailures.incrementAndGet();
+            counters.fetchFailures.increment();
             if (budget.rematerialized)
             {
                 return CompletableFuture.failedFuture(ex);
             }
             budget.rematerialized = true;
-            counters.rematerializations.incrementAndGet();
+            counters.rematerializations.increment();
             return invalidateIfStill(node.key(), entry.jobId())
                 .thenComposeAsync(ignored -> attempt(node, reader, budget), workers);
         }
@@ -277,7 +282,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         }
         catch (final FetchFailedException ex)
         {
-            counters.fetchFailures.incrementAndGet();
+            counters.fetchFailures.increment();
             return CompletableFuture.failedFuture(ex);
         }
         catch (final RuntimeException ex)
@@ -343,6 +348,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         private int workerThreads = 4;
         private int maxRounds = 8;
         private String jobIdPrefix = "cache";
+        private CountersManager countersManager;
 
         /**
          * The registry (not owned).
@@ -479,6 +485,19 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         public Context<P> jobIdPrefix(final String jobIdPrefix)
         {
             this.jobIdPrefix = jobIdPrefix;
+            return this;
+        }
+
+        /**
+         * Where to allocate the {@code offcache_dataset_*} counters; a manager over a file-backed buffer makes them
+         * readable from other processes. Default: a private manager.
+         *
+         * @param countersManager the manager (not owned).
+         * @return this.
+         */
+        public Context<P> countersManager(final CountersManager countersManager)
+        {
+            this.countersManager = countersManager;
             return this;
         }
 

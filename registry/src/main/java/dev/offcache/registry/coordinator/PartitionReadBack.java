@@ -161,8 +161,8 @@ public final class PartitionReadBack
             partition.close();
             throw new FetchFailedException(location, ex);
         }
-        counters.localPartitionReads.incrementAndGet();
-        counters.localBytes.addAndGet(location.length());
+        counters.localPartitionReads.increment();
+        counters.localBytes.getAndAdd(location.length());
     }
 
     private CompletableFuture<Long> fetchRemote(
@@ -209,8 +209,8 @@ public final class PartitionReadBack
             throw new FetchFailedException(location, new IllegalStateException(
                 "received " + received + " bytes, the registry recorded " + location.length()));
         }
-        counters.remotePartitionReads.incrementAndGet();
-        counters.remoteBytes.addAndGet(received);
+        counters.remotePartitionReads.increment();
+        counters.remoteBytes.getAndAdd(received);
     }
 
     private static PartitionId partitionId(final PartitionLocation location)

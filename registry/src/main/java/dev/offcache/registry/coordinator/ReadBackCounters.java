@@ -1,25 +1,66 @@
 package dev.offcache.registry.coordinator;
 
-import java.util.concurrent.atomic.AtomicLong;
+import java.nio.ByteBuffer;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersManager;
+import org.agrona.concurrent.status.CountersReader;
 
 /**
- * What the coordinator did, for tests, benchmarks and metrics export. Names as exported:
- * {@code offcache_dataset_<what>_total}. Thread-safe, no memory to own.
+ * What the coordinator did, as Agrona counters named by their metric names ({@code offcache_dataset_<what>_total}),
+ * so a {@code CountersReader} over the same buffers reads them from outside. The counters live in the manager's
+ * buffers; {@link #close()} frees their slots.
  */
-public final class ReadBackCounters
+public final class ReadBackCounters implements AutoCloseable
 {
-    final AtomicLong actions = new AtomicLong();
-    final AtomicLong hits = new AtomicLong();
-    final AtomicLong waits = new AtomicLong();
-    final AtomicLong materializationJobs = new AtomicLong();
-    final AtomicLong failedJobs = new AtomicLong();
-    final AtomicLong inlineComputations = new AtomicLong();
-    final AtomicLong fetchFailures = new AtomicLong();
-    final AtomicLong rematerializations = new AtomicLong();
-    final AtomicLong localPartitionReads = new AtomicLong();
-    final AtomicLong remotePartitionReads = new AtomicLong();
-    final AtomicLong localBytes = new AtomicLong();
-    final AtomicLong remoteBytes = new AtomicLong();
+    /**
+     * Type id of these counters in a counters buffer.
+     */
+    public static final int TYPE_ID = 4301;
+
+    final AtomicCounter actions;
+    final AtomicCounter hits;
+    final AtomicCounter waits;
+    final AtomicCounter materializationJobs;
+    final AtomicCounter failedJobs;
+    final AtomicCounter inlineComputations;
+    final AtomicCounter fetchFailures;
+    final AtomicCounter rematerializations;
+    final AtomicCounter localPartitionReads;
+    final AtomicCounter remotePartitionReads;
+    final AtomicCounter localBytes;
+    final AtomicCounter remoteBytes;
+
+    /**
+     * Counters in a private manager of their own (readable in this process only).
+     */
+    public ReadBackCounters()
+    {
+        this(privateManager());
+    }
+
+    /**
+     * Counters allocated in the given manager under their metric names (type {@link #TYPE_ID}); a manager over a
+     * file-backed buffer makes them readable from other processes.
+     *
+     * @param manager where to allocate them; owned by the caller.
+     */
+    public ReadBackCounters(final CountersManager manager)
+    {
+        actions = manager.newCounter("offcache_dataset_actions_total", TYPE_ID);
+        hits = manager.newCounter("offcache_dataset_hits_total", TYPE_ID);
+        waits = manager.newCounter("offcache_dataset_waits_total", TYPE_ID);
+        materializationJobs = manager.newCounter("offcache_dataset_materialization_jobs_total", TYPE_ID);
+        failedJobs = manager.newCounter("offcache_dataset_failed_jobs_total", TYPE_ID);
+        inlineComputations = manager.newCounter("offcache_dataset_inline_computations_total", TYPE_ID);
+        fetchFailures = manager.newCounter("offcache_dataset_fetch_failures_total", TYPE_ID);
+        rematerializations = manager.newCounter("offcache_dataset_rematerializations_total", TYPE_ID);
+        localPartitionReads = manager.newCounter("offcache_dataset_partitions_read_local_total", TYPE_ID);
+        remotePartitionReads = manager.newCounter("offcache_dataset_partitions_read_remote_total", TYPE_ID);
+        localBytes = manager.newCounter("offcache_dataset_read_local_bytes_total", TYPE_ID);
+        remoteBytes = manager.newCounter("offcache_dataset_read_remote_bytes_total", TYPE_ID);
+    }
 
     /**
      * Actions started ({@code offcache_dataset_actions_total}).
@@ -142,15 +183,41 @@ public final class ReadBackCounters
     }
 
     /**
+     * Frees the counters' slots in their manager.
+     */
+    public void close()
+    {
+        actions.close();
+        hits.close();
+        waits.close();
+        materializationJobs.close();
+        failedJobs.close();
+        inlineComputations.close();
+        fetchFailures.close();
+        rematerializations.close();
+        localPartitionReads.close();
+        remotePartitionReads.close();
+        localBytes.close();
+        remoteBytes.close();
+    }
+
+    /**
      * One line with every counter, for logs and failure messages.
      *
      * @return the counters.
      */
+    private static CountersManager privateManager()
+    {
+        return new CountersManager(
+            new UnsafeBuffer(ByteBuffer.allocateDirect(16 * CountersReader.METADATA_LENGTH)),
+            new UnsafeBuffer(ByteBuffer.allocateDirect(16 * CountersReader.COUNTER_LENGTH)));
+    }
+
     public String toString()
     {
-        return "actions=" + actions + " hits=" + hits + " waits=" + waits + " jobs=" + materializationJobs +
-            " failedJobs=" + failedJobs + " inline=" + inlineComputations + " fetchFailures=" + fetchFailures +
-            " rematerializations=" + rematerializations + " local=" + localPartitionReads + " remote=" +
-            remotePartitionReads;
+        return "actions=" + actions.get() + " hits=" + hits.get() + " waits=" + waits.get() + " jobs=" +
+            materializationJobs.get() + " failedJobs=" + failedJobs.get() + " inline=" + inlineComputations.get() +
+            " fetchFailures=" + fetchFailures.get() + " rematerializations=" + rematerializations.get() + " local=" +
+            localPartitionReads.get() + " remote=" + remotePartitionReads.get();
     }
 }

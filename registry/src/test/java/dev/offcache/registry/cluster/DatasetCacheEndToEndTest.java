@@ -125,6 +125,9 @@ class DatasetCacheEndToEndTest
             assertEquals(10, counters.localPartitionReads());
             assertEquals(10, counters.remotePartitionReads());
             assertEquals(10L * INPUT.rowsPerPartition() * Long.BYTES, counters.remoteBytes());
+            assertEquals(10, cluster.counter("offcache_dataset_partitions_read_local_total"));
+            assertEquals(10, cluster.counter("offcache_dataset_partitions_read_remote_total"));
+            assertEquals(1, cluster.counter("offcache_dataset_materialization_jobs_total"));
         }
         assertEquals(mappingsBefore, MappedRegion.liveMappings(), "every read-back mapping unmapped");
     }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -16,6 +17,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.agrona.concurrent.CachedEpochClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersManager;
+import org.agrona.concurrent.status.CountersReader;
 
 import dev.offcache.registry.coordinator.AbortPolicy;
 import dev.offcache.registry.coordinator.CachedDatasetCoordinator;
@@ -41,6 +45,10 @@ final class TestCluster implements AutoCloseable
     final Map<String, BlockClient> clients = new ConcurrentHashMap<>();
     final Map<String, AtomicLong> clientLookups = new ConcurrentHashMap<>();
     final CachedEpochClock clock = new CachedEpochClock();
+    final UnsafeBuffer countersMetadata =
+        new UnsafeBuffer(ByteBuffer.allocateDirect(32 * CountersReader.METADATA_LENGTH));
+    final UnsafeBuffer countersValues =
+        new UnsafeBuffer(ByteBuffer.allocateDirect(32 * CountersReader.COUNTER_LENGTH));
     final ToyJobRunner jobs;
     final StageCleanup cleanup;
     final CacheRegistry registry;
@@ -96,6 +104,7 @@ final class TestCluster implements AutoCloseable
                     return clients.get(id);
                 })
                 .abortPolicy(abortPolicy)
+                .countersManager(new CountersManager(countersMetadata, countersValues))
                 .fetchTimeoutNs(TimeUnit.SECONDS.toNanos(3)));
             for (final ExecutorNode node : executors.values())
             {
@@ -147,6 +156,23 @@ final class TestCluster implements AutoCloseable
             }
         }
         return dirs;
+    }
+
+    /**
+     * A coordinator counter read the way another process would: by its label, through a {@link CountersReader}.
+     */
+    long counter(final String label)
+    {
+        final CountersReader reader = new CountersReader(countersMetadata, countersValues);
+        final long[] value = {-1};
+        reader.forEach((counterId, typeId, keyBuffer, counterLabel) ->
+        {
+            if (counterLabel.equals(label))
+            {
+                value[0] = reader.getCounterValue(counterId);
+            }
+        });
+        return value[0];
     }
 
     long lookups(final String executorId)
