@@ -145,6 +145,11 @@ public final class PartitionReadBack
         }
         try
         {
+            if (partition.length() > MappedRegion.MAPPING_SIZE)
+            {
+                throw new IllegalStateException("partitions larger than " + MappedRegion.MAPPING_SIZE +
+                    " bytes are not supported");
+            }
             if (partition.length() != location.length())
             {
                 throw new IllegalStateException("local file holds " + partition.length() + " bytes, the registry " +

@@ -1,7 +1,11 @@
 package dev.offcache.registry.cluster;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -201,25 +205,39 @@ class DatasetCacheEndToEndTest
     }
 
     @Test
-    void filesDeletedBehindTheCachesBackAreRematerialized() throws Exception
+    void filesDeletedOrDamagedBehindTheCachesBackAreRematerialized() throws Exception
     {
         try (TestCluster cluster = new TestCluster(root, 2, 0, AbortPolicy.CLAIM_AND_MATERIALIZE,
             EvictionPolicy.none()))
         {
-            for (final String victim : new String[] {"exec-1", "exec-0"})
+            // Deleted remote file (DELETED/NOT_FOUND error frame), deleted local file, flipped byte in a remote
+            // file (CORRUPT error frame: the server checks the CRC before sending), flipped byte in a local file.
+            final String[][] cases = {{"exec-1", "delete"}, {"exec-0", "delete"}, {"exec-1", "flip"},
+                {"exec-0", "flip"}};
+            for (final String[] damage : cases)
             {
-                final CachedNode<ToyDataset> node = new CachedNode<>(new CacheKey("s1", "c-" + victim), INPUT);
+                final String victim = damage[0];
+                final String what = damage[1] + " on " + victim;
+                final CachedNode<ToyDataset> node = new CachedNode<>(
+                    new CacheKey("s1", "c-" + damage[1] + "-" + victim), INPUT);
                 assertArrayEquals(INPUT.computeDirectly(), get(cluster.coordinator.execute(node, ALL_ROWS)));
                 final Materialized before = (Materialized) cluster.registry.lookup(node.key()).get();
                 final PartitionLocation doomed = before.locations().stream()
                     .filter(l -> l.executorId().equals(victim)).findFirst().orElseThrow();
-                Files.delete(Path.of(doomed.path()));
+                if ("delete".equals(damage[1]))
+                {
+                    Files.delete(Path.of(doomed.path()));
+                }
+                else
+                {
+                    flipByte(Path.of(doomed.path()), doomed.length() / 2);
+                }
                 final long jobs = cluster.jobs.started();
                 final long failures = cluster.coordinator.counters().fetchFailures();
 
-                assertArrayEquals(INPUT.computeDirectly(), get(cluster.coordinator.execute(node, ALL_ROWS)));
-                assertEquals(failures + 1, cluster.coordinator.counters().fetchFailures(), victim);
-                assertEquals(jobs + 1, cluster.jobs.started(), "re-materialized once after " + victim);
+                assertArrayEquals(INPUT.computeDirectly(), get(cluster.coordinator.execute(node, ALL_ROWS)), what);
+                assertEquals(failures + 1, cluster.coordinator.counters().fetchFailures(), what);
+                assertEquals(jobs + 1, cluster.jobs.started(), "re-materialized once after " + what);
                 final Materialized after = (Materialized) cluster.registry.lookup(node.key()).get();
                 assertNotEquals(before.jobId(), after.jobId());
                 assertTrue(cluster.cleanup.awaitIdle(10_000));
@@ -228,7 +246,7 @@ class DatasetCacheEndToEndTest
                     assertFalse(executor.stageExists(before.jobId(), 1), "old output deleted on " + executor.id());
                 }
             }
-            assertEquals(2, cluster.coordinator.counters().rematerializations());
+            assertEquals(cases.length, cluster.coordinator.counters().rematerializations());
         }
     }
 
@@ -363,6 +381,17 @@ class DatasetCacheEndToEndTest
         for (final Path dir : dirs)
         {
             assertFalse(Files.exists(dir), "left behind: " + dir);
+        }
+    }
+
+    private static void flipByte(final Path file, final long position) throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            final ByteBuffer one = ByteBuffer.allocate(1);
+            channel.read(one, position);
+            one.put(0, (byte) (one.get(0) ^ 0x01)).position(0);
+            channel.write(one, position);
         }
     }
 
