@@ -227,7 +227,7 @@ public class DatasetCacheBenchmark
     @TearDown(Level.Trial)
     public void tearDown() throws IOException
     {
-        CloseHelper.closeAll(coordinator, registry, cleanup);
+        CloseHelper.closeAll(coordinator, baselineReadBack, registry, cleanup);
         CloseHelper.closeAll(clients);
         CloseHelper.closeAll(servers);
         CloseHelper.close(media);

@@ -136,6 +136,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         {
             Thread.currentThread().interrupt();
         }
+        readBack.close();
         counters.close();
     }
 

@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -20,15 +22,27 @@ import dev.offcache.transport.source.ShufflePartitionSource;
  * shuffle store (zero copy, CRC32C verified); any other is fetched over Aeron from its executor's block server (the
  * server verifies the CRC before sending) into an anonymous off-heap region. Either every partition is read or a
  * {@link FetchFailedException} names the first one that could not be, and nothing stays mapped.
+ *
+ * <p>The regions remote partitions land in are kept for reuse once a read-back is closed (power-of-two sizes, at
+ * most {@code poolBytes} idle in total), so a warm action maps nothing new; {@link #close()} unmaps them.
  */
-public final class PartitionReadBack
+public final class PartitionReadBack implements AutoCloseable
 {
+    /**
+     * Default cap on the bytes of idle fetch regions kept for reuse.
+     */
+    public static final long DEFAULT_POOL_BYTES = 256L * 1024 * 1024;
+
     private final String localExecutorId;
     private final ShufflePartitionStore localStore;
     private final RemoteExecutors remote;
     private final long fetchTimeoutNs;
     private final boolean verifyLocal;
     private final ReadBackCounters counters;
+    private final long poolBytes;
+    private final ConcurrentLinkedQueue<MappedRegion> pool = new ConcurrentLinkedQueue<>();
+    private final AtomicLong pooled = new AtomicLong();
+    private volatile boolean closed;
 
     /**
      * A read-back for a reader running on {@code localExecutorId} (or on no executor, when null).
@@ -48,6 +62,34 @@ public final class PartitionReadBack
         final boolean verifyLocal,
         final ReadBackCounters counters)
     {
+        this(localExecutorId, localStore, remote, fetchTimeoutNs, verifyLocal, counters, DEFAULT_POOL_BYTES);
+    }
+
+    /**
+     * A read-back with a given cap on pooled fetch regions.
+     *
+     * @param localExecutorId the executor the reader runs on, or null: every partition is then remote.
+     * @param localStore      that executor's store (not owned), or null.
+     * @param remote          clients of the other executors (not owned).
+     * @param fetchTimeoutNs  deadline of one remote fetch.
+     * @param verifyLocal     whether to check a local partition's CRC32C before handing it out.
+     * @param counters        where local and remote reads are counted.
+     * @param poolBytes       idle fetch regions kept for reuse, in bytes; 0 unmaps each after use.
+     */
+    public PartitionReadBack(
+        final String localExecutorId,
+        final ShufflePartitionStore localStore,
+        final RemoteExecutors remote,
+        final long fetchTimeoutNs,
+        final boolean verifyLocal,
+        final ReadBackCounters counters,
+        final long poolBytes)
+    {
+        if (poolBytes < 0)
+        {
+            throw new IllegalArgumentException("poolBytes must not be negative: " + poolBytes);
+        }
+        this.poolBytes = poolBytes;
         if ((localExecutorId == null) != (localStore == null))
         {
             throw new IllegalArgumentException("localExecutorId and localStore must both be set or both be null");
@@ -184,8 +226,9 @@ public final class PartitionReadBack
                 "remote partitions larger than " + MappedRegion.MAPPING_SIZE + " bytes are not supported"));
         }
         final int length = (int) location.length();
-        final MappedRegion region = length == 0 ? null : MappedRegion.anonymous(length);
-        final UnsafeBuffer destination = views.setRemote(i, region, length);
+        final MappedRegion region = length == 0 ? null : takeRegion(length);
+        final UnsafeBuffer destination = views.setRemote(i, region, length, region == null ? null :
+            () -> giveBack(region));
         try
         {
             return client.fetch(ShufflePartitionSource.idOf(partitionId(location)), 0, length, destination, 0,
@@ -216,6 +259,53 @@ public final class PartitionReadBack
         }
         counters.remotePartitionReads.increment();
         counters.remoteBytes.getAndAdd(received);
+    }
+
+    /**
+     * Unmaps the pooled regions; regions of read-backs still open are unmapped when those close.
+     */
+    public void close()
+    {
+        closed = true;
+        MappedRegion region;
+        while ((region = pool.poll()) != null)
+        {
+            pooled.addAndGet(-region.capacity());
+            region.close();
+        }
+    }
+
+    private MappedRegion takeRegion(final int length)
+    {
+        for (final MappedRegion region : pool)
+        {
+            if (region.capacity() >= length && pool.remove(region))
+            {
+                pooled.addAndGet(-region.capacity());
+                return region;
+            }
+        }
+        final long size = Math.max(MappedRegion.PAGE_ALIGNMENT, Long.highestOneBit(length - 1L) << 1);
+        return MappedRegion.anonymous(Math.min(size, MappedRegion.MAPPING_SIZE));
+    }
+
+    private void giveBack(final MappedRegion region)
+    {
+        if (!closed && pooled.addAndGet(region.capacity()) <= poolBytes)
+        {
+            pool.add(region);
+            if (closed && pool.remove(region))
+            {
+                pooled.addAndGet(-region.capacity());
+                region.close();
+            }
+            return;
+        }
+        if (!closed)
+        {
+            pooled.addAndGet(-region.capacity());
+        }
+        region.close();
     }
 
     private static PartitionId partitionId(final PartitionLocation location)

@@ -11,8 +11,8 @@ import dev.offcache.registry.state.PartitionLocation;
 
 /**
  * Every partition of one read-back, each as a {@link DirectBuffer} view: a read-only mapping of the local file,
- * or an anonymous off-heap region the remote bytes were fetched into. Owns those mappings and unmaps them all on
- * {@link #close()}; a view must not be used after that.
+ * or an anonymous off-heap region the remote bytes were fetched into. Owns those mappings: {@link #close()} unmaps
+ * the local ones and hands the fetch regions back to the read-back's pool; a view must not be used after that.
  */
 public final class PartitionViews implements AutoCloseable
 {
@@ -74,9 +74,9 @@ public final class PartitionViews implements AutoCloseable
         partition.wrap(views[i], 0, (int) partition.length());
     }
 
-    UnsafeBuffer setRemote(final int i, final MappedRegion region, final int length)
+    UnsafeBuffer setRemote(final int i, final MappedRegion region, final int length, final AutoCloseable release)
     {
-        owners[i] = region;
+        owners[i] = release;
         if (region != null)
         {
             region.wrap(views[i], 0, length);
@@ -85,7 +85,7 @@ public final class PartitionViews implements AutoCloseable
     }
 
     /**
-     * Unmaps every partition. Idempotent.
+     * Unmaps every local partition and returns every fetch region. Idempotent.
      */
     public void close()
     {
