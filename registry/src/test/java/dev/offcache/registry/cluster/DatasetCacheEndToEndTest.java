@@ -324,6 +324,31 @@ class DatasetCacheEndToEndTest
     }
 
     @Test
+    void aHitNamingAnExecutorTheLiveViewDropsIsValidatedAwayAndRebuilt() throws Exception
+    {
+        try (TestCluster cluster = new TestCluster(root, 3, 0, AbortPolicy.CLAIM_AND_MATERIALIZE,
+            EvictionPolicy.none()))
+        {
+            final CachedNode<ToyDataset> node = new CachedNode<>(new CacheKey("s1", "c1"), INPUT);
+            assertArrayEquals(INPUT.computeDirectly(), get(cluster.coordinator.execute(node, ALL_ROWS)));
+            final String firstJob = cluster.registry.lookup(node.key()).get().jobId();
+            // Only the live view changes (a missed heartbeat): nobody calls invalidateExecutor.
+            cluster.live.remove("exec-2");
+            final long lookupsOfDead = cluster.lookups("exec-2");
+
+            assertArrayEquals(INPUT.computeDirectly(), get(cluster.coordinator.execute(node, ALL_ROWS)));
+            assertEquals(0, cluster.coordinator.counters().hits(), "validate-on-read turned the hit into a miss");
+            assertEquals(0, cluster.coordinator.counters().fetchFailures());
+            assertEquals(2, cluster.jobs.started());
+            assertEquals(lookupsOfDead, cluster.lookups("exec-2"), "no read from the dropped executor");
+            assertFalse(((Materialized) cluster.registry.lookup(node.key()).get()).usesExecutor("exec-2"));
+            assertTrue(cluster.cleanup.awaitIdle(10_000));
+            assertFalse(cluster.executors.get("exec-0").stageExists(firstJob, 1), "invalidated output deleted");
+            assertFalse(cluster.executors.get("exec-1").stageExists(firstJob, 1), "invalidated output deleted");
+        }
+    }
+
+    @Test
     void executorJvmKilledBeforeTheSchedulerNoticesGivesAFetchFailureAndARebuild() throws Exception
     {
         final List<Path> childAeronDirs;
