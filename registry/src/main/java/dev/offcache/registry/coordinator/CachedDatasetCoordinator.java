@@ -29,7 +29,7 @@ import dev.offcache.registry.state.Materialized;
  * <ul>
  *     <li><b>miss</b>: claims the key, runs the input as its own job through the engine's {@link JobRunner},
  *     completes the entry on the job's finish event (its future; nothing polls) with the schema and locations,
- *     cleans the job (every stage but the pinned output), then reads the output back;</li>
+ *     then reads the output back while the job is cleaned (every stage but the pinned output);</li>
  *     <li><b>hit</b>: the registry validated the locations against the live executors; reads back, no job;</li>
  *     <li><b>pending</b>: waits on the registry's notification, then reads back; when the claim is aborted, follows
  *     the {@link AbortPolicy}; when it went away otherwise (invalidated, executor lost) tries again;</li>
@@ -225,8 +225,10 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
                         // pinned, so read it now and then let job cleanup delete all of it.
                         return readOnce(entry, reader).whenComplete((r, e) -> ctx.cleanup.cleanJob(jobId));
                     }
-                    return ctx.cleanup.cleanJob(jobId)
-                        .thenComposeAsync(ignored -> readBack(node, entry, reader, budget), workers);
+                    // The output stage is pinned now: clean the job's other stages while reading it back, and answer
+                    // once both are done (an action's end means its job is cleaned).
+                    final CompletableFuture<Void> cleaned = ctx.cleanup.cleanJob(jobId);
+                    return readBack(node, entry, reader, budget).thenCombine(cleaned, (result, ignored) -> result);
                 }, workers);
         }, workers).thenCompose(Function.identity());
     }
