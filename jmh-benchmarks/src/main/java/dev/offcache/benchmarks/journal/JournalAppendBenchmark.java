@@ -37,8 +37,9 @@ import dev.offcache.core.journal.Journal;
  *       {@link Journal#force()} (msync). Segments of {@value #SEGMENT_BYTES} bytes; full ones are deleted as the run
  *       goes, so the disk use stays bounded.</li>
  *   <li>{@code baselineFileChannelAppendForce}: the baseline, the same payload bytes written by
- *       {@link FileChannel#write} from a direct buffer, then
- *       {@link FileChannel#force(boolean) force(false)} (fdatasync); no framing or checksum. The file is replaced every {@value #SEGMENT_BYTES} bytes, like a segment.</li>
+ *       {@link FileChannel#write} from a direct buffer, then {@link FileChannel#force(boolean) force(false)}
+ *       (fdatasync); no framing or checksum. The file is replaced every {@value #SEGMENT_BYTES} bytes, like a
+ *       segment.</li>
  * </ul>
  * Scores are invocations per second; multiply by {@code recordsPerForce} for records per second. With
  * {@code -p recordsPerForce=0} nothing is forced: that measures the append path alone (copy into the mapping +
