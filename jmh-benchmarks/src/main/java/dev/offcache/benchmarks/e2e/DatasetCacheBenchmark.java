@@ -59,8 +59,8 @@ import dev.offcache.transport.source.ShufflePartitionSource;
  * Time per action over a cached dataset on 2 in-process executors (each a shuffle store and an Aeron IPC block
  * server on one embedded driver; the action runs on executor 0, so half the partitions are read locally and half
  * fetched over Aeron): {@code oursWarmAction} (hit: read-back only), {@code oursColdAction} (claim, job, complete,
- * job cleanup, read-back) and the baseline {@code baselineRecomputeWarmAction} (no cache: run the input as a job, read its
- * output, delete it — what every action costs without {@code df.cache()}). The job computes
+ * job cleanup, read-back) and the baseline {@code baselineRecomputeWarmAction} (no cache: run the input as a job,
+ * read its output, delete it — what every action costs without {@code df.cache()}). The job computes
  * {@code totalBytes / 8} pseudo-random longs and writes them through the shuffle store (temp file, force, rename);
  * the query sums them. Default 8 MiB for the smoke run; {@code -p totalBytes=268435456} is 256 MiB over 4
  * partitions.
