@@ -1,0 +1,166 @@
+package dev.offcache.range.engine;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+
+import dev.offcache.range.metrics.RangeMetrics;
+import dev.offcache.range.origin.ObjectKeys;
+import dev.offcache.range.origin.ObjectStore;
+import dev.offcache.range.origin.OriginException;
+import dev.offcache.range.origin.OriginTimeoutException;
+import dev.offcache.range.store.BlockKeys;
+
+/**
+ * Interns the object keys of one origin to object ids and remembers their sizes, bounded to {@code maxObjects}.
+ *
+ * <p>Ids come from one process-wide sequence and are never reused, so two origins (namespaces), or an entry that
+ * was forgotten and interned again, can never address each other's blocks in a shared store; blocks of a forgotten
+ * id simply age out of the store. Sizes above 2^48 are refused as implausible and never remembered, nor are
+ * failures: the next read asks the origin again.
+ */
+final class ObjectDirectory
+{
+    /** Largest plausible object size. */
+    static final long MAX_OBJECT_SIZE = 1L << 48;
+    private static final AtomicLong NEXT_ID = new AtomicLong();
+
+    private final ObjectStore origin;
+    private final RangeMetrics metrics;
+    private final long timeoutMs;
+    private final Cache<String, ObjectEntry> entries;
+    private final Function<String, ObjectEntry> newEntry = (key) -> new ObjectEntry(key, nextId());
+
+    ObjectDirectory(final ObjectStore origin, final RangeMetrics metrics, final int maxObjects, final long timeoutMs)
+    {
+        this.origin = origin;
+        this.metrics = metrics;
+        this.timeoutMs = timeoutMs;
+        this.entries = Caffeine.newBuilder().maximumSize(maxObjects).build();
+    }
+
+    /**
+     * The entry of a key, interning it (after validation) the first time.
+     */
+    ObjectEntry entry(final String key)
+    {
+        if (key == null)
+        {
+            throw new IllegalArgumentException("object key is null");
+        }
+        final ObjectEntry entry = entries.getIfPresent(key);
+        if (entry != null)
+        {
+            return entry;
+        }
+        ObjectKeys.validate(key);
+        return entries.get(key, newEntry);
+    }
+
+    /**
+     * The object's size: known, or one HEAD shared by every concurrent caller.
+     */
+    CompletableFuture<Long> size(final ObjectEntry entry)
+    {
+        final long known = entry.size;
+        if (known >= 0)
+        {
+            return CompletableFuture.completedFuture(known);
+        }
+        final CompletableFuture<Long> inFlight = entry.sizeRequest.get();
+        if (inFlight != null)
+        {
+            return inFlight;
+        }
+        final CompletableFuture<Long> request = new CompletableFuture<>();
+        if (!entry.sizeRequest.compareAndSet(null, request))
+        {
+            final CompletableFuture<Long> other = entry.sizeRequest.get();
+            return other != null ? other : size(entry);
+        }
+        metrics.originHead();
+        CompletableFuture<Long> head;
+        try
+        {
+            head = origin.size(entry.key);
+        }
+        catch (final Throwable ex)
+        {
+            head = CompletableFuture.failedFuture(ex);
+        }
+        head.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).whenComplete((size, error) ->
+        {
+            if (error == null && (size == null || size < 0 || size > MAX_OBJECT_SIZE))
+            {
+                sizeFailed(entry, request, new OriginException(
+                    "implausible size " + size + " of '" + entry.key + "' (limit 2^48 bytes)"));
+            }
+            else if (error != null)
+            {
+                sizeFailed(entry, request, unwrap(error, entry.key));
+            }
+            else
+            {
+                entry.size = size;
+                entry.sizeRequest.set(null);
+                request.complete(size);
+            }
+        });
+        return request;
+    }
+
+    /**
+     * Forgets a key (after a put or delete through the cache), so the next read gets a new id and a new size.
+     */
+    void invalidate(final String key)
+    {
+        entries.invalidate(key);
+    }
+
+    long estimatedSize()
+    {
+        return entries.estimatedSize();
+    }
+
+    private void sizeFailed(final ObjectEntry entry, final CompletableFuture<Long> request, final Throwable cause)
+    {
+        metrics.originError();
+        entry.sizeRequest.set(null);
+        entries.asMap().remove(entry.key, entry);
+        request.completeExceptionally(cause);
+    }
+
+    private Throwable unwrap(final Throwable error, final String key)
+    {
+        Throwable cause = error;
+        while (cause instanceof CompletionException && cause.getCause() != null)
+        {
+            cause = cause.getCause();
+        }
+        if (cause instanceof TimeoutException)
+        {
+            return new OriginTimeoutException("HEAD of '" + key + "'", timeoutMs);
+        }
+        if (cause instanceof RuntimeException)
+        {
+            return cause;
+        }
+        return new OriginException("HEAD of '" + key + "' failed", cause);
+    }
+
+    private static long nextId()
+    {
+        final long id = NEXT_ID.getAndIncrement();
+        if (id >= BlockKeys.MAX_OBJECT_ID)
+        {
+            throw new IllegalStateException("object ids exhausted (" + BlockKeys.MAX_OBJECT_ID + " objects interned)");
+        }
+        return id;
+    }
+}

@@ -1,0 +1,764 @@
+package dev.offcache.range.engine;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+import org.agrona.MutableDirectBuffer;
+
+import dev.offcache.core.slab.BlockRef;
+import dev.offcache.range.config.RangeCacheContext;
+import dev.offcache.range.fetch.BlockFetcher;
+import dev.offcache.range.metrics.RangeMetrics;
+import dev.offcache.range.origin.ObjectStore;
+import dev.offcache.range.origin.OriginException;
+import dev.offcache.range.store.BlockKeys;
+import dev.offcache.range.store.BlockStore;
+import dev.offcache.range.store.EvictionStats;
+import dev.offcache.range.store.FetchClass;
+
+/**
+ * A block-granular read-through cache in front of one origin: the range-cache engine of both the in-process L1
+ * tier and the L2 server (which differ only in their {@link BlockStore}).
+ *
+ * <p>Reads are positional: {@code (key, position, length)} into a caller's buffer, the tail of an object, several
+ * ranges at once, or a stream in bounded windows. A read that hits every block is served on the calling thread
+ * with no allocation; a read that misses fetches its missing blocks once (single flight), coalesced into GETs of at
+ * most {@code maxCoalescedGetBytes}, under a priority-aware budget of origin GETs. A store failure falls back to
+ * the origin and never fails a read. Writes, deletes, listings and conditional reads pass straight through.
+ *
+ * <p>Memory: the engine owns the store, the origin, its staging buffers and its counters, and frees them all on
+ * {@link #close()}. Callers own the buffers they read into.
+ */
+public final class RangeCache implements AutoCloseable
+{
+    private final ObjectStore origin;
+    private final BlockStore store;
+    private final RangeMetrics metrics;
+    private final BlockFetcher fetcher;
+    private final ObjectDirectory directory;
+    private final ScheduledExecutorService timer;
+    private final int blockSize;
+    private final int blockShift;
+    private final int windowBlocks;
+    private final int windowsInFlight;
+    private final String[] bypassPrefixes;
+    private volatile boolean closed;
+
+    /**
+     * A builder that reads like a sentence: {@code RangeCache.newBuilder().origin(o).blockSize(1 << 20).build()}.
+     *
+     * @return a new builder with the defaults.
+     */
+    public static RangeCacheBuilder newBuilder()
+    {
+        return new RangeCacheBuilder();
+    }
+
+    RangeCache(final RangeCacheContext context)
+    {
+        context.conclude();
+        origin = context.origin();
+        store = context.store();
+        metrics = new RangeMetrics(context.countersFile());
+        if (store instanceof EvictionStats)
+        {
+            final EvictionStats stats = (EvictionStats) store;
+            metrics.evictionSource(stats::evictionCount);
+        }
+        blockSize = context.blockSize();
+        blockShift = Integer.numberOfTrailingZeros(blockSize);
+        windowBlocks = context.streamWindowBlocks();
+        windowsInFlight = context.streamWindowsInFlight();
+        bypassPrefixes = context.bypassPrefixes().toArray(new String[0]);
+        timer = Executors.newSingleThreadScheduledExecutor((runnable) ->
+        {
+            final Thread thread = new Thread(runnable, "offcache-range-deadlines");
+            thread.setDaemon(true);
+            return thread;
+        });
+        final long timeoutNs = context.originTimeout().toNanos();
+        fetcher = new BlockFetcher(origin, store, metrics, blockSize, context.maxCoalescedGetBytes(),
+            context.fetchPermits(), context.demandReservedPermits(), timeoutNs, timer);
+        directory = new ObjectDirectory(origin, metrics, context.maxObjects(), context.originTimeout().toMillis());
+    }
+
+    /**
+     * The size of an object: remembered, or one HEAD shared by concurrent callers.
+     *
+     * @param key the object key.
+     * @return its size in bytes.
+     */
+    public long size(final String key)
+    {
+        final ObjectEntry entry = directory.entry(key);
+        final long size = entry.size;
+        return size >= 0 ? size : await(directory.size(entry));
+    }
+
+    /**
+     * The size of an object, asynchronously.
+     *
+     * @param key the object key.
+     * @return its size in bytes.
+     */
+    public CompletableFuture<Long> sizeAsync(final String key)
+    {
+        try
+        {
+            return directory.size(directory.entry(key));
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
+    /**
+     * Copies {@code length} bytes of an object from {@code position} into a caller's buffer.
+     *
+     * @param key               the object key.
+     * @param position          the first byte.
+     * @param destination       where the bytes go.
+     * @param destinationOffset where in the destination.
+     * @param length            how many bytes.
+     * @throws IllegalArgumentException on a bad key, negative numbers or a range past the end of the object.
+     * @throws OriginException          when the origin fails; nothing is cached then.
+     */
+    public void read(
+        final String key,
+        final long position,
+        final MutableDirectBuffer destination,
+        final int destinationOffset,
+        final int length)
+    {
+        read(key, position, destination, destinationOffset, length, false);
+    }
+
+    /**
+     * Copies bytes of an object into a caller's buffer, optionally skipping the store (data read once).
+     *
+     * @param key               the object key.
+     * @param position          the first byte.
+     * @param destination       where the bytes go.
+     * @param destinationOffset where in the destination.
+     * @param length            how many bytes.
+     * @param bypassStore       read from the next tier without touching the store.
+     */
+    public void read(
+        final String key,
+        final long position,
+        final MutableDirectBuffer destination,
+        final int destinationOffset,
+        final int length,
+        final boolean bypassStore)
+    {
+        checkDestination(destination, destinationOffset, length);
+        final ObjectEntry entry = directory.entry(key);
+        long size = entry.size;
+        if (size < 0)
+        {
+            size = await(directory.size(entry));
+        }
+        checkRange(key, position, length, size);
+        final boolean bypass = bypassStore || isBypassed(key);
+        long at = position;
+        int offset = destinationOffset;
+        int remaining = length;
+        if (!bypass)
+        {
+            // Hit path: no allocation, no lock.
+            while (remaining > 0)
+            {
+                final long blockIndex = at >>> blockShift;
+                final int blockLength = blockLength(blockIndex, size);
+                final BlockRef ref = acquire(BlockKeys.pack(entry.id, blockIndex), blockLength);
+                if (ref == null)
+                {
+                    break;
+                }
+                final int inBlock = (int) (at & (blockSize - 1));
+                final int n = Math.min(remaining, blockLength - inBlock);
+                try
+                {
+                    destination.putBytes(offset, ref.buffer(), inBlock, n);
+                }
+                finally
+                {
+                    ref.release();
+                }
+                metrics.blockRequest();
+                metrics.blockHit();
+                at += n;
+                offset += n;
+                remaining -= n;
+            }
+            if (remaining == 0)
+            {
+                return;
+            }
+        }
+        await(slowRead(entry, size, FetchClass.DEMAND, bypass,
+            List.of(new RangeRequest(at, remaining, destination, offset)), new ReadFuture()));
+    }
+
+    /**
+     * Copies bytes of an object into a caller's buffer, asynchronously. If the caller gives up on the future
+     * (cancel, timeout) nothing is written to the buffer after that; fetches others wait on carry on.
+     *
+     * @param key               the object key.
+     * @param position          the first byte.
+     * @param destination       where the bytes go.
+     * @param destinationOffset where in the destination.
+     * @param length            how many bytes.
+     * @param bypassStore       read from the next tier without touching the store.
+     * @return completes when the bytes are in the destination.
+     */
+    public CompletableFuture<Void> readAsync(
+        final String key,
+        final long position,
+        final MutableDirectBuffer destination,
+        final int destinationOffset,
+        final int length,
+        final boolean bypassStore)
+    {
+        try
+        {
+            checkDestination(destination, destinationOffset, length);
+            return readVectoredAsync(key, List.of(new RangeRequest(position, length, destination, destinationOffset)),
+                bypassStore);
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
+    /**
+     * A zero-copy, reference-counted view of the cached block holding {@code [position, position + length)}, which
+     * must lie in one block; the bytes start at {@code position % blockSize()} in {@link BlockRef#buffer()}. A
+     * missing block is fetched (demand) first. The caller owns the returned reference and must
+     * {@link BlockRef#release()} it; the hit path allocates nothing.
+     *
+     * @param key      the object key.
+     * @param position the first byte.
+     * @param length   bytes wanted, all in one block.
+     * @return the retained block, or {@code null} when the engine has no store or the store did not keep the
+     *     block (read with a copy instead).
+     */
+    public BlockRef readView(final String key, final long position, final int length)
+    {
+        final ObjectEntry entry = directory.entry(key);
+        long size = entry.size;
+        if (size < 0)
+        {
+            size = await(directory.size(entry));
+        }
+        checkRange(key, position, length, size);
+        final long blockIndex = position >>> blockShift;
+        if (length > 0 && ((position + length - 1) >>> blockShift) != blockIndex)
+        {
+            throw new IllegalArgumentException("range [" + position + ", " + (position + length) + ") of '" + key +
+                "' spans more than one block of " + blockSize + " bytes");
+        }
+        if (store == null || isBypassed(key) || size == 0)
+        {
+            return null;
+        }
+        final long blockKey = BlockKeys.pack(entry.id, blockIndex);
+        final int blockLength = blockLength(blockIndex, size);
+        BlockRef ref = acquire(blockKey, blockLength);
+        if (ref != null)
+        {
+            metrics.blockRequest();
+            metrics.blockHit();
+            return ref;
+        }
+        final long blockStart = blockIndex << blockShift;
+        await(slowRead(entry, size, FetchClass.DEMAND, false,
+            List.of(new RangeRequest(blockStart, blockLength, null, 0)), new ReadFuture()));
+        ref = acquire(blockKey, blockLength);
+        return ref;
+    }
+
+    /**
+     * Reads the last bytes of an object (a Parquet footer, say) into a caller's buffer.
+     *
+     * @param key               the object key.
+     * @param destination       where the bytes go.
+     * @param destinationOffset where in the destination.
+     * @param length            bytes wanted; fewer when the object is smaller.
+     * @return the bytes read, which are the object's last ones.
+     */
+    public int readTail(
+        final String key, final MutableDirectBuffer destination, final int destinationOffset, final int length)
+    {
+        if (length < 0)
+        {
+            throw new IllegalArgumentException("negative length " + length + " for the tail of '" + key + "'");
+        }
+        final long size = size(key);
+        final int n = (int) Math.min(length, size);
+        read(key, size - n, destination, destinationOffset, n);
+        return n;
+    }
+
+    /**
+     * Reads several ranges of one object at once; their missing blocks are fetched together, so ranges that
+     * share or adjoin blocks share GETs.
+     *
+     * @param key    the object key.
+     * @param ranges the ranges and where each goes.
+     */
+    public void readVectored(final String key, final List<RangeRequest> ranges)
+    {
+        await(readVectoredAsync(key, ranges, false));
+    }
+
+    /**
+     * Reads several ranges of one object at once, asynchronously.
+     *
+     * @param key         the object key.
+     * @param ranges      the ranges and where each goes.
+     * @param bypassStore read from the next tier without touching the store.
+     * @return completes when every range is in its destination.
+     */
+    public CompletableFuture<Void> readVectoredAsync(
+        final String key, final List<RangeRequest> ranges, final boolean bypassStore)
+    {
+        final ReadFuture future = new ReadFuture();
+        try
+        {
+            final ObjectEntry entry = directory.entry(key);
+            for (final RangeRequest range : ranges)
+            {
+                checkDestination(range.destination(), range.destinationOffset(), range.length());
+                if (range.position() < 0)
+                {
+                    throw new IllegalArgumentException("negative position " + range.position() + " for '" + key + "'");
+                }
+            }
+            final List<RangeRequest> copy = List.copyOf(ranges);
+            final boolean bypass = bypassStore || isBypassed(key);
+            directory.size(entry).whenComplete((size, error) ->
+            {
+                if (error != null)
+                {
+                    future.fail(error);
+                    return;
+                }
+                try
+                {
+                    for (final RangeRequest range : copy)
+                    {
+                        checkRange(key, range.position(), range.length(), size);
+                    }
+                    slowRead(entry, size, FetchClass.DEMAND, bypass, copy, future);
+                }
+                catch (final RuntimeException ex)
+                {
+                    future.fail(ex);
+                }
+            });
+        }
+        catch (final RuntimeException ex)
+        {
+            future.fail(ex);
+        }
+        return future;
+    }
+
+    /**
+     * Warms the store with ranges of an object at prefetch priority. Blocks already cached or in flight are not
+     * fetched again. Does nothing for a pass-through engine or a bypassed key.
+     *
+     * @param key    the object key.
+     * @param ranges the ranges; empty for the whole object.
+     * @return completes when every block is stored or has failed.
+     */
+    public CompletableFuture<Void> prefetch(final String key, final List<ByteRange> ranges)
+    {
+        try
+        {
+            final ObjectEntry entry = directory.entry(key);
+            if (store == null || isBypassed(key))
+            {
+                return CompletableFuture.completedFuture(null);
+            }
+            return directory.size(entry).thenCompose((size) ->
+            {
+                final List<RangeRequest> requests = new ArrayList<>();
+                if (ranges.isEmpty())
+                {
+                    addChunked(requests, 0, size);
+                }
+                for (final ByteRange range : ranges)
+                {
+                    checkRange(key, range.position(), range.length(), size);
+                    addChunked(requests, range.position(), range.length());
+                }
+                return slowRead(entry, size, FetchClass.PREFETCH, false, requests, new ReadFuture());
+            });
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
+    /**
+     * Streams a range of an object to a handler in order, in windows of {@code streamWindowBlocks} blocks with
+     * {@code streamWindowsInFlight} windows fetched ahead, so memory stays bounded however long the range.
+     *
+     * @param key         the object key.
+     * @param position    the first byte.
+     * @param length      bytes to stream.
+     * @param bypassStore read from the next tier without touching the store.
+     * @param handler     receives each window; its stage completing lets the buffer be reused.
+     * @return completes when the handler has consumed the last window.
+     */
+    public CompletableFuture<Void> stream(
+        final String key, final long position, final long length, final boolean bypassStore,
+        final ChunkHandler handler)
+    {
+        try
+        {
+            final ObjectEntry entry = directory.entry(key);
+            if (length < 0)
+            {
+                throw new IllegalArgumentException("negative length " + length + " for '" + key + "'");
+            }
+            return directory.size(entry).thenCompose((size) ->
+            {
+                checkRange(key, position, length, size);
+                return new StreamOperation(this, entry, size, position, length, bypassStore || isBypassed(key), handler)
+                    .start();
+            });
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
+    /**
+     * Writes an object straight to the origin (never cached) and forgets what the engine knew of the key.
+     *
+     * @param key    the object key.
+     * @param source the bytes.
+     * @return completes when the origin has it.
+     */
+    public CompletableFuture<Void> put(final String key, final ByteBuffer source)
+    {
+        directory.invalidate(key);
+        return origin.put(key, source).whenComplete((v, t) -> directory.invalidate(key));
+    }
+
+    /**
+     * Deletes an object in the origin (never cached) and forgets what the engine knew of the key.
+     *
+     * @param key the object key.
+     * @return completes when it is gone.
+     */
+    public CompletableFuture<Void> delete(final String key)
+    {
+        directory.invalidate(key);
+        return origin.delete(key).whenComplete((v, t) -> directory.invalidate(key));
+    }
+
+    /**
+     * Lists keys under a prefix, straight from the origin.
+     *
+     * @param prefix the prefix.
+     * @return the keys.
+     */
+    public CompletableFuture<List<String>> list(final String prefix)
+    {
+        return origin.list(prefix);
+    }
+
+    /**
+     * A conditional read, straight from the origin: never served from or stored in the cache.
+     *
+     * @param key         the object key.
+     * @param position    the first byte.
+     * @param destination where the bytes go.
+     * @param ifMatch     the entity tag or version the object must have.
+     * @return bytes read.
+     */
+    public CompletableFuture<Integer> readIfMatch(
+        final String key, final long position, final ByteBuffer destination, final String ifMatch)
+    {
+        return origin.readIfMatch(key, position, destination, ifMatch);
+    }
+
+    /**
+     * Returns the origin (next tier).
+     *
+     * @return the origin (next tier).
+     */
+    public ObjectStore origin()
+    {
+        return origin;
+    }
+
+    /**
+     * Returns the store, or {@code null} for a pass-through engine.
+     *
+     * @return the store, or {@code null} for a pass-through engine.
+     */
+    public BlockStore store()
+    {
+        return store;
+    }
+
+    /**
+     * Returns the counters.
+     *
+     * @return the counters.
+     */
+    public RangeMetrics metrics()
+    {
+        return metrics;
+    }
+
+    /**
+     * Returns the fetcher, for inspection (budget, in-flight blocks, staging memory).
+     *
+     * @return the fetcher, for inspection (budget, in-flight blocks, staging memory).
+     */
+    public BlockFetcher fetcher()
+    {
+        return fetcher;
+    }
+
+    /**
+     * Returns bytes per block.
+     *
+     * @return bytes per block.
+     */
+    public int blockSize()
+    {
+        return blockSize;
+    }
+
+    /**
+     * Returns the origin's namespace.
+     *
+     * @return the origin's namespace.
+     */
+    public String namespace()
+    {
+        return origin.namespace();
+    }
+
+    /**
+     * Closes the store, the origin, the staging memory and the counters. Reads in flight fail.
+     */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        timer.shutdownNow();
+        try
+        {
+            fetcher.close();
+        }
+        finally
+        {
+            try
+            {
+                if (store != null)
+                {
+                    store.close();
+                }
+            }
+            finally
+            {
+                try
+                {
+                    origin.close();
+                }
+                finally
+                {
+                    metrics.close();
+                }
+            }
+        }
+    }
+
+    int blockShift()
+    {
+        return blockShift;
+    }
+
+    int windowBlocks()
+    {
+        return windowBlocks;
+    }
+
+    int windowsInFlight()
+    {
+        return windowsInFlight;
+    }
+
+    int blockLength(final long blockIndex, final long objectSize)
+    {
+        return (int) Math.min(blockSize, objectSize - (blockIndex << blockShift));
+    }
+
+    /**
+     * Probes the store; any store failure, or a block of the wrong length, counts as a fallback and a miss.
+     */
+    BlockRef acquire(final long blockKey, final int expectedLength)
+    {
+        if (store == null)
+        {
+            return null;
+        }
+        final BlockRef ref;
+        try
+        {
+            ref = store.acquire(blockKey);
+        }
+        catch (final Throwable ex)
+        {
+            metrics.fallback();
+            return null;
+        }
+        if (ref != null && ref.length() != expectedLength)
+        {
+            ref.release();
+            metrics.fallback();
+            return null;
+        }
+        return ref;
+    }
+
+    ReadFuture slowRead(
+        final ObjectEntry entry,
+        final long size,
+        final FetchClass fetchClass,
+        final boolean bypass,
+        final List<RangeRequest> ranges,
+        final ReadFuture future)
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("range cache is closed");
+        }
+        if (bypass && store != null)
+        {
+            metrics.bypassRead();
+        }
+        return new ReadOperation(this, entry, size, fetchClass, bypass || store == null, ranges, future).start();
+    }
+
+    private boolean isBypassed(final String key)
+    {
+        for (final String prefix : bypassPrefixes)
+        {
+            if (key.startsWith(prefix))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void addChunked(final List<RangeRequest> requests, final long position, final long length)
+    {
+        long at = position;
+        long remaining = length;
+        while (remaining > 0)
+        {
+            final int n = (int) Math.min(remaining, 1 << 30);
+            requests.add(new RangeRequest(at, n, null, 0));
+            at += n;
+            remaining -= n;
+        }
+    }
+
+    private static void checkDestination(
+        final MutableDirectBuffer destination, final int destinationOffset, final int length)
+    {
+        if (length < 0)
+        {
+            throw new IllegalArgumentException("negative length: " + length);
+        }
+        if (destination == null)
+        {
+            throw new IllegalArgumentException("destination buffer is null");
+        }
+        if (destinationOffset < 0 || (long) destinationOffset + length > destination.capacity())
+        {
+            throw new IllegalArgumentException("destination [" + destinationOffset + ", " +
+                ((long) destinationOffset + length) + ") is outside its buffer of " + destination.capacity() +
+                " bytes");
+        }
+    }
+
+    private static void checkRange(final String key, final long position, final long length, final long size)
+    {
+        if (position < 0)
+        {
+            throw new IllegalArgumentException("negative position " + position + " for '" + key + "'");
+        }
+        if (length < 0)
+        {
+            throw new IllegalArgumentException("negative length " + length + " for '" + key + "'");
+        }
+        if (position + length > size)
+        {
+            throw new IllegalArgumentException("range [" + position + ", " + (position + length) + ") is past the end" +
+                " of '" + key + "' (" + size + " bytes)");
+        }
+    }
+
+    static <T> T await(final CompletableFuture<T> future)
+    {
+        try
+        {
+            return future.get();
+        }
+        catch (final InterruptedException ex)
+        {
+            future.cancel(false);
+            Thread.currentThread().interrupt();
+            throw new CancellationException("interrupted while reading");
+        }
+        catch (final ExecutionException ex)
+        {
+            throw rethrow(ex.getCause());
+        }
+    }
+
+    private static RuntimeException rethrow(final Throwable error)
+    {
+        Throwable cause = error;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException) &&
+            cause.getCause() != null)
+        {
+            cause = cause.getCause();
+        }
+        if (cause instanceof RuntimeException)
+        {
+            return (RuntimeException) cause;
+        }
+        if (cause instanceof Error)
+        {
+            throw (Error) cause;
+        }
+        return new OriginException("read failed", cause);
+    }
+}

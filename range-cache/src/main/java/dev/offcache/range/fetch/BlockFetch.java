@@ -1,0 +1,148 @@
+package dev.offcache.range.fetch;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.agrona.DirectBuffer;
+
+import dev.offcache.range.store.FetchClass;
+
+/**
+ * One block being fetched from the origin, shared by every read that wants it (single flight). Waiters join
+ * until the fetch completes; a waiter that arrives later finds it done and looks in the store instead.
+ *
+ * <p>Memory: holds no bytes; the fetcher hands each waiter a view of its staging buffer during completion.
+ */
+public final class BlockFetch
+{
+    private static final int PENDING = 0;
+    private static final int DONE = 1;
+
+    final long blockKey;
+    final long blockIndex;
+    final int length;
+    final boolean admit;
+    /** Whether a demand read waits for this block; written under the budget lock once a run exists. */
+    volatile boolean demand;
+    /** The run carrying this block; set under the budget lock. */
+    FetchRun run;
+
+    private final List<BlockWaiter> waiters = new ArrayList<>(2);
+    private int state = PENDING;
+
+    /**
+     * Creates an instance.
+     *
+     * @param blockKey   the store key.
+     * @param blockIndex the index in its object.
+     * @param length     bytes of the block.
+     * @param fetchClass the class of the read that owns it.
+     * @param admit      whether the fetched block should be offered to the store.
+     */
+    public BlockFetch(
+        final long blockKey, final long blockIndex, final int length, final FetchClass fetchClass, final boolean admit)
+    {
+        this.blockKey = blockKey;
+        this.blockIndex = blockIndex;
+        this.length = length;
+        this.admit = admit;
+        this.demand = fetchClass == FetchClass.DEMAND;
+    }
+
+    /**
+     * Returns the store key.
+     *
+     * @return the store key.
+     */
+    public long blockKey()
+    {
+        return blockKey;
+    }
+
+    /**
+     * Returns the index of the block in its object.
+     *
+     * @return the index of the block in its object.
+     */
+    public long blockIndex()
+    {
+        return blockIndex;
+    }
+
+    /**
+     * Returns whether a demand read waits for it.
+     *
+     * @return whether a demand read waits for it.
+     */
+    public boolean isDemand()
+    {
+        return demand;
+    }
+
+    /**
+     * Adds a waiter unless the fetch has already completed.
+     *
+     * @param waiter who to tell.
+     * @return false when the fetch is over (look in the store, or fetch again).
+     */
+    public synchronized boolean join(final BlockWaiter waiter)
+    {
+        if (state != PENDING)
+        {
+            return false;
+        }
+        waiters.add(waiter);
+        return true;
+    }
+
+    /**
+     * Hands the block to every waiter, then forgets them.
+     *
+     * @param source the bytes.
+     * @param offset where the block starts.
+     */
+    public void complete(final DirectBuffer source, final int offset)
+    {
+        final BlockWaiter[] toWake = finish();
+        for (final BlockWaiter waiter : toWake)
+        {
+            try
+            {
+                waiter.onBlock(blockIndex, source, offset, length);
+            }
+            catch (final Throwable ignore)
+            {
+                // A waiter's failure is its own; the other waiters still get the block.
+            }
+        }
+    }
+
+    /**
+     * Fails every waiter with the same error.
+     *
+     * @param cause the error.
+     */
+    public void fail(final Throwable cause)
+    {
+        final BlockWaiter[] toWake = finish();
+        for (final BlockWaiter waiter : toWake)
+        {
+            try
+            {
+                waiter.onBlockFailed(blockIndex, cause);
+            }
+            catch (final Throwable ignore)
+            {
+                // As above: one waiter cannot stop the others hearing of the failure.
+            }
+        }
+    }
+
+    private synchronized BlockWaiter[] finish()
+    {
+        state = DONE;
+        final BlockWaiter[] toWake = waiters.toArray(new BlockWaiter[0]);
+        waiters.clear();
+        return toWake;
+    }
+}

@@ -1,0 +1,307 @@
+package dev.offcache.range.origin;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+/**
+ * An origin over a local directory: each key is a file below the root, read with positional
+ * {@link FileChannel#read(ByteBuffer, long)} calls on a small thread pool the origin owns.
+ *
+ * <p>Memory: reads go straight into the caller's (direct) buffer; the origin holds no buffers of its own.
+ * The version of an object (for conditional reads) is its last-modified time and size.
+ */
+public final class FileSystemOrigin implements ObjectStore
+{
+    private static final AtomicInteger POOL_ID = new AtomicInteger();
+
+    private final Path root;
+    private final String namespace;
+    private final ExecutorService ioThreads;
+
+    /**
+     * Creates an instance.
+     *
+     * @param root      the directory holding the objects; it must exist.
+     * @param ioThreads the number of threads doing blocking file I/O.
+     */
+    public FileSystemOrigin(final Path root, final int ioThreads)
+    {
+        if (ioThreads < 1)
+        {
+            throw new IllegalArgumentException("ioThreads must be >= 1: " + ioThreads);
+        }
+        try
+        {
+            this.root = root.toRealPath();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("origin root does not exist: " + root, ex);
+        }
+        if (!Files.isDirectory(this.root))
+        {
+            throw new IllegalArgumentException("origin root is not a directory: " + root);
+        }
+        this.namespace = "file:" + this.root;
+        final int poolId = POOL_ID.incrementAndGet();
+        final AtomicInteger threadId = new AtomicInteger();
+        this.ioThreads = Executors.newFixedThreadPool(ioThreads, (runnable) ->
+        {
+            final Thread thread = new Thread(
+                runnable, "offcache-file-origin-" + poolId + "-" + threadId.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * The real path of the root directory.
+     *
+     * @return the root.
+     */
+    public Path root()
+    {
+        return root;
+    }
+
+    @Override
+    public String namespace()
+    {
+        return namespace;
+    }
+
+    @Override
+    public CompletableFuture<Long> size(final String key)
+    {
+        return supply(() ->
+        {
+            final Path path = pathOf(key);
+            try
+            {
+                final BasicFileAttributes attributes = Files.readAttributes(path, BasicFileAttributes.class);
+                if (!attributes.isRegularFile())
+                {
+                    throw new ObjectNotFoundException(namespace, key);
+                }
+                return attributes.size();
+            }
+            catch (final NoSuchFileException ex)
+            {
+                throw new ObjectNotFoundException(namespace, key);
+            }
+            catch (final IOException ex)
+            {
+                throw new OriginException("HEAD of '" + key + "' in " + namespace + " failed", ex);
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
+    {
+        return supply(() -> readNow(key, offset, destination, null));
+    }
+
+    @Override
+    public CompletableFuture<Integer> readIfMatch(
+        final String key, final long offset, final ByteBuffer destination, final String ifMatch)
+    {
+        return supply(() -> readNow(key, offset, destination, ifMatch));
+    }
+
+    @Override
+    public CompletableFuture<String> version(final String key)
+    {
+        return supply(() ->
+        {
+            try (FileChannel channel = open(key))
+            {
+                return versionOf(pathOf(key), channel);
+            }
+            catch (final IOException ex)
+            {
+                throw new OriginException("version of '" + key + "' in " + namespace + " failed", ex);
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> put(final String key, final ByteBuffer source)
+    {
+        final ByteBuffer bytes = source.duplicate();
+        return supply(() ->
+        {
+            final Path path = pathOf(key);
+            try
+            {
+                Files.createDirectories(path.getParent());
+                final Path temp = Files.createTempFile(path.getParent(), ".put-", ".tmp");
+                try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE))
+                {
+                    while (bytes.hasRemaining())
+                    {
+                        channel.write(bytes);
+                    }
+                    channel.force(true);
+                }
+                try
+                {
+                    Files.move(temp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                }
+                catch (final AtomicMoveNotSupportedException ex)
+                {
+                    Files.move(temp, path, StandardCopyOption.REPLACE_EXISTING);
+                }
+                return null;
+            }
+            catch (final IOException ex)
+            {
+                throw new OriginException("PUT of '" + key + "' in " + namespace + " failed", ex);
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> delete(final String key)
+    {
+        return supply(() ->
+        {
+            try
+            {
+                Files.deleteIfExists(pathOf(key));
+                return null;
+            }
+            catch (final IOException ex)
+            {
+                throw new OriginException("DELETE of '" + key + "' in " + namespace + " failed", ex);
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<List<String>> list(final String prefix)
+    {
+        return supply(() ->
+        {
+            final List<String> keys = new ArrayList<>();
+            try (Stream<Path> files = Files.walk(root))
+            {
+                files.filter(Files::isRegularFile).forEach((path) ->
+                {
+                    final String key = root.relativize(path).toString().replace(path.getFileSystem()
+                        .getSeparator(), "/");
+                    if (key.startsWith(prefix) && !path.getFileName().toString().startsWith(".put-"))
+                    {
+                        keys.add(key);
+                    }
+                });
+            }
+            catch (final IOException ex)
+            {
+                throw new OriginException("LIST of '" + prefix + "' in " + namespace + " failed", ex);
+            }
+            Collections.sort(keys);
+            return keys;
+        });
+    }
+
+    @Override
+    public void close()
+    {
+        ioThreads.shutdownNow();
+    }
+
+    @Override
+    public String toString()
+    {
+        return namespace;
+    }
+
+    private int readNow(final String key, final long offset, final ByteBuffer destination, final String ifMatch)
+    {
+        if (offset < 0)
+        {
+            throw new IllegalArgumentException("negative offset " + offset + " for '" + key + "'");
+        }
+        try (FileChannel channel = open(key))
+        {
+            if (ifMatch != null && !ifMatch.equals(versionOf(pathOf(key), channel)))
+            {
+                throw new PreconditionFailedException(key, ifMatch);
+            }
+            final ByteBuffer target = destination.duplicate();
+            int total = 0;
+            while (target.hasRemaining())
+            {
+                final int read = channel.read(target, offset + total);
+                if (read < 0)
+                {
+                    break;
+                }
+                total += read;
+            }
+            return total;
+        }
+        catch (final IOException ex)
+        {
+            throw new OriginException("GET of '" + key + "' at " + offset + " in " + namespace + " failed", ex);
+        }
+    }
+
+    private FileChannel open(final String key) throws IOException
+    {
+        try
+        {
+            return FileChannel.open(pathOf(key), StandardOpenOption.READ);
+        }
+        catch (final NoSuchFileException ex)
+        {
+            throw new ObjectNotFoundException(namespace, key);
+        }
+    }
+
+    private static String versionOf(final Path path, final FileChannel channel) throws IOException
+    {
+        return Long.toHexString(Files.getLastModifiedTime(path).toMillis()) + "-" + Long.toHexString(channel.size());
+    }
+
+    private Path pathOf(final String key)
+    {
+        final Path path = root.resolve(ObjectKeys.validate(key)).normalize();
+        if (!path.startsWith(root))
+        {
+            throw new IllegalArgumentException("object key escapes the origin root: '" + key + "'");
+        }
+        return path;
+    }
+
+    private <T> CompletableFuture<T> supply(final Supplier<T> task)
+    {
+        try
+        {
+            return CompletableFuture.supplyAsync(task, ioThreads);
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(new OriginException("origin " + namespace + " is closed", ex));
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package dev.offcache.range.origin;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The origin of a range cache: an object store read by byte range (S3, an HTTP server, a local directory) or the
+ * next cache tier in front of one.
+ *
+ * <p>Only {@link #size(String)} and {@link #read(String, long, ByteBuffer)} are ever cached by the engine; put,
+ * delete, list and conditional reads pass straight through. Every method is asynchronous and thread-safe.
+ *
+ * <p>Memory: a read fills a region the caller owns ({@code destination}'s position to its limit), usually
+ * off-heap; the store must not touch it after the returned future completes.
+ */
+public interface ObjectStore extends AutoCloseable
+{
+    /**
+     * A stable name for this origin (scheme, endpoint, bucket or root), so two origins never share cache keys.
+     *
+     * @return the namespace, never empty.
+     */
+    String namespace();
+
+    /**
+     * The size of an object (a HEAD).
+     *
+     * @param key the object key.
+     * @return the size in bytes; fails with {@link ObjectNotFoundException} when there is no such object.
+     */
+    CompletableFuture<Long> size(String key);
+
+    /**
+     * Reads {@code destination.remaining()} bytes of an object starting at {@code offset} into {@code destination}
+     * (from its position). The store fills as much as the object holds; it never reads past the end.
+     *
+     * @param key         the object key.
+     * @param offset      the first byte to read.
+     * @param destination where the bytes go; the caller owns it.
+     * @return the number of bytes read, less than requested only when the object ends first; fails with
+     *     {@link ObjectNotFoundException} when there is no such object.
+     */
+    CompletableFuture<Integer> read(String key, long offset, ByteBuffer destination);
+
+    /**
+     * Reads a byte range only if the object still has the given entity tag (or version). Never cached.
+     *
+     * @param key         the object key.
+     * @param offset      the first byte to read.
+     * @param destination where the bytes go; the caller owns it.
+     * @param ifMatch     the entity tag or version the object must have.
+     * @return the number of bytes read; fails with {@link PreconditionFailedException} when the tag differs.
+     */
+    CompletableFuture<Integer> readIfMatch(String key, long offset, ByteBuffer destination, String ifMatch);
+
+    /**
+     * The current entity tag (or version) of an object, for {@link #readIfMatch}. Never cached.
+     *
+     * @param key the object key.
+     * @return the tag.
+     */
+    CompletableFuture<String> version(String key);
+
+    /**
+     * Writes a whole object. Never cached.
+     *
+     * @param key    the object key.
+     * @param source the bytes from its position to its limit.
+     * @return completes when the object is durable in the origin.
+     */
+    CompletableFuture<Void> put(String key, ByteBuffer source);
+
+    /**
+     * Deletes an object. Never cached.
+     *
+     * @param key the object key.
+     * @return completes when the object is gone (also when it never existed).
+     */
+    CompletableFuture<Void> delete(String key);
+
+    /**
+     * Lists object keys under a prefix. Never cached.
+     *
+     * @param prefix the key prefix, empty for all.
+     * @return the keys, sorted.
+     */
+    CompletableFuture<List<String>> list(String prefix);
+
+    /**
+     * Releases connections and threads the store owns.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,358 @@
+package dev.offcache.range.origin;
+
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.async.AsyncRequestBody;
+import software.amazon.awssdk.core.async.AsyncResponseTransformer;
+import software.amazon.awssdk.core.async.SdkPublisher;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
+import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/**
+ * An origin over an S3 bucket through the AWS SDK v2 async client (Netty): ranged GETs stream straight into the
+ * caller's buffer, HEAD gives sizes and ETags (the versions of conditional reads).
+ *
+ * <p>Memory: response chunks are copied into the caller's buffer as they arrive; nothing is buffered whole. The
+ * origin owns the client and closes it.
+ */
+public final class S3Origin implements ObjectStore
+{
+    private final S3AsyncClient client;
+    private final String bucket;
+    private final String namespace;
+
+    /**
+     * Creates an instance.
+     *
+     * @param client   the client; the origin closes it.
+     * @param bucket   the bucket.
+     * @param endpoint the endpoint's name, for the namespace (two buckets or endpoints never share cache keys).
+     */
+    public S3Origin(final S3AsyncClient client, final String bucket, final String endpoint)
+    {
+        if (bucket == null || bucket.isEmpty())
+        {
+            throw new IllegalArgumentException("bucket must not be empty");
+        }
+        this.client = client;
+        this.bucket = bucket;
+        this.namespace = "s3://" + endpoint + "/" + bucket;
+    }
+
+    /**
+     * An origin with its own client for an S3-compatible endpoint (path-style addressing; checksums only where the
+     * protocol requires them, which S3-compatible servers such as S3Proxy need).
+     *
+     * @param endpoint  the endpoint, for example {@code http://127.0.0.1:9000}.
+     * @param region    the signing region.
+     * @param accessKey the access key.
+     * @param secretKey the secret key.
+     * @param bucket    the bucket.
+     * @return the origin.
+     */
+    public static S3Origin create(
+        final URI endpoint, final String region, final String accessKey, final String secretKey, final String bucket)
+    {
+        final S3AsyncClient client = clientBuilder(endpoint, region, accessKey, secretKey)
+            .httpClientBuilder(NettyNioAsyncHttpClient.builder().maxConcurrency(64))
+            .build();
+        return new S3Origin(client, bucket, endpoint.getAuthority() + endpoint.getPath());
+    }
+
+    /**
+     * A client builder for an S3-compatible endpoint with the settings {@link #create} uses, for callers that
+     * bring their own HTTP client (shared between origins, say).
+     *
+     * @param endpoint  the endpoint.
+     * @param region    the signing region.
+     * @param accessKey the access key.
+     * @param secretKey the secret key.
+     * @return the builder.
+     */
+    public static S3AsyncClientBuilder clientBuilder(
+        final URI endpoint, final String region, final String accessKey, final String secretKey)
+    {
+        return S3AsyncClient.builder()
+            .endpointOverride(endpoint)
+            .region(Region.of(region))
+            .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
+            .forcePathStyle(true)
+            .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+            .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
+    }
+
+    @Override
+    public String namespace()
+    {
+        return namespace;
+    }
+
+    @Override
+    public CompletableFuture<Long> size(final String key)
+    {
+        ObjectKeys.validate(key);
+        return client.headObject((b) -> b.bucket(bucket).key(key))
+            .handle((response, error) ->
+            {
+                if (error != null)
+                {
+                    throw translate(error, key, null, "HEAD");
+                }
+                return response.contentLength();
+            });
+    }
+
+    @Override
+    public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
+    {
+        return get(key, offset, destination, null);
+    }
+
+    @Override
+    public CompletableFuture<Integer> readIfMatch(
+        final String key, final long offset, final ByteBuffer destination, final String ifMatch)
+    {
+        return get(key, offset, destination, ifMatch);
+    }
+
+    @Override
+    public CompletableFuture<String> version(final String key)
+    {
+        ObjectKeys.validate(key);
+        return client.headObject((b) -> b.bucket(bucket).key(key))
+            .handle((response, error) ->
+            {
+                if (error != null)
+                {
+                    throw translate(error, key, null, "HEAD");
+                }
+                return response.eTag();
+            });
+    }
+
+    @Override
+    public CompletableFuture<Void> put(final String key, final ByteBuffer source)
+    {
+        ObjectKeys.validate(key);
+        return client.putObject((b) -> b.bucket(bucket).key(key).contentLength((long) source.remaining()),
+                AsyncRequestBody.fromByteBuffer(source.duplicate()))
+            .handle((response, error) ->
+            {
+                if (error != null)
+                {
+                    throw translate(error, key, null, "PUT");
+                }
+                return null;
+            });
+    }
+
+    @Override
+    public CompletableFuture<Void> delete(final String key)
+    {
+        ObjectKeys.validate(key);
+        return client.deleteObject((b) -> b.bucket(bucket).key(key))
+            .handle((response, error) ->
+            {
+                if (error != null)
+                {
+                    throw translate(error, key, null, "DELETE");
+                }
+                return null;
+            });
+    }
+
+    @Override
+    public CompletableFuture<List<String>> list(final String prefix)
+    {
+        final List<String> keys = Collections.synchronizedList(new ArrayList<>());
+        return client.listObjectsV2Paginator((b) -> b.bucket(bucket).prefix(prefix))
+            .contents()
+            .subscribe((S3Object object) -> keys.add(object.key()))
+            .handle((v, error) ->
+            {
+                if (error != null)
+                {
+                    throw translate(error, prefix, null, "LIST");
+                }
+                final List<String> sorted = new ArrayList<>(keys);
+                Collections.sort(sorted);
+                return sorted;
+            });
+    }
+
+    @Override
+    public void close()
+    {
+        client.close();
+    }
+
+    @Override
+    public String toString()
+    {
+        return namespace;
+    }
+
+    private CompletableFuture<Integer> get(
+        final String key, final long offset, final ByteBuffer destination, final String ifMatch)
+    {
+        ObjectKeys.validate(key);
+        if (offset < 0)
+        {
+            throw new IllegalArgumentException("negative offset " + offset + " for '" + key + "'");
+        }
+        final int length = destination.remaining();
+        if (length == 0)
+        {
+            return CompletableFuture.completedFuture(0);
+        }
+        final GetObjectRequest request = GetObjectRequest.builder()
+            .bucket(bucket)
+            .key(key)
+            .range("bytes=" + offset + "-" + (offset + length - 1))
+            .ifMatch(ifMatch)
+            .build();
+        return client.getObject(request, new IntoBuffer(destination))
+            .handle((bytes, error) ->
+            {
+                if (error != null)
+                {
+                    if (statusOf(error) == 416)
+                    {
+                        return 0;
+                    }
+                    throw translate(error, key, ifMatch, "GET");
+                }
+                return bytes;
+            });
+    }
+
+    private RuntimeException translate(final Throwable error, final String key, final String ifMatch, final String op)
+    {
+        final Throwable cause = error instanceof CompletionException && error.getCause() != null ?
+            error.getCause() : error;
+        final int status = statusOf(cause);
+        if (status == 404)
+        {
+            return new ObjectNotFoundException(namespace, key);
+        }
+        if (status == 412 && ifMatch != null)
+        {
+            return new PreconditionFailedException(key, ifMatch);
+        }
+        if (cause instanceof OriginException)
+        {
+            return (OriginException) cause;
+        }
+        return new OriginException(op + " of '" + key + "' in " + namespace + " failed" +
+            (status > 0 ? " (HTTP " + status + ")" : ""), cause);
+    }
+
+    private static int statusOf(final Throwable error)
+    {
+        Throwable cause = error;
+        while (cause instanceof CompletionException && cause.getCause() != null)
+        {
+            cause = cause.getCause();
+        }
+        return cause instanceof S3Exception ? ((S3Exception) cause).statusCode() : -1;
+    }
+
+    /**
+     * Streams a GET's body into the caller's buffer, chunk by chunk, asking for one chunk at a time.
+     */
+    private static final class IntoBuffer implements AsyncResponseTransformer<GetObjectResponse, Integer>
+    {
+        private final ByteBuffer destination;
+        private volatile CompletableFuture<Integer> result;
+
+        IntoBuffer(final ByteBuffer destination)
+        {
+            this.destination = destination;
+        }
+
+        @Override
+        public CompletableFuture<Integer> prepare()
+        {
+            // Called again on each retry: start from the caller's position afresh.
+            result = new CompletableFuture<>();
+            return result;
+        }
+
+        @Override
+        public void onResponse(final GetObjectResponse response)
+        {
+        }
+
+        @Override
+        public void onStream(final SdkPublisher<ByteBuffer> publisher)
+        {
+            final CompletableFuture<Integer> done = result;
+            final ByteBuffer target = destination.duplicate();
+            final int start = target.position();
+            publisher.subscribe(new Subscriber<ByteBuffer>()
+            {
+                private Subscription subscription;
+
+                @Override
+                public void onSubscribe(final Subscription s)
+                {
+                    subscription = s;
+                    s.request(1);
+                }
+
+                @Override
+                public void onNext(final ByteBuffer chunk)
+                {
+                    if (chunk.remaining() > target.remaining())
+                    {
+                        subscription.cancel();
+                        done.completeExceptionally(new OriginException("origin sent more bytes than the range asked"));
+                        return;
+                    }
+                    target.put(chunk);
+                    subscription.request(1);
+                }
+
+                @Override
+                public void onError(final Throwable error)
+                {
+                    done.completeExceptionally(error);
+                }
+
+                @Override
+                public void onComplete()
+                {
+                    done.complete(target.position() - start);
+                }
+            });
+        }
+
+        @Override
+        public void exceptionOccurred(final Throwable error)
+        {
+            final CompletableFuture<Integer> done = result;
+            if (done != null)
+            {
+                done.completeExceptionally(error);
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package dev.offcache.range.store;
+
+import dev.offcache.core.slab.BlockRef;
+import org.agrona.DirectBuffer;
+
+/**
+ * Where the range-cache engine keeps blocks: the L1 store (off-heap RAM slabs) in an engine process, the tiered
+ * RAM + SSD store in the L2 server. The engine decides what to fetch; the store decides what to keep.
+ *
+ * <p>Blocks are addressed by a packed {@code long} key (see {@link BlockKeys}) so a lookup allocates nothing.
+ * Implementations are thread-safe. Memory: the store owns every slot it holds; a reader owns the one reference
+ * that {@link #acquire(long)} hands out until it calls {@link BlockRef#release()}.
+ */
+public interface BlockStore extends AutoCloseable
+{
+    /**
+     * Looks up a block and takes a reader's reference to it.
+     *
+     * @param blockKey the packed key of the block.
+     * @return a retained reference the caller must release, or {@code null} on a miss.
+     */
+    BlockRef acquire(long blockKey);
+
+    /**
+     * Offers a block fetched from the next tier. The store copies the bytes into memory it owns (the caller keeps
+     * ownership of {@code source}) or declines them, for example when admission rejects them or no slot is free.
+     *
+     * @param blockKey   the packed key of the block.
+     * @param source     the block's bytes.
+     * @param offset     where the block starts in {@code source}.
+     * @param length     the block's length: the block size, or less for the last block of an object.
+     * @param fetchClass why the block was fetched; a store may place prefetched blocks differently.
+     * @return whether the store kept the block.
+     */
+    boolean put(long blockKey, DirectBuffer source, int offset, int length, FetchClass fetchClass);
+
+    /**
+     * The bytes of block data held now.
+     *
+     * @return held bytes.
+     */
+    long sizeBytes();
+
+    /**
+     * Frees every slot and mapping the store owns; blocks that readers still hold are freed when they release.
+     */
+    @Override
+    void close();
+}

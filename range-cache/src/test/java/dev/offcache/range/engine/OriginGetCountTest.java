@@ -1,0 +1,187 @@
+package dev.offcache.range.engine;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import dev.offcache.range.metrics.MetricNames;
+import dev.offcache.range.testing.CountingOrigin;
+import dev.offcache.range.testing.EngineFixture;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * How many requests reach the origin: coalescing, no gap bridging, single flight for blocks and sizes.
+ */
+class OriginGetCountTest
+{
+    private static final int BLOCK = 4096;
+
+    @Test
+    void fiveMissingBlocksWithAThreeBlockCapTakeTwoGets()
+    {
+        try (EngineFixture f = new EngineFixture(BLOCK, 64L * BLOCK, (b) -> b.maxCoalescedGetBytes(3 * BLOCK)))
+        {
+            final byte[] expected = f.object("a", 5 * BLOCK, 1);
+            assertArrayEquals(expected, f.read("a", 0, 5 * BLOCK));
+            assertEquals(2, f.origin.gets());
+            assertEquals(List.of(new CountingOrigin.Get("a", 0, 3 * BLOCK), new CountingOrigin.Get("a", 3 * BLOCK,
+                2 * BLOCK)), f.origin.log());
+            assertEquals(5, f.cache.metrics().value(MetricNames.COALESCED_BLOCKS));
+            assertEquals(5, f.cache.metrics().value(MetricNames.BLOCK_MISSES));
+
+            f.origin.reset();
+            assertArrayEquals(expected, f.read("a", 0, 5 * BLOCK));
+            assertEquals(0, f.origin.gets(), "second read is all hits");
+            assertEquals(5, f.cache.metrics().value(MetricNames.BLOCK_HITS));
+        }
+    }
+
+    @Test
+    void lastShortBlockIsFetchedToTheEndOfTheObject()
+    {
+        try (EngineFixture f = new EngineFixture(BLOCK, 64L * BLOCK, (b) -> b))
+        {
+            final byte[] expected = f.object("short", 2 * BLOCK + 100, 2);
+            assertArrayEquals(Arrays.copyOfRange(expected, 2 * BLOCK + 50, 2 * BLOCK + 100),
+                f.read("short", 2 * BLOCK + 50, 50));
+            assertEquals(List.of(new CountingOrigin.Get("short", 2 * BLOCK, 100)), f.origin.log());
+            assertEquals(100, f.store.sizeBytes());
+        }
+    }
+
+    @Test
+    void scatteredMissingBlocksAreNeverBridged()
+    {
+        try (EngineFixture f = new EngineFixture(BLOCK, 64L * BLOCK, (b) -> b))
+        {
+            final byte[] expected = f.object("s", 5 * BLOCK, 3);
+            f.read("s", BLOCK, 1);
+            f.read("s", 3 * BLOCK, 1);
+            f.origin.reset();
+
+            assertArrayEquals(expected, f.read("s", 0, 5 * BLOCK));
+            assertEquals(List.of(
+                new CountingOrigin.Get("s", 0, BLOCK),
+                new CountingOrigin.Get("s", 2 * BLOCK, BLOCK),
+                new CountingOrigin.Get("s", 4 * BLOCK, BLOCK)), f.origin.log());
+        }
+    }
+
+    @Test
+    void vectoredRangesShareGetsOnlyWhereTheirBlocksAdjoin()
+    {
+        try (EngineFixture f = new EngineFixture(BLOCK, 64L * BLOCK, (b) -> b))
+        {
+            final byte[] expected = f.object("v", 10 * BLOCK, 4);
+            final List<RangeRequest> ranges = new ArrayList<>();
+            final long[][] spans = {{10, 100}, {BLOCK + 5, 10}, {6L * BLOCK + 1, BLOCK}};
+            for (final long[] span : spans)
+            {
+                ranges.add(new RangeRequest(span[0], (int) span[1], new UnsafeBuffer(new byte[(int) span[1]]), 0));
+            }
+            f.cache.readVectored("v", ranges);
+            for (final RangeRequest r : ranges)
+            {
+                assertArrayEquals(Arrays.copyOfRange(expected, (int) r.position(), (int) r.position() + r.length()),
+                    r.destination().byteArray());
+            }
+            assertEquals(List.of(
+                new CountingOrigin.Get("v", 0, 2 * BLOCK),
+                new CountingOrigin.Get("v", 6L * BLOCK, 2 * BLOCK)), f.origin.log());
+        }
+    }
+
+    @Test
+    void concurrentIdenticalReadsShareOneGet() throws Exception
+    {
+        final int readers = 8;
+        try (EngineFixture f = new EngineFixture(BLOCK, 64L * BLOCK, (b) -> b))
+        {
+            final byte[] expected = f.object("same", 3 * BLOCK, 5);
+            f.cache.size("same");
+            final CompletableFuture<Void> gate = f.origin.gateGets((key) -> true);
+            final ExecutorService pool = Executors.newFixedThreadPool(readers);
+            try
+            {
+                final CyclicBarrier start = new CyclicBarrier(readers);
+                final List<Future<byte[]>> results = new ArrayList<>();
+                for (int i = 0; i < readers; i++)
+                {
+                    results.add(pool.submit(() ->
+                    {
+                        start.await();
+                        return f.read("same", 0, 3 * BLOCK);
+                    }));
+                }
+                // Every reader but the owner joins the fetch in flight (3 blocks each).
+                awaitValue(f, MetricNames.SINGLE_FLIGHT_JOINS, 3L * (readers - 1));
+                gate.complete(null);
+                for (final Future<byte[]> result : results)
+                {
+                    assertArrayEquals(expected, result.get(10, TimeUnit.SECONDS));
+                }
+            }
+            finally
+            {
+                pool.shutdownNow();
+            }
+            assertEquals(1, f.origin.gets());
+        }
+    }
+
+    @Test
+    void concurrentSizeMissesShareOneHead() throws Exception
+    {
+        final int readers = 8;
+        try (EngineFixture f = new EngineFixture(BLOCK, 64L * BLOCK, (b) -> b))
+        {
+            f.object("sized", 12345, 6);
+            final CompletableFuture<Void> gate = f.origin.gateHeads();
+            final List<CompletableFuture<Long>> sizes = new ArrayList<>();
+            final ExecutorService pool = Executors.newFixedThreadPool(readers);
+            try
+            {
+                for (int i = 0; i < readers; i++)
+                {
+                    sizes.add(CompletableFuture.supplyAsync(() -> f.cache.size("sized"), pool));
+                }
+                Thread.sleep(200);
+                assertEquals(1, f.origin.heads());
+                gate.complete(null);
+                for (final CompletableFuture<Long> size : sizes)
+                {
+                    assertEquals(12345L, size.get(10, TimeUnit.SECONDS));
+                }
+            }
+            finally
+            {
+                pool.shutdownNow();
+            }
+            assertEquals(1, f.origin.heads());
+            f.cache.size("sized");
+            assertEquals(1, f.origin.heads(), "the size is remembered");
+        }
+    }
+
+    static void awaitValue(final EngineFixture f, final String metric, final long atLeast) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (f.cache.metrics().value(metric) < atLeast)
+        {
+            assertTrue(System.nanoTime() < deadline, metric + " never reached " + atLeast);
+            Thread.sleep(5);
+        }
+    }
+}

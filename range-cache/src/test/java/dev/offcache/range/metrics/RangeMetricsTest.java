@@ -1,0 +1,50 @@
+package dev.offcache.range.metrics;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.offcache.range.testing.EngineFixture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class RangeMetricsTest
+{
+    private static final int BLOCK = 4096;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void countersAreReadableFromTheMappedFileWhileTheEngineRuns()
+    {
+        final Path file = dir.resolve("range-counters.dat");
+        try (EngineFixture f = new EngineFixture(BLOCK, 4L * BLOCK, (b) -> b.countersFile(file)))
+        {
+            f.object("m", 6 * BLOCK, 1);
+            f.read("m", 0, 3 * BLOCK);
+            f.read("m", 0, 3 * BLOCK);
+            f.read("m", 3 * BLOCK, 3 * BLOCK);
+
+            final Map<String, Long> fromFile = CountersFile.read(file);
+            assertEquals(9L, fromFile.get(MetricNames.BLOCK_REQUESTS));
+            assertEquals(3L, fromFile.get(MetricNames.BLOCK_HITS));
+            assertEquals(6L, fromFile.get(MetricNames.BLOCK_MISSES));
+            assertEquals(2L, fromFile.get(MetricNames.ORIGIN_GETS + MetricNames.DEMAND));
+            assertEquals(6L * BLOCK, fromFile.get(MetricNames.ORIGIN_BYTES + MetricNames.DEMAND));
+            assertEquals(1L, fromFile.get(MetricNames.ORIGIN_HEADS));
+            assertEquals(6L, fromFile.get(MetricNames.STORE_PUTS) + fromFile.get(MetricNames.STORE_DECLINES));
+            assertEquals(f.store.evictionCount(), fromFile.get(MetricNames.EVICTIONS));
+            assertEquals(0L, fromFile.get(MetricNames.FETCHES_IN_FLIGHT));
+
+            final String text = f.cache.metrics().toPrometheusText();
+            assertTrue(text.contains("offcache_range_origin_gets_total{class=\"demand\"} 2"), text);
+            assertTrue(text.contains("offcache_range_origin_get_seconds_count 2"), text);
+            assertTrue(text.contains("# TYPE offcache_range_block_hits_total counter"), text);
+            assertEquals(2, f.cache.metrics().originGetLatency().getTotalCount());
+        }
+    }
+}

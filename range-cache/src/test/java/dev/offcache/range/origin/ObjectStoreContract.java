@@ -1,0 +1,158 @@
+package dev.offcache.range.origin;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.offcache.range.engine.RangeCache;
+import dev.offcache.range.metrics.MetricNames;
+import dev.offcache.range.testing.SlabBlockStore;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What every origin must do, run against each real origin (local files, S3Proxy, an HTTP server on loopback).
+ */
+abstract class ObjectStoreContract
+{
+    protected ObjectStore origin;
+
+    protected abstract void startServer() throws Exception;
+
+    protected abstract ObjectStore newOrigin() throws Exception;
+
+    protected abstract void stopServer() throws Exception;
+
+    protected boolean canList()
+    {
+        return true;
+    }
+
+    @BeforeEach
+    void open() throws Exception
+    {
+        startServer();
+        origin = newOrigin();
+    }
+
+    @AfterEach
+    void close() throws Exception
+    {
+        origin.close();
+        stopServer();
+    }
+
+    static byte[] random(final int size, final long seed)
+    {
+        final byte[] bytes = new byte[size];
+        new Random(seed).nextBytes(bytes);
+        return bytes;
+    }
+
+    static <T> T get(final CompletableFuture<T> future) throws Exception
+    {
+        return future.get(20, TimeUnit.SECONDS);
+    }
+
+    static Throwable failure(final CompletableFuture<?> future)
+    {
+        final ExecutionException error = assertThrows(ExecutionException.class,
+            () -> future.get(20, TimeUnit.SECONDS));
+        return error.getCause();
+    }
+
+    @Test
+    void putSizeAndRangedReadsIntoDirectMemory() throws Exception
+    {
+        final byte[] data = random(300_000, 1);
+        get(origin.put("dir/obj one.bin", ByteBuffer.wrap(data)));
+        assertEquals(data.length, get(origin.size("dir/obj one.bin")));
+
+        final ByteBuffer target = ByteBuffer.allocateDirect(70_000);
+        target.position(5).limit(5 + 65_536);
+        assertEquals(65_536, get(origin.read("dir/obj one.bin", 100_000, target)));
+        final byte[] got = new byte[65_536];
+        target.duplicate().position(5).get(got);
+        assertArrayEquals(Arrays.copyOfRange(data, 100_000, 165_536), got);
+
+        final ByteBuffer tail = ByteBuffer.allocateDirect(1000);
+        assertEquals(100, get(origin.read("dir/obj one.bin", data.length - 100, tail)), "stops at the end");
+        final byte[] tailBytes = new byte[100];
+        tail.duplicate().position(0).get(tailBytes);
+        assertArrayEquals(Arrays.copyOfRange(data, data.length - 100, data.length), tailBytes);
+    }
+
+    @Test
+    void missingObjectsAreNotFound()
+    {
+        assertInstanceOf(ObjectNotFoundException.class, failure(origin.size("no/such")));
+        assertInstanceOf(ObjectNotFoundException.class,
+            failure(origin.read("no/such", 0, ByteBuffer.allocateDirect(10))));
+    }
+
+    @Test
+    void conditionalReadsCheckTheVersion() throws Exception
+    {
+        final byte[] data = random(5000, 2);
+        get(origin.put("cond", ByteBuffer.wrap(data)));
+        final String version = get(origin.version("cond"));
+        final ByteBuffer target = ByteBuffer.allocateDirect(100);
+        assertEquals(100, get(origin.readIfMatch("cond", 10, target, version)));
+        assertInstanceOf(PreconditionFailedException.class,
+            failure(origin.readIfMatch("cond", 10, ByteBuffer.allocateDirect(100), "\"not-" + version + "\"")));
+    }
+
+    @Test
+    void deleteAndListPassThrough() throws Exception
+    {
+        get(origin.put("l/a", ByteBuffer.wrap(random(10, 3))));
+        get(origin.put("l/b", ByteBuffer.wrap(random(10, 4))));
+        get(origin.put("m/c", ByteBuffer.wrap(random(10, 5))));
+        if (canList())
+        {
+            assertEquals(List.of("l/a", "l/b"), get(origin.list("l/")));
+        }
+        else
+        {
+            assertInstanceOf(UnsupportedOperationException.class, failure(origin.list("l/")));
+        }
+        get(origin.delete("l/a"));
+        assertInstanceOf(ObjectNotFoundException.class, failure(origin.size("l/a")));
+        get(origin.delete("l/never-there"));
+    }
+
+    @Test
+    void engineReadsThroughThisOrigin() throws Exception
+    {
+        final byte[] data = random(5 * 65_536 + 17, 6);
+        get(origin.put("engine/obj", ByteBuffer.wrap(data)));
+        try (RangeCache cache = RangeCache.newBuilder().origin(newOrigin()).blockSize(65_536)
+            .maxCoalescedGetBytes(2 * 65_536).l1Store(new SlabBlockStore(16 * 65_536, 65_536)).build())
+        {
+            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[data.length]);
+            cache.read("engine/obj", 0, buffer, 0, data.length);
+            assertArrayEquals(data, buffer.byteArray());
+            assertEquals(3, cache.metrics().value(MetricNames.ORIGIN_GETS + MetricNames.DEMAND), "6 blocks, cap 2");
+            final UnsafeBuffer again = new UnsafeBuffer(new byte[1000]);
+            cache.read("engine/obj", 65_000, again, 0, 1000);
+            assertArrayEquals(Arrays.copyOfRange(data, 65_000, 66_000), again.byteArray());
+            assertEquals(3, cache.metrics().value(MetricNames.ORIGIN_GETS + MetricNames.DEMAND), "served from L1");
+            assertTrue(cache.namespace().length() > 0);
+            assertNotEquals("", cache.namespace());
+        }
+    }
+}

@@ -1,0 +1,212 @@
+package dev.offcache.range.testing;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+
+import dev.offcache.range.origin.ObjectStore;
+import dev.offcache.range.origin.OriginException;
+
+/**
+ * Wraps a real origin and counts what reaches it: GETs (with their ranges), HEADs, GETs running at once and the
+ * peak. Tests can gate GETs or HEADs (hold them until released) and inject faults: throw, return short data, or
+ * report an absurd size.
+ */
+public final class CountingOrigin implements ObjectStore
+{
+    public record Get(String key, long offset, int length)
+    {
+    }
+
+    private final ObjectStore delegate;
+    private final AtomicInteger gets = new AtomicInteger();
+    private final AtomicInteger heads = new AtomicInteger();
+    private final AtomicInteger running = new AtomicInteger();
+    private final AtomicInteger peak = new AtomicInteger();
+    private final AtomicLong bytesRequested = new AtomicLong();
+    private final AtomicLong peakBytesInFlight = new AtomicLong();
+    private final AtomicLong bytesInFlight = new AtomicLong();
+    private final ConcurrentLinkedQueue<Get> log = new ConcurrentLinkedQueue<>();
+    private volatile CompletableFuture<Void> getGate;
+    private volatile Predicate<String> gatedKeys = (key) -> true;
+    private volatile CompletableFuture<Void> headGate;
+    private final AtomicInteger failNextGets = new AtomicInteger();
+    private final AtomicInteger shortNextGets = new AtomicInteger();
+    private volatile long fakeSize = -1;
+
+    public CountingOrigin(final ObjectStore delegate)
+    {
+        this.delegate = delegate;
+    }
+
+    public int gets()
+    {
+        return gets.get();
+    }
+
+    public int heads()
+    {
+        return heads.get();
+    }
+
+    public int running()
+    {
+        return running.get();
+    }
+
+    public int peakRunning()
+    {
+        return peak.get();
+    }
+
+    public long peakBytesInFlight()
+    {
+        return peakBytesInFlight.get();
+    }
+
+    public List<Get> log()
+    {
+        return List.copyOf(log);
+    }
+
+    public void reset()
+    {
+        gets.set(0);
+        heads.set(0);
+        peak.set(0);
+        log.clear();
+    }
+
+    /** Holds every GET of a key matching {@code keys} until the returned future completes. */
+    public CompletableFuture<Void> gateGets(final Predicate<String> keys)
+    {
+        final CompletableFuture<Void> gate = new CompletableFuture<>();
+        gatedKeys = keys;
+        getGate = gate;
+        return gate;
+    }
+
+    public void ungateGets()
+    {
+        final CompletableFuture<Void> gate = getGate;
+        getGate = null;
+        if (gate != null)
+        {
+            gate.complete(null);
+        }
+    }
+
+    public CompletableFuture<Void> gateHeads()
+    {
+        final CompletableFuture<Void> gate = new CompletableFuture<>();
+        headGate = gate;
+        return gate;
+    }
+
+    public void failNextGets(final int n)
+    {
+        failNextGets.set(n);
+    }
+
+    public void shortNextGets(final int n)
+    {
+        shortNextGets.set(n);
+    }
+
+    public void fakeSize(final long size)
+    {
+        fakeSize = size;
+    }
+
+    @Override
+    public String namespace()
+    {
+        return "counting+" + delegate.namespace();
+    }
+
+    @Override
+    public CompletableFuture<Long> size(final String key)
+    {
+        heads.incrementAndGet();
+        final CompletableFuture<Void> gate = headGate;
+        final CompletableFuture<Void> before = gate == null ? CompletableFuture.completedFuture(null) : gate;
+        return before.thenCompose((v) -> fakeSize >= 0 ?
+            CompletableFuture.completedFuture(fakeSize) : delegate.size(key));
+    }
+
+    @Override
+    public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
+    {
+        gets.incrementAndGet();
+        final int length = destination.remaining();
+        log.add(new Get(key, offset, length));
+        bytesRequested.addAndGet(length);
+        final int now = running.incrementAndGet();
+        peak.accumulateAndGet(now, Math::max);
+        final long inFlight = bytesInFlight.addAndGet(length);
+        peakBytesInFlight.accumulateAndGet(inFlight, Math::max);
+        final CompletableFuture<Void> gate = getGate;
+        final CompletableFuture<Void> before = gate != null && gatedKeys.test(key) ?
+            gate : CompletableFuture.completedFuture(null);
+        final CompletableFuture<Integer> result = before.thenCompose((v) ->
+        {
+            if (failNextGets.getAndUpdate((n) -> Math.max(0, n - 1)) > 0)
+            {
+                return CompletableFuture.failedFuture(new OriginException("injected GET failure for '" + key + "'"));
+            }
+            if (shortNextGets.getAndUpdate((n) -> Math.max(0, n - 1)) > 0)
+            {
+                final ByteBuffer shorter = destination.duplicate();
+                shorter.limit(shorter.position() + Math.max(0, length - 1));
+                return delegate.read(key, offset, shorter);
+            }
+            return delegate.read(key, offset, destination);
+        });
+        return result.whenComplete((n, t) ->
+        {
+            running.decrementAndGet();
+            bytesInFlight.addAndGet(-length);
+        });
+    }
+
+    @Override
+    public CompletableFuture<Integer> readIfMatch(
+        final String key, final long offset, final ByteBuffer destination, final String ifMatch)
+    {
+        return delegate.readIfMatch(key, offset, destination, ifMatch);
+    }
+
+    @Override
+    public CompletableFuture<String> version(final String key)
+    {
+        return delegate.version(key);
+    }
+
+    @Override
+    public CompletableFuture<Void> put(final String key, final ByteBuffer source)
+    {
+        return delegate.put(key, source);
+    }
+
+    @Override
+    public CompletableFuture<Void> delete(final String key)
+    {
+        return delegate.delete(key);
+    }
+
+    @Override
+    public CompletableFuture<List<String>> list(final String prefix)
+    {
+        return delegate.list(prefix);
+    }
+
+    @Override
+    public void close()
+    {
+        delegate.close();
+    }
+}

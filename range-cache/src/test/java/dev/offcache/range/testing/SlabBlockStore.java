@@ -1,0 +1,146 @@
+package dev.offcache.range.testing;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+import org.agrona.DirectBuffer;
+
+import dev.offcache.core.slab.BlockRef;
+import dev.offcache.core.slab.BlockSlab;
+import dev.offcache.range.store.BlockStore;
+import dev.offcache.range.store.EvictionStats;
+import dev.offcache.range.store.FetchClass;
+
+/**
+ * A small test-scope store over a real {@link BlockSlab}: direct-mapped (one entry per hashed index, a colliding
+ * put evicts the occupant), so acquire allocates nothing. Not the L1 store; just enough of a caching store to test
+ * the engine against, with an optional fault switch.
+ */
+public final class SlabBlockStore implements BlockStore, EvictionStats
+{
+    private record Entry(long blockKey, BlockRef ref, int length)
+    {
+    }
+
+    private final BlockSlab slab;
+    private final AtomicReferenceArray<Entry> table;
+    private final int mask;
+    private final AtomicLong bytes = new AtomicLong();
+    private final AtomicLong evictions = new AtomicLong();
+    private volatile boolean failing;
+
+    public SlabBlockStore(final long capacityBytes, final int slotSize)
+    {
+        slab = BlockSlab.anonymous(capacityBytes, slotSize);
+        final int size = Integer.highestOneBit(Math.max(16, slab.slotCount() * 2 - 1)) << 1;
+        table = new AtomicReferenceArray<>(size);
+        mask = size - 1;
+    }
+
+    public void failing(final boolean failing)
+    {
+        this.failing = failing;
+    }
+
+    public BlockSlab slab()
+    {
+        return slab;
+    }
+
+    @Override
+    public BlockRef acquire(final long blockKey)
+    {
+        if (failing)
+        {
+            throw new IllegalStateException("store failure injected by the test");
+        }
+        final Entry entry = table.get(index(blockKey));
+        if (entry != null && entry.blockKey == blockKey && entry.ref.tryRetain())
+        {
+            return entry.ref;
+        }
+        return null;
+    }
+
+    @Override
+    public boolean put(
+        final long blockKey, final DirectBuffer source, final int offset, final int length, final FetchClass fetchClass)
+    {
+        if (failing)
+        {
+            throw new IllegalStateException("store failure injected by the test");
+        }
+        final int index = index(blockKey);
+        Entry old = table.get(index);
+        if (old != null && old.blockKey == blockKey)
+        {
+            return true;
+        }
+        BlockRef ref = slab.tryAllocate();
+        if (ref == null && old != null && table.compareAndSet(index, old, null))
+        {
+            evict(old);
+            old = null;
+            ref = slab.tryAllocate();
+        }
+        if (ref == null)
+        {
+            return false;
+        }
+        ref.buffer().putBytes(0, source, offset, length);
+        ref.length(length);
+        final Entry entry = new Entry(blockKey, ref, length);
+        final Entry previous = table.getAndSet(index, entry);
+        bytes.addAndGet(length);
+        if (previous != null)
+        {
+            evict(previous);
+        }
+        return true;
+    }
+
+    @Override
+    public long sizeBytes()
+    {
+        return bytes.get();
+    }
+
+    @Override
+    public long evictionCount()
+    {
+        return evictions.get();
+    }
+
+    @Override
+    public void close()
+    {
+        for (int i = 0; i < table.length(); i++)
+        {
+            final Entry entry = table.getAndSet(i, null);
+            if (entry != null)
+            {
+                bytes.addAndGet(-entry.length);
+                entry.ref.release();
+            }
+        }
+        slab.close();
+    }
+
+    private void evict(final Entry entry)
+    {
+        bytes.addAndGet(-entry.length);
+        evictions.incrementAndGet();
+        entry.ref.release();
+    }
+
+    private int index(final long blockKey)
+    {
+        long h = blockKey;
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
+        return (int) h & mask;
+    }
+}
