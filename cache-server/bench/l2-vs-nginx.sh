@@ -1,0 +1,132 @@
+#!/bin/sh
+# L2 server vs nginx (sendfile on) serving the same file with Range requests, same wrk load, same run.
+# Scenarios: 64 KiB and 1 MiB random block-aligned ranges, from the L2 RAM tier (working set < RAM tier) and from
+# the L2 SSD tier (whole file prefetched to SSD, working set >> RAM tier). Prints req/s, MB/s, p50/p99 latency and
+# each server's peak RSS (VmHWM).
+#
+# Needs: the built server (./mvnw -B -q -pl cache-server -am package -DskipTests), wrk and nginx
+# (apt-get install -y wrk nginx). Usage: sh cache-server/bench/l2-vs-nginx.sh
+# Knobs (env): BENCH_DIR, FILE_MB (512), RAM_MB (64), DURATION (10s), CONNECTIONS (16), WRK_THREADS (2),
+# IO_THREADS (2, also nginx workers).
+set -eu
+HERE="$(cd "$(dirname "$0")/.." && pwd)"
+LAUNCHER="$HERE/target/bin/offcache-server"
+BENCH_DIR="${BENCH_DIR:-/tmp/offcache-bench}"
+FILE_MB="${FILE_MB:-512}"
+RAM_MB="${RAM_MB:-64}"
+DURATION="${DURATION:-10s}"
+CONNECTIONS="${CONNECTIONS:-16}"
+WRK_THREADS="${WRK_THREADS:-2}"
+IO_THREADS="${IO_THREADS:-2}"
+L2_PORT=18091
+NGINX_PORT=18090
+KEY="bench-key-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
+
+[ -f "$LAUNCHER" ] || { echo "build first: ./mvnw -B -q -pl cache-server -am package -DskipTests" >&2; exit 1; }
+command -v wrk >/dev/null || { echo "needs wrk (apt-get install -y wrk)" >&2; exit 1; }
+command -v nginx >/dev/null || { echo "needs nginx (apt-get install -y nginx)" >&2; exit 1; }
+
+rm -rf "$BENCH_DIR/ssd" "$BENCH_DIR/nginx"
+mkdir -p "$BENCH_DIR/data" "$BENCH_DIR/nginx/logs" "$BENCH_DIR/ssd"
+FILE="$BENCH_DIR/data/bench.bin"
+if [ ! -f "$FILE" ] || [ "$(stat -c %s "$FILE")" -ne $((FILE_MB * 1048576)) ]; then
+  head -c $((FILE_MB * 1048576)) /dev/urandom > "$FILE"
+fi
+chmod -R a+rX "$BENCH_DIR/data"
+
+cat > "$BENCH_DIR/nginx/nginx.conf" <<CONF
+daemon off;
+worker_processes $IO_THREADS;
+pid $BENCH_DIR/nginx/nginx.pid;
+error_log $BENCH_DIR/nginx/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 1000000;
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    root $BENCH_DIR/data;
+    location / { }
+  }
+}
+CONF
+
+cat > "$BENCH_DIR/ranges.lua" <<'LUA'
+local len = tonumber(os.getenv("RANGE_BYTES"))
+local slots = math.floor(tonumber(os.getenv("SPAN_BYTES")) / len)
+math.randomseed(os.time())
+request = function()
+  local start = math.random(0, slots - 1) * len
+  -- headers given here replace wrk's -H headers, so the bearer key comes from the environment too
+  return wrk.format(nil, nil, { ["Range"] = "bytes=" .. start .. "-" .. (start + len - 1),
+    ["Authorization"] = os.getenv("AUTH_HEADER") })
+end
+LUA
+
+nginx -p "$BENCH_DIR/nginx" -c "$BENCH_DIR/nginx/nginx.conf" &
+NGINX_PID=$!
+OFFCACHE_API_KEYS="$KEY" sh "$LAUNCHER" --listen 127.0.0.1:$L2_PORT --origin-dir "$BENCH_DIR/data" \
+  --disk-path "$BENCH_DIR/ssd" --ram-mb "$RAM_MB" --disk-mb $((FILE_MB * 2)) --io-threads "$IO_THREADS" \
+  --prefetch-threads 2 > "$BENCH_DIR/l2.log" 2>&1 &
+L2_PID=$!
+cleanup() { kill "$L2_PID" 2>/dev/null || true; kill "$NGINX_PID" 2>/dev/null || true; }
+trap cleanup EXIT INT TERM
+
+for _ in $(seq 1 60); do
+  curl -sf "http://127.0.0.1:$L2_PORT/ready" >/dev/null 2>&1 && curl -sf -o /dev/null "http://127.0.0.1:$NGINX_PORT/bench.bin" -r 0-0 && break
+  sleep 1
+done
+
+AUTH="Authorization: Bearer $KEY"
+metric() { curl -s -H "$AUTH" "http://127.0.0.1:$L2_PORT/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
+hwm() { awk '/VmHWM/ { print int($2 / 1024) " MiB" }' "/proc/$1/status"; }
+# nginx: the largest worker's VmHWM (the master does no I/O)
+nginx_hwm() { for p in $(pgrep -P "$NGINX_PID"); do awk '/VmHWM/ { print $2 }' "/proc/$p/status"; done | sort -n | tail -1 | awk '{ print int($1 / 1024) " MiB" }'; }
+
+run() { # name url range_bytes span_bytes
+  out=$(AUTH_HEADER="Bearer $KEY" RANGE_BYTES=$3 SPAN_BYTES=$4 wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$BENCH_DIR/ranges.lua" \
+    -H "$AUTH" "$2")
+  rps=$(echo "$out" | awk '/Requests\/sec/ { print $2 }')
+  p50=$(echo "$out" | awk '$1 == "50%" { print $2 }')
+  p99=$(echo "$out" | awk '$1 == "99%" { print $2 }')
+  errs=$(echo "$out" | awk '/Non-2xx|Socket errors/ { printf "%s ", $0 }')
+  mbs=$(awk -v r="$rps" -v b="$3" 'BEGIN { printf "%.0f", r * b / 1048576 }')
+  printf '%-28s %10s %8s MB/s  p50 %8s  p99 %8s %s\n' "$1" "$rps" "$mbs" "$p50" "$p99" "$errs"
+}
+
+L2_URL="http://127.0.0.1:$L2_PORT/obj/bench.bin"
+NGINX_URL="http://127.0.0.1:$NGINX_PORT/bench.bin"
+RAM_SPAN=$((RAM_MB * 1048576 / 2))
+FILE_BYTES=$((FILE_MB * 1048576))
+
+echo "== warm-up (RAM working set $((RAM_SPAN / 1048576)) MiB; not measured)"
+AUTH_HEADER="Bearer $KEY" RANGE_BYTES=1048576 SPAN_BYTES=$RAM_SPAN wrk -t1 -c4 -d3s -s "$BENCH_DIR/ranges.lua" -H "$AUTH" "$L2_URL" >/dev/null
+curl -s -H "$AUTH" "$L2_URL" -r 0-$((RAM_SPAN - 1)) -o /dev/null
+cat "$FILE" > /dev/null
+
+echo "== L2 RAM tier vs nginx, $CONNECTIONS connections, $DURATION each"
+for len in 65536 1048576; do
+  run "l2-ram   $((len / 1024)) KiB" "$L2_URL" $len $RAM_SPAN
+  run "nginx    $((len / 1024)) KiB" "$NGINX_URL" $len $RAM_SPAN
+done
+
+echo "== prefetch the whole file to the SSD tier"
+curl -s -H "$AUTH" -X POST --data-binary "{\"key\":\"bench.bin\",\"size\":$FILE_BYTES}" "http://127.0.0.1:$L2_PORT/prefetch"; echo
+for _ in $(seq 1 300); do
+  [ "$(metric 'offcache_server_prefetch_requests_total{outcome="completed"}')" = 1 ] && break
+  sleep 1
+done
+echo "SSD blocks: $(metric 'offcache_server_tier_blocks{tier="ssd"}') (blocks already in RAM are not prefetched)"
+
+echo "== L2 SSD tier (working set $FILE_MB MiB >> RAM $RAM_MB MiB) vs nginx"
+for len in 65536 1048576; do
+  run "l2-ssd   $((len / 1024)) KiB" "$L2_URL" $len $FILE_BYTES
+  run "nginx    $((len / 1024)) KiB" "$NGINX_URL" $len $FILE_BYTES
+done
+echo "lookups: ram_hit $(metric 'offcache_server_block_lookups_total{result="ram_hit"}')" \
+  "ssd_hit $(metric 'offcache_server_block_lookups_total{result="ssd_hit"}')" \
+  "miss $(metric 'offcache_server_block_lookups_total{result="miss"}')"
+echo "peak RSS: l2 $(hwm "$L2_PID"), nginx worker $(nginx_hwm)"
+echo "l2 response memory peak: $(metric offcache_server_memory_in_flight_peak_bytes) bytes"

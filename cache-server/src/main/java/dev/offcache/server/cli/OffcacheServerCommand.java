@@ -1,0 +1,361 @@
+package dev.offcache.server.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+import dev.offcache.server.http.ApiKeys;
+import dev.offcache.server.http.TransportKind;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The {@code offcache-server} program: the shared L2 cache server. Every option can also be set with an
+ * {@code OFFCACHE_*} environment variable (see {@link EnvironmentDefaults}); invalid values are refused at start,
+ * naming the flag and the variable. With no options it runs the embedded default: a local sample origin, a
+ * temporary SSD directory, a random API key, 127.0.0.1:8080.
+ */
+@Command(
+    name = "offcache-server",
+    mixinStandardHelpOptions = true,
+    version = "offcache-server 0.1.0",
+    sortOptions = false,
+    description = {
+        "The offcache shared L2 cache server: HTTP byte-range reads over a RAM + SSD tiered cache in front of an " +
+        "origin.",
+        "Every option can also be set with an environment variable: --foo-bar is OFFCACHE_FOO_BAR.",
+        "With no options it serves sample objects from a local directory with a random API key."})
+public final class OffcacheServerCommand implements Callable<Integer>
+{
+    @Option(names = "--listen", defaultValue = "127.0.0.1:8080", paramLabel = "HOST:PORT",
+        description = "Address to listen on (env OFFCACHE_LISTEN). Default: ${DEFAULT-VALUE}.")
+    String listen;
+
+    @Option(names = "--origin-dir", paramLabel = "DIR",
+        description = "Local directory served as the origin (env OFFCACHE_ORIGIN_DIR). Default: a sample " +
+            "directory under the temp dir, created with a few objects; implies a generated API key.")
+    Path originDir;
+
+    @Option(names = "--disk-path", paramLabel = "DIR",
+        description = "SSD tier directory, kept across restarts (env OFFCACHE_DISK_PATH). Default: a temporary " +
+            "directory deleted at exit.")
+    Path diskPath;
+
+    @Option(names = "--ram-mb", defaultValue = "256", paramLabel = "MB",
+        description = "RAM tier budget (env OFFCACHE_RAM_MB). Default: ${DEFAULT-VALUE}.")
+    int ramMb;
+
+    @Option(names = "--disk-mb", defaultValue = "10240", paramLabel = "MB",
+        description = "SSD tier budget, headers included (env OFFCACHE_DISK_MB). Default: ${DEFAULT-VALUE}.")
+    long diskMb;
+
+    @Option(names = "--block-size-kb", defaultValue = "1024", paramLabel = "KB",
+        description = "Block size, a power of two from 4 to 16384 (env OFFCACHE_BLOCK_SIZE_KB). " +
+            "Default: ${DEFAULT-VALUE}.")
+    int blockSizeKb;
+
+    @Option(names = "--memory-budget-mb", defaultValue = "1024", paramLabel = "MB",
+        description = "Response bytes in flight across all connections (env OFFCACHE_MEMORY_BUDGET_MB). " +
+            "Default: ${DEFAULT-VALUE}.")
+    long memoryBudgetMb;
+
+    @Option(names = "--api-keys", paramLabel = "KEY[,KEY...]",
+        description = "Accepted bearer API keys, at least 16 characters each (env OFFCACHE_API_KEYS; prefer the " +
+            "environment: flags show up in process lists).")
+    String apiKeys;
+
+    @Option(names = "--disable-auth", defaultValue = "false", fallbackValue = "true", arity = "0..1",
+        description = "Serve without authentication (env OFFCACHE_DISABLE_AUTH).")
+    boolean disableAuth;
+
+    @Option(names = "--allowed-prefixes", paramLabel = "PREFIX[,PREFIX...]",
+        description = "Object key prefixes clients may read; empty allows all (env OFFCACHE_ALLOWED_PREFIXES).")
+    String allowedPrefixes;
+
+    @Option(names = "--transport", defaultValue = "AUTO", paramLabel = "KIND",
+        description = "Netty transport: ${COMPLETION-CANDIDATES} (env OFFCACHE_TRANSPORT). AUTO picks epoll, " +
+            "then io_uring, then NIO. Default: ${DEFAULT-VALUE}.")
+    TransportKind transport;
+
+    @Option(names = "--io-threads", defaultValue = "0", paramLabel = "N",
+        description = "Event loop threads, 0 for 2 x cores (env OFFCACHE_IO_THREADS). Default: ${DEFAULT-VALUE}.")
+    int ioThreads;
+
+    @Option(names = "--fetch-threads", defaultValue = "16", paramLabel = "N",
+        description = "Threads for origin and disk reads (env OFFCACHE_FETCH_THREADS). Default: ${DEFAULT-VALUE}.")
+    int fetchThreads;
+
+    @Option(names = "--max-connections", defaultValue = "10000", paramLabel = "N",
+        description = "Most open client connections (env OFFCACHE_MAX_CONNECTIONS). Default: ${DEFAULT-VALUE}.")
+    int maxConnections;
+
+    @Option(names = "--prefetch-queue", defaultValue = "1024", paramLabel = "N",
+        description = "Prefetch requests that may wait; more are dropped (env OFFCACHE_PREFETCH_QUEUE). " +
+            "Default: ${DEFAULT-VALUE}.")
+    int prefetchQueue;
+
+    @Option(names = "--prefetch-threads", defaultValue = "2", paramLabel = "N",
+        description = "Prefetch worker threads (env OFFCACHE_PREFETCH_THREADS). Default: ${DEFAULT-VALUE}.")
+    int prefetchThreads;
+
+    @Option(names = "--max-ranges", defaultValue = "4096", paramLabel = "N",
+        description = "Most ranges in one POST /ranges (env OFFCACHE_MAX_RANGES). Default: ${DEFAULT-VALUE}.")
+    int maxRanges;
+
+    @Option(names = "--max-body-kb", defaultValue = "1024", paramLabel = "KB",
+        description = "Largest request body (env OFFCACHE_MAX_BODY_KB). Default: ${DEFAULT-VALUE}.")
+    int maxBodyKb;
+
+    @Option(names = "--max-key-length", defaultValue = "1024", paramLabel = "N",
+        description = "Longest object key (env OFFCACHE_MAX_KEY_LENGTH). Default: ${DEFAULT-VALUE}.")
+    int maxKeyLength;
+
+    @Option(names = "--shutdown-grace-seconds", defaultValue = "10", paramLabel = "S",
+        description = "How long shutdown lets responses finish (env OFFCACHE_SHUTDOWN_GRACE_SECONDS). " +
+            "Default: ${DEFAULT-VALUE}.")
+    int shutdownGraceSeconds;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile ServerProgram program;
+
+    /**
+     * Runs the program.
+     *
+     * @param args the command line.
+     */
+    public static void main(final String[] args)
+    {
+        System.exit(commandLine(System.getenv()).execute(args));
+    }
+
+    /**
+     * A command line wired to an environment, with errors naming both the flag and its variable.
+     *
+     * @param env the environment.
+     * @return the command line.
+     */
+    public static CommandLine commandLine(final Map<String, String> env)
+    {
+        final EnvironmentDefaults defaults = new EnvironmentDefaults(env);
+        final CommandLine commandLine = new CommandLine(new OffcacheServerCommand());
+        commandLine.setDefaultValueProvider(defaults);
+        commandLine.setParameterExceptionHandler((ex, args) ->
+        {
+            final PrintWriter err = ex.getCommandLine().getErr();
+            String message = ex.getMessage();
+            if (null != ex.getArgSpec() && defaults.isSet(ex.getArgSpec()))
+            {
+                message += " (set by environment variable " + EnvironmentDefaults.variableOf(ex.getArgSpec()) + ")";
+            }
+            err.println("offcache-server: " + message);
+            err.println("Try 'offcache-server --help'.");
+            return ex.getCommandLine().getCommandSpec().exitCodeOnInvalidInput();
+        });
+        return commandLine;
+    }
+
+    @Override
+    public Integer call() throws Exception
+    {
+        final ServerProgram running = start();
+        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        {
+            running.close();
+            stopped.countDown();
+        }, "offcache-shutdown"));
+        stopped.await();
+        return 0;
+    }
+
+    /**
+     * Checks the options and starts the server (without waiting for it to stop).
+     *
+     * @return the running program; the caller closes it.
+     * @throws Exception when the options are invalid or the server cannot start.
+     */
+    public ServerProgram start() throws Exception
+    {
+        validate();
+        final PrintWriter out = spec.commandLine().getOut();
+        final boolean embedded = null == originDir;
+        final Path origin = embedded ? Path.of(System.getProperty("java.io.tmpdir"), "offcache-origin") : originDir;
+        if (embedded)
+        {
+            SampleObjects.createIfEmpty(origin);
+        }
+        else if (!Files.isDirectory(origin))
+        {
+            throw invalid("--origin-dir", "is not a directory: " + origin);
+        }
+        String exampleKey = null;
+        ApiKeys keys = null;
+        if (!disableAuth)
+        {
+            if (null != apiKeys && !apiKeys.isBlank())
+            {
+                keys = ApiKeys.parse(apiKeys);
+            }
+            else if (embedded)
+            {
+                exampleKey = HexFormat.of().formatHex(randomBytes(16));
+                keys = ApiKeys.parse(exampleKey);
+            }
+            else
+            {
+                throw invalid("--api-keys", "no API keys: set OFFCACHE_API_KEYS, or pass --disable-auth");
+            }
+        }
+        final boolean diskIsTemp = null == diskPath;
+        final Path disk = diskIsTemp ? Files.createTempDirectory("offcache-ssd-") : diskPath;
+        final ServerProgram started = ServerProgram.start(this, keys, exampleKey, origin, disk, diskIsTemp);
+        program = started;
+        final String base = "http://" + listenHost() + ":" + started.server().address().getPort();
+        out.println("offcache-server listening on " + base + " (transport " + started.server().transport() +
+            ", origin " + origin + ", SSD tier " + disk + (diskIsTemp ? ", temporary" : "") + ")");
+        if (null != exampleKey)
+        {
+            out.println("API key for this run: " + exampleKey);
+            out.println("Try it:");
+            out.println("  curl -H 'Authorization: Bearer " + exampleKey + "' -r 0-99 " + base + "/obj/" +
+                SampleObjects.HELLO);
+            out.println("  curl -H 'Authorization: Bearer " + exampleKey + "' -o /dev/null -w '%{http_code} " +
+                "%{size_download}\\n' " + base + "/obj/" + SampleObjects.RANDOM);
+        }
+        out.flush();
+        return started;
+    }
+
+    private void validate()
+    {
+        listenHost();
+        listenPort();
+        positive("--ram-mb", ramMb);
+        positive("--disk-mb", diskMb);
+        if (blockSizeKb < 4 || blockSizeKb > 16384 || Integer.bitCount(blockSizeKb) != 1)
+        {
+            throw invalid("--block-size-kb", "must be a power of two from 4 to 16384, was " + blockSizeKb);
+        }
+        if (ramMb * 1024L < blockSizeKb)
+        {
+            throw invalid("--ram-mb", "must hold at least one block");
+        }
+        positive("--memory-budget-mb", memoryBudgetMb);
+        if (memoryBudgetMb * 1024L < blockSizeKb)
+        {
+            throw invalid("--memory-budget-mb", "must hold at least one block");
+        }
+        if (ioThreads < 0)
+        {
+            throw invalid("--io-threads", "must be >= 0, was " + ioThreads);
+        }
+        positive("--fetch-threads", fetchThreads);
+        positive("--max-connections", maxConnections);
+        positive("--prefetch-queue", prefetchQueue);
+        positive("--prefetch-threads", prefetchThreads);
+        positive("--max-ranges", maxRanges);
+        positive("--max-body-kb", maxBodyKb);
+        positive("--max-key-length", maxKeyLength);
+        if (shutdownGraceSeconds < 0)
+        {
+            throw invalid("--shutdown-grace-seconds", "must be >= 0, was " + shutdownGraceSeconds);
+        }
+        if (null != apiKeys && !apiKeys.isBlank())
+        {
+            try
+            {
+                ApiKeys.parse(apiKeys);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw invalid("--api-keys", ex.getMessage());
+            }
+        }
+    }
+
+    private static byte[] randomBytes(final int count)
+    {
+        final byte[] bytes = new byte[count];
+        new SecureRandom().nextBytes(bytes);
+        return bytes;
+    }
+
+    private void positive(final String flag, final long value)
+    {
+        if (value < 1)
+        {
+            throw invalid(flag, "must be >= 1, was " + value);
+        }
+    }
+
+    private CommandLine.ParameterException invalid(final String flag, final String problem)
+    {
+        return new CommandLine.ParameterException(spec.commandLine(),
+            "Invalid value for " + flag + " (env " + EnvironmentDefaults.variableOf(flag) + "): " + problem,
+            spec.findOption(flag), null);
+    }
+
+    String listenHost()
+    {
+        final int colon = listen.lastIndexOf(':');
+        if (colon <= 0)
+        {
+            throw invalid("--listen", "must be HOST:PORT, was '" + listen + "'");
+        }
+        return listen.substring(0, colon);
+    }
+
+    int listenPort()
+    {
+        final String port = listen.substring(listen.lastIndexOf(':') + 1);
+        try
+        {
+            final int value = Integer.parseInt(port);
+            if (value < 0 || value > 65535)
+            {
+                throw new NumberFormatException();
+            }
+            return value;
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw invalid("--listen", "port must be 0-65535, was '" + port + "'");
+        }
+    }
+
+    List<String> allowedPrefixes()
+    {
+        final List<String> prefixes = new ArrayList<>();
+        if (null != allowedPrefixes)
+        {
+            for (final String prefix : allowedPrefixes.split(","))
+            {
+                if (!prefix.isBlank())
+                {
+                    prefixes.add(prefix.trim());
+                }
+            }
+        }
+        return prefixes;
+    }
+
+    /**
+     * The running program, once {@link #start()} returned.
+     *
+     * @return the program or null.
+     */
+    public ServerProgram program()
+    {
+        return program;
+    }
+}

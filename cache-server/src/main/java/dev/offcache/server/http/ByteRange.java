@@ -1,0 +1,102 @@
+package dev.offcache.server.http;
+
+/**
+ * One satisfiable byte range {@code [start, start + length)} of an object, parsed from an HTTP {@code Range}
+ * header: {@code bytes=S-E} (inclusive end), {@code bytes=S-} or {@code bytes=-N} (the last N bytes). Several
+ * ranges in one header are not supported (use {@code POST /ranges}).
+ *
+ * @param start  first byte.
+ * @param length bytes, at least 1.
+ */
+public record ByteRange(long start, long length)
+{
+    /** Why a Range header could not be served. */
+    public static final class RangeException extends Exception
+    {
+        private static final long serialVersionUID = 1L;
+
+        private final boolean unsatisfiable;
+
+        RangeException(final boolean unsatisfiable, final String message)
+        {
+            super(message);
+            this.unsatisfiable = unsatisfiable;
+        }
+
+        /**
+         * Whether the range is well formed but lies past the object's end (416) rather than malformed (400).
+         *
+         * @return true for 416.
+         */
+        public boolean unsatisfiable()
+        {
+            return unsatisfiable;
+        }
+    }
+
+    /**
+     * Parses a Range header against an object size.
+     *
+     * @param header the header value.
+     * @param size   the object's size.
+     * @return the range, clamped to the object's end.
+     * @throws RangeException when malformed (400) or unsatisfiable (416).
+     */
+    public static ByteRange parse(final String header, final long size) throws RangeException
+    {
+        if (header.length() > 200 || !header.startsWith("bytes="))
+        {
+            throw new RangeException(false, "Range must be bytes=S-E, bytes=S- or bytes=-N");
+        }
+        final String spec = header.substring("bytes=".length()).trim();
+        final int dash = spec.indexOf('-');
+        if (dash < 0 || spec.indexOf(',') >= 0 || spec.indexOf('-', dash + 1) >= 0)
+        {
+            throw new RangeException(false, "Range must be a single bytes=S-E, bytes=S- or bytes=-N");
+        }
+        final String first = spec.substring(0, dash).trim();
+        final String last = spec.substring(dash + 1).trim();
+        if (first.isEmpty())
+        {
+            final long suffix = parseNumber(last);
+            if (suffix == 0)
+            {
+                throw new RangeException(true, "empty suffix range");
+            }
+            if (size == 0)
+            {
+                throw new RangeException(true, "object is empty");
+            }
+            final long length = Math.min(suffix, size);
+            return new ByteRange(size - length, length);
+        }
+        final long start = parseNumber(first);
+        final long end = last.isEmpty() ? Long.MAX_VALUE : parseNumber(last);
+        if (end < start)
+        {
+            throw new RangeException(false, "Range end " + end + " before start " + start);
+        }
+        if (start >= size)
+        {
+            throw new RangeException(true, "Range start " + start + " is past the end (" + size + ")");
+        }
+        final long inclusiveEnd = Math.min(end, size - 1);
+        return new ByteRange(start, inclusiveEnd - start + 1);
+    }
+
+    private static long parseNumber(final String text) throws RangeException
+    {
+        if (text.isEmpty() || text.length() > 18)
+        {
+            throw new RangeException(false, "Range bound is missing or too large: '" + text + "'");
+        }
+        for (int i = 0; i < text.length(); i++)
+        {
+            if (text.charAt(i) < '0' || text.charAt(i) > '9')
+            {
+                throw new RangeException(false, "Range bound is not a number: '" + text + "'");
+            }
+        }
+        return Long.parseLong(text);
+    }
+}

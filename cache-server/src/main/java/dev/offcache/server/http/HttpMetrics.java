@@ -1,0 +1,107 @@
+package dev.offcache.server.http;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+import dev.offcache.server.metrics.PrometheusText;
+import org.HdrHistogram.ConcurrentHistogram;
+
+/**
+ * Counters and latency summaries of the HTTP layer: requests by endpoint and status, response bytes, prefetch
+ * outcomes, time to first byte and full response time (HdrHistogram, microseconds, since start). Thread-safe.
+ */
+public final class HttpMetrics
+{
+    private final ConcurrentHashMap<String, LongAdder> requests = new ConcurrentHashMap<>();
+    final LongAdder responseBytes = new LongAdder();
+    final LongAdder prefetchAccepted = new LongAdder();
+    final LongAdder prefetchRejected = new LongAdder();
+    final LongAdder prefetchDropped = new LongAdder();
+    final LongAdder prefetchCompleted = new LongAdder();
+    final LongAdder prefetchFailed = new LongAdder();
+    final LongAdder streamsAborted = new LongAdder();
+    final LongAdder budgetWaits = new LongAdder();
+    final LongAdder connectionsRefused = new LongAdder();
+    private final ConcurrentHistogram firstByteMicros = new ConcurrentHistogram(3_600_000_000L, 2);
+    private final ConcurrentHistogram responseMicros = new ConcurrentHistogram(3_600_000_000L, 2);
+
+    void request(final String endpoint, final int status)
+    {
+        requests.computeIfAbsent(endpoint + '|' + status, (k) -> new LongAdder()).increment();
+    }
+
+    void firstByte(final long nanos)
+    {
+        firstByteMicros.recordValue(Math.min(3_600_000_000L, Math.max(0, nanos / 1000)));
+    }
+
+    void completed(final long nanos)
+    {
+        responseMicros.recordValue(Math.min(3_600_000_000L, Math.max(0, nanos / 1000)));
+    }
+
+    /**
+     * Requests answered with a status on an endpoint.
+     *
+     * @param endpoint endpoint name ({@code obj}, {@code ranges}, ...).
+     * @param status   HTTP status.
+     * @return the count.
+     */
+    public long requests(final String endpoint, final int status)
+    {
+        final LongAdder adder = requests.get(endpoint + '|' + status);
+        return null == adder ? 0 : adder.sum();
+    }
+
+    /**
+     * Renders every metric.
+     *
+     * @param text   the page being built.
+     * @param budget the memory budget, for its gauges.
+     */
+    public void appendTo(final PrometheusText text, final MemoryBudget budget)
+    {
+        boolean first = true;
+        for (final Map.Entry<String, LongAdder> entry : new TreeMap<>(requests).entrySet())
+        {
+            final String[] parts = entry.getKey().split("\\|");
+            text.counter("offcache_server_http_requests_total", first ? "HTTP requests by endpoint and status." : "",
+                "endpoint=\"" + parts[0] + "\",status=\"" + parts[1] + "\"", entry.getValue().sum());
+            first = false;
+        }
+        text.counter("offcache_server_http_response_bytes_total", "Body bytes written to clients.", "",
+            responseBytes.sum())
+            .counter("offcache_server_http_streams_aborted_total", "Responses cut after headers were sent.", "",
+                streamsAborted.sum())
+            .counter("offcache_server_http_connections_refused_total", "Connections closed: over the limit.", "",
+                connectionsRefused.sum())
+            .counter("offcache_server_memory_budget_waits_total", "Chunks that waited for the memory budget.", "",
+                budgetWaits.sum())
+            .counter("offcache_server_prefetch_requests_total", "Prefetch entries by outcome.",
+                "outcome=\"accepted\"", prefetchAccepted.sum())
+            .counter("offcache_server_prefetch_requests_total", "", "outcome=\"rejected\"", prefetchRejected.sum())
+            .counter("offcache_server_prefetch_requests_total", "", "outcome=\"dropped\"", prefetchDropped.sum())
+            .counter("offcache_server_prefetch_requests_total", "", "outcome=\"completed\"", prefetchCompleted.sum())
+            .counter("offcache_server_prefetch_requests_total", "", "outcome=\"failed\"", prefetchFailed.sum())
+            .gauge("offcache_server_memory_in_flight_bytes", "Response bytes in flight now.", "",
+                budget.inFlightBytes())
+            .gauge("offcache_server_memory_in_flight_peak_bytes", "Most response bytes ever in flight.", "",
+                budget.peakBytes())
+            .gauge("offcache_server_memory_budget_bytes", "The response memory budget.", "", budget.limitBytes());
+        summary(text, "offcache_server_http_first_byte_seconds", "Time from request to the first body byte.",
+            firstByteMicros);
+        summary(text, "offcache_server_http_response_seconds", "Time from request to the last body byte.",
+            responseMicros);
+    }
+
+    private static void summary(
+        final PrometheusText text, final String name, final String help, final ConcurrentHistogram histogram)
+    {
+        final ConcurrentHistogram copy = histogram.copy();
+        text.summary(name, help, copy.getTotalCount(), copy.getMean() * copy.getTotalCount() / 1e6,
+            copy.getValueAtPercentile(50) / 1e6, copy.getValueAtPercentile(99) / 1e6,
+            copy.getValueAtPercentile(99.9) / 1e6);
+    }
+}

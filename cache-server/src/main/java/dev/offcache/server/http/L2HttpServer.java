@@ -1,0 +1,486 @@
+package dev.offcache.server.http;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.offcache.server.source.RangeSource;
+import dev.offcache.server.tier.TierMetrics;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The L2 cache server's HTTP/1.1 front (see {@code docs/cache-server.md} for the endpoints): Netty on native epoll
+ * or io_uring when available, NIO otherwise. It owns its event loops, the prefetch queue and the response memory
+ * budget; it does not own the {@link RangeSource} (or the store behind it), which its owner closes after it.
+ */
+public final class L2HttpServer implements AutoCloseable
+{
+    private static final Logger LOG = LoggerFactory.getLogger(L2HttpServer.class);
+
+    private final Context ctx;
+    private final TransportKind transport;
+    private final EventLoopGroup bossGroup;
+    private final EventLoopGroup workerGroup;
+    private final ChannelGroup channels = new DefaultChannelGroup("offcache-http", GlobalEventExecutor.INSTANCE);
+    private final ServerResources resources;
+    private final Channel serverChannel;
+    private boolean closed;
+
+    /** Configuration of an {@link L2HttpServer}; {@link #conclude()} checks it. */
+    public static final class Context
+    {
+        private String host = "127.0.0.1";
+        private int port = 8080;
+        private TransportKind transport = TransportKind.AUTO;
+        private int ioThreads = 0;
+        private RangeSource source;
+        private long memoryBudgetBytes = 1024L * 1024 * 1024;
+        private ApiKeys apiKeys;
+        private boolean authDisabled;
+        private int maxKeyLength = 1024;
+        private List<String> allowedPrefixes = List.of();
+        private int maxRanges = 4096;
+        private int maxBodyBytes = 1024 * 1024;
+        private int maxConnections = 10_000;
+        private int prefetchQueueCapacity = 1024;
+        private int prefetchThreads = 2;
+        private Duration shutdownGrace = Duration.ofSeconds(10);
+        private Duration idleTimeout = Duration.ofSeconds(120);
+        private TierMetrics tierMetrics;
+
+        /**
+         * Where to listen.
+         *
+         * @param host address to bind.
+         * @param port port to bind, 0 for any free one.
+         * @return this.
+         */
+        public Context listen(final String host, final int port)
+        {
+            this.host = host;
+            this.port = port;
+            return this;
+        }
+
+        /**
+         * The transport.
+         *
+         * @param transport the choice; {@link TransportKind#AUTO} picks the best available.
+         * @return this.
+         */
+        public Context transport(final TransportKind transport)
+        {
+            this.transport = transport;
+            return this;
+        }
+
+        /**
+         * Event loop threads; 0 for Netty's default (2 x cores).
+         *
+         * @param threads threads.
+         * @return this.
+         */
+        public Context ioThreads(final int threads)
+        {
+            this.ioThreads = threads;
+            return this;
+        }
+
+        /**
+         * Where bytes come from.
+         *
+         * @param source the source.
+         * @return this.
+         */
+        public Context source(final RangeSource source)
+        {
+            this.source = source;
+            return this;
+        }
+
+        /**
+         * The global response memory budget.
+         *
+         * @param bytes bytes in flight at most; at least one block.
+         * @return this.
+         */
+        public Context memoryBudgetBytes(final long bytes)
+        {
+            this.memoryBudgetBytes = bytes;
+            return this;
+        }
+
+        /**
+         * The accepted API keys.
+         *
+         * @param keys the keys.
+         * @return this.
+         */
+        public Context apiKeys(final ApiKeys keys)
+        {
+            this.apiKeys = keys;
+            return this;
+        }
+
+        /**
+         * Serves without authentication (only when explicitly asked).
+         *
+         * @param disabled whether auth is off.
+         * @return this.
+         */
+        public Context authDisabled(final boolean disabled)
+        {
+            this.authDisabled = disabled;
+            return this;
+        }
+
+        /**
+         * The longest object key.
+         *
+         * @param chars UTF-16 chars.
+         * @return this.
+         */
+        public Context maxKeyLength(final int chars)
+        {
+            this.maxKeyLength = chars;
+            return this;
+        }
+
+        /**
+         * Key prefixes clients may read under; empty allows all.
+         *
+         * @param prefixes the prefixes.
+         * @return this.
+         */
+        public Context allowedPrefixes(final List<String> prefixes)
+        {
+            this.allowedPrefixes = List.copyOf(prefixes);
+            return this;
+        }
+
+        /**
+         * Most ranges in one {@code POST /ranges} (and one prefetch line).
+         *
+         * @param ranges the limit.
+         * @return this.
+         */
+        public Context maxRanges(final int ranges)
+        {
+            this.maxRanges = ranges;
+            return this;
+        }
+
+        /**
+         * Largest request body; larger ones get 413.
+         *
+         * @param bytes the limit.
+         * @return this.
+         */
+        public Context maxBodyBytes(final int bytes)
+        {
+            this.maxBodyBytes = bytes;
+            return this;
+        }
+
+        /**
+         * Most open client connections; further ones are closed at once.
+         *
+         * @param connections the limit.
+         * @return this.
+         */
+        public Context maxConnections(final int connections)
+        {
+            this.maxConnections = connections;
+            return this;
+        }
+
+        /**
+         * Prefetch requests that may wait before new ones are dropped.
+         *
+         * @param capacity the queue's capacity.
+         * @return this.
+         */
+        public Context prefetchQueueCapacity(final int capacity)
+        {
+            this.prefetchQueueCapacity = capacity;
+            return this;
+        }
+
+        /**
+         * Prefetch worker threads.
+         *
+         * @param threads threads.
+         * @return this.
+         */
+        public Context prefetchThreads(final int threads)
+        {
+            this.prefetchThreads = threads;
+            return this;
+        }
+
+        /**
+         * How long shutdown waits for in-flight responses.
+         *
+         * @param grace the grace period.
+         * @return this.
+         */
+        public Context shutdownGrace(final Duration grace)
+        {
+            this.shutdownGrace = grace;
+            return this;
+        }
+
+        /**
+         * Connections idle (no read and no write) this long are closed.
+         *
+         * @param timeout the timeout.
+         * @return this.
+         */
+        public Context idleTimeout(final Duration timeout)
+        {
+            this.idleTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Tier metrics to include on {@code /metrics}.
+         *
+         * @param metrics the store's metrics.
+         * @return this.
+         */
+        public Context tierMetrics(final TierMetrics metrics)
+        {
+            this.tierMetrics = metrics;
+            return this;
+        }
+
+        /**
+         * Checks the configuration.
+         *
+         * @return this.
+         */
+        public Context conclude()
+        {
+            Objects.requireNonNull(source, "source");
+            Objects.requireNonNull(host, "host");
+            if (port < 0 || port > 65535)
+            {
+                throw new IllegalArgumentException("port out of range: " + port);
+            }
+            if (null == apiKeys && !authDisabled)
+            {
+                throw new IllegalArgumentException("no API keys: set OFFCACHE_API_KEYS or pass --disable-auth");
+            }
+            if (memoryBudgetBytes < source.blockSize())
+            {
+                throw new IllegalArgumentException("memory budget " + memoryBudgetBytes + " is below one block (" +
+                    source.blockSize() + ")");
+            }
+            if (maxRanges < 1 || maxBodyBytes < 1024 || maxConnections < 1 || prefetchQueueCapacity < 1 ||
+                prefetchThreads < 1 || ioThreads < 0)
+            {
+                throw new IllegalArgumentException("limits must be positive");
+            }
+            return this;
+        }
+    }
+
+    private L2HttpServer(final Context ctx) throws InterruptedException
+    {
+        this.ctx = ctx;
+        this.transport = ctx.transport.resolve();
+        final HttpMetrics metrics = new HttpMetrics();
+        final MemoryBudget budget = new MemoryBudget(ctx.memoryBudgetBytes, ctx.source.blockSize());
+        this.resources = new ServerResources(
+            ctx.source,
+            budget,
+            ctx.authDisabled ? null : ctx.apiKeys,
+            new ObjectKeyPolicy(ctx.maxKeyLength, ctx.allowedPrefixes),
+            ctx.maxRanges,
+            new PrefetchQueue(ctx.prefetchQueueCapacity, ctx.prefetchThreads, ctx.source, metrics),
+            metrics,
+            ctx.tierMetrics,
+            new ObjectMapper(),
+            new ServerState());
+        this.bossGroup = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
+        this.workerGroup = new MultiThreadIoEventLoopGroup(ctx.ioThreads, transport.ioHandlerFactory());
+        try
+        {
+            final ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(bossGroup, workerGroup)
+                .channel(transport.serverChannelClass())
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+                .childHandler(new ChannelInitializer<SocketChannel>()
+                {
+                    @Override
+                    protected void initChannel(final SocketChannel channel)
+                    {
+                        if (channels.size() >= ctx.maxConnections)
+                        {
+                            metrics.connectionsRefused.increment();
+                            channel.close();
+                            return;
+                        }
+                        channels.add(channel);
+                        channel.pipeline()
+                            .addLast("idle", new IdleStateHandler(0, 0, ctx.idleTimeout.toMillis(),
+                                TimeUnit.MILLISECONDS))
+                            .addLast("idle-close", IDLE_CLOSER)
+                            .addLast("codec", new HttpServerCodec(8192, 16384, 65536))
+                            .addLast("aggregator", new HttpObjectAggregator(ctx.maxBodyBytes))
+                            .addLast("handler", new RequestHandler(resources));
+                    }
+                });
+            this.serverChannel = bootstrap.bind(new InetSocketAddress(ctx.host, ctx.port)).sync().channel();
+        }
+        catch (final InterruptedException | RuntimeException ex)
+        {
+            shutdownGroups();
+            resources.prefetch().close();
+            throw ex;
+        }
+        resources.state().ready(true);
+        LOG.info("offcache L2 server listening on {} (transport {}, memory budget {} MiB, auth {})",
+            serverChannel.localAddress(), transport, ctx.memoryBudgetBytes >> 20,
+            ctx.authDisabled ? "DISABLED" : "on");
+    }
+
+    private static final ChannelHandler IDLE_CLOSER = new IdleCloser();
+
+    /** Closes connections the idle handler reports as idle. */
+    @ChannelHandler.Sharable
+    private static final class IdleCloser extends ChannelDuplexHandler
+    {
+        @Override
+        public void userEventTriggered(final ChannelHandlerContext ctx, final Object evt) throws Exception
+        {
+            if (evt instanceof IdleStateEvent)
+            {
+                ctx.close();
+            }
+            else
+            {
+                super.userEventTriggered(ctx, evt);
+            }
+        }
+    }
+
+    /**
+     * Starts a server.
+     *
+     * @param ctx the configuration.
+     * @return the running server.
+     * @throws InterruptedException if interrupted while binding.
+     */
+    public static L2HttpServer start(final Context ctx) throws InterruptedException
+    {
+        return new L2HttpServer(ctx.conclude());
+    }
+
+    /**
+     * The bound address.
+     *
+     * @return the local address.
+     */
+    public InetSocketAddress address()
+    {
+        return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    /**
+     * The transport in use.
+     *
+     * @return the resolved transport.
+     */
+    public TransportKind transport()
+    {
+        return transport;
+    }
+
+    /**
+     * The response memory budget (for its peak).
+     *
+     * @return the budget.
+     */
+    public MemoryBudget memoryBudget()
+    {
+        return resources.budget();
+    }
+
+    /**
+     * The HTTP metrics.
+     *
+     * @return the metrics.
+     */
+    public HttpMetrics metrics()
+    {
+        return resources.metrics();
+    }
+
+    /**
+     * Graceful shutdown: stop accepting and report not-ready, let in-flight responses finish within the grace
+     * period, stop prefetching, then close every connection and the event loops.
+     */
+    @Override
+    public synchronized void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        resources.state().ready(false);
+        serverChannel.close().awaitUninterruptibly();
+        final long deadline = System.nanoTime() + ctx.shutdownGrace.toNanos();
+        while (resources.state().activeResponses() > 0 && System.nanoTime() < deadline)
+        {
+            try
+            {
+                Thread.sleep(10);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (resources.state().activeResponses() > 0)
+        {
+            LOG.warn("shutdown grace period over: cutting {} responses", resources.state().activeResponses());
+        }
+        resources.prefetch().close();
+        channels.close().awaitUninterruptibly();
+        shutdownGroups();
+        LOG.info("offcache L2 server stopped");
+    }
+
+    private void shutdownGroups()
+    {
+        bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+    }
+}

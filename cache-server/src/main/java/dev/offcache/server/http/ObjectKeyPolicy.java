@@ -1,0 +1,92 @@
+package dev.offcache.server.http;
+
+import java.util.List;
+
+/**
+ * Which object keys clients may ask for: not empty, bounded length, no leading {@code /}, no {@code .} or {@code ..}
+ * segment, no empty segment, no control characters or backslashes, and under one of the allowed prefixes (when any
+ * are configured). Immutable and thread-safe.
+ */
+public final class ObjectKeyPolicy
+{
+    private final int maxLength;
+    private final List<String> allowedPrefixes;
+
+    /**
+     * A policy.
+     *
+     * @param maxLength       the longest key in UTF-16 chars.
+     * @param allowedPrefixes keys must start with one of these; empty allows any.
+     */
+    public ObjectKeyPolicy(final int maxLength, final List<String> allowedPrefixes)
+    {
+        if (maxLength < 1)
+        {
+            throw new IllegalArgumentException("max key length must be >= 1: " + maxLength);
+        }
+        this.maxLength = maxLength;
+        this.allowedPrefixes = List.copyOf(allowedPrefixes);
+    }
+
+    /**
+     * Checks a key.
+     *
+     * @param key the decoded key.
+     * @return {@code null} when allowed, else why not.
+     */
+    public String problemWith(final String key)
+    {
+        if (null == key || key.isEmpty())
+        {
+            return "empty key";
+        }
+        if (key.length() > maxLength)
+        {
+            return "key longer than " + maxLength;
+        }
+        if (key.charAt(0) == '/')
+        {
+            return "key starts with /";
+        }
+        for (int i = 0; i < key.length(); i++)
+        {
+            final char c = key.charAt(i);
+            if (c < 0x20 || c == 0x7F || c == '\\')
+            {
+                return "key contains a control character or backslash";
+            }
+        }
+        int start = 0;
+        while (start <= key.length())
+        {
+            int end = key.indexOf('/', start);
+            if (end < 0)
+            {
+                end = key.length();
+            }
+            final int segment = end - start;
+            if (segment == 0)
+            {
+                return "key has an empty segment";
+            }
+            if ((segment == 1 && key.charAt(start) == '.') ||
+                (segment == 2 && key.charAt(start) == '.' && key.charAt(start + 1) == '.'))
+            {
+                return "key has a . or .. segment";
+            }
+            start = end + 1;
+        }
+        if (!allowedPrefixes.isEmpty())
+        {
+            for (final String prefix : allowedPrefixes)
+            {
+                if (key.startsWith(prefix))
+                {
+                    return null;
+                }
+            }
+            return "key is not under an allowed prefix";
+        }
+        return null;
+    }
+}

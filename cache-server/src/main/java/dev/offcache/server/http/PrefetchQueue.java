@@ -1,0 +1,145 @@
+package dev.offcache.server.http;
+
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import dev.offcache.server.source.RangeSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The bounded queue behind {@code POST /prefetch}: {@link #offer} never blocks (a full queue drops the request and
+ * says so), and a few worker threads warm the blocks through the source at prefetch priority, one request at a time
+ * each. {@link #close()} stops the workers and discards what is still queued.
+ */
+public final class PrefetchQueue implements AutoCloseable
+{
+    private static final Logger LOG = LoggerFactory.getLogger(PrefetchQueue.class);
+
+    private final ArrayBlockingQueue<Request> queue;
+    private final RangeSource source;
+    private final HttpMetrics metrics;
+    private final Thread[] workers;
+    private volatile boolean running = true;
+
+    /**
+     * One line of a prefetch request: warm these ranges of this object.
+     *
+     * @param key    a validated key.
+     * @param ranges {@code [start, end)} pairs inside the object.
+     */
+    public record Request(String key, List<long[]> ranges)
+    {
+    }
+
+    /**
+     * Starts the workers.
+     *
+     * @param capacity requests that may wait.
+     * @param threads  worker threads.
+     * @param source   where to warm.
+     * @param metrics  where to count.
+     */
+    public PrefetchQueue(final int capacity, final int threads, final RangeSource source, final HttpMetrics metrics)
+    {
+        this.queue = new ArrayBlockingQueue<>(capacity);
+        this.source = source;
+        this.metrics = metrics;
+        this.workers = new Thread[threads];
+        for (int i = 0; i < threads; i++)
+        {
+            workers[i] = new Thread(this::run, "offcache-prefetch-" + i);
+            workers[i].setDaemon(true);
+            workers[i].start();
+        }
+    }
+
+    /**
+     * Enqueues a request unless the queue is full.
+     *
+     * @param request the request.
+     * @return whether it was queued.
+     */
+    public boolean offer(final Request request)
+    {
+        return running && queue.offer(request);
+    }
+
+    /**
+     * Requests waiting now.
+     *
+     * @return the queue's size.
+     */
+    public int queued()
+    {
+        return queue.size();
+    }
+
+    private void run()
+    {
+        while (running)
+        {
+            final Request request;
+            try
+            {
+                request = queue.poll(100, TimeUnit.MILLISECONDS);
+            }
+            catch (final InterruptedException ex)
+            {
+                return;
+            }
+            if (null == request)
+            {
+                continue;
+            }
+            try
+            {
+                for (final long[] range : request.ranges())
+                {
+                    if (!running)
+                    {
+                        return;
+                    }
+                    if (range[1] > range[0])
+                    {
+                        source.prefetch(request.key(), range[0], range[1] - range[0]).get(60, TimeUnit.SECONDS);
+                    }
+                }
+                metrics.prefetchCompleted.increment();
+            }
+            catch (final InterruptedException ex)
+            {
+                return;
+            }
+            catch (final Exception ex)
+            {
+                metrics.prefetchFailed.increment();
+                LOG.debug("prefetch of {} failed: {}", request.key(), ex.toString());
+            }
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        running = false;
+        queue.clear();
+        for (final Thread worker : workers)
+        {
+            worker.interrupt();
+        }
+        for (final Thread worker : workers)
+        {
+            try
+            {
+                worker.join(5_000);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,691 @@
+package dev.offcache.server.http;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.offcache.server.metrics.PrometheusText;
+import dev.offcache.server.source.ObjectNotFoundException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.ReferenceCountUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One connection's request handling. Requests (already aggregated and size-bounded by the pipeline) are answered
+ * strictly one at a time in arrival order, so pipelined requests get their responses in order; while a response
+ * streams, further requests wait in a short queue and reading from the socket pauses once it fills.
+ *
+ * <p>Every outcome is a response: bad input gets a 4xx with a JSON body, an origin failure before the first byte a
+ * 500, and anything unexpected a 500 — the connection may close, the server stays up. Runs on the channel's event
+ * loop only.
+ */
+final class RequestHandler extends ChannelInboundHandlerAdapter
+{
+    private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
+    private static final int MAX_QUEUED_REQUESTS = 16;
+    private static final String OBJ = "/obj/";
+    private static final String RANGES = "/ranges/";
+
+    private final ServerResources resources;
+    private final ArrayDeque<FullHttpRequest> queued = new ArrayDeque<>();
+    private boolean busy;
+    private ResponseStream current;
+    private ServerState.InFlight inFlight;
+
+    RequestHandler(final ServerResources resources)
+    {
+        this.resources = resources;
+    }
+
+    @Override
+    public void channelRead(final ChannelHandlerContext ctx, final Object msg)
+    {
+        if (!(msg instanceof FullHttpRequest request))
+        {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        queued.add(request);
+        if (queued.size() >= MAX_QUEUED_REQUESTS)
+        {
+            ctx.channel().config().setAutoRead(false);
+        }
+        handleNext(ctx);
+    }
+
+    private void handleNext(final ChannelHandlerContext ctx)
+    {
+        while (!busy && !queued.isEmpty())
+        {
+            final FullHttpRequest request = queued.poll();
+            busy = true;
+            inFlight = resources.state().new InFlight();
+            try
+            {
+                handle(ctx, request);
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.warn("unexpected failure handling {} {}", request.method(), request.uri(), ex);
+                if (busy)
+                {
+                    respond(ctx, "other", HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error", false);
+                }
+            }
+            finally
+            {
+                request.release();
+            }
+        }
+        if (queued.size() < MAX_QUEUED_REQUESTS / 2 && !ctx.channel().config().isAutoRead())
+        {
+            ctx.channel().config().setAutoRead(true);
+        }
+    }
+
+    /** Called when the current response is fully written (or handed to the socket). */
+    void responseDone(final ChannelHandlerContext ctx, final boolean keepAlive)
+    {
+        busy = false;
+        current = null;
+        if (keepAlive && ctx.channel().isActive())
+        {
+            handleNext(ctx);
+        }
+        else
+        {
+            releaseQueued();
+        }
+    }
+
+    private void handle(final ChannelHandlerContext ctx, final FullHttpRequest request)
+    {
+        final long startNanos = System.nanoTime();
+        final boolean keepAlive = HttpUtil.isKeepAlive(request);
+        if (!request.decoderResult().isSuccess())
+        {
+            respond(ctx, "other", HttpResponseStatus.BAD_REQUEST, "malformed HTTP request", false);
+            return;
+        }
+        final String uri = request.uri();
+        final int query = uri.indexOf('?');
+        final String path;
+        try
+        {
+            path = PercentDecoder.decode(query < 0 ? uri : uri.substring(0, query));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            respond(ctx, "other", HttpResponseStatus.BAD_REQUEST, ex.getMessage(), keepAlive);
+            return;
+        }
+        final HttpMethod method = request.method();
+        if (path.equals("/health"))
+        {
+            respond(ctx, "health", HttpResponseStatus.OK, json("status", "ok"), keepAlive);
+            return;
+        }
+        if (path.equals("/ready"))
+        {
+            final boolean ready = resources.state().ready();
+            respond(ctx, "ready", ready ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
+                json("status", ready ? "ready" : "not ready"), keepAlive);
+            return;
+        }
+        if (!resources.state().ready())
+        {
+            respond(ctx, "other", HttpResponseStatus.SERVICE_UNAVAILABLE, "server is shutting down", false);
+            return;
+        }
+        if (null != resources.apiKeys() &&
+            !resources.apiKeys().allows(request.headers().get(HttpHeaderNames.AUTHORIZATION)))
+        {
+            respond(ctx, "auth", HttpResponseStatus.UNAUTHORIZED, "missing or wrong bearer API key", keepAlive);
+            return;
+        }
+        if (path.equals("/metrics"))
+        {
+            requireMethod(ctx, method, HttpMethod.GET, "metrics", keepAlive, () -> respondMetrics(ctx, keepAlive));
+        }
+        else if (path.startsWith(OBJ))
+        {
+            if (!HttpMethod.GET.equals(method) && !HttpMethod.HEAD.equals(method))
+            {
+                respond(ctx, "obj", HttpResponseStatus.METHOD_NOT_ALLOWED, "use GET or HEAD", keepAlive);
+                return;
+            }
+            final String key = path.substring(OBJ.length());
+            if (checkKey(ctx, "obj", key, keepAlive))
+            {
+                getObject(ctx, request, key, HttpMethod.HEAD.equals(method), keepAlive, startNanos);
+            }
+        }
+        else if (path.startsWith(RANGES))
+        {
+            final String key = path.substring(RANGES.length());
+            requireMethod(ctx, method, HttpMethod.POST, "ranges", keepAlive, () ->
+            {
+                if (checkKey(ctx, "ranges", key, keepAlive))
+                {
+                    postRanges(ctx, request, key, keepAlive, startNanos);
+                }
+            });
+        }
+        else if (path.equals("/prefetch"))
+        {
+            requireMethod(ctx, method, HttpMethod.POST, "prefetch", keepAlive, () ->
+                postPrefetch(ctx, request, keepAlive));
+        }
+        else
+        {
+            respond(ctx, "other", HttpResponseStatus.NOT_FOUND, "no such endpoint", keepAlive);
+        }
+    }
+
+    private void requireMethod(
+        final ChannelHandlerContext ctx,
+        final HttpMethod method,
+        final HttpMethod wanted,
+        final String endpoint,
+        final boolean keepAlive,
+        final Runnable action)
+    {
+        if (wanted.equals(method))
+        {
+            action.run();
+        }
+        else
+        {
+            respond(ctx, endpoint, HttpResponseStatus.METHOD_NOT_ALLOWED, "use " + wanted, keepAlive);
+        }
+    }
+
+    private boolean checkKey(
+        final ChannelHandlerContext ctx, final String endpoint, final String key, final boolean keepAlive)
+    {
+        final String problem = resources.keyPolicy().problemWith(key);
+        if (null != problem)
+        {
+            respond(ctx, endpoint, HttpResponseStatus.BAD_REQUEST, "bad object key: " + problem, keepAlive);
+            return false;
+        }
+        return true;
+    }
+
+    private void getObject(
+        final ChannelHandlerContext ctx,
+        final FullHttpRequest request,
+        final String key,
+        final boolean head,
+        final boolean keepAlive,
+        final long startNanos)
+    {
+        final String rangeHeader = request.headers().get(HttpHeaderNames.RANGE);
+        onSize(ctx, "obj", key, keepAlive, (size) ->
+        {
+            final HttpResponse response;
+            final long start;
+            final long length;
+            if (null == rangeHeader || head)
+            {
+                response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+                start = 0;
+                length = size;
+            }
+            else
+            {
+                final ByteRange range;
+                try
+                {
+                    range = ByteRange.parse(rangeHeader, size);
+                }
+                catch (final ByteRange.RangeException ex)
+                {
+                    if (ex.unsatisfiable())
+                    {
+                        final FullHttpResponse refused = error(HttpResponseStatus.REQUESTED_RANGE_NOT_SATISFIABLE,
+                            ex.getMessage());
+                        refused.headers().set(HttpHeaderNames.CONTENT_RANGE, "bytes */" + size);
+                        send(ctx, "obj", refused, keepAlive);
+                    }
+                    else
+                    {
+                        respond(ctx, "obj", HttpResponseStatus.BAD_REQUEST, ex.getMessage(), keepAlive);
+                    }
+                    return;
+                }
+                response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.PARTIAL_CONTENT);
+                response.headers().set(HttpHeaderNames.CONTENT_RANGE,
+                    "bytes " + range.start() + "-" + (range.start() + range.length() - 1) + "/" + size);
+                start = range.start();
+                length = range.length();
+            }
+            response.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM)
+                .set(HttpHeaderNames.ACCEPT_RANGES, HttpHeaderValues.BYTES)
+                .set(HttpHeaderNames.CONTENT_LENGTH, length);
+            HttpUtil.setKeepAlive(response, keepAlive);
+            if (head)
+            {
+                final FullHttpResponse full = new DefaultFullHttpResponse(
+                    HttpVersion.HTTP_1_1, HttpResponseStatus.OK, Unpooled.EMPTY_BUFFER, response.headers(),
+                    EmptyHttpHeaders.INSTANCE);
+                send(ctx, "obj", full, keepAlive);
+                return;
+            }
+            stream(ctx, "obj", key, new long[] {start}, new long[] {length}, false, response, keepAlive, startNanos);
+        });
+    }
+
+    private void postRanges(
+        final ChannelHandlerContext ctx,
+        final FullHttpRequest request,
+        final String key,
+        final boolean keepAlive,
+        final long startNanos)
+    {
+        final long[][] ranges;
+        try
+        {
+            ranges = parseRanges(request.content());
+        }
+        catch (final BadRequestException ex)
+        {
+            respond(ctx, "ranges", HttpResponseStatus.BAD_REQUEST, ex.getMessage(), keepAlive);
+            return;
+        }
+        onSize(ctx, "ranges", key, keepAlive, (size) ->
+        {
+            final long[] starts = new long[ranges.length];
+            final long[] lengths = new long[ranges.length];
+            long total = 0;
+            for (int i = 0; i < ranges.length; i++)
+            {
+                if (ranges[i][1] > size)
+                {
+                    final FullHttpResponse refused = error(HttpResponseStatus.REQUESTED_RANGE_NOT_SATISFIABLE,
+                        "range " + i + " ends at " + ranges[i][1] + ", past the end (" + size + ")");
+                    refused.headers().set(HttpHeaderNames.CONTENT_RANGE, "bytes */" + size);
+                    send(ctx, "ranges", refused, keepAlive);
+                    return;
+                }
+                starts[i] = ranges[i][0];
+                lengths[i] = ranges[i][1] - ranges[i][0];
+                total += Long.BYTES + lengths[i];
+            }
+            final HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+            response.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM)
+                .set(HttpHeaderNames.CONTENT_LENGTH, total);
+            HttpUtil.setKeepAlive(response, keepAlive);
+            stream(ctx, "ranges", key, starts, lengths, true, response, keepAlive, startNanos);
+        });
+    }
+
+    private long[][] parseRanges(final ByteBuf body) throws BadRequestException
+    {
+        final JsonNode root = readJson(body);
+        final JsonNode ranges = null == root ? null : root.get("ranges");
+        if (null == ranges || !ranges.isArray())
+        {
+            throw new BadRequestException("body must be {\"ranges\":[[start,end],...]}");
+        }
+        if (ranges.size() > resources.maxRanges())
+        {
+            throw new BadRequestException("too many ranges: " + ranges.size() + " > " + resources.maxRanges());
+        }
+        final long[][] parsed = new long[ranges.size()][];
+        for (int i = 0; i < ranges.size(); i++)
+        {
+            parsed[i] = parsePair(ranges.get(i), i);
+        }
+        return parsed;
+    }
+
+    private static long[] parsePair(final JsonNode pair, final int index) throws BadRequestException
+    {
+        if (null == pair || !pair.isArray() || pair.size() != 2 ||
+            !pair.get(0).isIntegralNumber() || !pair.get(1).isIntegralNumber() ||
+            !pair.get(0).canConvertToLong() || !pair.get(1).canConvertToLong())
+        {
+            throw new BadRequestException("range " + index + " must be [start, end) as two integers");
+        }
+        final long start = pair.get(0).longValue();
+        final long end = pair.get(1).longValue();
+        if (start < 0 || end < start)
+        {
+            throw new BadRequestException("range " + index + " must have 0 <= start <= end: [" + start + ", " +
+                end + ")");
+        }
+        return new long[] {start, end};
+    }
+
+    private JsonNode readJson(final ByteBuf body) throws BadRequestException
+    {
+        try
+        {
+            return resources.json().readTree(body.toString(StandardCharsets.UTF_8));
+        }
+        catch (final Exception ex)
+        {
+            throw new BadRequestException("body is not valid JSON");
+        }
+    }
+
+    private void postPrefetch(final ChannelHandlerContext ctx, final FullHttpRequest request, final boolean keepAlive)
+    {
+        final String body = request.content().toString(StandardCharsets.UTF_8);
+        int accepted = 0;
+        int rejected = 0;
+        int dropped = 0;
+        for (final String line : body.split("\n"))
+        {
+            if (line.isBlank())
+            {
+                continue;
+            }
+            final PrefetchQueue.Request entry = parsePrefetchLine(line);
+            if (null == entry)
+            {
+                rejected++;
+            }
+            else if (resources.prefetch().offer(entry))
+            {
+                accepted++;
+            }
+            else
+            {
+                dropped++;
+            }
+        }
+        resources.metrics().prefetchAccepted.add(accepted);
+        resources.metrics().prefetchRejected.add(rejected);
+        resources.metrics().prefetchDropped.add(dropped);
+        final ObjectNode result = resources.json().createObjectNode()
+            .put("accepted", accepted).put("rejected", rejected).put("dropped", dropped);
+        respond(ctx, "prefetch", HttpResponseStatus.ACCEPTED, result.toString(), keepAlive);
+    }
+
+    private PrefetchQueue.Request parsePrefetchLine(final String line)
+    {
+        try
+        {
+            final JsonNode node = resources.json().readTree(line);
+            if (null == node || !node.isObject())
+            {
+                return null;
+            }
+            final JsonNode key = node.get("key");
+            final JsonNode size = node.get("size");
+            if (null == key || !key.isTextual() || null == size || !size.isIntegralNumber() ||
+                !size.canConvertToLong() || size.longValue() < 0 ||
+                null != resources.keyPolicy().problemWith(key.textValue()))
+            {
+                return null;
+            }
+            final JsonNode ranges = node.get("ranges");
+            final List<long[]> parsed = new ArrayList<>();
+            if (null == ranges || ranges.isNull())
+            {
+                parsed.add(new long[] {0, size.longValue()});
+            }
+            else
+            {
+                if (!ranges.isArray() || ranges.size() > resources.maxRanges())
+                {
+                    return null;
+                }
+                for (int i = 0; i < ranges.size(); i++)
+                {
+                    final long[] pair = parsePair(ranges.get(i), i);
+                    if (pair[1] > size.longValue())
+                    {
+                        return null;
+                    }
+                    parsed.add(pair);
+                }
+            }
+            return new PrefetchQueue.Request(key.textValue(), List.copyOf(parsed));
+        }
+        catch (final Exception ex)
+        {
+            return null;
+        }
+    }
+
+    private void respondMetrics(final ChannelHandlerContext ctx, final boolean keepAlive)
+    {
+        final StringBuilder page = new StringBuilder(8192);
+        final PrometheusText text = new PrometheusText(page);
+        resources.metrics().appendTo(text, resources.budget());
+        if (null != resources.tierMetrics())
+        {
+            resources.tierMetrics().appendTo(text);
+        }
+        text.gauge("offcache_server_prefetch_queued", "Prefetch requests waiting.", "",
+            resources.prefetch().queued());
+        final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+            Unpooled.copiedBuffer(page, StandardCharsets.UTF_8));
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
+        send(ctx, "metrics", response, keepAlive);
+    }
+
+    /** Looks up the size, then continues on the event loop; a missing object is a 404, a failure a 500. */
+    private void onSize(
+        final ChannelHandlerContext ctx,
+        final String endpoint,
+        final String key,
+        final boolean keepAlive,
+        final SizeConsumer then)
+    {
+        resources.source().size(key).whenComplete((size, error) ->
+        {
+            try
+            {
+                ctx.executor().execute(() ->
+                {
+                    if (null != error)
+                    {
+                        respondSourceFailure(ctx, endpoint, unwrap(error), keepAlive);
+                        return;
+                    }
+                    try
+                    {
+                        then.accept(size);
+                    }
+                    catch (final RuntimeException ex)
+                    {
+                        LOG.warn("unexpected failure serving {}", key, ex);
+                        respond(ctx, endpoint, HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error", false);
+                    }
+                });
+            }
+            catch (final RejectedExecutionException ex)
+            {
+                // shutting down
+            }
+        });
+    }
+
+    @FunctionalInterface
+    private interface SizeConsumer
+    {
+        void accept(long size);
+    }
+
+    private void stream(
+        final ChannelHandlerContext ctx,
+        final String endpoint,
+        final String key,
+        final long[] starts,
+        final long[] lengths,
+        final boolean framed,
+        final HttpResponse response,
+        final boolean keepAlive,
+        final long startNanos)
+    {
+        current = new ResponseStream(
+            ctx, this, resources, inFlight, endpoint, key, starts, lengths, framed, response, keepAlive, startNanos);
+        current.pump();
+    }
+
+    void respondSourceFailure(
+        final ChannelHandlerContext ctx, final String endpoint, final Throwable error, final boolean keepAlive)
+    {
+        if (error instanceof ObjectNotFoundException)
+        {
+            respond(ctx, endpoint, HttpResponseStatus.NOT_FOUND, error.getMessage(), keepAlive);
+        }
+        else
+        {
+            LOG.warn("origin failure: {}", error.toString());
+            respond(ctx, endpoint, HttpResponseStatus.INTERNAL_SERVER_ERROR, "origin read failed", keepAlive);
+        }
+    }
+
+    private void respond(
+        final ChannelHandlerContext ctx,
+        final String endpoint,
+        final HttpResponseStatus status,
+        final String messageOrJson,
+        final boolean keepAlive)
+    {
+        final FullHttpResponse response;
+        if (status.code() < 300)
+        {
+            response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
+                Unpooled.copiedBuffer(messageOrJson, StandardCharsets.UTF_8));
+            response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+        }
+        else
+        {
+            response = error(status, messageOrJson);
+            if (status.code() == 401)
+            {
+                response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
+            }
+        }
+        send(ctx, endpoint, response, keepAlive);
+    }
+
+    private FullHttpResponse error(final HttpResponseStatus status, final String message)
+    {
+        final ObjectNode body = resources.json().createObjectNode()
+            .put("status", status.code())
+            .put("error", status.reasonPhrase())
+            .put("message", message);
+        final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
+            Unpooled.copiedBuffer(body.toString(), StandardCharsets.UTF_8));
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+        return response;
+    }
+
+    private void send(
+        final ChannelHandlerContext ctx, final String endpoint, final FullHttpResponse response,
+        final boolean keepAlive)
+    {
+        if (!response.headers().contains(HttpHeaderNames.CONTENT_LENGTH))
+        {
+            HttpUtil.setContentLength(response, response.content().readableBytes());
+        }
+        HttpUtil.setKeepAlive(response, keepAlive);
+        resources.metrics().request(endpoint, response.status().code());
+        resources.metrics().responseBytes.add(response.content().readableBytes());
+        final ServerState.InFlight sent = inFlight;
+        ctx.writeAndFlush(response).addListener((ChannelFutureListener) (f) ->
+        {
+            sent.end();
+            if (!keepAlive)
+            {
+                f.channel().close();
+            }
+        });
+        responseDone(ctx, keepAlive);
+    }
+
+    @Override
+    public void channelWritabilityChanged(final ChannelHandlerContext ctx)
+    {
+        if (ctx.channel().isWritable() && null != current)
+        {
+            current.pump();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(final ChannelHandlerContext ctx)
+    {
+        if (null != current)
+        {
+            current.abort();
+            current = null;
+        }
+        busy = false;
+        if (null != inFlight)
+        {
+            inFlight.end();
+        }
+        releaseQueued();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
+    {
+        LOG.debug("connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+        ctx.close();
+    }
+
+    private void releaseQueued()
+    {
+        FullHttpRequest request;
+        while (null != (request = queued.poll()))
+        {
+            request.release();
+        }
+    }
+
+    private static String json(final String field, final String value)
+    {
+        return "{\"" + field + "\":\"" + value + "\"}";
+    }
+
+    private static Throwable unwrap(final Throwable error)
+    {
+        return error instanceof CompletionException && null != error.getCause() ? error.getCause() : error;
+    }
+
+    /** A request body that cannot be served as sent. */
+    private static final class BadRequestException extends Exception
+    {
+        private static final long serialVersionUID = 1L;
+
+        BadRequestException(final String message)
+        {
+            super(message);
+        }
+    }
+}

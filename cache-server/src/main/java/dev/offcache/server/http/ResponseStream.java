@@ -1,0 +1,242 @@
+package dev.offcache.server.http;
+
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+
+import dev.offcache.server.source.RangeSource;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.LastHttpContent;
+
+/**
+ * Streams one response body, block by block, on its channel's event loop. Each chunk's bytes are reserved from the
+ * global {@link MemoryBudget} before the chunk is read and returned when its socket write completes; at most one
+ * read is outstanding, and no read starts while the channel is not writable (a slow reader stops the stream, it does
+ * not buffer it). The headers go out with the first chunk, so a failure before it is still a clean error response;
+ * a failure after it cuts the connection (the client sees a short body against its Content-Length).
+ *
+ * <p>With {@code framed}, each segment is preceded by its length as an 8-byte little-endian integer
+ * ({@code POST /ranges}). Not thread-safe: every method runs on the channel's event loop.
+ */
+final class ResponseStream
+{
+    private final ChannelHandlerContext ctx;
+    private final RequestHandler handler;
+    private final ServerState.InFlight inFlight;
+    private final RangeSource source;
+    private final MemoryBudget budget;
+    private final HttpMetrics metrics;
+    private final String endpoint;
+    private final String key;
+    private final long[] starts;
+    private final long[] lengths;
+    private final boolean framed;
+    private final HttpResponse headers;
+    private final boolean keepAlive;
+    private final long startNanos;
+    private int segment;
+    private long positionInSegment;
+    private boolean headersSent;
+    private boolean reading;
+    private boolean finished;
+
+    ResponseStream(
+        final ChannelHandlerContext ctx,
+        final RequestHandler handler,
+        final ServerResources resources,
+        final ServerState.InFlight inFlight,
+        final String endpoint,
+        final String key,
+        final long[] starts,
+        final long[] lengths,
+        final boolean framed,
+        final HttpResponse headers,
+        final boolean keepAlive,
+        final long startNanos)
+    {
+        this.ctx = ctx;
+        this.handler = handler;
+        this.inFlight = inFlight;
+        this.source = resources.source();
+        this.budget = resources.budget();
+        this.metrics = resources.metrics();
+        this.endpoint = endpoint;
+        this.key = key;
+        this.starts = starts;
+        this.lengths = lengths;
+        this.framed = framed;
+        this.headers = headers;
+        this.keepAlive = keepAlive;
+        this.startNanos = startNanos;
+    }
+
+    void pump()
+    {
+        while (!finished && !reading)
+        {
+            if (!ctx.channel().isActive())
+            {
+                abort();
+                return;
+            }
+            if (headersSent && !ctx.channel().isWritable())
+            {
+                return;
+            }
+            if (segment == starts.length)
+            {
+                complete();
+                return;
+            }
+            final long segmentLength = lengths[segment];
+            if (segmentLength == 0)
+            {
+                sendHeadersOnce();
+                writeFrameLength(0);
+                segment++;
+                continue;
+            }
+            final long position = starts[segment] + positionInSegment;
+            final int blockSize = source.blockSize();
+            final int chunk = (int) Math.min(segmentLength - positionInSegment, blockSize - position % blockSize);
+            if (!budget.tryReserve(chunk))
+            {
+                metrics.budgetWaits.increment();
+                budget.await(this::wakeUp);
+                return;
+            }
+            reading = true;
+            source.read(key, position, chunk).whenComplete((buf, error) -> onChunkReady(buf, error, chunk));
+        }
+    }
+
+    private void wakeUp()
+    {
+        try
+        {
+            ctx.executor().execute(this::pump);
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            // the event loop is shutting down: nothing to resume
+        }
+    }
+
+    private void onChunkReady(final ByteBuf buf, final Throwable error, final int chunk)
+    {
+        try
+        {
+            ctx.executor().execute(() -> onChunk(buf, error, chunk));
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            if (null != buf)
+            {
+                buf.release();
+            }
+            budget.release(chunk);
+        }
+    }
+
+    private void onChunk(final ByteBuf buf, final Throwable error, final int chunk)
+    {
+        reading = false;
+        if (null != error)
+        {
+            budget.release(chunk);
+            if (finished)
+            {
+                return;
+            }
+            if (!headersSent)
+            {
+                finished = true;
+                handler.respondSourceFailure(ctx, endpoint, unwrap(error), keepAlive);
+            }
+            else
+            {
+                metrics.streamsAborted.increment();
+                abort();
+                ctx.close();
+            }
+            return;
+        }
+        if (finished || !ctx.channel().isActive())
+        {
+            buf.release();
+            budget.release(chunk);
+            abort();
+            return;
+        }
+        sendHeadersOnce();
+        if (framed && positionInSegment == 0)
+        {
+            writeFrameLength(lengths[segment]);
+        }
+        ctx.write(new DefaultHttpContent(buf)).addListener((ChannelFutureListener) (f) -> budget.release(chunk));
+        metrics.responseBytes.add(chunk);
+        positionInSegment += chunk;
+        if (positionInSegment == lengths[segment])
+        {
+            segment++;
+            positionInSegment = 0;
+        }
+        ctx.flush();
+        pump();
+    }
+
+    private void sendHeadersOnce()
+    {
+        if (!headersSent)
+        {
+            headersSent = true;
+            metrics.firstByte(System.nanoTime() - startNanos);
+            ctx.write(headers);
+        }
+    }
+
+    private void writeFrameLength(final long length)
+    {
+        final ByteBuf prefix = ctx.alloc().directBuffer(Long.BYTES, Long.BYTES);
+        prefix.writeLongLE(length);
+        ctx.write(new DefaultHttpContent(prefix));
+        metrics.responseBytes.add(Long.BYTES);
+    }
+
+    private void complete()
+    {
+        finished = true;
+        sendHeadersOnce();
+        final int status = headers.status().code();
+        ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener((ChannelFutureListener) (f) ->
+        {
+            metrics.completed(System.nanoTime() - startNanos);
+            inFlight.end();
+            if (!keepAlive || !f.isSuccess())
+            {
+                f.channel().close();
+            }
+        });
+        metrics.request(endpoint, status);
+        handler.responseDone(ctx, keepAlive);
+    }
+
+    void abort()
+    {
+        finished = true;
+        inFlight.end();
+    }
+
+    boolean finished()
+    {
+        return finished;
+    }
+
+    private static Throwable unwrap(final Throwable error)
+    {
+        return error instanceof CompletionException && null != error.getCause() ? error.getCause() : error;
+    }
+}

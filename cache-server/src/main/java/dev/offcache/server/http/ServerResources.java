@@ -1,0 +1,34 @@
+package dev.offcache.server.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.offcache.server.source.RangeSource;
+import dev.offcache.server.tier.TierMetrics;
+
+/**
+ * What every connection's handler shares: the source, the budget, policies, queues and metrics. Immutable; the
+ * parts are thread-safe.
+ *
+ * @param source       where bytes come from.
+ * @param budget       the global response memory budget.
+ * @param apiKeys      accepted keys, or {@code null} when auth is disabled.
+ * @param keyPolicy    which object keys are allowed.
+ * @param maxRanges    most ranges in one {@code POST /ranges}.
+ * @param prefetch     the prefetch queue.
+ * @param metrics      HTTP metrics.
+ * @param tierMetrics  tier metrics for {@code /metrics}, may be {@code null}.
+ * @param json         the JSON mapper.
+ * @param state        readiness and draining.
+ */
+record ServerResources(
+    RangeSource source,
+    MemoryBudget budget,
+    ApiKeys apiKeys,
+    ObjectKeyPolicy keyPolicy,
+    int maxRanges,
+    PrefetchQueue prefetch,
+    HttpMetrics metrics,
+    TierMetrics tierMetrics,
+    ObjectMapper json,
+    ServerState state)
+{
+}

@@ -1,0 +1,505 @@
+package dev.offcache.server.tier;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import dev.offcache.core.checksum.Crc32c;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The SSD tier: one self-describing file per block under {@code {dir}/blocks/{xx}/{sequence}.blk} (see
+ * {@link BlockFileFormat}), a byte budget with capacity (oldest-published-first) eviction, and an in-memory index
+ * rebuilt from the file headers at start, so a restart serves the warm blocks again.
+ *
+ * <p>Crash safety: a block is written to a temporary file, forced, then atomically renamed; a restart deletes
+ * leftover temporary files. Every read checks the data's CRC32C, so a torn or damaged block is never served: it
+ * is deleted and counted, and the caller refetches. A {@code FORMAT} file names the layout version; an unknown
+ * one wipes the tier (logged and counted). Thread-safe: the index is guarded by this object's monitor; file I/O
+ * runs outside it. Memory: the tier owns no off-heap memory; reads fill buffers their callers own.
+ */
+public final class SsdTier implements AutoCloseable
+{
+    /** The layout version written to the {@code FORMAT} file. */
+    public static final String FORMAT_LINE = "offcache-ssd-tier " + BlockFileFormat.VERSION;
+
+    private static final Logger LOG = LoggerFactory.getLogger(SsdTier.class);
+    private static final String BLOCKS = "blocks";
+    private static final String BLOCK_SUFFIX = ".blk";
+    private static final String TEMP_SUFFIX = ".tmp";
+
+    private final Path dir;
+    private final Path blocksDir;
+    private final long budgetBytes;
+    private final TierMetrics metrics;
+    private final Map<BlockName, Entry> index = new HashMap<>();
+    private final LinkedHashMap<Long, Entry> bySequence = new LinkedHashMap<>();
+    private long nextSequence;
+    private long sizeBytes;
+    private boolean closed;
+
+    /** Where a block lives: its durable name. */
+    record BlockName(ObjectName name, long blockIndex)
+    {
+    }
+
+    /** One published block file. */
+    record Entry(BlockName block, long sequence, int length, int crc, Path path)
+    {
+        long fileBytes()
+        {
+            return BlockFileFormat.HEADER_LENGTH + (long) length;
+        }
+    }
+
+    private SsdTier(final Path dir, final long budgetBytes, final TierMetrics metrics)
+    {
+        this.dir = dir;
+        this.blocksDir = dir.resolve(BLOCKS);
+        this.budgetBytes = budgetBytes;
+        this.metrics = metrics;
+    }
+
+    /**
+     * Opens (or creates) the tier under a directory, rebuilding the index from the block files there.
+     *
+     * @param dir         the tier's directory.
+     * @param budgetBytes the most bytes of block files to keep.
+     * @param metrics     where to count.
+     * @return the open tier.
+     */
+    public static SsdTier open(final Path dir, final long budgetBytes, final TierMetrics metrics)
+    {
+        if (budgetBytes < BlockFileFormat.HEADER_LENGTH)
+        {
+            throw new IllegalArgumentException("SSD budget too small: " + budgetBytes);
+        }
+        final SsdTier tier = new SsdTier(dir, budgetBytes, metrics);
+        try
+        {
+            tier.recover();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot open SSD tier at " + dir, ex);
+        }
+        return tier;
+    }
+
+    private void recover() throws IOException
+    {
+        Files.createDirectories(dir);
+        final Path format = dir.resolve("FORMAT");
+        if (Files.exists(format))
+        {
+            final String line = Files.readString(format, StandardCharsets.UTF_8).trim();
+            if (!FORMAT_LINE.equals(line))
+            {
+                LOG.warn("SSD tier at {} has unknown format '{}', expected '{}': wiping it", dir, line, FORMAT_LINE);
+                metrics.ssdFormatWipes.increment();
+                deleteTree(blocksDir);
+            }
+        }
+        else if (Files.exists(blocksDir))
+        {
+            LOG.warn("SSD tier at {} has blocks but no FORMAT file: wiping it", dir);
+            metrics.ssdFormatWipes.increment();
+            deleteTree(blocksDir);
+        }
+        Files.createDirectories(blocksDir);
+        Files.writeString(format, FORMAT_LINE + "\n", StandardCharsets.UTF_8);
+
+        final List<Entry> found = new ArrayList<>();
+        final ByteBuffer header = ByteBuffer.allocate(BlockFileFormat.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        try (Stream<Path> files = Files.walk(blocksDir, 2))
+        {
+            for (final Iterator<Path> it = files.iterator(); it.hasNext(); )
+            {
+                final Path file = it.next();
+                final String fileName = file.getFileName().toString();
+                if (fileName.endsWith(TEMP_SUFFIX))
+                {
+                    Files.deleteIfExists(file);
+                    metrics.ssdTornWritesDiscarded.increment();
+                }
+                else if (fileName.endsWith(BLOCK_SUFFIX))
+                {
+                    final Entry entry = readEntry(file, header);
+                    if (null != entry)
+                    {
+                        found.add(entry);
+                    }
+                }
+            }
+        }
+        found.sort(Comparator.comparingLong(Entry::sequence));
+        synchronized (this)
+        {
+            for (final Entry entry : found)
+            {
+                final Entry previous = index.put(entry.block(), entry);
+                if (null != previous)
+                {
+                    unlink(previous);
+                }
+                bySequence.put(entry.sequence(), entry);
+                sizeBytes += entry.fileBytes();
+                nextSequence = Math.max(nextSequence, entry.sequence() + 1);
+            }
+            metrics.ssdBytes.set(sizeBytes);
+            metrics.ssdBlocks.set(index.size());
+        }
+        evictOverBudget();
+        LOG.info("SSD tier at {}: {} blocks, {} bytes recovered", dir, index.size(), sizeBytes);
+    }
+
+    private Entry readEntry(final Path file, final ByteBuffer header) throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
+        {
+            header.clear();
+            while (header.hasRemaining() && channel.read(header) >= 0)
+            {
+                // reads until the header is full or the file ends
+            }
+            header.flip();
+            final BlockFileFormat.Header decoded = BlockFileFormat.decode(header, channel.size());
+            return new Entry(
+                new BlockName(decoded.name(), decoded.blockIndex()),
+                decoded.sequence(),
+                decoded.length(),
+                decoded.crc(),
+                file);
+        }
+        catch (final BlockFileFormat.BadHeaderException ex)
+        {
+            if (ex.problem() == BlockFileFormat.Problem.UNKNOWN_VERSION)
+            {
+                LOG.warn("wiping block file {} of an unknown format: {}", file, ex.getMessage());
+                metrics.ssdFormatWipes.increment();
+            }
+            else
+            {
+                LOG.warn("discarding damaged block file {}: {}", file, ex.getMessage());
+                metrics.ssdCorruptBlocks.increment();
+            }
+            Files.deleteIfExists(file);
+            return null;
+        }
+    }
+
+    /**
+     * Whether a block is on this tier.
+     *
+     * @param name       the object's name.
+     * @param blockIndex the block index.
+     * @return whether it is indexed.
+     */
+    public synchronized boolean contains(final ObjectName name, final long blockIndex)
+    {
+        return index.containsKey(new BlockName(name, blockIndex));
+    }
+
+    /**
+     * The length of a block on this tier.
+     *
+     * @param name       the object's name.
+     * @param blockIndex the block index.
+     * @return the data length, or -1 when the block is not here.
+     */
+    public synchronized int lengthOf(final ObjectName name, final long blockIndex)
+    {
+        final Entry entry = index.get(new BlockName(name, blockIndex));
+        return null == entry ? -1 : entry.length();
+    }
+
+    /**
+     * Publishes a block: temp file, force, atomic rename, then index. A block already here is left as it is
+     * (within one object version the bytes never change).
+     *
+     * @param name       the object's name.
+     * @param blockIndex the block index.
+     * @param source     the block's bytes (the caller keeps ownership).
+     * @param offset     where they start in {@code source}.
+     * @param length     how many.
+     * @return whether the block is on the tier afterwards.
+     */
+    public boolean write(
+        final ObjectName name, final long blockIndex, final DirectBuffer source, final int offset, final int length)
+    {
+        if (length <= 0 || BlockFileFormat.HEADER_LENGTH + (long) length > budgetBytes)
+        {
+            return false;
+        }
+        final BlockName block = new BlockName(name, blockIndex);
+        final long sequence;
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return false;
+            }
+            if (index.containsKey(block))
+            {
+                return true;
+            }
+            sequence = nextSequence++;
+        }
+        final int crc = Crc32c.compute(source, offset, length);
+        final Path target = pathOf(sequence);
+        final Path temp = target.resolveSibling(sequence + TEMP_SUFFIX);
+        try
+        {
+            Files.createDirectories(target.getParent());
+            try (FileChannel channel = FileChannel.open(
+                temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))
+            {
+                writeFully(channel, BlockFileFormat.encode(
+                    new BlockFileFormat.Header(name, blockIndex, length, crc, sequence)));
+                DirectBuffers.writeFully(channel, source, offset, length);
+                channel.force(true);
+            }
+            try
+            {
+                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+            }
+            catch (final AtomicMoveNotSupportedException ex)
+            {
+                Files.deleteIfExists(temp);
+                throw ex;
+            }
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("SSD write of block {} of {} failed: {}", blockIndex, name, ex.toString());
+            metrics.ssdWriteFailures.increment();
+            deleteQuietly(temp);
+            return false;
+        }
+        final Entry entry = new Entry(block, sequence, length, crc, target);
+        synchronized (this)
+        {
+            if (closed || index.containsKey(block))
+            {
+                deleteQuietly(target);
+                return !closed;
+            }
+            index.put(block, entry);
+            bySequence.put(sequence, entry);
+            sizeBytes += entry.fileBytes();
+            metrics.ssdBytes.set(sizeBytes);
+            metrics.ssdBlocks.set(index.size());
+        }
+        metrics.ssdWrites.increment();
+        evictOverBudget();
+        return true;
+    }
+
+    /**
+     * Reads a block into a caller's buffer and checks its CRC32C. A block that fails the check (or has vanished
+     * or changed on disk) is dropped from the tier and counted; the caller treats it as a miss.
+     *
+     * @param name       the object's name.
+     * @param blockIndex the block index.
+     * @param target     where the bytes go, at index 0; at least the block's length long.
+     * @return the block's length, or -1 when it is not here or could not be verified.
+     */
+    public int read(final ObjectName name, final long blockIndex, final MutableDirectBuffer target)
+    {
+        final Entry entry;
+        synchronized (this)
+        {
+            entry = index.get(new BlockName(name, blockIndex));
+        }
+        if (null == entry)
+        {
+            return -1;
+        }
+        if (entry.length() > target.capacity())
+        {
+            metrics.ssdLengthMismatches.increment();
+            return -1;
+        }
+        try (FileChannel channel = FileChannel.open(entry.path(), StandardOpenOption.READ))
+        {
+            if (channel.size() != entry.fileBytes())
+            {
+                drop(entry, "file length " + channel.size() + " != " + entry.fileBytes());
+                return -1;
+            }
+            DirectBuffers.readFully(channel, BlockFileFormat.HEADER_LENGTH, target, 0, entry.length());
+        }
+        catch (final NoSuchFileException ex)
+        {
+            // evicted between lookup and open
+            return -1;
+        }
+        catch (final IOException ex)
+        {
+            drop(entry, ex.toString());
+            return -1;
+        }
+        final int crc = Crc32c.compute(target, 0, entry.length());
+        if (crc != entry.crc())
+        {
+            drop(entry, "data CRC32C mismatch");
+            return -1;
+        }
+        metrics.ssdVerifiedReads.increment();
+        return entry.length();
+    }
+
+    private void drop(final Entry entry, final String why)
+    {
+        LOG.warn("SSD block {} failed verification ({}): dropped, will be refetched", entry.path(), why);
+        metrics.ssdCorruptBlocks.increment();
+        remove(entry);
+    }
+
+    private void remove(final Entry entry)
+    {
+        synchronized (this)
+        {
+            if (!index.remove(entry.block(), entry))
+            {
+                return;
+            }
+            bySequence.remove(entry.sequence());
+            sizeBytes -= entry.fileBytes();
+            metrics.ssdBytes.set(sizeBytes);
+            metrics.ssdBlocks.set(index.size());
+        }
+        unlink(entry);
+    }
+
+    private void evictOverBudget()
+    {
+        while (true)
+        {
+            final Entry victim;
+            synchronized (this)
+            {
+                if (sizeBytes <= budgetBytes || bySequence.isEmpty())
+                {
+                    return;
+                }
+                victim = bySequence.values().iterator().next();
+                bySequence.remove(victim.sequence());
+                index.remove(victim.block(), victim);
+                sizeBytes -= victim.fileBytes();
+                metrics.ssdBytes.set(sizeBytes);
+                metrics.ssdBlocks.set(index.size());
+            }
+            metrics.ssdEvictions.increment();
+            unlink(victim);
+        }
+    }
+
+    /**
+     * The bytes of block files held.
+     *
+     * @return bytes, headers included.
+     */
+    public synchronized long sizeBytes()
+    {
+        return sizeBytes;
+    }
+
+    /**
+     * How many blocks are held.
+     *
+     * @return the block count.
+     */
+    public synchronized int blockCount()
+    {
+        return index.size();
+    }
+
+    /**
+     * The file of a block, for tests and operators.
+     *
+     * @param name       the object's name.
+     * @param blockIndex the block index.
+     * @return the path, or {@code null} when the block is not here.
+     */
+    public synchronized Path pathOf(final ObjectName name, final long blockIndex)
+    {
+        final Entry entry = index.get(new BlockName(name, blockIndex));
+        return null == entry ? null : entry.path();
+    }
+
+    private Path pathOf(final long sequence)
+    {
+        return blocksDir.resolve(String.format("%02x", sequence & 0xFF)).resolve(sequence + BLOCK_SUFFIX);
+    }
+
+    /**
+     * Stops accepting writes. The index needs no separate persistence: every published block file carries its
+     * own header, and publication is atomic, so the next start rebuilds the same index.
+     */
+    @Override
+    public synchronized void close()
+    {
+        closed = true;
+    }
+
+    private void unlink(final Entry entry)
+    {
+        deleteQuietly(entry.path());
+    }
+
+    private static void deleteQuietly(final Path path)
+    {
+        try
+        {
+            Files.deleteIfExists(path);
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("cannot delete {}: {}", path, ex.toString());
+        }
+    }
+
+    private static void writeFully(final FileChannel channel, final ByteBuffer buffer) throws IOException
+    {
+        while (buffer.hasRemaining())
+        {
+            channel.write(buffer);
+        }
+    }
+
+    private static void deleteTree(final Path root) throws IOException
+    {
+        if (!Files.exists(root))
+        {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root))
+        {
+            for (final Iterator<Path> it = paths.sorted(Comparator.reverseOrder()).iterator(); it.hasNext(); )
+            {
+                Files.deleteIfExists(it.next());
+            }
+        }
+    }
+}

@@ -1,0 +1,156 @@
+package dev.offcache.server.tier;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+import dev.offcache.server.metrics.PrometheusText;
+
+/**
+ * Counters and gauges of the tiered store, shared by its tiers and rendered on {@code /metrics}. Counters only
+ * grow; gauges are the current value.
+ */
+public final class TierMetrics
+{
+    final LongAdder ramHits = new LongAdder();
+    final LongAdder ssdHits = new LongAdder();
+    final LongAdder misses = new LongAdder();
+    final LongAdder ramEvictions = new LongAdder();
+    final LongAdder ramPromotions = new LongAdder();
+    final LongAdder putsDeclined = new LongAdder();
+    final LongAdder spillsQueued = new LongAdder();
+    final LongAdder spillsDropped = new LongAdder();
+    final LongAdder ssdWrites = new LongAdder();
+    final LongAdder ssdWriteFailures = new LongAdder();
+    final LongAdder ssdEvictions = new LongAdder();
+    final LongAdder ssdVerifiedReads = new LongAdder();
+    final LongAdder ssdCorruptBlocks = new LongAdder();
+    final LongAdder ssdLengthMismatches = new LongAdder();
+    final LongAdder ssdTornWritesDiscarded = new LongAdder();
+    final LongAdder ssdFormatWipes = new LongAdder();
+    final AtomicLong ramBytes = new AtomicLong();
+    final AtomicLong ramBlocks = new AtomicLong();
+    final AtomicLong ssdBytes = new AtomicLong();
+    final AtomicLong ssdBlocks = new AtomicLong();
+
+    /**
+     * Block lookups answered from RAM.
+     *
+     * @return the count.
+     */
+    public long ramHits()
+    {
+        return ramHits.sum();
+    }
+
+    /**
+     * Block lookups answered from SSD (after CRC verification).
+     *
+     * @return the count.
+     */
+    public long ssdHits()
+    {
+        return ssdHits.sum();
+    }
+
+    /**
+     * Block lookups that found nothing usable.
+     *
+     * @return the count.
+     */
+    public long misses()
+    {
+        return misses.sum();
+    }
+
+    /**
+     * SSD blocks that failed verification (CRC, length, I/O) or had damaged headers, and were dropped.
+     *
+     * @return the count.
+     */
+    public long ssdCorruptBlocks()
+    {
+        return ssdCorruptBlocks.sum();
+    }
+
+    /**
+     * Tier wipes and block files discarded because of an unknown on-disk format version.
+     *
+     * @return the count.
+     */
+    public long ssdFormatWipes()
+    {
+        return ssdFormatWipes.sum();
+    }
+
+    /**
+     * Block files published on SSD.
+     *
+     * @return the count.
+     */
+    public long ssdWrites()
+    {
+        return ssdWrites.sum();
+    }
+
+    /**
+     * Temporary files of interrupted writes deleted at start.
+     *
+     * @return the count.
+     */
+    public long ssdTornWritesDiscarded()
+    {
+        return ssdTornWritesDiscarded.sum();
+    }
+
+    /**
+     * Blocks evicted from RAM.
+     *
+     * @return the count.
+     */
+    public long ramEvictions()
+    {
+        return ramEvictions.sum();
+    }
+
+    /**
+     * Renders every counter and gauge.
+     *
+     * @param text the page being built.
+     */
+    public void appendTo(final PrometheusText text)
+    {
+        text.counter("offcache_server_block_lookups_total", "Block lookups by outcome.", "result=\"ram_hit\"",
+            ramHits.sum())
+            .counter("offcache_server_block_lookups_total", "", "result=\"ssd_hit\"", ssdHits.sum())
+            .counter("offcache_server_block_lookups_total", "", "result=\"miss\"", misses.sum())
+            .counter("offcache_server_ram_evictions_total", "Blocks evicted from the RAM tier.", "",
+                ramEvictions.sum())
+            .counter("offcache_server_ram_promotions_total", "SSD hits promoted to the RAM tier.", "",
+                ramPromotions.sum())
+            .counter("offcache_server_puts_declined_total", "Blocks the store declined (no free slot).", "",
+                putsDeclined.sum())
+            .counter("offcache_server_ssd_spills_total", "RAM evictions queued for the SSD tier.", "",
+                spillsQueued.sum())
+            .counter("offcache_server_ssd_spills_dropped_total", "RAM evictions dropped: spill queue full.", "",
+                spillsDropped.sum())
+            .counter("offcache_server_ssd_writes_total", "Block files published.", "", ssdWrites.sum())
+            .counter("offcache_server_ssd_write_failures_total", "Block writes that failed.", "",
+                ssdWriteFailures.sum())
+            .counter("offcache_server_ssd_evictions_total", "Block files evicted for capacity.", "",
+                ssdEvictions.sum())
+            .counter("offcache_server_ssd_verified_reads_total", "SSD reads whose CRC32C checked out.", "",
+                ssdVerifiedReads.sum())
+            .counter("offcache_server_ssd_corrupt_blocks_total", "SSD blocks dropped: failed verification.", "",
+                ssdCorruptBlocks.sum())
+            .counter("offcache_server_ssd_length_mismatches_total", "SSD blocks not promoted: wrong length.", "",
+                ssdLengthMismatches.sum())
+            .counter("offcache_server_ssd_torn_writes_discarded_total", "Temp files of interrupted writes deleted.",
+                "", ssdTornWritesDiscarded.sum())
+            .counter("offcache_server_ssd_format_wipes_total", "Wipes for an unknown on-disk format version.", "",
+                ssdFormatWipes.sum())
+            .gauge("offcache_server_tier_bytes", "Bytes held per tier.", "tier=\"ram\"", ramBytes.get())
+            .gauge("offcache_server_tier_bytes", "", "tier=\"ssd\"", ssdBytes.get())
+            .gauge("offcache_server_tier_blocks", "Blocks held per tier.", "tier=\"ram\"", ramBlocks.get())
+            .gauge("offcache_server_tier_blocks", "", "tier=\"ssd\"", ssdBlocks.get());
+    }
+}

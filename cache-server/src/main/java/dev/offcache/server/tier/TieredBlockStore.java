@@ -1,0 +1,544 @@
+package dev.offcache.server.tier;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.offcache.core.slab.BlockRef;
+import dev.offcache.core.slab.BlockSlab;
+import dev.offcache.range.store.BlockKeys;
+import dev.offcache.range.store.BlockStore;
+import dev.offcache.range.store.FetchClass;
+import org.agrona.DirectBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The L2 server's {@link BlockStore}: a RAM tier (off-heap slab, LRU) over an SSD tier (CRC-checked block files,
+ * capacity eviction).
+ *
+ * <ul>
+ *   <li>Demand fills go to RAM; a block evicted from RAM that is not on SSD yet is spilled there by one background
+ *   writer (a bounded queue; when it is full the block is dropped, never waited for).</li>
+ *   <li>Prefetch fills go to SSD only, so warming never evicts hot RAM blocks.</li>
+ *   <li>An SSD hit is read into a fresh slot, CRC-checked, and promoted to RAM only when its length is right:
+ *   equal to the length its header and index record, and no larger than a RAM slot. Anything else is a miss (and a
+ *   block that fails its check is deleted, so the engine refetches it).</li>
+ * </ul>
+ *
+ * Packed block keys carry process-local object ids; {@link ObjectNames} maps them to durable names for the SSD tier.
+ * Memory: the store owns its slab and every resident slot; a reader owns the reference {@link #acquire(long) } gives.
+ */
+public final class TieredBlockStore implements BlockStore
+{
+    private static final Logger LOG = LoggerFactory.getLogger(TieredBlockStore.class);
+
+    private final Context ctx;
+    private final BlockSlab slab;
+    private final RamTier ram;
+    private final SsdTier ssd;
+    private final TierMetrics metrics;
+    private final ObjectNames names;
+    private final BlockingQueue<Spill> spills;
+    private final Thread spillWriter;
+    private final AtomicInteger spillsPending = new AtomicInteger();
+    private volatile boolean closed;
+
+    private record Spill(ObjectName name, long blockIndex, RamTier.Node node)
+    {
+        BlockRef ref()
+        {
+            return node.ref;
+        }
+    }
+
+    /** Configuration of a {@link TieredBlockStore}; {@link #conclude()} checks it. */
+    public static final class Context
+    {
+        private long ramBudgetBytes = 256L * 1024 * 1024;
+        private int blockSize = 1024 * 1024;
+        private Path ssdDir;
+        private long ssdBudgetBytes = 10L * 1024 * 1024 * 1024;
+        private int spillQueueCapacity = 32;
+        private ObjectNames names;
+        private TierMetrics metrics;
+
+        /**
+         * The RAM tier's byte budget (the slab's capacity).
+         *
+         * @param bytes budget, at least one block.
+         * @return this.
+         */
+        public Context ramBudgetBytes(final long bytes)
+        {
+            this.ramBudgetBytes = bytes;
+            return this;
+        }
+
+        /**
+         * The block size (a RAM slot's size), a power of two between 4 KiB and 16 MiB.
+         *
+         * @param bytes block size.
+         * @return this.
+         */
+        public Context blockSize(final int bytes)
+        {
+            this.blockSize = bytes;
+            return this;
+        }
+
+        /**
+         * The block size.
+         *
+         * @return bytes.
+         */
+        public int blockSize()
+        {
+            return blockSize;
+        }
+
+        /**
+         * The SSD tier's directory.
+         *
+         * @param dir directory, created when missing.
+         * @return this.
+         */
+        public Context ssdDir(final Path dir)
+        {
+            this.ssdDir = dir;
+            return this;
+        }
+
+        /**
+         * The SSD tier's byte budget, headers included.
+         *
+         * @param bytes budget.
+         * @return this.
+         */
+        public Context ssdBudgetBytes(final long bytes)
+        {
+            this.ssdBudgetBytes = bytes;
+            return this;
+        }
+
+        /**
+         * How many RAM evictions may wait for the SSD writer before further ones are dropped. The RAM slab gets
+         * this many slots beyond the budget, so pending spills do not stall fills.
+         *
+         * @param capacity queue capacity.
+         * @return this.
+         */
+        public Context spillQueueCapacity(final int capacity)
+        {
+            this.spillQueueCapacity = capacity;
+            return this;
+        }
+
+        /**
+         * The engine's object-id to name mapping.
+         *
+         * @param names the mapping.
+         * @return this.
+         */
+        public Context names(final ObjectNames names)
+        {
+            this.names = names;
+            return this;
+        }
+
+        /**
+         * Where to count; a fresh set when not given.
+         *
+         * @param metrics the metrics.
+         * @return this.
+         */
+        public Context metrics(final TierMetrics metrics)
+        {
+            this.metrics = metrics;
+            return this;
+        }
+
+        /**
+         * Checks the configuration.
+         *
+         * @return this.
+         */
+        public Context conclude()
+        {
+            if (blockSize < 4096 || blockSize > 16 * 1024 * 1024 || Integer.bitCount(blockSize) != 1)
+            {
+                throw new IllegalArgumentException("block size must be a power of two in [4 KiB, 16 MiB]: " +
+                    blockSize);
+            }
+            if (ramBudgetBytes < blockSize)
+            {
+                throw new IllegalArgumentException("RAM budget " + ramBudgetBytes + " < one block " + blockSize);
+            }
+            if (ssdBudgetBytes < BlockFileFormat.HEADER_LENGTH + (long) blockSize)
+            {
+                throw new IllegalArgumentException("SSD budget " + ssdBudgetBytes + " < one block file");
+            }
+            if (spillQueueCapacity < 1)
+            {
+                throw new IllegalArgumentException("spill queue capacity must be >= 1: " + spillQueueCapacity);
+            }
+            Objects.requireNonNull(ssdDir, "ssdDir");
+            Objects.requireNonNull(names, "names");
+            if (null == metrics)
+            {
+                metrics = new TierMetrics();
+            }
+            return this;
+        }
+    }
+
+    private TieredBlockStore(final Context ctx)
+    {
+        this.ctx = ctx;
+        this.metrics = ctx.metrics;
+        this.names = ctx.names;
+        this.ssd = SsdTier.open(ctx.ssdDir, ctx.ssdBudgetBytes, metrics);
+        final int residentLimit = (int) (ctx.ramBudgetBytes / ctx.blockSize);
+        this.slab = BlockSlab.anonymous(
+            (long) (residentLimit + ctx.spillQueueCapacity) * ctx.blockSize, ctx.blockSize);
+        this.ram = new RamTier(slab, residentLimit, metrics);
+        this.spills = new ArrayBlockingQueue<>(ctx.spillQueueCapacity);
+        this.spillWriter = new Thread(this::runSpillWriter, "offcache-ssd-spill");
+        this.spillWriter.setDaemon(true);
+        this.spillWriter.start();
+    }
+
+    /**
+     * Opens the store: recovers the SSD tier's index from its block files and allocates the RAM slab.
+     *
+     * @param ctx the configuration.
+     * @return the open store.
+     */
+    public static TieredBlockStore open(final Context ctx)
+    {
+        return new TieredBlockStore(ctx.conclude());
+    }
+
+    @Override
+    public BlockRef acquire(final long blockKey)
+    {
+        final BlockRef hit = ram.acquire(blockKey);
+        if (null != hit)
+        {
+            metrics.ramHits.increment();
+            return hit;
+        }
+        final BlockRef promoted = promoteFromSsd(blockKey);
+        if (null != promoted)
+        {
+            metrics.ssdHits.increment();
+            return promoted;
+        }
+        metrics.misses.increment();
+        return null;
+    }
+
+    private BlockRef promoteFromSsd(final long blockKey)
+    {
+        final ObjectName name = names.nameOf(BlockKeys.objectId(blockKey));
+        if (null == name || closed)
+        {
+            return null;
+        }
+        final long blockIndex = BlockKeys.blockIndex(blockKey);
+        final int length = ssd.lengthOf(name, blockIndex);
+        if (length < 0)
+        {
+            return null;
+        }
+        if (length > ram.slotSize())
+        {
+            metrics.ssdLengthMismatches.increment();
+            return null;
+        }
+        final BlockRef slot = allocateSlot();
+        if (null == slot)
+        {
+            return null;
+        }
+        final int read = ssd.read(name, blockIndex, slot.buffer());
+        if (read != length)
+        {
+            if (read >= 0)
+            {
+                metrics.ssdLengthMismatches.increment();
+            }
+            slot.release();
+            return null;
+        }
+        slot.length(read);
+        metrics.ramPromotions.increment();
+        return ram.insert(blockKey, slot, true);
+    }
+
+    @Override
+    public boolean put(
+        final long blockKey, final DirectBuffer source, final int offset, final int length, final FetchClass fetchClass)
+    {
+        if (length <= 0 || length > ram.slotSize())
+        {
+            throw new IllegalArgumentException("block length " + length + " outside (0, " + ram.slotSize() + "]");
+        }
+        if (closed)
+        {
+            return false;
+        }
+        if (ram.contains(blockKey))
+        {
+            return true;
+        }
+        if (fetchClass == FetchClass.PREFETCH)
+        {
+            final ObjectName name = names.nameOf(BlockKeys.objectId(blockKey));
+            return null != name && ssd.write(name, BlockKeys.blockIndex(blockKey), source, offset, length);
+        }
+        final BlockRef slot = allocateSlot();
+        if (null == slot)
+        {
+            metrics.putsDeclined.increment();
+            return false;
+        }
+        slot.buffer().putBytes(0, source, offset, length);
+        slot.length(length);
+        final BlockRef held = ram.insert(blockKey, slot, false);
+        if (null != held)
+        {
+            held.release();
+        }
+        return true;
+    }
+
+    private BlockRef allocateSlot()
+    {
+        final List<RamTier.Node> toSpill = new ArrayList<>(0);
+        final BlockRef slot = ram.allocate(toSpill);
+        for (int i = 0; i < toSpill.size(); i++)
+        {
+            spill(toSpill.get(i));
+        }
+        return slot;
+    }
+
+    private void spill(final RamTier.Node node)
+    {
+        final ObjectName name = names.nameOf(BlockKeys.objectId(node.key));
+        spillsPending.incrementAndGet();
+        if (null == name || closed || !spills.offer(new Spill(name, BlockKeys.blockIndex(node.key), node)))
+        {
+            spillsPending.decrementAndGet();
+            metrics.spillsDropped.increment();
+            ram.spillDone(node);
+            node.ref.release();
+            return;
+        }
+        metrics.spillsQueued.increment();
+    }
+
+    private void runSpillWriter()
+    {
+        while (true)
+        {
+            final Spill spill;
+            try
+            {
+                spill = spills.poll(100, TimeUnit.MILLISECONDS);
+            }
+            catch (final InterruptedException ex)
+            {
+                return;
+            }
+            if (null == spill)
+            {
+                if (closed)
+                {
+                    return;
+                }
+                continue;
+            }
+            writeSpill(spill);
+        }
+    }
+
+    private void writeSpill(final Spill spill)
+    {
+        try
+        {
+            ssd.write(spill.name(), spill.blockIndex(), spill.ref().buffer(), 0, spill.ref().length());
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.warn("spill of block {} of {} failed", spill.blockIndex(), spill.name(), ex);
+        }
+        finally
+        {
+            ram.spillDone(spill.node());
+            spill.ref().release();
+            spillsPending.decrementAndGet();
+        }
+    }
+
+    /**
+     * Waits until every queued spill has been written (or failed).
+     *
+     * @param timeoutMs how long to wait at most.
+     * @return whether no spill is pending.
+     */
+    boolean awaitSpillsWritten(final long timeoutMs)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (spillsPending.get() > 0)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                return false;
+            }
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+        return true;
+    }
+
+    /**
+     * Whether a block is resident in RAM (no recency update).
+     *
+     * @param blockKey the packed key.
+     * @return whether RAM holds it.
+     */
+    public boolean inRam(final long blockKey)
+    {
+        return ram.resident(blockKey);
+    }
+
+    /**
+     * Whether either tier holds a block (including one evicted from RAM and still being spilled).
+     *
+     * @param blockKey the packed key.
+     * @return whether a lookup would find it.
+     */
+    public boolean holds(final long blockKey)
+    {
+        return ram.contains(blockKey) || onSsd(blockKey);
+    }
+
+    /**
+     * Whether a block is on SSD.
+     *
+     * @param blockKey the packed key.
+     * @return whether the SSD tier holds it.
+     */
+    public boolean onSsd(final long blockKey)
+    {
+        final ObjectName name = names.nameOf(BlockKeys.objectId(blockKey));
+        return null != name && ssd.contains(name, BlockKeys.blockIndex(blockKey));
+    }
+
+    /**
+     * The SSD tier, for operators and tests.
+     *
+     * @return the tier.
+     */
+    public SsdTier ssd()
+    {
+        return ssd;
+    }
+
+    /**
+     * The counters.
+     *
+     * @return the metrics.
+     */
+    public TierMetrics metrics()
+    {
+        return metrics;
+    }
+
+    /**
+     * Slots of the RAM slab in use (resident, spilling, or held by readers); zero after close when no reader
+     * holds a block.
+     *
+     * @return live slots.
+     */
+    public int liveSlots()
+    {
+        return slab.liveSlots();
+    }
+
+    /**
+     * Blocks resident in RAM.
+     *
+     * @return the count.
+     */
+    public int ramBlocks()
+    {
+        return (int) metrics.ramBlocks.get();
+    }
+
+    /**
+     * The block size.
+     *
+     * @return bytes.
+     */
+    public int blockSize()
+    {
+        return ctx.blockSize;
+    }
+
+    @Override
+    public long sizeBytes()
+    {
+        return ram.heldBytes() + ssd.sizeBytes();
+    }
+
+    /**
+     * Spills what is only in RAM to SSD (so a restart finds it), waits for pending spills, and frees the slab.
+     */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        final List<RamTier.Node> ramOnly = new ArrayList<>();
+        ram.drainTo(ramOnly);
+        closed = true;
+        try
+        {
+            spillWriter.join(10_000);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        Spill pending;
+        while (null != (pending = spills.poll()))
+        {
+            writeSpill(pending);
+        }
+        for (final RamTier.Node node : ramOnly)
+        {
+            final ObjectName name = names.nameOf(BlockKeys.objectId(node.key));
+            if (null != name)
+            {
+                spillsPending.incrementAndGet();
+                writeSpill(new Spill(name, BlockKeys.blockIndex(node.key), node));
+            }
+            else
+            {
+                node.ref.release();
+            }
+        }
+        ssd.close();
+        slab.close();
+    }
+}

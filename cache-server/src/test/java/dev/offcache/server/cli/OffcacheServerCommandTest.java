@@ -1,0 +1,141 @@
+package dev.offcache.server.cli;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class OffcacheServerCommandTest
+{
+    @TempDir
+    Path tmp;
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private CommandLine commandLine(final Map<String, String> env)
+    {
+        final CommandLine commandLine = OffcacheServerCommand.commandLine(env);
+        commandLine.setOut(new PrintWriter(out, true));
+        commandLine.setErr(new PrintWriter(err, true));
+        return commandLine;
+    }
+
+    @Test
+    void helpListsEveryOptionWithItsEnvironmentVariable()
+    {
+        final CommandLine commandLine = commandLine(Map.of());
+        assertEquals(0, commandLine.execute("--help"));
+        final String help = out.toString();
+        for (final CommandLine.Model.OptionSpec option : commandLine.getCommandSpec().options())
+        {
+            if (option.usageHelp() || option.versionHelp())
+            {
+                continue;
+            }
+            assertTrue(help.contains(option.longestName()), option.longestName());
+            assertTrue(String.join(" ", option.description()).contains(
+                "env " + EnvironmentDefaults.variableOf(option.longestName())), option.longestName());
+        }
+    }
+
+    @Test
+    void invalidValuesAreRefusedNamingTheFlagAndTheVariable()
+    {
+        assertEquals(2, commandLine(Map.of()).execute("--ram-mb", "0"));
+        assertTrue(err.toString().contains("--ram-mb") && err.toString().contains("OFFCACHE_RAM_MB"), err.toString());
+
+        err.getBuffer().setLength(0);
+        assertEquals(2, commandLine(Map.of("OFFCACHE_MEMORY_BUDGET_MB", "lots")).execute());
+        assertTrue(err.toString().contains("--memory-budget-mb") &&
+            err.toString().contains("OFFCACHE_MEMORY_BUDGET_MB"), err.toString());
+
+        err.getBuffer().setLength(0);
+        assertEquals(2, commandLine(Map.of()).execute("--block-size-kb", "1000"));
+        assertTrue(err.toString().contains("--block-size-kb"), err.toString());
+
+        err.getBuffer().setLength(0);
+        assertEquals(2, commandLine(Map.of()).execute("--listen", "nowhere"));
+        assertTrue(err.toString().contains("--listen"), err.toString());
+
+        err.getBuffer().setLength(0);
+        assertEquals(2, commandLine(Map.of()).execute("--transport", "carrier-pigeon"));
+        assertTrue(err.toString().contains("--transport"), err.toString());
+
+        err.getBuffer().setLength(0);
+        assertEquals(2, commandLine(Map.of()).execute("--origin-dir", tmp.toString(), "--listen", "127.0.0.1:0"));
+        assertTrue(err.toString().contains("OFFCACHE_API_KEYS"), "refuses to start without keys: " + err);
+
+        err.getBuffer().setLength(0);
+        assertEquals(2, commandLine(Map.of("OFFCACHE_API_KEYS", "short")).execute("--origin-dir", tmp.toString()));
+        assertTrue(err.toString().contains("OFFCACHE_API_KEYS"), err.toString());
+    }
+
+    @Test
+    void embeddedDefaultServesSamplesWithAPrintedKeyAndCurlLine() throws Exception
+    {
+        final CommandLine commandLine = commandLine(Map.of());
+        commandLine.parseArgs("--listen", "127.0.0.1:0", "--ram-mb", "16", "--memory-budget-mb", "16");
+        final OffcacheServerCommand command = commandLine.getCommand();
+        try (ServerProgram program = command.start())
+        {
+            final Matcher curl = Pattern.compile("curl -H 'Authorization: Bearer ([0-9a-f]+)' -r 0-99 (\\S+)")
+                .matcher(out.toString());
+            assertTrue(curl.find(), out.toString());
+            final HttpResponse<byte[]> response = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create(curl.group(2))).header("Authorization", "Bearer " + curl.group(1))
+                    .header("Range", "bytes=0-99").build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+            assertEquals(206, response.statusCode());
+            final byte[] hello = Files.readAllBytes(
+                Path.of(System.getProperty("java.io.tmpdir"), "offcache-origin", SampleObjects.HELLO));
+            assertArrayEquals(hello, response.body());
+            assertEquals(401, HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(curl.group(2)))
+                .build(), HttpResponse.BodyHandlers.discarding()).statusCode());
+            assertEquals(program.apiKey(), curl.group(1));
+        }
+    }
+
+    @Test
+    void environmentConfiguresTheServer() throws Exception
+    {
+        Files.writeString(tmp.resolve("x.txt"), "from the environment");
+        final Map<String, String> env = new HashMap<>();
+        env.put("OFFCACHE_LISTEN", "127.0.0.1:0");
+        env.put("OFFCACHE_ORIGIN_DIR", tmp.toString());
+        env.put("OFFCACHE_DISK_PATH", tmp.resolve("ssd").toString());
+        env.put("OFFCACHE_API_KEYS", "first-key-0123456789, second-key-0123456789");
+        env.put("OFFCACHE_RAM_MB", "8");
+        env.put("OFFCACHE_MEMORY_BUDGET_MB", "8");
+        final CommandLine commandLine = commandLine(env);
+        commandLine.parseArgs();
+        final OffcacheServerCommand command = commandLine.getCommand();
+        try (ServerProgram program = command.start())
+        {
+            final int port = program.server().address().getPort();
+            final HttpResponse<String> response = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/obj/x.txt"))
+                    .header("Authorization", "Bearer second-key-0123456789").build(),
+                HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, response.statusCode());
+            assertEquals("from the environment", response.body());
+        }
+        assertTrue(Files.isDirectory(tmp.resolve("ssd").resolve("blocks")), "an explicit disk path is kept");
+    }
+}

@@ -1,0 +1,354 @@
+package dev.offcache.server.tier;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.offcache.core.slab.BlockRef;
+import dev.offcache.range.store.FetchClass;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TieredBlockStoreTest
+{
+    private static final int BLOCK = 64 * 1024;
+
+    @TempDir
+    Path dir;
+
+    private TieredBlockStore open(final TestNames names, final int ramBlocks, final int ssdBlocks)
+    {
+        return TieredBlockStore.open(new TieredBlockStore.Context()
+            .blockSize(BLOCK)
+            .ramBudgetBytes((long) ramBlocks * BLOCK)
+            .ssdBudgetBytes((long) ssdBlocks * (BLOCK + BlockFileFormat.HEADER_LENGTH))
+            .ssdDir(dir.resolve("ssd"))
+            .names(names));
+    }
+
+    /** Block content derived from (key, index), so any mix-up is visible. */
+    static byte[] content(final String key, final long blockIndex, final int length)
+    {
+        final byte[] bytes = new byte[length];
+        long seed = key.hashCode() * 31L + blockIndex;
+        for (int i = 0; i < length; i++)
+        {
+            seed = seed * 6364136223846793005L + 1442695040888963407L;
+            bytes[i] = (byte) (seed >>> 56);
+        }
+        return bytes;
+    }
+
+    private static boolean put(
+        final TieredBlockStore store, final TestNames names, final String key, final long index, final int length,
+        final FetchClass fetchClass)
+    {
+        final byte[] bytes = content(key, index, length);
+        return store.put(names.blockKey(key, index), new UnsafeBuffer(bytes), 0, length, fetchClass);
+    }
+
+    private static byte[] read(final TieredBlockStore store, final TestNames names, final String key, final long index)
+    {
+        final BlockRef ref = store.acquire(names.blockKey(key, index));
+        if (null == ref)
+        {
+            return null;
+        }
+        try
+        {
+            final byte[] bytes = new byte[ref.length()];
+            ref.buffer().getBytes(0, bytes);
+            return bytes;
+        }
+        finally
+        {
+            ref.release();
+        }
+    }
+
+    private static void awaitOnSsd(final TieredBlockStore store, final long blockKey) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!store.onSsd(blockKey))
+        {
+            assertTrue(System.nanoTime() < deadline, "block never reached SSD");
+            Thread.sleep(5);
+        }
+    }
+
+    @Test
+    void demandFillGoesToRamAndIsServedFromRam()
+    {
+        final TestNames names = new TestNames(1);
+        try (TieredBlockStore store = open(names, 4, 16))
+        {
+            assertTrue(put(store, names, "a", 0, BLOCK, FetchClass.DEMAND));
+            assertTrue(store.inRam(names.blockKey("a", 0)));
+            assertFalse(store.onSsd(names.blockKey("a", 0)));
+            assertArrayEquals(content("a", 0, BLOCK), read(store, names, "a", 0));
+            assertEquals(1, store.metrics().ramHits());
+            assertNull(read(store, names, "a", 1));
+            assertEquals(1, store.metrics().misses());
+        }
+    }
+
+    @Test
+    void ramEvictionSpillsToSsdAndSsdHitIsPromotedWithTheSameBytes() throws Exception
+    {
+        final TestNames names = new TestNames(1);
+        try (TieredBlockStore store = open(names, 2, 16))
+        {
+            for (int i = 0; i < 5; i++)
+            {
+                put(store, names, "obj", i, i == 4 ? 1000 : BLOCK, FetchClass.DEMAND);
+            }
+            assertFalse(store.inRam(names.blockKey("obj", 0)));
+            awaitOnSsd(store, names.blockKey("obj", 0));
+            assertTrue(store.metrics().ramEvictions() >= 3);
+
+            assertArrayEquals(content("obj", 0, BLOCK), read(store, names, "obj", 0));
+            assertEquals(1, store.metrics().ssdHits());
+            assertTrue(store.inRam(names.blockKey("obj", 0)), "SSD hit of the right length is promoted");
+            assertArrayEquals(content("obj", 4, 1000), read(store, names, "obj", 4));
+        }
+    }
+
+    @Test
+    void prefetchLandsOnSsdNotRamThenDemandReadHitsSsd()
+    {
+        final TestNames names = new TestNames(1);
+        try (TieredBlockStore store = open(names, 4, 16))
+        {
+            assertTrue(put(store, names, "warm", 3, BLOCK, FetchClass.PREFETCH));
+            final long key = names.blockKey("warm", 3);
+            assertTrue(store.onSsd(key));
+            assertFalse(store.inRam(key));
+            assertEquals(0, store.liveSlots(), "prefetch takes no RAM slot");
+
+            assertArrayEquals(content("warm", 3, BLOCK), read(store, names, "warm", 3));
+            assertEquals(1, store.metrics().ssdHits());
+        }
+    }
+
+    @Test
+    void restartServesWarmBlocksUnderNewProcessLocalIds() throws Exception
+    {
+        final TestNames first = new TestNames(1);
+        try (TieredBlockStore store = open(first, 4, 16))
+        {
+            put(store, first, "x/part-0.parquet", 0, BLOCK, FetchClass.DEMAND);
+            put(store, first, "x/part-0.parquet", 1, 777, FetchClass.DEMAND);
+            put(store, first, "y", 0, BLOCK, FetchClass.PREFETCH);
+        }
+        final TestNames second = new TestNames(1000);
+        try (TieredBlockStore store = open(second, 4, 16))
+        {
+            assertEquals(3, store.ssd().blockCount());
+            assertArrayEquals(content("x/part-0.parquet", 0, BLOCK), read(store, second, "x/part-0.parquet", 0));
+            assertArrayEquals(content("x/part-0.parquet", 1, 777), read(store, second, "x/part-0.parquet", 1));
+            assertArrayEquals(content("y", 0, BLOCK), read(store, second, "y", 0));
+            assertEquals(3, store.metrics().ssdHits());
+        }
+    }
+
+    @Test
+    void corruptedBlockFileIsDetectedNotServedAndRefetched() throws Exception
+    {
+        final TestNames names = new TestNames(1);
+        try (TieredBlockStore store = open(names, 4, 16))
+        {
+            put(store, names, "c", 0, BLOCK, FetchClass.PREFETCH);
+            final Path file = store.ssd().pathOf(new ObjectName("ns", "c"), 0);
+            flipByte(file, BlockFileFormat.HEADER_LENGTH + 1234);
+
+            assertNull(read(store, names, "c", 0), "a corrupt block is never served");
+            assertEquals(1, store.metrics().ssdCorruptBlocks());
+            assertFalse(Files.exists(file));
+            assertFalse(store.onSsd(names.blockKey("c", 0)));
+
+            assertTrue(put(store, names, "c", 0, BLOCK, FetchClass.DEMAND), "the refetch is stored again");
+            assertArrayEquals(content("c", 0, BLOCK), read(store, names, "c", 0));
+        }
+    }
+
+    @Test
+    void tornWritesAndDamagedFilesAreDiscardedAtStart() throws Exception
+    {
+        final TestNames names = new TestNames(1);
+        final Path good;
+        final Path truncated;
+        try (TieredBlockStore store = open(names, 4, 16))
+        {
+            put(store, names, "g", 0, BLOCK, FetchClass.PREFETCH);
+            put(store, names, "t", 0, BLOCK, FetchClass.PREFETCH);
+            good = store.ssd().pathOf(new ObjectName("ns", "g"), 0);
+            truncated = store.ssd().pathOf(new ObjectName("ns", "t"), 0);
+        }
+        // a kill -9 between write and rename leaves a temp file; a torn copy leaves a short file
+        Files.write(good.resolveSibling("99.tmp"), new byte[100]);
+        try (FileChannel channel = FileChannel.open(truncated, StandardOpenOption.WRITE))
+        {
+            channel.truncate(BlockFileFormat.HEADER_LENGTH + 10);
+        }
+        final TestNames second = new TestNames(50);
+        try (TieredBlockStore store = open(second, 4, 16))
+        {
+            assertEquals(1, store.metrics().ssdTornWritesDiscarded());
+            assertEquals(1, store.metrics().ssdCorruptBlocks());
+            assertEquals(1, store.ssd().blockCount());
+            assertArrayEquals(content("g", 0, BLOCK), read(store, second, "g", 0));
+            assertNull(read(store, second, "t", 0));
+            assertFalse(Files.exists(good.resolveSibling("99.tmp")));
+        }
+    }
+
+    @Test
+    void unknownFormatVersionIsWipedAndCounted() throws Exception
+    {
+        final TestNames names = new TestNames(1);
+        final Path file;
+        try (TieredBlockStore store = open(names, 4, 16))
+        {
+            put(store, names, "v", 0, BLOCK, FetchClass.PREFETCH);
+            put(store, names, "w", 0, BLOCK, FetchClass.PREFETCH);
+            file = store.ssd().pathOf(new ObjectName("ns", "v"), 0);
+        }
+        // one file claims a future block format: it is wiped, the other survives
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE))
+        {
+            final ByteBuffer version = ByteBuffer.allocate(2).order(ByteOrder.LITTLE_ENDIAN).putShort(0, (short) 2);
+            channel.write(version, 4);
+        }
+        try (TieredBlockStore store = open(new TestNames(1), 4, 16))
+        {
+            assertEquals(1, store.metrics().ssdFormatWipes());
+            assertEquals(1, store.ssd().blockCount());
+        }
+        // a whole tier of another layout version is wiped
+        Files.writeString(dir.resolve("ssd").resolve("FORMAT"), "offcache-ssd-tier 99\n", StandardCharsets.UTF_8);
+        try (TieredBlockStore store = open(new TestNames(1), 4, 16))
+        {
+            assertEquals(1, store.metrics().ssdFormatWipes());
+            assertEquals(0, store.ssd().blockCount());
+        }
+        assertEquals(SsdTier.FORMAT_LINE,
+            Files.readString(dir.resolve("ssd").resolve("FORMAT"), StandardCharsets.UTF_8).trim());
+    }
+
+    @Test
+    void ssdCapacityEvictsOldestFirstWithinBudget()
+    {
+        final TestNames names = new TestNames(1);
+        try (TieredBlockStore store = open(names, 4, 3))
+        {
+            for (int i = 0; i < 5; i++)
+            {
+                assertTrue(put(store, names, "cap", i, BLOCK, FetchClass.PREFETCH));
+            }
+            assertEquals(3, store.ssd().blockCount());
+            assertTrue(store.ssd().sizeBytes() <= 3L * (BLOCK + BlockFileFormat.HEADER_LENGTH));
+            assertFalse(store.onSsd(names.blockKey("cap", 0)));
+            assertFalse(store.onSsd(names.blockKey("cap", 1)));
+            assertTrue(store.onSsd(names.blockKey("cap", 4)));
+        }
+    }
+
+    @Test
+    void noSlotLeaksAfterCloseAndReadersKeepTheirBlockAcrossEviction()
+    {
+        final TestNames names = new TestNames(1);
+        final TieredBlockStore store = open(names, 2, 16);
+        put(store, names, "r", 0, BLOCK, FetchClass.DEMAND);
+        final BlockRef held = store.acquire(names.blockKey("r", 0));
+        assertNotNull(held);
+        for (int i = 1; i < 6; i++)
+        {
+            put(store, names, "r", i, BLOCK, FetchClass.DEMAND);
+        }
+        final byte[] bytes = new byte[BLOCK];
+        held.buffer().getBytes(0, bytes);
+        assertArrayEquals(content("r", 0, BLOCK), bytes, "an evicted block stays intact while a reader holds it");
+        held.release();
+        store.close();
+        assertEquals(0, store.liveSlots());
+    }
+
+    @Test
+    void concurrentReadersAndWritersAlwaysSeeTheRightBytes() throws Exception
+    {
+        final TestNames names = new TestNames(1);
+        final AtomicLong checked = new AtomicLong();
+        final int keys = 40;
+        final ExecutorService pool = Executors.newFixedThreadPool(4);
+        try (TieredBlockStore store = open(names, 8, 24))
+        {
+            final List<Future<?>> futures = new ArrayList<>();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            for (int t = 0; t < 4; t++)
+            {
+                futures.add(pool.submit(() ->
+                {
+                    final ThreadLocalRandom random = ThreadLocalRandom.current();
+                    while (System.nanoTime() < deadline)
+                    {
+                        final int index = random.nextInt(keys);
+                        final byte[] got = read(store, names, "s", index);
+                        if (null == got)
+                        {
+                            put(store, names, "s", index, BLOCK, random.nextInt(4) == 0 ?
+                                FetchClass.PREFETCH : FetchClass.DEMAND);
+                        }
+                        else
+                        {
+                            assertArrayEquals(content("s", index, BLOCK), got);
+                            checked.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (final Future<?> future : futures)
+            {
+                future.get(30, TimeUnit.SECONDS);
+            }
+        }
+        finally
+        {
+            pool.shutdownNow();
+        }
+        assertTrue(checked.get() > 100, "enough hits were checked: " + checked.get());
+    }
+
+    private static void flipByte(final Path file, final long position) throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            final ByteBuffer one = ByteBuffer.allocate(1);
+            channel.read(one, position);
+            one.put(0, (byte) (one.get(0) ^ 0x5A));
+            one.clear();
+            channel.write(one, position);
+        }
+    }
+}
