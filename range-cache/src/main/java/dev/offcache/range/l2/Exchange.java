@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
+import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
@@ -152,7 +153,10 @@ abstract class Exchange
                 final HttpContent content = (HttpContent)msg;
                 if (content.decoderResult().isFailure())
                 {
-                    fail(FallbackReason.MALFORMED, content.decoderResult().cause());
+                    final Throwable cause = content.decoderResult().cause();
+                    // The decoder reports a connection closed (FIN) before the announced length as a failed part.
+                    fail(cause instanceof PrematureChannelClosureException ? FallbackReason.SHORT_BODY :
+                        FallbackReason.MALFORMED, cause);
                     return;
                 }
                 progress();
@@ -181,7 +185,15 @@ abstract class Exchange
             connect(loop);
             return;
         }
-        fail(headersSeen ? FallbackReason.BROKEN_STREAM : FallbackReason.CLOSED_BEFORE_HEADERS, cause);
+        if (!headersSeen)
+        {
+            fail(FallbackReason.CLOSED_BEFORE_HEADERS, cause);
+        }
+        else
+        {
+            // A clean close (FIN) before the announced length is a short body; an error or reset is a broken stream.
+            fail(cause == null ? FallbackReason.SHORT_BODY : FallbackReason.BROKEN_STREAM, cause);
+        }
     }
 
     final void progress()

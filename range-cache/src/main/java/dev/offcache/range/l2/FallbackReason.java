@@ -20,9 +20,9 @@ public enum FallbackReason
     MALFORMED("malformed", false),
     /** No body bytes for the stall timeout. */
     STALL("stall", true),
-    /** The body ended before the announced length. */
+    /** The connection closed cleanly (or the body ended) before the announced length. */
     SHORT_BODY("short_body", false),
-    /** The connection broke in the middle of the body. */
+    /** The connection failed (reset, I/O error) in the middle of the body. */
     BROKEN_STREAM("broken_stream", false);
 
     private final String tag;
