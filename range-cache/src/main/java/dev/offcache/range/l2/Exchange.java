@@ -48,6 +48,12 @@ abstract class Exchange
     /** The exchange is over without an answer we can use: fall back. Runs once. */
     abstract void onFailed(FallbackReason reason, Throwable cause);
 
+    /** How long to wait for response headers, connecting included. */
+    long headerDeadlineNs()
+    {
+        return client.abandonTimeoutNs();
+    }
+
     /** Starts on a pooled connection when one is idle, otherwise on a new one. */
     final void start()
     {
@@ -119,7 +125,7 @@ abstract class Exchange
             {
                 fail(FallbackReason.NO_HEADERS, null);
             }
-        }, client.abandonTimeoutNs(), TimeUnit.NANOSECONDS);
+        }, headerDeadlineNs(), TimeUnit.NANOSECONDS);
     }
 
     final void onMessage(final Object msg)

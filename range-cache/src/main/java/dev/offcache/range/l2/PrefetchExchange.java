@@ -36,6 +36,13 @@ final class PrefetchExchange extends Exchange
         this.result = result;
     }
 
+    /** No caller waits for a prefetch, so it may wait longer for the answer; the deadline only bounds resources. */
+    @Override
+    long headerDeadlineNs()
+    {
+        return client.abandonTimeoutNs() + client.stallTimeoutNs();
+    }
+
     @Override
     HttpRequest request()
     {
