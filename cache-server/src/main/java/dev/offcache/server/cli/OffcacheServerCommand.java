@@ -115,7 +115,8 @@ public final class OffcacheServerCommand implements Callable<Integer>
     int maxBodyKb;
 
     @Option(names = "--max-key-length", defaultValue = "1024", paramLabel = "N",
-        description = "Longest object key (env OFFCACHE_MAX_KEY_LENGTH). Default: ${DEFAULT-VALUE}.")
+        description = "Longest object key in UTF-8 bytes, at most 2048 (env OFFCACHE_MAX_KEY_LENGTH). " +
+            "Default: ${DEFAULT-VALUE}.")
     int maxKeyLength;
 
     @Option(names = "--shutdown-grace-seconds", defaultValue = "10", paramLabel = "S",
@@ -266,6 +267,11 @@ public final class OffcacheServerCommand implements Callable<Integer>
         positive("--max-ranges", maxRanges);
         positive("--max-body-kb", maxBodyKb);
         positive("--max-key-length", maxKeyLength);
+        if (maxKeyLength > 2048)
+        {
+            throw invalid("--max-key-length", "must be at most 2048 (block file headers hold the name), was " +
+                maxKeyLength);
+        }
         if (shutdownGraceSeconds < 0)
         {
             throw invalid("--shutdown-grace-seconds", "must be >= 0, was " + shutdownGraceSeconds);

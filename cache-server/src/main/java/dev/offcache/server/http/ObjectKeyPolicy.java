@@ -3,9 +3,9 @@ package dev.offcache.server.http;
 import java.util.List;
 
 /**
- * Which object keys clients may ask for: not empty, bounded length, no leading {@code /}, no {@code .} or {@code ..}
- * segment, no empty segment, no control characters or backslashes, and under one of the allowed prefixes (when any
- * are configured). Immutable and thread-safe.
+ * Which object keys clients may ask for: not empty, bounded UTF-8 length, no leading {@code /}, no {@code .} or
+ * {@code ..} segment, no empty segment, no control characters or backslashes, and under one of the allowed prefixes
+ * (when any are configured). Immutable and thread-safe.
  */
 public final class ObjectKeyPolicy
 {
@@ -15,7 +15,7 @@ public final class ObjectKeyPolicy
     /**
      * A policy.
      *
-     * @param maxLength       the longest key in UTF-16 chars.
+     * @param maxLength       the longest key in UTF-8 bytes.
      * @param allowedPrefixes keys must start with one of these; empty allows any.
      */
     public ObjectKeyPolicy(final int maxLength, final List<String> allowedPrefixes)
@@ -40,9 +40,9 @@ public final class ObjectKeyPolicy
         {
             return "empty key";
         }
-        if (key.length() > maxLength)
+        if (key.length() > maxLength || utf8Length(key) > maxLength)
         {
-            return "key longer than " + maxLength;
+            return "key longer than " + maxLength + " UTF-8 bytes";
         }
         if (key.charAt(0) == '/')
         {
@@ -88,5 +88,33 @@ public final class ObjectKeyPolicy
             return "key is not under an allowed prefix";
         }
         return null;
+    }
+
+    private static int utf8Length(final String key)
+    {
+        int bytes = 0;
+        for (int i = 0; i < key.length(); i++)
+        {
+            final char c = key.charAt(i);
+            if (c < 0x80)
+            {
+                bytes++;
+            }
+            else if (c < 0x800)
+            {
+                bytes += 2;
+            }
+            else if (Character.isHighSurrogate(c) && i + 1 < key.length() &&
+                Character.isLowSurrogate(key.charAt(i + 1)))
+            {
+                bytes += 4;
+                i++;
+            }
+            else
+            {
+                bytes += 3;
+            }
+        }
+        return bytes;
     }
 }

@@ -554,7 +554,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     void respondSourceFailure(
         final ChannelHandlerContext ctx, final String endpoint, final Throwable error, final boolean keepAlive)
     {
-        if (error instanceof ObjectNotFoundException)
+        if (error instanceof ObjectNotFoundException ||
+            error instanceof dev.offcache.range.origin.ObjectNotFoundException)
         {
             respond(ctx, endpoint, HttpResponseStatus.NOT_FOUND, error.getMessage(), keepAlive);
         }

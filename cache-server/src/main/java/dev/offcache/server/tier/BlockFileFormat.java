@@ -44,7 +44,8 @@ public final class BlockFileFormat
     private static final int NAMESPACE_LENGTH_OFFSET = 32;
     private static final int KEY_LENGTH_OFFSET = 34;
     private static final int HEADER_CRC_OFFSET = 36;
-    private static final int NAMES_OFFSET = 40;
+    /** Where the names start in the header. */
+    public static final int NAMES_OFFSET = 40;
 
     private BlockFileFormat()
     {

@@ -13,7 +13,7 @@ import java.util.Objects;
 public record ObjectName(String namespace, String objectKey)
 {
     /** Largest UTF-8 size of namespace plus object key that a block file header can hold. */
-    public static final int MAX_ENCODED_BYTES = 2048;
+    public static final int MAX_ENCODED_BYTES = BlockFileFormat.HEADER_LENGTH - BlockFileFormat.NAMES_OFFSET;
 
     /**
      * Validates the name.

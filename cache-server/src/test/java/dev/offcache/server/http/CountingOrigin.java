@@ -8,7 +8,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.offcache.server.source.LocalDirectoryOrigin;
 import dev.offcache.server.source.Origin;
 
-/** A local-directory origin that counts block reads and fails on demand for keys starting with "fail". */
+/**
+ * A local-directory origin that counts block reads and fails on demand: every read of a key starting with "fail",
+ * or, for keys starting with "failmid", every read past the first block.
+ */
 final class CountingOrigin implements Origin
 {
     private final LocalDirectoryOrigin delegate;
@@ -35,7 +38,7 @@ final class CountingOrigin implements Origin
     public void read(final String key, final long position, final ByteBuffer target) throws IOException
     {
         reads.incrementAndGet();
-        if (key.startsWith("fail"))
+        if (key.startsWith("fail") && (!key.startsWith("failmid") || position >= ServerHarness.BLOCK))
         {
             throw new IOException("injected origin failure");
         }

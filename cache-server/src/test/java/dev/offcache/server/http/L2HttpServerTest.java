@@ -60,6 +60,7 @@ class L2HttpServerTest
         Files.write(originDir.resolve("dir").resolve("nested.bin"), nested);
         Files.write(originDir.resolve("empty.bin"), new byte[0]);
         Files.write(originDir.resolve("fail.bin"), new byte[1000]);
+        Files.write(originDir.resolve("failmid.bin"), random(3 * BLOCK, 4));
         Files.write(originDir.resolve("a+b c.bin"), random(100, 3));
         harness = start();
     }
@@ -287,6 +288,26 @@ class L2HttpServerTest
     }
 
     @Test
+    void originFailureAfterTheFirstByteCutsTheConnectionAndTheServerCarriesOn() throws Exception
+    {
+        try (Socket socket = new Socket("127.0.0.1", harness.port()))
+        {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("GET /obj/failmid.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                ServerHarness.KEY + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            final byte[] all = socket.getInputStream().readAllBytes();
+            final String head = new String(all, 0, Math.min(all.length, 300), StandardCharsets.ISO_8859_1);
+            assertTrue(head.startsWith("HTTP/1.1 200"), head);
+            assertTrue(head.contains("content-length: " + 3 * BLOCK), head);
+            final int body = all.length - (head.indexOf("\r\n\r\n") + 4);
+            assertEquals(BLOCK, body, "the first block arrived, then the connection closed short of Content-Length");
+        }
+        assertEquals(1, harness.server.metrics().streamsAborted.sum());
+        assertArrayEquals(nested, get("/obj/dir/nested.bin", null).body());
+        awaitNoBlockHeldOutsideRam();
+    }
+
+    @Test
     void authIsRequiredExceptForHealthAndReady() throws Exception
     {
         final HttpResponse<String> none = client.send(HttpRequest.newBuilder(URI.create(harness.base() +
@@ -318,7 +339,8 @@ class L2HttpServerTest
     void badInputGetsClearErrorsAndTheServerStaysUp() throws Exception
     {
         for (final String path : new String[] {"/obj/../big.bin", "/obj/dir/../../x", "/obj/%2e%2e/big.bin",
-            "/obj//etc/passwd", "/obj/", "/obj/a//b", "/obj/a%00b", "/obj/" + "k".repeat(2000), "/obj/%zz"})
+            "/obj//etc/passwd", "/obj/", "/obj/a//b", "/obj/a%00b", "/obj/" + "k".repeat(2000), "/obj/%zz",
+            "/obj/" + "%C3%A9".repeat(600)})
         {
             final String response = raw("GET " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
                 ServerHarness.KEY + "\r\n\r\n");

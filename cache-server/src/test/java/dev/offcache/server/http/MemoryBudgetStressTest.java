@@ -64,6 +64,11 @@ class MemoryBudgetStressTest
                 Thread.sleep(10);
             }
             assertEquals(0, budget.inFlightBytes(), "every reservation was returned");
+            while (harness.store.liveSlots() != harness.store.ramBlocks() && System.nanoTime() < deadline)
+            {
+                Thread.sleep(10);
+            }
+            assertEquals(harness.store.ramBlocks(), harness.store.liveSlots(), "Netty released every block view");
         }
         finally
         {

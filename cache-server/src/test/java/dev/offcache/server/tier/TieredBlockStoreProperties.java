@@ -53,7 +53,7 @@ class TieredBlockStoreProperties
             .map((key) -> Tuple.of(op, key))).list().ofMinSize(1).ofMaxSize(60);
     }
 
-    @Property(tries = 150)
+    @Property(tries = 60)
     void storeBehavesLikeTheModel(@ForAll("operations") final List<Tuple.Tuple2<Op, Integer>> ops) throws Exception
     {
         final Path dir = Files.createTempDirectory("offcache-tier-prop");

@@ -19,6 +19,7 @@ class JournalAllocationTest
     private static final int RECORDS = 20_000;
     // Room for the measuring calls themselves; one allocation per record would be hundreds of kilobytes.
     private static final long ALLOWANCE_BYTES = 16 * 1024;
+    private static final int ROUNDS = 3;
 
     @TempDir
     Path dir;
@@ -41,14 +42,21 @@ class JournalAllocationTest
             appendAll(journal, record, 1000);
             journal.forEach(handler);
 
-            long before = threads.getThreadAllocatedBytes(threadId);
-            appendAll(journal, record, RECORDS);
-            final long appendAllocated = threads.getThreadAllocatedBytes(threadId) - before;
+            // The least of a few rounds: a one-off allocation (a JIT deoptimisation, a lazily loaded class) can land
+            // in any round, but a per-record allocation lands in every round.
+            long appendAllocated = Long.MAX_VALUE;
+            long replayAllocated = Long.MAX_VALUE;
+            for (int round = 0; round < ROUNDS; round++)
+            {
+                long before = threads.getThreadAllocatedBytes(threadId);
+                appendAll(journal, record, RECORDS);
+                appendAllocated = Math.min(appendAllocated, threads.getThreadAllocatedBytes(threadId) - before);
 
-            sum = 0;
-            before = threads.getThreadAllocatedBytes(threadId);
-            journal.forEach(handler);
-            final long replayAllocated = threads.getThreadAllocatedBytes(threadId) - before;
+                sum = 0;
+                before = threads.getThreadAllocatedBytes(threadId);
+                journal.forEach(handler);
+                replayAllocated = Math.min(replayAllocated, threads.getThreadAllocatedBytes(threadId) - before);
+            }
 
             assertEquals(1, journal.segmentCount(), "test setup: no roll during the measurement");
             assertTrue(appendAllocated < ALLOWANCE_BYTES, "append allocated " + appendAllocated + " bytes");
@@ -58,9 +66,12 @@ class JournalAllocationTest
             {
                 expected += i;
             }
-            for (int i = 0; i < RECORDS; i++)
+            for (int round = 0; round < ROUNDS; round++)
             {
-                expected += i;
+                for (int i = 0; i < RECORDS; i++)
+                {
+                    expected += i;
+                }
             }
             assertEquals(expected, sum, "every record replayed");
         }

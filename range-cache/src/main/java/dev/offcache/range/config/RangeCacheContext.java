@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 
 import dev.offcache.range.origin.ObjectStore;
+import dev.offcache.range.l1.L1BlockStore;
 import dev.offcache.range.store.BlockStore;
 
 /**
@@ -232,14 +233,16 @@ public final class RangeCacheContext
             }
             store = null;
         }
-        else if (store == null && storeFactory != null)
+        else if (store == null && (storeFactory != null || tier == Tier.L1))
         {
+            // In an engine process the default store is the off-heap W-TinyLFU L1, sized by OFFCACHE_L1_MB.
+            final StoreFactory factory = storeFactory != null ? storeFactory : L1BlockStore::create;
             if (l1BudgetBytes < blockSize)
             {
                 throw new IllegalArgumentException("l1BudgetBytes must hold at least one block (" + blockSize +
                     "): " + l1BudgetBytes);
             }
-            store = storeFactory.create(l1BudgetBytes, blockSize);
+            store = factory.create(l1BudgetBytes, blockSize);
         }
         concluded = true;
         return this;

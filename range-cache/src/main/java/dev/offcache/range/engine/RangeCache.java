@@ -7,8 +7,8 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 import org.agrona.MutableDirectBuffer;
 
@@ -77,12 +77,15 @@ public final class RangeCache implements AutoCloseable
         windowBlocks = context.streamWindowBlocks();
         windowsInFlight = context.streamWindowsInFlight();
         bypassPrefixes = context.bypassPrefixes().toArray(new String[0]);
-        timer = Executors.newSingleThreadScheduledExecutor((runnable) ->
+        final ScheduledThreadPoolExecutor deadlines = new ScheduledThreadPoolExecutor(1, (runnable) ->
         {
             final Thread thread = new Thread(runnable, "offcache-range-deadlines");
             thread.setDaemon(true);
             return thread;
         });
+        // Most deadlines are cancelled when their GET completes: drop them at once rather than keep them queued.
+        deadlines.setRemoveOnCancelPolicy(true);
+        timer = deadlines;
         final long timeoutNs = context.originTimeout().toNanos();
         fetcher = new BlockFetcher(origin, store, metrics, blockSize, context.maxCoalescedGetBytes(),
             context.fetchPermits(), context.demandReservedPermits(), timeoutNs, timer);

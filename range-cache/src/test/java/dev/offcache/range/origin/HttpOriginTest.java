@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
@@ -15,6 +16,11 @@ import java.util.regex.Pattern;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The HTTP origin against a real HTTP server on 127.0.0.1 (the JDK's), which serves, stores and deletes objects
@@ -35,6 +41,7 @@ class HttpOriginTest extends ObjectStoreContract
         threads = Executors.newFixedThreadPool(4);
         server.setExecutor(threads);
         server.createContext("/objects/", this::handle);
+        server.createContext("/norange/", this::ignoreRange);
         server.start();
     }
 
@@ -56,6 +63,36 @@ class HttpOriginTest extends ObjectStoreContract
     protected boolean canList()
     {
         return false;
+    }
+
+    @Test
+    void aServerThatIgnoresRangeIsAnErrorUnlessTheRangeStartsAtZero() throws Exception
+    {
+        objects.put("whole", random(1000, 9));
+        try (HttpOrigin sloppy = new HttpOrigin(
+            URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/norange/"), Duration.ofSeconds(10)))
+        {
+            final Throwable error = failure(sloppy.read("whole", 10, ByteBuffer.allocateDirect(100)));
+            assertTrue(error.getMessage().contains("ignored the Range"), error.getMessage());
+            final ByteBuffer head = ByteBuffer.allocateDirect(100);
+            assertEquals(100, get(sloppy.read("whole", 0, head)));
+            final byte[] got = new byte[100];
+            head.get(got);
+            assertArrayEquals(Arrays.copyOf(objects.get("whole"), 100), got);
+        }
+    }
+
+    private void ignoreRange(final HttpExchange exchange) throws IOException
+    {
+        try (exchange)
+        {
+            final byte[] data = objects.get(exchange.getRequestURI().getPath().substring("/norange/".length()));
+            exchange.sendResponseHeaders(200, data.length);
+            try (OutputStream body = exchange.getResponseBody())
+            {
+                body.write(data);
+            }
+        }
     }
 
     private void handle(final HttpExchange exchange) throws IOException

@@ -1,0 +1,238 @@
+package dev.offcache.benchmarks.l1;
+
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.offcache.core.slab.BlockRef;
+import dev.offcache.range.l1.L1BlockStore;
+import dev.offcache.range.store.BlockKeys;
+import dev.offcache.range.store.FetchClass;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * L1 hit path: a {@code readSize} read at a random aligned offset inside a cached 1 MiB block, block keys drawn from
+ * a Zipf distribution, every read a hit. Ours ({@link L1BlockStore#read}: lock-free lookup, ref-count retain, copy
+ * from off-heap into the caller's byte[], release, access recorded for the policy) beside the baseline: a Caffeine
+ * {@code Cache<Long, byte[]>} lookup plus {@code System.arraycopy} into the same kind of byte[]. Keys for Caffeine are
+ * boxed ahead of time, so the baseline pays no boxing. 1 and 2 threads; plus a lookup-only pair (no copy) that
+ * isolates the cost of the lookup and the reference count.
+ *
+ * <p>The smoke default is 4 KiB reads over 16 blocks; the full comparison is {@code -p readSize=4096,65536}, and a
+ * larger working set {@code -p blocks=128}.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+@State(Scope.Benchmark)
+public class L1HitBenchmark
+{
+    private static final int BLOCK = 1024 * 1024;
+    private static final int SEQUENCE = 1 << 16;
+
+    @Param({"4096"})
+    int readSize;
+
+    @Param({"16"})
+    int blocks;
+
+    L1BlockStore store;
+    Cache<Long, byte[]> caffeine;
+    long[] keys;
+    Long[] boxedKeys;
+    int[] offsets;
+
+    /**
+     * A reader's cursor into the shared key sequence and its destination buffer.
+     */
+    @State(Scope.Thread)
+    public static class Reader
+    {
+        int next;
+        byte[] destination;
+        UnsafeBuffer destinationBuffer;
+
+        /**
+         * Allocates the destination and starts at a per-thread position.
+         */
+        @Setup(Level.Trial)
+        public void setUp()
+        {
+            destination = new byte[64 * 1024];
+            destinationBuffer = new UnsafeBuffer(destination);
+            next = (int) (Thread.currentThread().getId() * 7919) & (SEQUENCE - 1);
+        }
+
+        int advance()
+        {
+            final int i = next;
+            next = (i + 1) & (SEQUENCE - 1);
+            return i;
+        }
+    }
+
+    /**
+     * Fills both caches with the same blocks and draws the key and offset sequence.
+     */
+    @Setup(Level.Trial)
+    public void setUp()
+    {
+        store = new L1BlockStore(new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long) blocks * BLOCK));
+        caffeine = Caffeine.newBuilder().maximumSize(blocks).build();
+        final Random random = new Random(17);
+        final byte[] content = new byte[BLOCK];
+        for (int b = 0; b < blocks; b++)
+        {
+            random.nextBytes(content);
+            final long key = BlockKeys.pack(1000 + b, b);
+            if (!store.put(key, new UnsafeBuffer(content), 0, BLOCK, FetchClass.DEMAND))
+            {
+                throw new IllegalStateException("block " + b + " was not stored");
+            }
+            caffeine.put(key, content.clone());
+        }
+        final ZipfKeys zipf = new ZipfKeys(blocks, 0.99, 23);
+        keys = new long[SEQUENCE];
+        boxedKeys = new Long[SEQUENCE];
+        offsets = new int[SEQUENCE];
+        for (int i = 0; i < SEQUENCE; i++)
+        {
+            final int b = zipf.next();
+            keys[i] = BlockKeys.pack(1000 + b, b);
+            boxedKeys[i] = keys[i];
+            offsets[i] = random.nextInt(BLOCK / readSize) * readSize;
+        }
+    }
+
+    /**
+     * Closes the store; every slot goes back.
+     */
+    @TearDown(Level.Trial)
+    public void tearDown()
+    {
+        store.close();
+        if (store.liveSlots() != 0)
+        {
+            throw new IllegalStateException("slots leaked: " + store);
+        }
+    }
+
+    /**
+     * Ours, one thread.
+     *
+     * @param reader the thread's cursor.
+     * @return bytes copied.
+     */
+    @Benchmark
+    @Threads(1)
+    public int offcacheL1OneThread(final Reader reader)
+    {
+        return readOffcache(reader);
+    }
+
+    /**
+     * Caffeine plus a copy, one thread.
+     *
+     * @param reader the thread's cursor.
+     * @return bytes copied.
+     */
+    @Benchmark
+    @Threads(1)
+    public int caffeineByteArrayOneThread(final Reader reader)
+    {
+        return readCaffeine(reader);
+    }
+
+    /**
+     * Ours, two threads.
+     *
+     * @param reader the thread's cursor.
+     * @return bytes copied.
+     */
+    @Benchmark
+    @Threads(2)
+    public int offcacheL1TwoThreads(final Reader reader)
+    {
+        return readOffcache(reader);
+    }
+
+    /**
+     * Caffeine plus a copy, two threads.
+     *
+     * @param reader the thread's cursor.
+     * @return bytes copied.
+     */
+    @Benchmark
+    @Threads(2)
+    public int caffeineByteArrayTwoThreads(final Reader reader)
+    {
+        return readCaffeine(reader);
+    }
+
+    /**
+     * Ours without the copy: lookup, retain, read one long through the zero-copy view, release.
+     *
+     * @param reader the thread's cursor.
+     * @return the long read.
+     */
+    @Benchmark
+    @Threads(1)
+    public long offcacheL1LookupOneThread(final Reader reader)
+    {
+        final int i = reader.advance();
+        final BlockRef ref = store.acquire(keys[i]);
+        try
+        {
+            return ref.buffer().getLong(offsets[i]);
+        }
+        finally
+        {
+            ref.release();
+        }
+    }
+
+    /**
+     * Caffeine without the copy: lookup and read one byte of the array.
+     *
+     * @param reader the thread's cursor.
+     * @return the byte read.
+     */
+    @Benchmark
+    @Threads(1)
+    public long caffeineLookupOneThread(final Reader reader)
+    {
+        final int i = reader.advance();
+        return caffeine.getIfPresent(boxedKeys[i])[offsets[i]];
+    }
+
+    private int readOffcache(final Reader reader)
+    {
+        final int i = reader.advance();
+        return store.read(keys[i], offsets[i], reader.destinationBuffer, 0, readSize);
+    }
+
+    private int readCaffeine(final Reader reader)
+    {
+        final int i = reader.advance();
+        final byte[] block = caffeine.getIfPresent(boxedKeys[i]);
+        System.arraycopy(block, offsets[i], reader.destination, 0, readSize);
+        return readSize;
+    }
+}

@@ -1,0 +1,218 @@
+package dev.offcache.benchmarks.transport;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+import dev.offcache.core.region.MappedRegion;
+import dev.offcache.transport.client.BlockClient;
+import dev.offcache.transport.media.AeronMedia;
+import dev.offcache.transport.media.TransportChannels;
+import dev.offcache.transport.server.BlockServer;
+import dev.offcache.transport.source.DirectBufferBlockSource;
+import org.agrona.BufferUtil;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Fetching one block, request to last byte in the caller's off-heap buffer: the Aeron block server over IPC and
+ * over UDP (127.0.0.1) against its baseline, a plain Netty TCP request/response server on 127.0.0.1, all serving
+ * the same bytes from the same mapped file. Each fetch is sampled (SampleTime): at 4 KiB the p50/p99 are the
+ * latency; at 1 MiB and 16 MiB ({@code -p payloadBytes=4096,1048576,16777216}) the size over the mean time is
+ * the throughput of back-to-back fetches. One benchmark method, so the smoke run is one fork per transport. One fetch
+ * at a time on one connection; Aeron agents idle with a BackoffIdleStrategy parking at most
+ * {@code aeronMaxParkMicros}; SHARED embedded media driver.
+ */
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 2)
+@Fork(1)
+public class BlockFetchBenchmark
+{
+    private static final String ID = "block";
+
+    /**
+     * A mapped file served over one of the transports.
+     */
+    @State(Scope.Benchmark)
+    public static class Fixture
+    {
+        /**
+         * Which transport carries the fetch: {@code aeron-ipc}, {@code aeron-udp} or the {@code netty-tcp} baseline.
+         */
+        @Param({"aeron-ipc", "aeron-udp", "netty-tcp"})
+        public String transport;
+
+        /**
+         * Longest park, in microseconds, of the Aeron agents' (driver, server, client) BackoffIdleStrategy
+         * (Aeron's default is 1000). Netty's event loops block in epoll instead and wake on data.
+         */
+        @Param({"50"})
+        public int aeronMaxParkMicros;
+
+        /**
+         * MTU of the Aeron UDP response publications (the module default is 8192; 65504 suits loopback).
+         */
+        @Param({"8192"})
+        public int aeronUdpMtu;
+
+        private Path file;
+        private MappedRegion region;
+        private AeronMedia media;
+        private BlockServer aeronServer;
+        private BlockClient aeronClient;
+        private NettyBlockServer nettyServer;
+        private NettyBlockClient nettyClient;
+        private ByteBuffer destinationBytes;
+        private UnsafeBuffer destination;
+        private int size;
+
+        /**
+         * Block size in bytes: 4 KiB for latency; 1 MiB and 16 MiB for throughput via
+         * {@code -p payloadBytes=4096,1048576,16777216} (kept small by default so the smoke run stays short).
+         */
+        @Param({"4096"})
+        public int payloadBytes;
+
+        /**
+         * Writes a file of pseudo-random bytes, maps it, starts the server and client of the chosen transport.
+         *
+         * @throws IOException if the file cannot be written.
+         */
+        @Setup(Level.Trial)
+        public void setUp() throws IOException
+        {
+            size = payloadBytes;
+            file = Files.createTempFile("offcache-transport-bench", ".data");
+            writeRandom(file, size);
+            region = MappedRegion.mapExistingFile(file, true);
+            final UnsafeBuffer mapped = region.view(0, size);
+            destinationBytes = ByteBuffer.allocateDirect(size);
+            destination = new UnsafeBuffer(destinationBytes);
+            if (transport.startsWith("aeron"))
+            {
+                media = AeronMedia.launch(new AeronMedia.Context().driverIdleStrategy(idle()));
+                final String channel = "aeron-ipc".equals(transport) ? TransportChannels.IPC :
+                    TransportChannels.udp("127.0.0.1", freeUdpPort());
+                aeronServer = BlockServer.start(new BlockServer.Context().aeron(media.aeron())
+                    .requestChannel(channel).blockSource(new DirectBufferBlockSource().register(ID, mapped))
+                    .idleStrategy(idle()).responseUdpMtu(aeronUdpMtu));
+                aeronClient = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+                    .requestChannel(channel).idleStrategy(idle()));
+            }
+            else if ("netty-tcp".equals(transport))
+            {
+                nettyServer = new NettyBlockServer();
+                nettyServer.register(ID, mapped);
+                nettyClient = new NettyBlockClient(nettyServer.port());
+            }
+            else
+            {
+                throw new IllegalArgumentException("unknown transport: " + transport);
+            }
+            final long fetched = fetch();
+            if (fetched != size || destination.getLong(0) != mapped.getLong(0) ||
+                destination.getByte(size - 1) != mapped.getByte(size - 1))
+            {
+                throw new IllegalStateException(transport + " fetched wrong bytes in the warm-up check");
+            }
+        }
+
+        /**
+         * Stops client and server, unmaps and deletes the file.
+         *
+         * @throws IOException if the file cannot be deleted.
+         */
+        @TearDown(Level.Trial)
+        public void tearDown() throws IOException
+        {
+            CloseHelper.closeAll(aeronClient, aeronServer, media, nettyClient, nettyServer, region);
+            Files.deleteIfExists(file);
+        }
+
+        private IdleStrategy idle()
+        {
+            return new BackoffIdleStrategy(10, 20, 1_000, TimeUnit.MICROSECONDS.toNanos(aeronMaxParkMicros));
+        }
+
+        long fetch()
+        {
+            if (aeronClient != null)
+            {
+                return aeronClient.fetch(ID, destination, 0).join();
+            }
+            destinationBytes.clear();
+            return nettyClient.fetch(ID, destinationBytes).join();
+        }
+    }
+
+    /**
+     * One fetch, request to last byte in the destination, timed alone (SampleTime: mean, p50, p99...).
+     *
+     * @param fixture the transport and block.
+     * @return bytes fetched.
+     */
+    @Benchmark
+    public long fetch(final Fixture fixture)
+    {
+        return fixture.fetch();
+    }
+
+    private static void writeRandom(final Path file, final int size) throws IOException
+    {
+        final ByteBuffer bytes = ByteBuffer.allocateDirect(Math.max(size, 8));
+        final SplittableRandom random = new SplittableRandom(42);
+        while (bytes.remaining() >= 8)
+        {
+            bytes.putLong(random.nextLong());
+        }
+        bytes.flip().limit(size);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE))
+        {
+            while (bytes.hasRemaining())
+            {
+                channel.write(bytes);
+            }
+        }
+        finally
+        {
+            BufferUtil.free(bytes);
+        }
+    }
+
+    private static int freeUdpPort()
+    {
+        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress()))
+        {
+            return socket.getLocalPort();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+}

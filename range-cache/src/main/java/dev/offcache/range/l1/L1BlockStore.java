@@ -1,0 +1,688 @@
+package dev.offcache.range.l1;
+
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongConsumer;
+
+import dev.offcache.core.slab.BlockRef;
+import dev.offcache.core.slab.BlockSlab;
+import dev.offcache.range.policy.EvictionPolicy;
+import dev.offcache.range.policy.PolicyKind;
+import dev.offcache.range.store.BlockStore;
+import dev.offcache.range.store.EvictionStats;
+import dev.offcache.range.store.FetchClass;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * The in-process L1 tier: blocks held off-heap in {@link BlockSlab} slots (one slot per block, slot size = the
+ * engine's block size) under a byte budget, evicted by a frequency-aware policy (W-TinyLFU by default).
+ *
+ * <p><b>Hit path.</b> {@link #acquire(long)} looks the key up in a lock-free single-writer table
+ * ({@link BlockIndex}), retains the slot's {@link BlockRef} with one CAS and records the access in a lossy striped
+ * ring ({@link AccessBuffer}); it takes no lock and allocates nothing. When a ring stripe fills, the reader tries to
+ * become the maintenance writer (one CAS on a flag; if another thread holds it the reader just goes on) and
+ * replays the recorded accesses into the policy.
+ *
+ * <p><b>Writes.</b> {@link #put} copies the block into a free slot outside any critical section, then enters the
+ * maintenance writer (a CAS-acquired flag; critical sections are short and bounded: a buffer drain, a policy update,
+ * at most a few evictions) to publish it. When no slot is free the writer evicts: the policy names the victim, the
+ * store removes it from the table and drops the owner's reference; the slot returns to the slab when the last
+ * reader releases it, so a reader never sees its bytes change. Prefetched blocks ({@link FetchClass#PREFETCH}) have
+ * lower priority: they skip the admission window and enter where they are evicted first unless read, and when the
+ * store is full they are admitted only if the policy estimates them more popular than its next victim.
+ *
+ * <p><b>Memory.</b> The store owns the slab and every resident block's owner reference; a reader owns the reference
+ * {@link #acquire(long)} returned until it releases it. The budget can never be exceeded: the slab has exactly
+ * {@code budget / blockSize} slots and a block needs a slot. {@link #close()} drops every owner reference and
+ * closes the slab, whose memory is unmapped when the last reader releases.
+ */
+public final class L1BlockStore implements BlockStore, EvictionStats
+{
+    private static final int EVICTION_ATTEMPTS = 8;
+
+    private final BlockSlab slab;
+    private final int blockSize;
+    private final EvictionPolicy policy;
+    private final BlockIndex index;
+    private final AccessBuffer accesses;
+    private final LongConsumer recordAccess;
+    private final AtomicBoolean maintenance = new AtomicBoolean();
+    private volatile boolean closed;
+
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+    // Written only by the maintenance writer; volatile so other threads read current values.
+    private volatile long puts;
+    private volatile long rejections;
+    private volatile long evictions;
+    private volatile long residentBytes;
+
+    /**
+     * Creates a store as the context describes; concludes the context first.
+     *
+     * @param context budget, block size and policy.
+     */
+    public L1BlockStore(final Context context)
+    {
+        context.conclude();
+        blockSize = context.blockSize();
+        final int slots = context.slotCount();
+        policy = context.policy().create(slots);
+        index = new BlockIndex(slots);
+        accesses = new AccessBuffer(AccessBuffer.stripesFor(Runtime.getRuntime().availableProcessors()));
+        recordAccess = policy::recordAccess;
+        slab = BlockSlab.anonymous((long) slots * blockSize, blockSize);
+    }
+
+    /**
+     * Creates a W-TinyLFU store: the shape of the engine's store factory ({@code L1BlockStore::create}).
+     *
+     * @param budgetBytes the byte budget, at least one block.
+     * @param blockSize   the engine's block size, a power of two in [4 KiB, 16 MiB].
+     * @return the store, owning its slab.
+     */
+    public static L1BlockStore create(final long budgetBytes, final int blockSize)
+    {
+        return new L1BlockStore(new Context().budgetBytes(budgetBytes).blockSize(blockSize));
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public BlockRef acquire(final long blockKey)
+    {
+        if (closed)
+        {
+            return null;
+        }
+        final BlockIndex.Entry entry = index.get(blockKey);
+        final boolean hit = entry != null && entry.ref.tryRetain();
+        if (hit)
+        {
+            hits.increment();
+        }
+        else
+        {
+            misses.increment();
+        }
+        if (blockKey >= 0 && accesses.offer(blockKey))
+        {
+            tryDrain();
+        }
+        return hit ? entry.ref : null;
+    }
+
+    /**
+     * Copies bytes of a cached block into a caller's buffer: acquire, copy, release, without allocating.
+     *
+     * @param blockKey      the packed key of the block.
+     * @param offsetInBlock where in the block to start.
+     * @param destination   where to copy to.
+     * @param destOffset    where in {@code destination} to start.
+     * @param length        the most bytes to copy.
+     * @return bytes copied (fewer than {@code length} when the block ends first), or -1 on a miss.
+     * @throws IllegalArgumentException if {@code offsetInBlock} or {@code length} is negative, or the offset lies
+     *                                  past the end of the cached block.
+     */
+    public int read(
+        final long blockKey,
+        final int offsetInBlock,
+        final MutableDirectBuffer destination,
+        final int destOffset,
+        final int length)
+    {
+        if (offsetInBlock < 0 || length < 0)
+        {
+            throw new IllegalArgumentException(
+                "offsetInBlock and length must be >= 0: offsetInBlock=" + offsetInBlock + ", length=" + length);
+        }
+        final BlockRef ref = acquire(blockKey);
+        if (ref == null)
+        {
+            return -1;
+        }
+        try
+        {
+            final int blockLength = ref.length();
+            if (offsetInBlock > blockLength)
+            {
+                throw new IllegalArgumentException(
+                    "offsetInBlock " + offsetInBlock + " is past the end of block " + blockKey + " of " + blockLength +
+                    " bytes");
+            }
+            final int count = Math.min(length, blockLength - offsetInBlock);
+            destination.putBytes(destOffset, ref.buffer(), offsetInBlock, count);
+            return count;
+        }
+        finally
+        {
+            ref.release();
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalArgumentException if the key is negative or the length is not in [1, block size].
+     */
+    public boolean put(
+        final long blockKey,
+        final DirectBuffer source,
+        final int offset,
+        final int length,
+        final FetchClass fetchClass)
+    {
+        if (blockKey < 0)
+        {
+            throw new IllegalArgumentException("blockKey must be >= 0: " + blockKey);
+        }
+        if (length < 1 || length > blockSize)
+        {
+            throw new IllegalArgumentException("block length must be in [1, " + blockSize + "]: " + length);
+        }
+        if (closed)
+        {
+            return false;
+        }
+        final BlockIndex.Entry present = index.get(blockKey);
+        if (present != null && !present.ref.isReleased())
+        {
+            return true;
+        }
+
+        BlockRef ref = tryAllocate();
+        if (ref == null)
+        {
+            ref = evictAndAllocate(blockKey, fetchClass);
+            if (ref == null)
+            {
+                return false;
+            }
+        }
+        try
+        {
+            ref.buffer().putBytes(0, source, offset, length);
+            ref.length(length);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            ref.release();
+            throw ex;
+        }
+
+        lockWriter();
+        try
+        {
+            if (closed)
+            {
+                ref.release();
+                return false;
+            }
+            accesses.drainTo(recordAccess);
+            if (index.get(blockKey) != null)
+            {
+                // A racing put of the same block won; both copies hold the same bytes.
+                ref.release();
+                return true;
+            }
+            while (policy.size() >= policy.capacity())
+            {
+                evictOne();
+            }
+            policy.add(blockKey, fetchClass == FetchClass.PREFETCH);
+            index.put(new BlockIndex.Entry(blockKey, ref));
+            residentBytes += length;
+            puts++;
+            return true;
+        }
+        finally
+        {
+            unlockWriter();
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public long sizeBytes()
+    {
+        return residentBytes;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        lockWriter();
+        try
+        {
+            index.forEach((entry) -> entry.ref.release());
+            index.clear();
+            residentBytes = 0;
+            try
+            {
+                slab.close();
+            }
+            catch (final IllegalStateException ex)
+            {
+                // Readers (or a put that raced with close) still hold slots: the slab unmaps when they release.
+            }
+        }
+        finally
+        {
+            unlockWriter();
+        }
+    }
+
+    /**
+     * The block (and slot) size.
+     *
+     * @return bytes per block.
+     */
+    public int blockSize()
+    {
+        return blockSize;
+    }
+
+    /**
+     * The number of blocks the budget holds.
+     *
+     * @return slot count.
+     */
+    public int capacityBlocks()
+    {
+        return slab.slotCount();
+    }
+
+    /**
+     * The number of resident blocks.
+     *
+     * @return blocks in the index.
+     */
+    public int residentBlocks()
+    {
+        return policy.size();
+    }
+
+    /**
+     * Slots that still have a reference: resident blocks, evicted blocks a reader still holds, and puts in progress.
+     * Zero after {@link #close()} once every reader has released: the leak check.
+     *
+     * @return live slots of the slab.
+     */
+    public int liveSlots()
+    {
+        return slab.liveSlots();
+    }
+
+    /**
+     * Lookups that returned a block.
+     *
+     * @return hits since creation.
+     */
+    public long hits()
+    {
+        return hits.sum();
+    }
+
+    /**
+     * Lookups that found nothing.
+     *
+     * @return misses since creation.
+     */
+    public long misses()
+    {
+        return misses.sum();
+    }
+
+    /**
+     * Blocks stored.
+     *
+     * @return puts that added a block.
+     */
+    public long puts()
+    {
+        return puts;
+    }
+
+    /**
+     * Blocks declined: a prefetched block the policy did not admit, or no slot could be freed.
+     *
+     * @return declined puts.
+     */
+    public long rejections()
+    {
+        return rejections;
+    }
+
+    /**
+     * Blocks evicted to make room.
+     *
+     * @return evictions.
+     */
+    public long evictions()
+    {
+        return evictions;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public long evictionCount()
+    {
+        return evictions;
+    }
+
+    /**
+     * Replays recorded accesses into the policy now, if no other thread is doing maintenance. Called by readers
+     * when a ring stripe fills; tests and benchmarks may call it to settle the policy.
+     */
+    public void tryDrain()
+    {
+        if (maintenance.compareAndSet(false, true))
+        {
+            try
+            {
+                accesses.drainTo(recordAccess);
+            }
+            finally
+            {
+                maintenance.set(false);
+            }
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public String toString()
+    {
+        return "L1BlockStore{blockSize=" + blockSize +
+            ", capacityBlocks=" + slab.slotCount() +
+            ", residentBlocks=" + policy.size() +
+            ", residentBytes=" + residentBytes +
+            ", hits=" + hits.sum() +
+            ", misses=" + misses.sum() +
+            ", puts=" + puts +
+            ", rejections=" + rejections +
+            ", evictions=" + evictions +
+            ", closed=" + closed +
+            '}';
+    }
+
+    private BlockRef tryAllocate()
+    {
+        try
+        {
+            return slab.tryAllocate();
+        }
+        catch (final IllegalStateException ex)
+        {
+            // The slab was closed by a racing close(): the put is simply declined.
+            return null;
+        }
+    }
+
+    private BlockRef evictAndAllocate(final long blockKey, final FetchClass fetchClass)
+    {
+        lockWriter();
+        try
+        {
+            if (closed)
+            {
+                return null;
+            }
+            accesses.drainTo(recordAccess);
+            if (fetchClass == FetchClass.PREFETCH && !policy.admits(blockKey))
+            {
+                rejections++;
+                return null;
+            }
+            for (int attempt = 0; attempt < EVICTION_ATTEMPTS; attempt++)
+            {
+                if (policy.size() > 0)
+                {
+                    evictOne();
+                }
+                else
+                {
+                    // Every slot is held by readers of evicted blocks or by puts in progress: give them a moment.
+                    Thread.yield();
+                }
+                final BlockRef ref = tryAllocate();
+                if (ref != null)
+                {
+                    return ref;
+                }
+            }
+            rejections++;
+            return null;
+        }
+        finally
+        {
+            unlockWriter();
+        }
+    }
+
+    private void evictOne()
+    {
+        final long victim = policy.evict();
+        final BlockIndex.Entry entry = index.remove(victim);
+        if (entry == null)
+        {
+            throw new IllegalStateException("policy evicted block " + victim + " that the index does not hold");
+        }
+        residentBytes -= entry.ref.length();
+        evictions++;
+        entry.ref.release();
+    }
+
+    private void lockWriter()
+    {
+        int spins = 0;
+        while (!maintenance.compareAndSet(false, true))
+        {
+            if (++spins < 64)
+            {
+                Thread.onSpinWait();
+            }
+            else
+            {
+                Thread.yield();
+            }
+        }
+    }
+
+    private void unlockWriter()
+    {
+        maintenance.set(false);
+    }
+
+    /**
+     * Configuration of an {@link L1BlockStore}. Defaults: budget 200 MiB ({@value #BUDGET_ENV}), 1 MiB blocks,
+     * W-TinyLFU.
+     */
+    public static final class Context
+    {
+        /** Environment variable of the budget in MiB. */
+        public static final String BUDGET_ENV = "OFFCACHE_L1_MB";
+        /** Default budget in MiB. */
+        public static final long DEFAULT_BUDGET_MB = 200;
+        /** Default block size. */
+        public static final int DEFAULT_BLOCK_SIZE = 1024 * 1024;
+
+        private long budgetBytes = DEFAULT_BUDGET_MB * 1024 * 1024;
+        private int blockSize = DEFAULT_BLOCK_SIZE;
+        private PolicyKind policy = PolicyKind.WINDOW_TINY_LFU;
+
+        /**
+         * Sets the budget in bytes; rounded down to whole blocks.
+         *
+         * @param budgetBytes at least one block.
+         * @return this.
+         */
+        public Context budgetBytes(final long budgetBytes)
+        {
+            this.budgetBytes = budgetBytes;
+            return this;
+        }
+
+        /**
+         * Returns the budget.
+         *
+         * @return bytes.
+         */
+        public long budgetBytes()
+        {
+            return budgetBytes;
+        }
+
+        /**
+         * Sets the budget in MiB.
+         *
+         * @param budgetMb at least one block's worth.
+         * @return this.
+         */
+        public Context budgetMb(final long budgetMb)
+        {
+            if (budgetMb < 0 || budgetMb > Long.MAX_VALUE >> 20)
+            {
+                throw new IllegalArgumentException("L1 budget must be >= 0 MiB: " + budgetMb);
+            }
+            return budgetBytes(budgetMb << 20);
+        }
+
+        /**
+         * Reads the budget from {@value #BUDGET_ENV} if it is set.
+         *
+         * @param environment the process environment, e.g. {@code System.getenv()}.
+         * @return this.
+         * @throws IllegalArgumentException naming the variable if its value is not a non-negative integer.
+         */
+        public Context fromEnvironment(final Map<String, String> environment)
+        {
+            final String value = environment.get(BUDGET_ENV);
+            if (value != null)
+            {
+                final long mb;
+                try
+                {
+                    mb = Long.parseLong(value.trim());
+                }
+                catch (final NumberFormatException ex)
+                {
+                    throw new IllegalArgumentException(BUDGET_ENV + " must be a whole number of MiB: '" + value + "'");
+                }
+                if (mb < 0 || mb > Long.MAX_VALUE >> 20)
+                {
+                    throw new IllegalArgumentException(BUDGET_ENV + " must be >= 0: " + value);
+                }
+                budgetBytes = mb << 20;
+            }
+            return this;
+        }
+
+        /**
+         * Sets the block size, which is also the slot size.
+         *
+         * @param blockSize a power of two in [4 KiB, 16 MiB].
+         * @return this.
+         */
+        public Context blockSize(final int blockSize)
+        {
+            this.blockSize = blockSize;
+            return this;
+        }
+
+        /**
+         * Returns the block size.
+         *
+         * @return bytes.
+         */
+        public int blockSize()
+        {
+            return blockSize;
+        }
+
+        /**
+         * Sets the eviction policy.
+         *
+         * @param policy the policy kind.
+         * @return this.
+         */
+        public Context policy(final PolicyKind policy)
+        {
+            this.policy = policy;
+            return this;
+        }
+
+        /**
+         * Returns the eviction policy.
+         *
+         * @return the policy kind.
+         */
+        public PolicyKind policy()
+        {
+            return policy;
+        }
+
+        /**
+         * The number of blocks the budget holds.
+         *
+         * @return {@code budgetBytes / blockSize}.
+         */
+        public int slotCount()
+        {
+            return (int) Math.min(Integer.MAX_VALUE, budgetBytes / blockSize);
+        }
+
+        /**
+         * Validates the configuration.
+         *
+         * @return this.
+         * @throws IllegalArgumentException naming the first setting that is wrong.
+         */
+        public Context conclude()
+        {
+            if (blockSize < BlockSlab.MIN_SLOT_SIZE || blockSize > BlockSlab.MAX_SLOT_SIZE ||
+                Integer.bitCount(blockSize) != 1)
+            {
+                throw new IllegalArgumentException("L1 block size must be a power of two in [" +
+                    BlockSlab.MIN_SLOT_SIZE + ", " + BlockSlab.MAX_SLOT_SIZE + "]: " + blockSize);
+            }
+            if (policy == null)
+            {
+                throw new IllegalArgumentException("L1 eviction policy must be set");
+            }
+            if (budgetBytes < blockSize)
+            {
+                throw new IllegalArgumentException("L1 budget (" + BUDGET_ENV + ") of " + budgetBytes +
+                    " bytes is smaller than one block of " + blockSize + " bytes: give at least one block, or 0 to " +
+                    "turn L1 off (the engine then reads through without building a store)");
+            }
+            if (budgetBytes / blockSize > (1 << 28))
+            {
+                throw new IllegalArgumentException(
+                    "L1 budget of " + budgetBytes + " bytes is more than 2^28 blocks of " + blockSize + " bytes");
+            }
+            return this;
+        }
+
+        /**
+         * {@inheritDoc}
+         */
+        public String toString()
+        {
+            return "L1BlockStore.Context{budgetBytes=" + budgetBytes + ", blockSize=" + blockSize +
+                ", policy=" + policy + '}';
+        }
+    }
+}

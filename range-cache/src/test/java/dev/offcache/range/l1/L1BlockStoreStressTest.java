@@ -1,0 +1,201 @@
+package dev.offcache.range.l1;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.offcache.core.slab.BlockRef;
+import dev.offcache.range.policy.PolicyKind;
+import dev.offcache.range.store.FetchClass;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Readers acquiring, verifying and releasing while writers put and evict, for a bounded time: never a wrong byte,
+ * the budget holds throughout, and every slot is returned at close.
+ */
+class L1BlockStoreStressTest
+{
+    private static final int BLOCK = 4096;
+    private static final int CAPACITY = 16;
+    private static final long KEYS = 64;
+    private static final long RUN_NANOS = 1_500_000_000L;
+
+    @ParameterizedTest
+    @EnumSource(PolicyKind.class)
+    @Timeout(30)
+    void readersNeverSeeAWrongByteWhileWritersChurn(final PolicyKind policy) throws Exception
+    {
+        final L1BlockStore store = new L1BlockStore(
+            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long) CAPACITY * BLOCK).policy(policy));
+        final AtomicBoolean stop = new AtomicBoolean();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final AtomicLong verifiedHits = new AtomicLong();
+        final AtomicLong copies = new AtomicLong();
+        final AtomicLong overBudget = new AtomicLong();
+        final List<Thread> threads = new ArrayList<>();
+
+        for (int r = 0; r < 3; r++)
+        {
+            threads.add(new Thread(() ->
+            {
+                final UnsafeBuffer destination = new UnsafeBuffer(new byte[BLOCK]);
+                final ThreadLocalRandom random = ThreadLocalRandom.current();
+                while (!stop.get())
+                {
+                    // Skewed keys, so that some blocks stay hot and others churn.
+                    final long key = Math.min(random.nextLong(KEYS), random.nextLong(KEYS));
+                    if (random.nextBoolean())
+                    {
+                        final BlockRef ref = store.acquire(key);
+                        if (ref != null)
+                        {
+                            final int mismatch = Blocks.firstMismatch(key, ref.buffer(), ref.length(), BLOCK);
+                            ref.release();
+                            if (mismatch != -1)
+                            {
+                                throw new AssertionError("block " + key + " wrong at byte " + mismatch);
+                            }
+                            verifiedHits.incrementAndGet();
+                        }
+                    }
+                    else
+                    {
+                        final int n = store.read(key, 100, destination, 0, 200);
+                        if (n > 0)
+                        {
+                            for (int i = 0; i < n; i++)
+                            {
+                                if (destination.getByte(i) != Blocks.byteAt(key, 100 + i))
+                                {
+                                    throw new AssertionError("copy of block " + key + " wrong at byte " + i);
+                                }
+                            }
+                            copies.incrementAndGet();
+                        }
+                    }
+                }
+            }, "reader-" + r));
+        }
+        for (int w = 0; w < 2; w++)
+        {
+            threads.add(new Thread(() ->
+            {
+                final ThreadLocalRandom random = ThreadLocalRandom.current();
+                while (!stop.get())
+                {
+                    final long key = random.nextLong(KEYS);
+                    final BlockRef ref = store.acquire(key);
+                    if (ref == null)
+                    {
+                        final FetchClass fetchClass = random.nextInt(8) == 0 ? FetchClass.PREFETCH : FetchClass.DEMAND;
+                        L1BlockStoreTest.put(store, key, fetchClass);
+                    }
+                    else
+                    {
+                        ref.release();
+                    }
+                }
+            }, "writer-" + w));
+        }
+        for (final Thread thread : threads)
+        {
+            thread.setUncaughtExceptionHandler((t, ex) -> failure.compareAndSet(null, ex));
+            thread.start();
+        }
+        final long deadline = System.nanoTime() + RUN_NANOS;
+        while (System.nanoTime() < deadline)
+        {
+            if (store.liveSlots() > CAPACITY || store.sizeBytes() > (long) CAPACITY * BLOCK)
+            {
+                overBudget.incrementAndGet();
+            }
+            Thread.sleep(1);
+        }
+        stop.set(true);
+        for (final Thread thread : threads)
+        {
+            thread.join(10_000);
+        }
+        if (failure.get() != null)
+        {
+            throw new AssertionError("a worker failed", failure.get());
+        }
+        assertEquals(0, overBudget.get(), "budget exceeded");
+        assertTrue(verifiedHits.get() > 1000, "readers verified " + verifiedHits.get() + " hits");
+        assertTrue(copies.get() > 1000, "readers verified " + copies.get() + " copies");
+        assertTrue(store.evictions() > 100, "writers churned: " + store);
+        assertEquals(store.residentBlocks(), store.liveSlots(), "no slot lost: " + store);
+        store.close();
+        assertEquals(0, store.liveSlots(), "every slot returned at close");
+        assertNull(store.acquire(0));
+    }
+
+    @Test
+    @Timeout(30)
+    void closeWhileReadersAndWritersRunLeaksNothing() throws Exception
+    {
+        final L1BlockStore store = new L1BlockStore(
+            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long) CAPACITY * BLOCK));
+        final AtomicBoolean stop = new AtomicBoolean();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 4; t++)
+        {
+            final boolean writer = t % 2 == 0;
+            threads.add(new Thread(() ->
+            {
+                final ThreadLocalRandom random = ThreadLocalRandom.current();
+                while (!stop.get())
+                {
+                    final long key = random.nextLong(KEYS);
+                    if (writer)
+                    {
+                        L1BlockStoreTest.put(store, key, FetchClass.DEMAND);
+                    }
+                    else
+                    {
+                        final BlockRef ref = store.acquire(key);
+                        if (ref != null)
+                        {
+                            final int mismatch = Blocks.firstMismatch(key, ref.buffer(), ref.length(), BLOCK);
+                            ref.release();
+                            if (mismatch != -1)
+                            {
+                                throw new AssertionError("block " + key + " wrong at byte " + mismatch);
+                            }
+                        }
+                    }
+                }
+            }));
+        }
+        for (final Thread thread : threads)
+        {
+            thread.setUncaughtExceptionHandler((th, ex) -> failure.compareAndSet(null, ex));
+            thread.start();
+        }
+        Thread.sleep(300);
+        store.close();
+        Thread.sleep(100);
+        stop.set(true);
+        for (final Thread thread : threads)
+        {
+            thread.join(10_000);
+        }
+        if (failure.get() != null)
+        {
+            throw new AssertionError("a worker failed", failure.get());
+        }
+        assertEquals(0, store.liveSlots(), "every slot returned after close: " + store);
+    }
+}

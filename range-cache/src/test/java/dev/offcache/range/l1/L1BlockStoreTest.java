@@ -1,0 +1,298 @@
+package dev.offcache.range.l1;
+
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import dev.offcache.core.slab.BlockRef;
+import dev.offcache.range.policy.PolicyKind;
+import dev.offcache.range.store.FetchClass;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class L1BlockStoreTest
+{
+    private static final int BLOCK = 4096;
+
+    static L1BlockStore store(final int blocks)
+    {
+        return new L1BlockStore(new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long) blocks * BLOCK));
+    }
+
+    static boolean put(final L1BlockStore store, final long key, final FetchClass fetchClass)
+    {
+        return store.put(key, Blocks.contentOf(key, BLOCK), 8, Blocks.lengthOf(key, BLOCK), fetchClass);
+    }
+
+    static void assertHit(final L1BlockStore store, final long key)
+    {
+        final BlockRef ref = store.acquire(key);
+        assertNotNull(ref, "block " + key);
+        assertEquals(-1, Blocks.firstMismatch(key, ref.buffer(), ref.length(), BLOCK));
+        ref.release();
+    }
+
+    @Test
+    void returnsExactlyTheBytesPutAndCountsHitsAndMisses()
+    {
+        try (L1BlockStore store = store(8))
+        {
+            assertNull(store.acquire(5));
+            assertTrue(put(store, 5, FetchClass.DEMAND));
+            assertTrue(put(store, 2, FetchClass.DEMAND));
+            for (final long key : new long[] {5, 2})
+            {
+                final BlockRef ref = store.acquire(key);
+                assertNotNull(ref);
+                assertEquals(-1, Blocks.firstMismatch(key, ref.buffer(), ref.length(), BLOCK));
+                ref.release();
+            }
+            assertEquals(2, store.hits());
+            assertEquals(1, store.misses());
+            assertEquals(2, store.puts());
+            assertEquals(Blocks.lengthOf(5, BLOCK) + Blocks.lengthOf(2, BLOCK), store.sizeBytes());
+            assertEquals(2, store.liveSlots());
+            assertTrue(put(store, 5, FetchClass.DEMAND), "already held: accepted without a second copy");
+            assertEquals(2, store.puts());
+        }
+    }
+
+    @Test
+    void copiesIntoACallersBuffer()
+    {
+        try (L1BlockStore store = store(4))
+        {
+            put(store, 2, FetchClass.DEMAND);
+            final int length = Blocks.lengthOf(2, BLOCK);
+            final UnsafeBuffer destination = new UnsafeBuffer(new byte[BLOCK]);
+            assertEquals(100, store.read(2, 10, destination, 5, 100));
+            for (int i = 0; i < 100; i++)
+            {
+                assertEquals(Blocks.byteAt(2, 10 + i), destination.getByte(5 + i));
+            }
+            assertEquals(length - 20, store.read(2, 20, destination, 0, BLOCK), "stops at the end of the block");
+            assertEquals(-1, store.read(99, 0, destination, 0, 10));
+            assertThrows(IllegalArgumentException.class, () -> store.read(2, length + 1, destination, 0, 1));
+            assertThrows(IllegalArgumentException.class, () -> store.read(2, -1, destination, 0, 1));
+            assertEquals(1, store.liveSlots(), "every copy released its reference");
+        }
+    }
+
+    @Test
+    void budgetHoldsAndEvictionsAreCounted()
+    {
+        try (L1BlockStore store = store(8))
+        {
+            assertEquals(8, store.capacityBlocks());
+            for (long key = 0; key < 100; key++)
+            {
+                assertTrue(put(store, key, FetchClass.DEMAND));
+                assertTrue(store.residentBlocks() <= 8);
+                assertTrue(store.liveSlots() <= 8);
+                assertTrue(store.sizeBytes() <= 8L * BLOCK);
+            }
+            assertEquals(8, store.residentBlocks());
+            assertEquals(92, store.evictions());
+            int resident = 0;
+            for (long key = 0; key < 100; key++)
+            {
+                final BlockRef ref = store.acquire(key);
+                if (ref != null)
+                {
+                    resident++;
+                    assertEquals(-1, Blocks.firstMismatch(key, ref.buffer(), ref.length(), BLOCK));
+                    ref.release();
+                }
+            }
+            assertEquals(8, resident);
+        }
+    }
+
+    @Test
+    void aReaderKeepsAnEvictedBlockIntactUntilItReleases()
+    {
+        // LRU, so that the eviction order is obvious; pinning does not depend on the policy.
+        final L1BlockStore store = new L1BlockStore(
+            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes(2L * BLOCK).policy(PolicyKind.LRU));
+        put(store, 1, FetchClass.DEMAND);
+        final BlockRef held = store.acquire(1);
+        for (long key = 10; key < 20; key++)
+        {
+            put(store, key, FetchClass.DEMAND);
+        }
+        assertNull(store.acquire(1), "evicted");
+        assertEquals(-1, Blocks.firstMismatch(1, held.buffer(), held.length(), BLOCK), "bytes unchanged");
+        assertTrue(store.liveSlots() <= 3);
+        held.release();
+        assertEquals(store.residentBlocks(), store.liveSlots());
+        store.close();
+        assertEquals(0, store.liveSlots());
+    }
+
+    @Test
+    void aFullStoreOfPinnedSlotsDeclinesInsteadOfBlocking()
+    {
+        try (L1BlockStore store = store(1))
+        {
+            put(store, 1, FetchClass.DEMAND);
+            final BlockRef held = store.acquire(1);
+            assertFalse(put(store, 2, FetchClass.DEMAND), "the only slot is held by a reader");
+            assertEquals(1, store.rejections());
+            assertEquals(-1, Blocks.firstMismatch(1, held.buffer(), held.length(), BLOCK));
+            held.release();
+            assertTrue(put(store, 2, FetchClass.DEMAND));
+            assertHit(store, 2);
+        }
+    }
+
+    @Test
+    void prefetchedBlocksHaveLowerPriority()
+    {
+        try (L1BlockStore store = store(10))
+        {
+            for (long key = 0; key < 10; key++)
+            {
+                store.acquire(key);
+                put(store, key, FetchClass.DEMAND);
+                for (int i = 0; i < 3; i++)
+                {
+                    store.acquire(key).release();
+                }
+            }
+            store.tryDrain();
+            assertFalse(put(store, 100, FetchClass.PREFETCH), "full of hot blocks: a cold prefetch is declined");
+            assertEquals(1, store.rejections());
+            assertNull(store.acquire(100));
+            assertEquals(10, store.residentBlocks());
+        }
+        try (L1BlockStore store = store(10))
+        {
+            assertTrue(put(store, 100, FetchClass.PREFETCH), "room left: admitted");
+            // The engine's protocol: a demand put follows a miss, which the policy counts.
+            for (long key = 0; key < 9; key++)
+            {
+                assertNull(store.acquire(key));
+                put(store, key, FetchClass.DEMAND);
+            }
+            assertNull(store.acquire(50));
+            put(store, 50, FetchClass.DEMAND);
+            assertNull(store.acquire(100), "the unread prefetched block is the first to go");
+        }
+    }
+
+    @Test
+    void lruStoreWorksToo()
+    {
+        try (L1BlockStore store = new L1BlockStore(
+            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes(3L * BLOCK).policy(PolicyKind.LRU)))
+        {
+            put(store, 1, FetchClass.DEMAND);
+            put(store, 2, FetchClass.DEMAND);
+            put(store, 3, FetchClass.DEMAND);
+            store.acquire(1).release();
+            store.tryDrain();
+            put(store, 4, FetchClass.DEMAND);
+            assertNull(store.acquire(2));
+            assertHit(store, 1);
+        }
+    }
+
+    @Test
+    void closeReturnsEverySlotAndLaterCallsAreHarmless()
+    {
+        final L1BlockStore store = store(4);
+        put(store, 1, FetchClass.DEMAND);
+        put(store, 2, FetchClass.DEMAND);
+        final BlockRef held = store.acquire(2);
+        store.close();
+        assertEquals(1, store.liveSlots(), "the reader's slot lives until it releases");
+        assertEquals(-1, Blocks.firstMismatch(2, held.buffer(), held.length(), BLOCK));
+        held.release();
+        assertEquals(0, store.liveSlots());
+        assertNull(store.acquire(1));
+        assertFalse(put(store, 3, FetchClass.DEMAND));
+        assertEquals(0, store.sizeBytes());
+        store.close();
+    }
+
+    @Test
+    void rejectsBadInputWithClearMessages()
+    {
+        final IllegalArgumentException tooSmall = assertThrows(IllegalArgumentException.class,
+            () -> new L1BlockStore(new L1BlockStore.Context().budgetBytes(512 * 1024)));
+        assertTrue(tooSmall.getMessage().contains("OFFCACHE_L1_MB"), tooSmall.getMessage());
+        assertTrue(tooSmall.getMessage().contains("smaller than one block"), tooSmall.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new L1BlockStore(new L1BlockStore.Context().budgetMb(0)));
+        assertThrows(IllegalArgumentException.class,
+            () -> new L1BlockStore(new L1BlockStore.Context().blockSize(3000)));
+        final IllegalArgumentException env = assertThrows(IllegalArgumentException.class,
+            () -> new L1BlockStore.Context().fromEnvironment(Map.of("OFFCACHE_L1_MB", "lots")));
+        assertTrue(env.getMessage().contains("OFFCACHE_L1_MB"), env.getMessage());
+        assertThrows(IllegalArgumentException.class,
+            () -> new L1BlockStore.Context().fromEnvironment(Map.of("OFFCACHE_L1_MB", "-3")));
+        assertEquals(64L << 20,
+            new L1BlockStore.Context().fromEnvironment(Map.of("OFFCACHE_L1_MB", "64")).budgetBytes());
+        assertEquals(200L << 20, new L1BlockStore.Context().fromEnvironment(Map.of()).budgetBytes());
+
+        try (L1BlockStore store = store(2))
+        {
+            final UnsafeBuffer source = new UnsafeBuffer(new byte[2 * BLOCK]);
+            assertThrows(IllegalArgumentException.class, () -> store.put(1, source, 0, BLOCK + 1, FetchClass.DEMAND));
+            assertThrows(IllegalArgumentException.class, () -> store.put(1, source, 0, 0, FetchClass.DEMAND));
+            assertThrows(IllegalArgumentException.class, () -> store.put(-1, source, 0, 10, FetchClass.DEMAND));
+            assertThrows(IndexOutOfBoundsException.class,
+                () -> store.put(1, source, 2 * BLOCK - 10, BLOCK, FetchClass.DEMAND));
+            assertEquals(0, store.liveSlots(), "a failed copy returns its slot");
+            assertEquals(0, store.residentBlocks());
+        }
+    }
+
+    @Test
+    void theHitPathDoesNotAllocate()
+    {
+        try (L1BlockStore store = store(64))
+        {
+            final List<Long> keys = new ArrayList<>();
+            for (long key = 0; key < 64; key++)
+            {
+                put(store, key, FetchClass.DEMAND);
+                keys.add(key);
+            }
+            final UnsafeBuffer destination = new UnsafeBuffer(new byte[BLOCK]);
+            long sum = 0;
+            for (int round = 0; round < 2000; round++)
+            {
+                for (long key = 0; key < 64; key++)
+                {
+                    sum += store.read(key, 0, destination, 0, 64);
+                }
+            }
+            final com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+            final long thread = Thread.currentThread().getId();
+            final long before = threads.getThreadAllocatedBytes(thread);
+            for (int round = 0; round < 2000; round++)
+            {
+                for (long key = 0; key < 64; key++)
+                {
+                    sum += store.read(key, 0, destination, 0, 64);
+                    final BlockRef ref = store.acquire(key);
+                    sum += ref.length();
+                    ref.release();
+                }
+            }
+            final long allocated = threads.getThreadAllocatedBytes(thread) - before;
+            assertTrue(sum > 0);
+            assertTrue(allocated < 4096, "256k hits allocated " + allocated + " bytes");
+            assertEquals(64, keys.size());
+        }
+    }
+}

@@ -1,0 +1,453 @@
+package dev.offcache.transport.server;
+
+import java.util.concurrent.TimeUnit;
+
+import dev.offcache.transport.media.AeronMedia;
+import dev.offcache.transport.media.TransportChannels;
+import dev.offcache.transport.source.BlockSource;
+import io.aeron.Aeron;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves blocks and partitions from a {@link BlockSource} over Aeron: FETCH requests arrive on one subscription,
+ * each client gets its answers (CHUNK and ERROR frames) on its own exclusive publication. The work is one
+ * {@link BlockServerAgent} on its own {@link AgentRunner} thread. The server owns its subscription,
+ * publications, counters and the handles it holds; it does not own the {@link Aeron} client or the source.
+ */
+public final class BlockServer implements AutoCloseable
+{
+    private static final Logger LOG = LoggerFactory.getLogger(BlockServer.class);
+
+    private final Context ctx;
+    private final BlockServerAgent agent;
+    private final AgentRunner runner;
+
+    private BlockServer(final Context ctx)
+    {
+        this.ctx = ctx;
+        this.agent = new BlockServerAgent(ctx);
+        this.runner = new AgentRunner(ctx.idleStrategy, BlockServer::logError, null, agent);
+    }
+
+    /**
+     * Start a server.
+     *
+     * @param ctx configuration; {@link Context#conclude()} is called here.
+     * @return the running server.
+     */
+    public static BlockServer start(final Context ctx)
+    {
+        ctx.conclude();
+        final BlockServer server = new BlockServer(ctx);
+        AgentRunner.startOnThread(server.runner);
+        return server;
+    }
+
+    /**
+     * Returns the server's counters (also readable from other processes through the driver's CnC file).
+     *
+     * @return the server's counters (also readable from other processes through the driver's CnC file).
+     */
+    public ServerCounters counters()
+    {
+        return agent.counters();
+    }
+
+    /**
+     * Returns the configuration.
+     *
+     * @return the configuration.
+     */
+    public Context context()
+    {
+        return ctx;
+    }
+
+    /**
+     * Stop the duty cycle, close every publication and the subscription, release every held handle, free the
+     * counters. Clients with requests in flight see their response image go away.
+     */
+    public void close()
+    {
+        CloseHelper.close(runner);
+    }
+
+    private static void logError(final Throwable ex)
+    {
+        LOG.error("block server duty cycle failed", ex);
+    }
+
+    /**
+     * Configuration of a {@link BlockServer}.
+     */
+    public static final class Context
+    {
+        /** Default request stream id. */
+        public static final int DEFAULT_REQUEST_STREAM_ID = 7001;
+        /** Default chunk payload: 256 KiB, small enough to interleave requests fairly, big enough to amortise. */
+        public static final int DEFAULT_CHUNK_LENGTH = 256 * 1024;
+
+        private Aeron aeron;
+        private String requestChannel;
+        private int requestStreamId = DEFAULT_REQUEST_STREAM_ID;
+        private BlockSource blockSource;
+        private IdleStrategy idleStrategy = new BackoffIdleStrategy();
+        private int chunkLength = DEFAULT_CHUNK_LENGTH;
+        private int responseTermLength = AeronMedia.Context.DEFAULT_UDP_TERM_LENGTH;
+        private int responseUdpMtu = AeronMedia.Context.DEFAULT_UDP_MTU;
+        private int responseIpcMtu = AeronMedia.Context.DEFAULT_IPC_MTU;
+        private int maxInFlightRequests = 256;
+        private int maxInFlightPerClient = 64;
+        private long requestTimeoutNs = TimeUnit.SECONDS.toNanos(30);
+        private int fragmentLimit = 32;
+        private String serverName = "block-server";
+        private boolean concluded;
+
+        /**
+         * Sets the connected client to use (not owned).
+         *
+         * @param aeron the connected client to use (not owned).
+         * @return this.
+         */
+        public Context aeron(final Aeron aeron)
+        {
+            this.aeron = aeron;
+            return this;
+        }
+
+        /**
+         * Returns the Aeron client.
+         *
+         * @return the Aeron client.
+         */
+        public Aeron aeron()
+        {
+            return aeron;
+        }
+
+        /**
+         * Sets where requests arrive: {@code aeron:ipc} or {@code aeron:udp?endpoint=host:port}.
+         *
+         * @param channel where requests arrive: {@code aeron:ipc} or {@code aeron:udp?endpoint=host:port}.
+         * @return this.
+         */
+        public Context requestChannel(final String channel)
+        {
+            this.requestChannel = channel;
+            return this;
+        }
+
+        /**
+         * Returns the request channel.
+         *
+         * @return the request channel.
+         */
+        public String requestChannel()
+        {
+            return requestChannel;
+        }
+
+        /**
+         * Sets request stream id.
+         *
+         * @param streamId request stream id.
+         * @return this.
+         */
+        public Context requestStreamId(final int streamId)
+        {
+            this.requestStreamId = streamId;
+            return this;
+        }
+
+        /**
+         * Returns request stream id.
+         *
+         * @return request stream id.
+         */
+        public int requestStreamId()
+        {
+            return requestStreamId;
+        }
+
+        /**
+         * Sets resolves ids to bytes (not owned).
+         *
+         * @param source resolves ids to bytes (not owned).
+         * @return this.
+         */
+        public Context blockSource(final BlockSource source)
+        {
+            this.blockSource = source;
+            return this;
+        }
+
+        /**
+         * Returns the block source.
+         *
+         * @return the block source.
+         */
+        public BlockSource blockSource()
+        {
+            return blockSource;
+        }
+
+        /**
+         * Sets how the duty cycle idles when there is nothing to do or every client is
+         *
+         * @param idleStrategy how the duty cycle idles when there is nothing to do or every client is
+         *                     back-pressured.
+         * @return this.
+         */
+        public Context idleStrategy(final IdleStrategy idleStrategy)
+        {
+            this.idleStrategy = idleStrategy;
+            return this;
+        }
+
+        /**
+         * Sets payload bytes per CHUNK frame (cut further to fit the publication's max message).
+         *
+         * @param length payload bytes per CHUNK frame (cut further to fit the publication's max message).
+         * @return this.
+         */
+        public Context chunkLength(final int length)
+        {
+            this.chunkLength = length;
+            return this;
+        }
+
+        /**
+         * Returns payload bytes per CHUNK frame.
+         *
+         * @return payload bytes per CHUNK frame.
+         */
+        public int chunkLength()
+        {
+            return chunkLength;
+        }
+
+        /**
+         * Sets term length of each response publication.
+         *
+         * @param termLength term length of each response publication.
+         * @return this.
+         */
+        public Context responseTermLength(final int termLength)
+        {
+            this.responseTermLength = termLength;
+            return this;
+        }
+
+        /**
+         * Returns term length of each response publication.
+         *
+         * @return term length of each response publication.
+         */
+        public int responseTermLength()
+        {
+            return responseTermLength;
+        }
+
+        /**
+         * Sets MTU of UDP response publications.
+         *
+         * @param mtu MTU of UDP response publications.
+         * @return this.
+         */
+        public Context responseUdpMtu(final int mtu)
+        {
+            this.responseUdpMtu = mtu;
+            return this;
+        }
+
+        /**
+         * Sets MTU of IPC response publications.
+         *
+         * @param mtu MTU of IPC response publications.
+         * @return this.
+         */
+        public Context responseIpcMtu(final int mtu)
+        {
+            this.responseIpcMtu = mtu;
+            return this;
+        }
+
+        /**
+         * The channel a response publication uses.
+         *
+         * @param channel a client's response channel.
+         * @return the channel with this server's term length and MTU.
+         */
+        public String responsePublicationChannel(final String channel)
+        {
+            final int mtu = TransportChannels.isIpc(channel) ? responseIpcMtu : responseUdpMtu;
+            return TransportChannels.withTermLengthAndMtu(channel, responseTermLength, mtu);
+        }
+
+        /**
+         * Sets requests served at once over all clients; more are answered OVERLOADED.
+         *
+         * @param max requests served at once over all clients; more are answered OVERLOADED.
+         * @return this.
+         */
+        public Context maxInFlightRequests(final int max)
+        {
+            this.maxInFlightRequests = max;
+            return this;
+        }
+
+        /**
+         * Returns requests served at once over all clients.
+         *
+         * @return requests served at once over all clients.
+         */
+        public int maxInFlightRequests()
+        {
+            return maxInFlightRequests;
+        }
+
+        /**
+         * Sets requests served at once for one client; more are answered OVERLOADED.
+         *
+         * @param max requests served at once for one client; more are answered OVERLOADED.
+         * @return this.
+         */
+        public Context maxInFlightPerClient(final int max)
+        {
+            this.maxInFlightPerClient = max;
+            return this;
+        }
+
+        /**
+         * Returns requests served at once for one client.
+         *
+         * @return requests served at once for one client.
+         */
+        public int maxInFlightPerClient()
+        {
+            return maxInFlightPerClient;
+        }
+
+        /**
+         * Sets how long the server keeps trying to finish one response (back-pressure included).
+         *
+         * @param timeoutNs how long the server keeps trying to finish one response (back-pressure included).
+         * @return this.
+         */
+        public Context requestTimeoutNs(final long timeoutNs)
+        {
+            this.requestTimeoutNs = timeoutNs;
+            return this;
+        }
+
+        /**
+         * Returns the per-request deadline in nanoseconds.
+         *
+         * @return the per-request deadline in nanoseconds.
+         */
+        public long requestTimeoutNs()
+        {
+            return requestTimeoutNs;
+        }
+
+        /**
+         * Sets fragments read from the request subscription per duty cycle.
+         *
+         * @param limit fragments read from the request subscription per duty cycle.
+         * @return this.
+         */
+        public Context fragmentLimit(final int limit)
+        {
+            this.fragmentLimit = limit;
+            return this;
+        }
+
+        /**
+         * Returns fragments read per duty cycle.
+         *
+         * @return fragments read per duty cycle.
+         */
+        public int fragmentLimit()
+        {
+            return fragmentLimit;
+        }
+
+        /**
+         * Sets used in counter labels and the agent's role name.
+         *
+         * @param name used in counter labels and the agent's role name.
+         * @return this.
+         */
+        public Context serverName(final String name)
+        {
+            this.serverName = name;
+            return this;
+        }
+
+        /**
+         * Returns the server name.
+         *
+         * @return the server name.
+         */
+        public String serverName()
+        {
+            return serverName;
+        }
+
+        /**
+         * Validate. Called by {@link BlockServer#start(Context)}.
+         *
+         * @return this.
+         */
+        public Context conclude()
+        {
+            if (concluded)
+            {
+                return this;
+            }
+            if (aeron == null)
+            {
+                throw new IllegalArgumentException("aeron must be set");
+            }
+            if (requestChannel == null || requestChannel.isBlank())
+            {
+                throw new IllegalArgumentException("requestChannel must be set");
+            }
+            if (blockSource == null)
+            {
+                throw new IllegalArgumentException("blockSource must be set");
+            }
+            if (idleStrategy == null)
+            {
+                throw new IllegalArgumentException("idleStrategy must not be null");
+            }
+            if (chunkLength < 1024)
+            {
+                throw new IllegalArgumentException("chunkLength must be at least 1024: " + chunkLength);
+            }
+            TransportChannels.checkTermLength("responseTermLength", responseTermLength);
+            TransportChannels.checkMtu("responseUdpMtu", responseUdpMtu);
+            TransportChannels.checkMtu("responseIpcMtu", responseIpcMtu);
+            if (maxInFlightRequests < 1 || maxInFlightPerClient < 1)
+            {
+                throw new IllegalArgumentException("maxInFlightRequests and maxInFlightPerClient must be >= 1: " +
+                    maxInFlightRequests + ", " + maxInFlightPerClient);
+            }
+            if (requestTimeoutNs <= 0)
+            {
+                throw new IllegalArgumentException("requestTimeoutNs must be positive: " + requestTimeoutNs);
+            }
+            if (fragmentLimit < 1)
+            {
+                throw new IllegalArgumentException("fragmentLimit must be >= 1: " + fragmentLimit);
+            }
+            concluded = true;
+            return this;
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package dev.offcache.transport;
+
+import java.util.Map;
+
+import dev.offcache.core.shuffle.PartitionId;
+import dev.offcache.transport.media.AeronMedia;
+import dev.offcache.transport.media.TransportChannels;
+import dev.offcache.transport.server.BlockServer;
+import dev.offcache.transport.source.DirectBufferBlockSource;
+import dev.offcache.transport.source.ShufflePartitionSource;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Bad configuration is refused with a message naming what was wrong; channel helpers and id formats round-trip.
+ */
+class ConfigurationTest
+{
+    @Test
+    void mediaContextRefusesBadSizesAndReadsTheEnvironment()
+    {
+        final IllegalArgumentException term = assertThrows(IllegalArgumentException.class,
+            () -> new AeronMedia.Context().udpTermLength(3 * 1024 * 1024).conclude());
+        assertTrue(term.getMessage().contains("udpTermLength"), term.getMessage());
+        final IllegalArgumentException mtu = assertThrows(IllegalArgumentException.class,
+            () -> new AeronMedia.Context().ipcMtu(1000).conclude());
+        assertTrue(mtu.getMessage().contains("ipcMtu"), mtu.getMessage());
+
+        final AeronMedia.Context external = AeronMedia.Context.fromEnvironment(
+            Map.of(AeronMedia.Context.ENV_AERON_DIR, "/dev/shm/aeron-x", AeronMedia.Context.ENV_THREADING_MODE,
+            "dedicated"));
+        assertEquals("/dev/shm/aeron-x", external.aeronDirectoryName());
+        assertNull(AeronMedia.Context.fromEnvironment(Map.of()).aeronDirectoryName());
+        final IllegalArgumentException mode = assertThrows(IllegalArgumentException.class,
+            () -> AeronMedia.Context.fromEnvironment(Map.of(AeronMedia.Context.ENV_THREADING_MODE, "fast")));
+        assertTrue(mode.getMessage().contains("OFFCACHE_AERON_THREADING_MODE"), mode.getMessage());
+    }
+
+    @Test
+    void serverContextNamesTheMissingSetting()
+    {
+        final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
+            () -> new BlockServer.Context().requestChannel(TransportChannels.IPC)
+                .blockSource(new DirectBufferBlockSource()).conclude());
+        assertTrue(ex.getMessage().contains("aeron"), ex.getMessage());
+    }
+
+    @Test
+    void channelsAndPartitionIds()
+    {
+        assertEquals("aeron:udp?endpoint=127.0.0.1:40123", TransportChannels.udp("127.0.0.1", 40123));
+        assertTrue(TransportChannels.isIpc(TransportChannels.IPC));
+        final String withParams = TransportChannels.withTermLengthAndMtu(TransportChannels.IPC, 1 << 20, 8192);
+        assertTrue(withParams.contains("term-length=1048576") && withParams.contains("mtu=8192"), withParams);
+        assertThrows(IllegalArgumentException.class, () -> TransportChannels.udp("127.0.0.1", 70000));
+
+        final PartitionId id = new PartitionId("job-7", 2, 11);
+        assertEquals("job-7/2/11", ShufflePartitionSource.idOf(id));
+        assertEquals(id, ShufflePartitionSource.parseId("job-7/2/11"));
+        assertThrows(IllegalArgumentException.class, () -> ShufflePartitionSource.parseId("job-7/x/11"));
+        assertThrows(IllegalArgumentException.class, () -> ShufflePartitionSource.parseId("11"));
+    }
+}
