@@ -177,6 +177,7 @@ public final class L2Origin implements ObjectStore
      * @param fetchClass  demand or prefetch.
      * @return the number of bytes read (fewer only where the object ends).
      */
+    @Override
     public CompletableFuture<Integer> read(
         final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass)
     {
