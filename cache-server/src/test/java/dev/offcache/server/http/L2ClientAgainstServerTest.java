@@ -95,7 +95,7 @@ class L2ClientAgainstServerTest
         assertEquals(41, metrics.get(L2ClientMetrics.Counter.L2_HITS));
         assertEquals(0, metrics.readFallbacksTotal());
         assertEquals(0, metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES));
-        assertEquals(big.length, (long)client.size("lake/big.parquet").join());
+        assertEquals(big.length, (long) client.size("lake/big.parquet").join());
         assertEquals(1, metrics.get(L2ClientMetrics.Counter.HEAD_HITS));
     }
 
@@ -136,7 +136,7 @@ class L2ClientAgainstServerTest
         harness.close();
         harness = null;
         assertRead("lake/big.parquet", big, 7 * BLOCK - 5, 3 * BLOCK);
-        assertEquals(big.length, (long)client.size("lake/big.parquet").join());
+        assertEquals(big.length, (long) client.size("lake/big.parquet").join());
         final L2ClientMetrics metrics = client.metrics();
         assertEquals(1, metrics.get(L2ClientMetrics.Counter.L2_HITS));
         assertEquals(1, metrics.readFallbacksTotal());

@@ -138,7 +138,7 @@ abstract class Exchange
             }
             if (msg instanceof HttpResponse)
             {
-                final HttpResponse response = (HttpResponse)msg;
+                final HttpResponse response = (HttpResponse) msg;
                 headersSeen = true;
                 client.breaker().onAnswered(admission);
                 if (response.decoderResult().isFailure())
@@ -156,7 +156,7 @@ abstract class Exchange
             }
             if (!done && msg instanceof HttpContent)
             {
-                final HttpContent content = (HttpContent)msg;
+                final HttpContent content = (HttpContent) msg;
                 if (content.decoderResult().isFailure())
                 {
                     final Throwable cause = content.decoderResult().cause();

@@ -107,7 +107,7 @@ public final class L2Origin implements ObjectStore
         this.bootstrap = new Bootstrap()
             .group(group)
             .channel(NioSocketChannel.class)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int)ctx.abandonTimeout().toMillis())
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) ctx.abandonTimeout().toMillis())
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
             .handler(new ChannelInitializer<SocketChannel>()
@@ -121,7 +121,9 @@ public final class L2Origin implements ObjectStore
         this.warming = new WarmingSender(this, metrics, ctx.warmQueueCapacity(), ctx.warmBatchKeys());
         this.warmingRunner = new AgentRunner(
             new BackoffIdleStrategy(1, 1, TimeUnit.MICROSECONDS.toNanos(50), TimeUnit.MILLISECONDS.toNanos(1)),
-            (error) -> { }, null, warming);
+            (error) ->
+            {
+            }, null, warming);
         AgentRunner.startOnThread(warmingRunner, new DefaultThreadFactory("offcache-l2client-warming", true));
     }
 

@@ -79,7 +79,7 @@ final class RangeExchange extends Exchange
     {
         final ByteBuf bytes = content.content();
         final int n = bytes.readableBytes();
-        if (delivered + (long)n > expected)
+        if (delivered + (long) n > expected)
         {
             fail(FallbackReason.MALFORMED, null);
             return;

@@ -107,7 +107,10 @@ final class WarmingSender implements Agent
     @Override
     public void onClose()
     {
-        final int pending = queue.drain((notice) -> { }) + (inFlight != null && !inFlight.isDone() ? inFlightKeys : 0);
+        final int queued = queue.drain((notice) ->
+        {
+        });
+        final int pending = queued + (inFlight != null && !inFlight.isDone() ? inFlightKeys : 0);
         metrics.add(L2ClientMetrics.Counter.WARM_DROPPED_FAILED, pending);
     }
 
@@ -166,7 +169,7 @@ final class WarmingSender implements Agent
             }
             else if (c < 0x20)
             {
-                out.append(String.format("\\u%04x", (int)c));
+                out.append(String.format("\\u%04x", (int) c));
             }
             else
             {

@@ -36,14 +36,14 @@ class CircuitBreakerProperties
         return step.list().ofMinSize(1).ofMaxSize(120);
     }
 
-    @Property(tries = 400)
+    @Property(tries = 200)
     void breakerMatchesTheReferenceModel(
         @ForAll @IntRange(min = 1, max = 6) final int threshold,
         @ForAll("steps") final List<Step> steps)
     {
         final long[] now = {0};
         final int[] listened = new int[3];
-        final CircuitBreaker breaker = new CircuitBreaker(threshold, OPEN_NS, () -> now[0], new CircuitBreaker.Listener()
+        final CircuitBreaker.Listener listener = new CircuitBreaker.Listener()
         {
             @Override
             public void onOpen()
@@ -62,7 +62,8 @@ class CircuitBreakerProperties
             {
                 listened[2]++;
             }
-        });
+        };
+        final CircuitBreaker breaker = new CircuitBreaker(threshold, OPEN_NS, () -> now[0], listener);
         final Model model = new Model(threshold);
         final List<CircuitBreaker.Admission> outstanding = new ArrayList<>();
         for (final Step step : steps)

@@ -164,7 +164,8 @@ class L2ClientBreakerAndWarmingTest
         {
             Thread.sleep(5);
         }
-        assertEquals(2, client.metrics().get(L2ClientMetrics.Counter.WARM_SENT), () -> server.prefetchBodies + "\n" + L2ClientFaultTest.prometheus(client.metrics()));
+        assertEquals(2, client.metrics().get(L2ClientMetrics.Counter.WARM_SENT),
+            () -> server.prefetchBodies + "\n" + L2ClientFaultTest.prometheus(client.metrics()));
         final String all = String.join("", server.prefetchBodies);
         assertTrue(all.contains("{\"key\":\"t/obj.bin\",\"size\":200000}\n"), all);
         assertTrue(all.contains("{\"key\":\"t/quote\\\"d.bin\",\"size\":7}\n"), all);

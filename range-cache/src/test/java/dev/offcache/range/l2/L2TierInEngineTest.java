@@ -89,7 +89,8 @@ class L2TierInEngineTest
         assertEquals(0, real.gets(), "no GET reached the real origin");
         assertEquals(0, real.heads(), "the size came from L2 too");
         assertTrue(l2.metrics().get(L2ClientMetrics.Counter.L2_HITS) > 0);
-        assertEquals(l2.metrics().get(L2ClientMetrics.Counter.READS), l2.metrics().get(L2ClientMetrics.Counter.L2_HITS));
+        final L2ClientMetrics metrics = l2.metrics();
+        assertEquals(metrics.get(L2ClientMetrics.Counter.READS), metrics.get(L2ClientMetrics.Counter.L2_HITS));
         assertEquals(1, l2.metrics().get(L2ClientMetrics.Counter.HEAD_HITS));
     }
 
