@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -41,8 +42,14 @@ final class FaultyL2Server implements AutoCloseable
         /** Sends half the body, then goes silent with the connection open. */
         STALL_MID_BODY,
         /** Sends half the body, then resets the connection. */
-        CLOSE_MID_STREAM
+        CLOSE_MID_STREAM,
+        /** Each request picks NONE or one of the fast faults at random. */
+        RANDOM
     }
+
+    private static final Fault[] FAST = {
+        Fault.NONE, Fault.NONE, Fault.GARBAGE, Fault.STATUS_500, Fault.WRONG_CONTENT_RANGE, Fault.SHORT_BODY,
+        Fault.CLOSE_MID_STREAM};
 
     final Map<String, byte[]> objects = new ConcurrentHashMap<>();
     final AtomicInteger requests = new AtomicInteger();
@@ -160,6 +167,8 @@ final class FaultyL2Server implements AutoCloseable
             return true;
         }
         final byte[] object = objects.get(path.substring("/obj/".length()));
+        final Fault fault = this.fault == Fault.RANDOM ?
+            FAST[ThreadLocalRandom.current().nextInt(FAST.length)] : this.fault;
         switch (fault)
         {
             case NEVER_ANSWER:
