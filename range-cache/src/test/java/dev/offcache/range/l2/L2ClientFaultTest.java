@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
@@ -211,6 +212,24 @@ class L2ClientFaultTest
         assertEquals(length, metrics.get(L2ClientMetrics.Counter.L2_BYTES) +
             metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES), "no byte read twice, none missing");
         assertEquals(1, metrics.readFallbacks(FallbackReason.BROKEN_STREAM));
+    }
+
+    @Test
+    void closeWithAReadInFlightCompletesThatRead() throws InterruptedException
+    {
+        server.fault = FaultyL2Server.Fault.NEVER_ANSWER;
+        client = client(server.url(), 30_000);
+        final CompletableFuture<Integer> read =
+            client.read(KEY, 0, ByteBuffer.allocateDirect(1000));
+        while (server.requests.get() == 0)
+        {
+            Thread.sleep(1);
+        }
+        client.close();
+        // Completes (from the origin, or with the origin's "closed" error), never hangs until the 30 s deadline.
+        final CompletableFuture<Object> settled = read.handle((n, error) -> n != null ? n : error);
+        assertTrue(settled.orTimeout(5, TimeUnit.SECONDS).handle((v, e) -> e == null).join(),
+            "the in-flight read settled after close");
     }
 
     @Test
