@@ -148,7 +148,7 @@ public class L2ClientReadBenchmark
      * @return bytes read.
      */
     @Benchmark
-    public int l2ClientNetty()
+    public int oursRead()
     {
         destination.clear();
         return l2Client.read(KEY, nextOffset(), destination).join();
@@ -160,7 +160,7 @@ public class L2ClientReadBenchmark
      * @return bytes read.
      */
     @Benchmark
-    public int jdkHttpClientBaseline()
+    public int baselineJdkHttpClientRead()
     {
         destination.clear();
         return jdkClient.read(KEY, nextOffset(), destination).join();
