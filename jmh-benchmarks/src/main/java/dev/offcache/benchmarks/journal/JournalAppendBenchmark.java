@@ -33,12 +33,13 @@ import dev.offcache.core.journal.Journal;
  * Durable appends: {@code recordsPerForce} records, then a force, per invocation (so with the default of 1 every
  * record is on the device before the next one starts).
  * <ul>
- *   <li>{@code journalAppendForce}: ours, {@link Journal#append} (copy into the mapped segment, CRC32C) and
+ *   <li>{@code oursAppendForce}: ours, {@link Journal#append} (copy into the mapped segment, CRC32C) and
  *       {@link Journal#force()} (msync). Segments of {@value #SEGMENT_BYTES} bytes; full ones are deleted as the run
  *       goes, so the disk use stays bounded.</li>
- *   <li>{@code fileChannelWriteForce}: the baseline, the same payload bytes written by {@link FileChannel#write}
- *       from a direct buffer, then {@link FileChannel#force(boolean) force(false)} (fdatasync); no framing or
- *       checksum. The file is replaced every {@value #SEGMENT_BYTES} bytes, like a segment.</li>
+ *   <li>{@code baselineFileChannelAppendForce}: the baseline, the same payload bytes written by
+ *       {@link FileChannel#write} from a direct buffer, then {@link FileChannel#force(boolean) force(false)}
+ *       (fdatasync); no framing or checksum. The file is replaced every {@value #SEGMENT_BYTES} bytes, like a
+ *       segment.</li>
  * </ul>
  * Scores are invocations per second; multiply by {@code recordsPerForce} for records per second. With
  * {@code -p recordsPerForce=0} nothing is forced: that measures the append path alone (copy into the mapping +
@@ -115,7 +116,7 @@ public class JournalAppendBenchmark
      * @return the last record's position.
      */
     @Benchmark
-    public long journalAppendForce()
+    public long oursAppendForce()
     {
         long position = 0;
         for (int i = 0, n = Math.max(1, recordsPerForce); i < n; i++)
@@ -140,7 +141,7 @@ public class JournalAppendBenchmark
      * @throws IOException if a write fails.
      */
     @Benchmark
-    public long fileChannelWriteForce() throws IOException
+    public long baselineFileChannelAppendForce() throws IOException
     {
         for (int i = 0, n = Math.max(1, recordsPerForce); i < n; i++)
         {

@@ -142,7 +142,7 @@ public class L1HitBenchmark
      */
     @Benchmark
     @Threads(1)
-    public int offcacheL1OneThread(final Reader reader)
+    public int oursOneThread(final Reader reader)
     {
         return readOffcache(reader);
     }
@@ -155,7 +155,7 @@ public class L1HitBenchmark
      */
     @Benchmark
     @Threads(1)
-    public int caffeineByteArrayOneThread(final Reader reader)
+    public int baselineCaffeineOneThread(final Reader reader)
     {
         return readCaffeine(reader);
     }
@@ -168,7 +168,7 @@ public class L1HitBenchmark
      */
     @Benchmark
     @Threads(2)
-    public int offcacheL1TwoThreads(final Reader reader)
+    public int oursTwoThreads(final Reader reader)
     {
         return readOffcache(reader);
     }
@@ -181,7 +181,7 @@ public class L1HitBenchmark
      */
     @Benchmark
     @Threads(2)
-    public int caffeineByteArrayTwoThreads(final Reader reader)
+    public int baselineCaffeineTwoThreads(final Reader reader)
     {
         return readCaffeine(reader);
     }
@@ -194,7 +194,7 @@ public class L1HitBenchmark
      */
     @Benchmark
     @Threads(1)
-    public long offcacheL1LookupOneThread(final Reader reader)
+    public long oursLookupOneThread(final Reader reader)
     {
         final int i = reader.advance();
         final BlockRef ref = store.acquire(keys[i]);
@@ -216,7 +216,7 @@ public class L1HitBenchmark
      */
     @Benchmark
     @Threads(1)
-    public long caffeineLookupOneThread(final Reader reader)
+    public long baselineCaffeineLookupOneThread(final Reader reader)
     {
         final int i = reader.advance();
         return caffeine.getIfPresent(boxedKeys[i])[offsets[i]];

@@ -160,7 +160,7 @@ public class RangeMissPathBenchmark
      * @return a byte of the result, so nothing is optimised away.
      */
     @Benchmark
-    public byte coldReadThroughRangeCache(final ColdEngine engine, final Gets gets)
+    public byte oursColdRead(final ColdEngine engine, final Gets gets)
     {
         engine.cache.read("object.bin", 0, destination, 0, (int) objectSize);
         gets.originGets += engine.cache.metrics().value(MetricNames.ORIGIN_GETS + MetricNames.DEMAND);
@@ -175,7 +175,7 @@ public class RangeMissPathBenchmark
      * @return a byte of the result.
      */
     @Benchmark
-    public byte readOriginDirectly(final Gets gets)
+    public byte baselineOriginColdRead(final Gets gets)
     {
         for (long offset = 0; offset < objectSize; offset += CHUNK)
         {

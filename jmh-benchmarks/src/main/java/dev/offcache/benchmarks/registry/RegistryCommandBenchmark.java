@@ -39,7 +39,7 @@ import dev.offcache.registry.state.DatasetSchema;
 import dev.offcache.registry.state.PartitionLocation;
 
 /**
- * Registry commands through the Disruptor front ({@code impl=disruptor}: one registry thread, callers wait on a
+ * Registry commands through the Disruptor front ({@code impl=offcache}: one registry thread, callers wait on a
  * CompletableFuture, group commit per batch) beside the same state machine behind a {@code synchronized} block
  * ({@code impl=synchronized}: the caller applies, journals and forces under the lock). Both run the same contract,
  * the same workload and the same backend ({@code backend=memory} or {@code backend=journal}: every state change
@@ -62,7 +62,7 @@ public class RegistryCommandBenchmark
     private static final DatasetSchema SCHEMA = new DatasetSchema("id:int64,name:utf8");
     private static final CacheKey HOT = new CacheKey("bench", "hot");
 
-    @Param({"disruptor", "synchronized"})
+    @Param({"offcache", "synchronized"})
     public String impl;
 
     @Param({"memory"})
@@ -102,7 +102,7 @@ public class RegistryCommandBenchmark
         {
             throw new IllegalArgumentException("backend must be memory or journal: " + backend);
         }
-        if ("disruptor".equals(impl))
+        if ("offcache".equals(impl))
         {
             final WaitStrategy strategy =
                 "yielding".equals(waitStrategy) ? new YieldingWaitStrategy() : new BlockingWaitStrategy();
@@ -118,7 +118,7 @@ public class RegistryCommandBenchmark
         }
         else
         {
-            throw new IllegalArgumentException("impl must be disruptor or synchronized: " + impl);
+            throw new IllegalArgumentException("impl must be offcache (the Disruptor front) or synchronized: " + impl);
         }
     }
 

@@ -37,12 +37,12 @@ import dev.offcache.core.shuffle.ShufflePartitionStore;
  * Reading a whole committed shuffle partition and summing its longs (the file is in the page cache for all of
  * them):
  * <ul>
- *   <li>{@code mappedOpenSumClose}: ours per read: {@link ShufflePartitionStore#openPartition} (map read-only,
+ *   <li>{@code oursOpenSumClose}: ours per read: {@link ShufflePartitionStore#openPartition} (map read-only,
  *       footer check), sum through a zero-copy view, close (unmap).</li>
- *   <li>{@code fileChannelOpenReadSumClose}: the baseline per read: open a {@link FileChannel}, read the data into a
- *       reused direct buffer, sum, close.</li>
- *   <li>{@code mappedSum}: ours with the partition kept mapped (a reader serving it repeatedly).</li>
- *   <li>{@code fileChannelReadSum}: the baseline with the channel kept open (positional read + sum).</li>
+ *   <li>{@code baselineFileChannelOpenSumClose}: the baseline per read: open a {@link FileChannel}, read the data
+ *       into a reused direct buffer, sum, close.</li>
+ *   <li>{@code oursSum}: ours with the partition kept mapped (a reader serving it repeatedly).</li>
+ *   <li>{@code baselineFileChannelSum}: the baseline with the channel kept open (positional read + sum).</li>
  * </ul>
  * Neither side verifies the CRC (that is a separate, optional pass over the bytes for both).
  */
@@ -127,7 +127,7 @@ public class PartitionReadBenchmark
      * @return the sum.
      */
     @Benchmark
-    public long mappedOpenSumClose()
+    public long oursOpenSumClose()
     {
         try (MappedPartition partition = store.openPartition(id))
         {
@@ -144,7 +144,7 @@ public class PartitionReadBenchmark
      * @throws IOException if the read fails.
      */
     @Benchmark
-    public long fileChannelOpenReadSumClose() throws IOException
+    public long baselineFileChannelOpenSumClose() throws IOException
     {
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ))
         {
@@ -158,7 +158,7 @@ public class PartitionReadBenchmark
      * @return the sum.
      */
     @Benchmark
-    public long mappedSum()
+    public long oursSum()
     {
         openPartition.wrap(mappedView, 0, size);
         return sum(mappedView, size);
@@ -171,7 +171,7 @@ public class PartitionReadBenchmark
      * @throws IOException if the read fails.
      */
     @Benchmark
-    public long fileChannelReadSum() throws IOException
+    public long baselineFileChannelSum() throws IOException
     {
         return readAndSum(openChannel);
     }

@@ -70,7 +70,7 @@ public class SlotAllocationBenchmark
      */
     @Benchmark
     @Threads(1)
-    public int slabAllocateFree()
+    public int oursAllocateFree()
     {
         return allocateFromSlab();
     }
@@ -82,7 +82,7 @@ public class SlotAllocationBenchmark
      */
     @Benchmark
     @Threads(2)
-    public int slabAllocateFreeTwoThreads()
+    public int oursAllocateFreeTwoThreads()
     {
         return allocateFromSlab();
     }
@@ -94,7 +94,7 @@ public class SlotAllocationBenchmark
      */
     @Benchmark
     @Threads(1)
-    public byte directAllocateFree()
+    public byte baselineDirectAllocateFree()
     {
         return allocateDirect();
     }
@@ -106,7 +106,7 @@ public class SlotAllocationBenchmark
      */
     @Benchmark
     @Threads(2)
-    public byte directAllocateFreeTwoThreads()
+    public byte baselineDirectAllocateFreeTwoThreads()
     {
         return allocateDirect();
     }

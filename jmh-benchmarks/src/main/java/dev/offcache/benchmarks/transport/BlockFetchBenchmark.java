@@ -62,10 +62,11 @@ public class BlockFetchBenchmark
     public static class Fixture
     {
         /**
-         * Which transport carries the fetch: {@code aeron-ipc}, {@code aeron-udp} or the {@code netty-tcp} baseline.
+         * Which transport carries the fetch: {@code offcache-aeron-ipc}, {@code offcache-aeron-udp} or the
+         * {@code netty-tcp} baseline (the {@code impl} parameter of the report's pairing convention).
          */
-        @Param({"aeron-ipc", "aeron-udp", "netty-tcp"})
-        public String transport;
+        @Param({"offcache-aeron-ipc", "offcache-aeron-udp", "netty-tcp"})
+        public String impl;
 
         /**
          * Longest park, in microseconds, of the Aeron agents' (driver, server, client) BackoffIdleStrategy
@@ -113,10 +114,10 @@ public class BlockFetchBenchmark
             final UnsafeBuffer mapped = region.view(0, size);
             destinationBytes = ByteBuffer.allocateDirect(size);
             destination = new UnsafeBuffer(destinationBytes);
-            if (transport.startsWith("aeron"))
+            if (impl.startsWith("offcache-aeron"))
             {
                 media = AeronMedia.launch(new AeronMedia.Context().driverIdleStrategy(idle()));
-                final String channel = "aeron-ipc".equals(transport) ? TransportChannels.IPC :
+                final String channel = "offcache-aeron-ipc".equals(impl) ? TransportChannels.IPC :
                     TransportChannels.udp("127.0.0.1", freeUdpPort());
                 aeronServer = BlockServer.start(new BlockServer.Context().aeron(media.aeron())
                     .requestChannel(channel).blockSource(new DirectBufferBlockSource().register(ID, mapped))
@@ -124,7 +125,7 @@ public class BlockFetchBenchmark
                 aeronClient = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
                     .requestChannel(channel).idleStrategy(idle()));
             }
-            else if ("netty-tcp".equals(transport))
+            else if ("netty-tcp".equals(impl))
             {
                 nettyServer = new NettyBlockServer();
                 nettyServer.register(ID, mapped);
@@ -132,13 +133,13 @@ public class BlockFetchBenchmark
             }
             else
             {
-                throw new IllegalArgumentException("unknown transport: " + transport);
+                throw new IllegalArgumentException("unknown impl: " + impl);
             }
             final long fetched = fetch();
             if (fetched != size || destination.getLong(0) != mapped.getLong(0) ||
                 destination.getByte(size - 1) != mapped.getByte(size - 1))
             {
-                throw new IllegalStateException(transport + " fetched wrong bytes in the warm-up check");
+                throw new IllegalStateException(impl + " fetched wrong bytes in the warm-up check");
             }
         }
 

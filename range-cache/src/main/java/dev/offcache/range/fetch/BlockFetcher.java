@@ -219,7 +219,7 @@ public final class BlockFetcher implements AutoCloseable
         CompletableFuture<Integer> io;
         try
         {
-            io = origin.read(run.key, run.offset, buffer.target(run.length));
+            io = origin.read(run.key, run.offset, buffer.target(run.length), startClass);
         }
         catch (final Throwable ex)
         {

@@ -4,6 +4,8 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import dev.offcache.range.store.FetchClass;
+
 /**
  * The origin of a range cache: an object store read by byte range (S3, an HTTP server, a local directory) or the
  * next cache tier in front of one.
@@ -42,6 +44,22 @@ public interface ObjectStore extends AutoCloseable
      *     {@link ObjectNotFoundException} when there is no such object.
      */
     CompletableFuture<Integer> read(String key, long offset, ByteBuffer destination);
+
+    /**
+     * {@link #read(String, long, ByteBuffer)} for a stated reason. The engine calls this one, so a tier in front of
+     * the origin (the L2 client) can treat background warming differently; plain origins ignore the class.
+     *
+     * @param key         the object key.
+     * @param offset      the first byte to read.
+     * @param destination where the bytes go; the caller owns it.
+     * @param fetchClass  demand (a caller waits) or prefetch (background warming).
+     * @return as {@link #read(String, long, ByteBuffer)}.
+     */
+    default CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass)
+    {
+        return read(key, offset, destination);
+    }
 
     /**
      * Reads a byte range only if the object still has the given entity tag (or version). Never cached.

@@ -1,0 +1,168 @@
+package dev.offcache.benchmarks.l2client;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.origin.FileSystemOrigin;
+import dev.offcache.range.origin.HttpOrigin;
+import dev.offcache.server.http.ApiKeys;
+import dev.offcache.server.http.L2HttpServer;
+import dev.offcache.server.http.TransportKind;
+import dev.offcache.server.source.LocalDirectoryOrigin;
+import dev.offcache.server.source.ObjectIdTable;
+import dev.offcache.server.source.ReadThroughSource;
+import dev.offcache.server.tier.TieredBlockStore;
+
+/**
+ * One ranged read from the real L2 server (RAM tier, 127.0.0.1) into a direct buffer, through the L2 client
+ * (Netty, pooled direct buffers copied straight into the destination) beside the baseline: the range-cache's
+ * {@link HttpOrigin} ({@code java.net.http.HttpClient}, body handed over as heap buffers) against the same server.
+ * Run with {@code -prof gc} to compare allocation per read.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+public class L2ClientReadBenchmark
+{
+    private static final String KEY = "bench/object.bin";
+    private static final int OBJECT_BYTES = 4 * 1024 * 1024;
+    private static final int BLOCK = 1024 * 1024;
+
+    /** Bytes per read. */
+    @Param({"65536"})
+    public int rangeBytes;
+
+    private Path dir;
+    private ExecutorService io;
+    private TieredBlockStore store;
+    private L2HttpServer server;
+    private L2Origin l2Client;
+    private HttpOrigin jdkClient;
+    private ByteBuffer destination;
+    private long offset;
+
+    /**
+     * Starts the server, warms its RAM tier and builds both clients.
+     *
+     * @throws Exception if the server cannot start.
+     */
+    @Setup(Level.Trial)
+    public void setUp() throws Exception
+    {
+        dir = Files.createTempDirectory("offcache-l2bench");
+        final Path origin = dir.resolve("origin");
+        Files.createDirectories(origin.resolve("bench"));
+        final byte[] bytes = new byte[OBJECT_BYTES];
+        new Random(1).nextBytes(bytes);
+        Files.write(origin.resolve(KEY), bytes);
+        final ObjectIdTable ids = new ObjectIdTable();
+        store = TieredBlockStore.open(new TieredBlockStore.Context()
+            .blockSize(BLOCK)
+            .ramBudgetBytes(16L * BLOCK)
+            .ssdBudgetBytes(16L * BLOCK)
+            .ssdDir(dir.resolve("ssd"))
+            .names(ids));
+        io = Executors.newFixedThreadPool(2);
+        server = L2HttpServer.start(new L2HttpServer.Context()
+            .listen("127.0.0.1", 0)
+            .transport(TransportKind.NIO)
+            .ioThreads(1)
+            .source(new ReadThroughSource(store, new LocalDirectoryOrigin(origin), ids, io))
+            .apiKeys(ApiKeys.parse("bench-key-0123456789"))
+            .authDisabled(true)
+            .tierMetrics(store.metrics()));
+        final String base = "http://127.0.0.1:" + server.address().getPort();
+        l2Client = L2Origin.newBuilder()
+            .server(URI.create(base))
+            .apiKey("bench-key-0123456789")
+            .origin(new FileSystemOrigin(origin, 1))
+            .abandonTimeout(Duration.ofSeconds(5))
+            .build();
+        jdkClient = new HttpOrigin(URI.create(base + "/obj/"), Duration.ofSeconds(5));
+        destination = ByteBuffer.allocateDirect(rangeBytes);
+        for (long at = 0; at < OBJECT_BYTES; at += rangeBytes)
+        {
+            destination.clear();
+            l2Client.read(KEY, at, destination).join();
+        }
+        if (l2Client.metrics().readFallbacksTotal() != 0)
+        {
+            throw new IllegalStateException("the L2 server did not answer during warm-up");
+        }
+    }
+
+    /**
+     * Stops everything and deletes the files.
+     *
+     * @throws IOException if the files cannot be deleted.
+     */
+    @TearDown(Level.Trial)
+    public void tearDown() throws IOException
+    {
+        l2Client.close();
+        jdkClient.close();
+        server.close();
+        io.shutdownNow();
+        store.close();
+        try (Stream<Path> files = Files.walk(dir))
+        {
+            files.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
+        }
+    }
+
+    private long nextOffset()
+    {
+        offset += rangeBytes;
+        if (offset + rangeBytes > OBJECT_BYTES)
+        {
+            offset = 0;
+        }
+        return offset;
+    }
+
+    /**
+     * A read through the L2 client (Netty).
+     *
+     * @return bytes read.
+     */
+    @Benchmark
+    public int oursRead()
+    {
+        destination.clear();
+        return l2Client.read(KEY, nextOffset(), destination).join();
+    }
+
+    /**
+     * Baseline: the same read through {@code java.net.http.HttpClient} ({@link HttpOrigin}).
+     *
+     * @return bytes read.
+     */
+    @Benchmark
+    public int baselineJdkHttpClientRead()
+    {
+        destination.clear();
+        return jdkClient.read(KEY, nextOffset(), destination).join();
+    }
+}

@@ -1,0 +1,270 @@
+package dev.offcache.range.l2;
+
+import java.util.concurrent.TimeUnit;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.PrematureChannelClosureException;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.util.ReferenceCountUtil;
+
+/**
+ * One request to the L2 server and its response, from connection to the last body byte. Every method after
+ * {@link #start()} runs on the connection's event loop, so the state needs no synchronisation; the exchange
+ * finishes exactly once, either by {@link #succeed()} (the connection may be reused) or by {@link #fail} (the
+ * connection is closed and the subclass falls back to the origin).
+ */
+abstract class Exchange
+{
+    final L2Origin client;
+    final CircuitBreaker.Admission admission;
+    Channel channel;
+    boolean done;
+    boolean headersSeen;
+    boolean keepAlive;
+    private boolean reusedConnection;
+    private boolean retried;
+    private long lastProgressNs;
+
+    Exchange(final L2Origin client, final CircuitBreaker.Admission admission)
+    {
+        this.client = client;
+        this.admission = admission;
+    }
+
+    /** The request to send; a fresh object each time (it is written once). */
+    abstract HttpRequest request();
+
+    /** Response headers arrived; return false after calling {@link #fail} when they are not acceptable. */
+    abstract boolean onHeaders(HttpResponse response);
+
+    /** A part of the body (released by the caller); may finish the exchange. */
+    abstract void onBody(HttpContent content);
+
+    /** The exchange is over without an answer we can use: fall back. Runs once. */
+    abstract void onFailed(FallbackReason reason, Throwable cause);
+
+    /** How long to wait for response headers, connecting included. */
+    long headerDeadlineNs()
+    {
+        return client.abandonTimeoutNs();
+    }
+
+    /** Starts on a pooled connection when one is idle, otherwise on a new one. */
+    final void start()
+    {
+        final Channel pooled = client.pollIdle();
+        if (pooled != null)
+        {
+            reusedConnection = true;
+            final EventLoop loop = pooled.eventLoop();
+            loop.execute(() ->
+            {
+                armHeaderDeadline(loop);
+                send(pooled);
+            });
+        }
+        else
+        {
+            final EventLoop loop = client.nextLoop();
+            loop.execute(() ->
+            {
+                armHeaderDeadline(loop);
+                connect(loop);
+            });
+        }
+    }
+
+    private void connect(final EventLoop loop)
+    {
+        final ChannelFuture future = client.connect(loop);
+        channel = future.channel();
+        future.addListener((f) ->
+        {
+            if (done)
+            {
+                future.channel().close();
+                return;
+            }
+            if (!f.isSuccess())
+            {
+                fail(FallbackReason.CONNECT, f.cause());
+                return;
+            }
+            send(future.channel());
+        });
+    }
+
+    private void send(final Channel target)
+    {
+        channel = target;
+        if (done)
+        {
+            client.release(target, false);
+            return;
+        }
+        target.pipeline().get(ClientHandler.class).attach(this);
+        target.writeAndFlush(request()).addListener((f) ->
+        {
+            if (!f.isSuccess())
+            {
+                onBroken(f.cause());
+            }
+        });
+    }
+
+    private void armHeaderDeadline(final EventLoop loop)
+    {
+        loop.schedule(() ->
+        {
+            if (!done && !headersSeen)
+            {
+                fail(FallbackReason.NO_HEADERS, null);
+            }
+        }, headerDeadlineNs(), TimeUnit.NANOSECONDS);
+    }
+
+    final void onMessage(final Object msg)
+    {
+        try
+        {
+            if (done)
+            {
+                return;
+            }
+            if (msg instanceof HttpResponse)
+            {
+                final HttpResponse response = (HttpResponse) msg;
+                headersSeen = true;
+                client.breaker().onAnswered(admission);
+                if (response.decoderResult().isFailure())
+                {
+                    fail(FallbackReason.MALFORMED, response.decoderResult().cause());
+                    return;
+                }
+                keepAlive = HttpUtil.isKeepAlive(response);
+                if (!onHeaders(response))
+                {
+                    return;
+                }
+                progress();
+                armStallCheck();
+            }
+            if (!done && msg instanceof HttpContent)
+            {
+                final HttpContent content = (HttpContent) msg;
+                if (content.decoderResult().isFailure())
+                {
+                    final Throwable cause = content.decoderResult().cause();
+                    // The decoder reports a connection closed (FIN) before the announced length as a failed part.
+                    fail(cause instanceof PrematureChannelClosureException ? FallbackReason.SHORT_BODY :
+                        FallbackReason.MALFORMED, cause);
+                    return;
+                }
+                progress();
+                onBody(content);
+            }
+        }
+        finally
+        {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    final void onBroken(final Throwable cause)
+    {
+        if (done)
+        {
+            return;
+        }
+        if (!headersSeen && reusedConnection && !retried)
+        {
+            // An idle keep-alive connection the server already closed: not a sign of trouble, try a fresh one.
+            retried = true;
+            reusedConnection = false;
+            final EventLoop loop = channel.eventLoop();
+            detachAndClose();
+            connect(loop);
+            return;
+        }
+        if (!headersSeen)
+        {
+            fail(FallbackReason.CLOSED_BEFORE_HEADERS, cause);
+        }
+        else
+        {
+            // A clean close (FIN) before the announced length is a short body; an error or reset is a broken stream.
+            fail(cause == null ? FallbackReason.SHORT_BODY : FallbackReason.BROKEN_STREAM, cause);
+        }
+    }
+
+    final void progress()
+    {
+        lastProgressNs = System.nanoTime();
+    }
+
+    private void armStallCheck()
+    {
+        final long stallNs = client.stallTimeoutNs();
+        final long waitNs = lastProgressNs + stallNs - System.nanoTime();
+        channel.eventLoop().schedule(() ->
+        {
+            if (done)
+            {
+                return;
+            }
+            if (System.nanoTime() - lastProgressNs >= stallNs)
+            {
+                fail(FallbackReason.STALL, null);
+            }
+            else
+            {
+                armStallCheck();
+            }
+        }, Math.max(waitNs, 1), TimeUnit.NANOSECONDS);
+    }
+
+    /** The answer was complete and good: the connection goes back to the pool when the server keeps it. */
+    final void succeed()
+    {
+        done = true;
+        final Channel used = channel;
+        used.pipeline().get(ClientHandler.class).detach();
+        client.release(used, keepAlive);
+    }
+
+    /** Gives up on L2 for this exchange; the subclass falls back to the origin. */
+    final void fail(final FallbackReason reason, final Throwable cause)
+    {
+        if (done)
+        {
+            return;
+        }
+        done = true;
+        detachAndClose();
+        if (reason.unresponsive())
+        {
+            // After the headers the probe has already been reported; a stall then counts as an ordinary call.
+            client.breaker().onUnresponsive(headersSeen ? CircuitBreaker.Admission.PASS : admission);
+        }
+        onFailed(reason, cause);
+    }
+
+    private void detachAndClose()
+    {
+        final Channel used = channel;
+        if (used != null)
+        {
+            final ClientHandler handler = used.pipeline().get(ClientHandler.class);
+            if (handler != null)
+            {
+                handler.detach();
+            }
+            used.close();
+        }
+    }
+}

@@ -1,0 +1,636 @@
+package dev.offcache.range.l2;
+
+import java.net.InetSocketAddress;
+import java.net.URLEncoder;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+
+import dev.offcache.range.origin.ObjectKeys;
+import dev.offcache.range.origin.ObjectStore;
+import dev.offcache.range.store.FetchClass;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+/**
+ * The L2 tier as an origin: reads and sizes go to the shared L2 cache server over HTTP/1.1 ({@code GET /obj/{key}}
+ * with {@code Range}, {@code HEAD /obj/{key}}, {@code Authorization: Bearer}) and fall back to the real origin on any
+ * failure, so a missing or misbehaving L2 lowers the hit rate but never fails or corrupts a read. Puts, deletes,
+ * lists, versions and conditional reads go straight to the real origin. See {@code docs/l2-client.md}.
+ *
+ * <pre>{@code
+ * ObjectStore tier = L2Origin.newBuilder()
+ *     .server(URI.create("http://l2:8080"))
+ *     .apiKey(key)
+ *     .origin(new S3Origin(...))
+ *     .fromEnvironment()
+ *     .build();
+ * }</pre>
+ *
+ * <p>Memory: a body is copied from Netty's pooled direct buffers straight into the caller's buffer (no heap copy);
+ * the client never touches the caller's buffer after the returned future completes, because the L2 part and the
+ * origin completion are strictly sequential. The client owns its event loop, its connections, the warming agent
+ * and the real origin, and releases them all in {@link #close()}.
+ */
+public final class L2Origin implements ObjectStore
+{
+    private final L2ClientContext ctx;
+    private final ObjectStore origin;
+    private final String namespace;
+    private final InetSocketAddress address;
+    private final String hostHeader;
+    private final String authorization;
+    private final String basePath;
+    private final long abandonTimeoutNs;
+    private final long stallTimeoutNs;
+    private final L2ClientMetrics metrics = new L2ClientMetrics();
+    private final CircuitBreaker breaker;
+    private final EventLoopGroup group;
+    private final Bootstrap bootstrap;
+    private final ConcurrentLinkedDeque<Channel> idle = new ConcurrentLinkedDeque<>();
+    private final AtomicInteger idleCount = new AtomicInteger();
+    private final WarmingSender warming;
+    private final AgentRunner warmingRunner;
+    private volatile boolean closed;
+
+    /**
+     * Creates a client from a context (concluded here).
+     *
+     * @param ctx the configuration; the client owns the origin in it.
+     */
+    public L2Origin(final L2ClientContext ctx)
+    {
+        this.ctx = ctx.conclude();
+        this.origin = ctx.origin();
+        this.namespace = origin.namespace();
+        final String host = ctx.serverUri().getHost();
+        final int port = ctx.serverUri().getPort() < 0 ? 80 : ctx.serverUri().getPort();
+        this.address = new InetSocketAddress(host, port);
+        this.hostHeader = host + ":" + port;
+        this.authorization = "Bearer " + ctx.apiKey();
+        final String path = ctx.serverUri().getRawPath();
+        this.basePath = path == null ? "" : (path.endsWith("/") ? path.substring(0, path.length() - 1) : path);
+        this.abandonTimeoutNs = ctx.abandonTimeout().toNanos();
+        this.stallTimeoutNs = ctx.stallTimeout().toNanos();
+        this.breaker = new CircuitBreaker(
+            ctx.breakerThreshold(), ctx.breakerOpenTime().toNanos(), ctx.nanoClock(), metrics);
+        this.group = new MultiThreadIoEventLoopGroup(
+            ctx.ioThreads(), new DefaultThreadFactory("offcache-l2client", true), NioIoHandler.newFactory());
+        this.bootstrap = new Bootstrap()
+            .group(group)
+            .channel(NioSocketChannel.class)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) ctx.abandonTimeout().toMillis())
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+            .handler(new ChannelInitializer<SocketChannel>()
+            {
+                @Override
+                protected void initChannel(final SocketChannel channel)
+                {
+                    channel.pipeline().addLast(new HttpClientCodec(), new ClientHandler());
+                }
+            });
+        this.warming = new WarmingSender(this, metrics, ctx.warmQueueCapacity(), ctx.warmBatchKeys());
+        this.warmingRunner = new AgentRunner(
+            new BackoffIdleStrategy(1, 1, TimeUnit.MICROSECONDS.toNanos(50), TimeUnit.MILLISECONDS.toNanos(1)),
+            (error) ->
+            {
+            }, null, warming);
+        AgentRunner.startOnThread(warmingRunner, new DefaultThreadFactory("offcache-l2client-warming", true));
+    }
+
+    /**
+     * A builder that reads like a sentence.
+     *
+     * @return a new builder.
+     */
+    public static Builder newBuilder()
+    {
+        return new Builder();
+    }
+
+    /**
+     * The real origin's namespace: L2 is a cache of it, so blocks cached through either share keys.
+     */
+    @Override
+    public String namespace()
+    {
+        return namespace;
+    }
+
+    @Override
+    public CompletableFuture<Long> size(final String key)
+    {
+        ObjectKeys.validate(key);
+        metrics.increment(L2ClientMetrics.Counter.HEADS);
+        final CircuitBreaker.Admission admission = breaker.admit(true);
+        final CompletableFuture<Long> result = new CompletableFuture<>();
+        if (admission == CircuitBreaker.Admission.SKIP || closed)
+        {
+            metrics.headFallback(FallbackReason.BREAKER_OPEN);
+            sizeFromOrigin(key, result);
+            return result;
+        }
+        new HeadExchange(this, admission, key, result).start();
+        return result;
+    }
+
+    @Override
+    public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
+    {
+        return read(key, offset, destination, FetchClass.DEMAND);
+    }
+
+    /**
+     * A read that says why it is made: a prefetch read uses L2 only while the breaker is closed and is never the
+     * breaker's probe.
+     *
+     * @param key         the object key.
+     * @param offset      the first byte.
+     * @param destination where the bytes go, from its position to its limit; the caller owns it.
+     * @param fetchClass  demand or prefetch.
+     * @return the number of bytes read (fewer only where the object ends).
+     */
+    @Override
+    public CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass)
+    {
+        ObjectKeys.validate(key);
+        if (offset < 0)
+        {
+            throw new IllegalArgumentException("negative offset " + offset + " for '" + key + "'");
+        }
+        if (!destination.hasRemaining())
+        {
+            return CompletableFuture.completedFuture(0);
+        }
+        metrics.increment(L2ClientMetrics.Counter.READS);
+        final CircuitBreaker.Admission admission = breaker.admit(fetchClass == FetchClass.DEMAND);
+        final CompletableFuture<Integer> result = new CompletableFuture<>();
+        if (admission == CircuitBreaker.Admission.SKIP || closed)
+        {
+            metrics.readFallback(FallbackReason.BREAKER_OPEN);
+            readFromOrigin(key, offset, destination, 0, result);
+            return result;
+        }
+        new RangeExchange(this, admission, key, offset, destination, result).start();
+        return result;
+    }
+
+    /**
+     * Write-time warming: asks the L2 server to prefetch a newly written object. Fire-and-forget: returns at once,
+     * never throws, never waits; a full queue, an open breaker or a failed send drops the notice and counts it.
+     *
+     * @param key  the object key.
+     * @param size the object's size in bytes.
+     * @return true when the notice was queued; false when it was dropped or invalid.
+     */
+    public boolean notifyWritten(final String key, final long size)
+    {
+        if (closed || size < 0 || key == null)
+        {
+            metrics.increment(L2ClientMetrics.Counter.WARM_REFUSED);
+            return false;
+        }
+        try
+        {
+            ObjectKeys.validate(key);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            metrics.increment(L2ClientMetrics.Counter.WARM_REFUSED);
+            return false;
+        }
+        return warming.offer(key, size);
+    }
+
+    @Override
+    public CompletableFuture<Integer> readIfMatch(
+        final String key, final long offset, final ByteBuffer destination, final String ifMatch)
+    {
+        return origin.readIfMatch(key, offset, destination, ifMatch);
+    }
+
+    @Override
+    public CompletableFuture<String> version(final String key)
+    {
+        return origin.version(key);
+    }
+
+    @Override
+    public CompletableFuture<Void> put(final String key, final ByteBuffer source)
+    {
+        return origin.put(key, source);
+    }
+
+    @Override
+    public CompletableFuture<Void> delete(final String key)
+    {
+        return origin.delete(key);
+    }
+
+    @Override
+    public CompletableFuture<List<String>> list(final String prefix)
+    {
+        return origin.list(prefix);
+    }
+
+    /**
+     * The client's counters.
+     *
+     * @return the metrics.
+     */
+    public L2ClientMetrics metrics()
+    {
+        return metrics;
+    }
+
+    /**
+     * The circuit breaker in front of L2.
+     *
+     * @return the breaker.
+     */
+    public CircuitBreaker breaker()
+    {
+        return breaker;
+    }
+
+    /**
+     * The real origin behind L2.
+     *
+     * @return the origin.
+     */
+    public ObjectStore origin()
+    {
+        return origin;
+    }
+
+    /**
+     * Stops warming, closes connections and the event loop, then closes the real origin.
+     */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        warmingRunner.close();
+        Channel channel;
+        while ((channel = idle.poll()) != null)
+        {
+            channel.close();
+        }
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        origin.close();
+    }
+
+    @Override
+    public String toString()
+    {
+        return "l2:" + ctx.serverUri() + " -> " + namespace;
+    }
+
+    void readFromOrigin(
+        final String key, final long offset, final ByteBuffer destination, final int delivered,
+        final CompletableFuture<Integer> result)
+    {
+        if (delivered > 0)
+        {
+            metrics.increment(L2ClientMetrics.Counter.RESUMED);
+        }
+        final ByteBuffer rest = destination.duplicate();
+        rest.position(destination.position() + delivered);
+        CompletableFuture<Integer> io;
+        try
+        {
+            io = origin.read(key, offset + delivered, rest);
+        }
+        catch (final Throwable ex)
+        {
+            io = CompletableFuture.failedFuture(ex);
+        }
+        io.whenComplete((bytes, error) ->
+        {
+            if (error != null)
+            {
+                result.completeExceptionally(error);
+            }
+            else
+            {
+                metrics.add(L2ClientMetrics.Counter.ORIGIN_BYTES, bytes);
+                result.complete(delivered + bytes);
+            }
+        });
+    }
+
+    void sizeFromOrigin(final String key, final CompletableFuture<Long> result)
+    {
+        CompletableFuture<Long> io;
+        try
+        {
+            io = origin.size(key);
+        }
+        catch (final Throwable ex)
+        {
+            io = CompletableFuture.failedFuture(ex);
+        }
+        io.whenComplete((size, error) ->
+        {
+            if (error != null)
+            {
+                result.completeExceptionally(error);
+            }
+            else
+            {
+                result.complete(size);
+            }
+        });
+    }
+
+    CompletableFuture<String> sendPrefetch(final byte[] body)
+    {
+        final CompletableFuture<String> result = new CompletableFuture<>();
+        if (closed)
+        {
+            result.completeExceptionally(new IllegalStateException("L2 client closed"));
+            return result;
+        }
+        new PrefetchExchange(this, body, result).start();
+        return result;
+    }
+
+    HttpRequest newRequest(final HttpMethod method, final String path)
+    {
+        final FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, path);
+        addCommonHeaders(request);
+        return request;
+    }
+
+    void addCommonHeaders(final HttpRequest request)
+    {
+        request.headers()
+            .set(HttpHeaderNames.HOST, hostHeader)
+            .set(HttpHeaderNames.AUTHORIZATION, authorization);
+    }
+
+    String objectPath(final String key)
+    {
+        final StringBuilder path = new StringBuilder(basePath.length() + key.length() + 16).append(basePath)
+            .append("/obj/");
+        int segmentStart = 0;
+        for (int i = 0; i <= key.length(); i++)
+        {
+            if (i == key.length() || key.charAt(i) == '/')
+            {
+                if (segmentStart > 0)
+                {
+                    path.append('/');
+                }
+                path.append(URLEncoder.encode(key.substring(segmentStart, i), StandardCharsets.UTF_8)
+                    .replace("+", "%20"));
+                segmentStart = i + 1;
+            }
+        }
+        return path.toString();
+    }
+
+    String prefetchPath()
+    {
+        return basePath + "/prefetch";
+    }
+
+    long abandonTimeoutNs()
+    {
+        return abandonTimeoutNs;
+    }
+
+    long stallTimeoutNs()
+    {
+        return stallTimeoutNs;
+    }
+
+    EventLoop nextLoop()
+    {
+        return group.next();
+    }
+
+    ChannelFuture connect(final EventLoop loop)
+    {
+        return bootstrap.clone(loop).connect(address);
+    }
+
+    Channel pollIdle()
+    {
+        Channel channel;
+        while ((channel = idle.pollFirst()) != null)
+        {
+            idleCount.decrementAndGet();
+            if (channel.isActive())
+            {
+                return channel;
+            }
+        }
+        return null;
+    }
+
+    void release(final Channel channel, final boolean reusable)
+    {
+        if (reusable && !closed && channel.isActive())
+        {
+            if (idleCount.incrementAndGet() <= ctx.maxIdleConnections())
+            {
+                idle.offerFirst(channel);
+                if (closed && idle.remove(channel))
+                {
+                    idleCount.decrementAndGet();
+                    channel.close();
+                }
+                return;
+            }
+            idleCount.decrementAndGet();
+        }
+        channel.close();
+    }
+
+    /**
+     * Builds an {@link L2Origin}; settings apply in call order, so {@code fromEnvironment()} last lets the
+     * environment override code.
+     */
+    public static final class Builder
+    {
+        private final L2ClientContext context = new L2ClientContext();
+
+        Builder()
+        {
+        }
+
+        /**
+         * Sets the L2 server.
+         *
+         * @param uri {@code http://host:port}, optionally with a base path.
+         * @return this.
+         */
+        public Builder server(final java.net.URI uri)
+        {
+            context.serverUri(uri);
+            return this;
+        }
+
+        /**
+         * Sets the API key.
+         *
+         * @param apiKey sent as {@code Authorization: Bearer}.
+         * @return this.
+         */
+        public Builder apiKey(final String apiKey)
+        {
+            context.apiKey(apiKey);
+            return this;
+        }
+
+        /**
+         * Sets the real origin behind L2; the client owns and closes it.
+         *
+         * @param origin the real origin.
+         * @return this.
+         */
+        public Builder origin(final ObjectStore origin)
+        {
+            context.origin(origin);
+            return this;
+        }
+
+        /**
+         * Sets the header deadline (default 500 ms).
+         *
+         * @param timeout the deadline.
+         * @return this.
+         */
+        public Builder abandonTimeout(final Duration timeout)
+        {
+            context.abandonTimeout(timeout);
+            return this;
+        }
+
+        /**
+         * Sets the stall limit (default 3 s).
+         *
+         * @param timeout the limit.
+         * @return this.
+         */
+        public Builder stallTimeout(final Duration timeout)
+        {
+            context.stallTimeout(timeout);
+            return this;
+        }
+
+        /**
+         * Sets the breaker: opens after {@code failures} consecutive unresponsive calls, for {@code openTime}.
+         *
+         * @param failures the threshold (default 5).
+         * @param openTime the open period (default 3 s).
+         * @return this.
+         */
+        public Builder breaker(final int failures, final Duration openTime)
+        {
+            context.breakerThreshold(failures).breakerOpenTime(openTime);
+            return this;
+        }
+
+        /**
+         * Sets the warming queue capacity (default 1024).
+         *
+         * @param capacity notices that may wait.
+         * @return this.
+         */
+        public Builder warmQueueCapacity(final int capacity)
+        {
+            context.warmQueueCapacity(capacity);
+            return this;
+        }
+
+        /**
+         * Sets the breaker's clock (tests).
+         *
+         * @param nanoClock a monotonic nanosecond clock.
+         * @return this.
+         */
+        public Builder nanoClock(final LongSupplier nanoClock)
+        {
+            context.nanoClock(nanoClock);
+            return this;
+        }
+
+        /**
+         * Applies {@code OFFCACHE_L2_*} from the process environment.
+         *
+         * @return this.
+         */
+        public Builder fromEnvironment()
+        {
+            return fromEnvironment(System.getenv());
+        }
+
+        /**
+         * Applies {@code OFFCACHE_L2_*} from an environment map.
+         *
+         * @param env the environment.
+         * @return this.
+         */
+        public Builder fromEnvironment(final Map<String, String> env)
+        {
+            context.fromEnvironment(env);
+            return this;
+        }
+
+        /**
+         * The context being built, for settings the builder does not name.
+         *
+         * @return the context.
+         */
+        public L2ClientContext context()
+        {
+            return context;
+        }
+
+        /**
+         * Builds the client.
+         *
+         * @return the client.
+         */
+        public L2Origin build()
+        {
+            return new L2Origin(context);
+        }
+    }
+}

@@ -1,0 +1,277 @@
+package dev.offcache.range.l2;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A deliberately misbehaving stand-in for the L2 server on 127.0.0.1: a raw socket server that parses just enough
+ * HTTP to answer {@code GET /obj/{key}} with a Range, {@code HEAD} and {@code POST /prefetch}, and misbehaves in the
+ * way its current {@link Fault} says. Objects come from a map of the true bytes (the same bytes the origin serves).
+ */
+final class FaultyL2Server implements AutoCloseable
+{
+    /** What the server does with each request. */
+    enum Fault
+    {
+        /** Correct 206 answers, keep-alive. */
+        NONE,
+        /** Accepts and reads the request, never answers. */
+        NEVER_ANSWER,
+        /** Answers bytes that are not HTTP. */
+        GARBAGE,
+        /** Answers 500. */
+        STATUS_500,
+        /** 206 without Content-Range. */
+        MISSING_CONTENT_RANGE,
+        /** 206 whose Content-Range starts one byte late. */
+        WRONG_CONTENT_RANGE,
+        /** Announces the full length, sends half the body, then ends the response (closes). */
+        SHORT_BODY,
+        /** Sends half the body, then goes silent with the connection open. */
+        STALL_MID_BODY,
+        /** Sends half the body, then resets the connection. */
+        CLOSE_MID_STREAM,
+        /** Each request picks NONE or one of the fast faults at random. */
+        RANDOM
+    }
+
+    private static final Fault[] FAST = {
+        Fault.NONE, Fault.NONE, Fault.GARBAGE, Fault.STATUS_500, Fault.WRONG_CONTENT_RANGE, Fault.SHORT_BODY,
+        Fault.CLOSE_MID_STREAM};
+
+    final Map<String, byte[]> objects = new ConcurrentHashMap<>();
+    final AtomicInteger requests = new AtomicInteger();
+    final AtomicInteger connections = new AtomicInteger();
+    final List<String> prefetchBodies = new CopyOnWriteArrayList<>();
+    /** Body bytes of GETs sent before a mid-body fault, summed. */
+    final AtomicInteger bytesSentBeforeFault = new AtomicInteger();
+    volatile Fault fault = Fault.NONE;
+
+    private final ServerSocket server;
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final Thread acceptor;
+    private final List<Thread> workers = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
+
+    FaultyL2Server() throws IOException
+    {
+        server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        acceptor = new Thread(this::acceptLoop, "faulty-l2-accept");
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    String url()
+    {
+        return "http://127.0.0.1:" + server.getLocalPort();
+    }
+
+    int port()
+    {
+        return server.getLocalPort();
+    }
+
+    private void acceptLoop()
+    {
+        while (!closed)
+        {
+            try
+            {
+                final Socket socket = server.accept();
+                connections.incrementAndGet();
+                sockets.add(socket);
+                final Thread worker = new Thread(() -> serve(socket), "faulty-l2-conn");
+                worker.setDaemon(true);
+                workers.add(worker);
+                worker.start();
+            }
+            catch (final IOException ex)
+            {
+                return;
+            }
+        }
+    }
+
+    private void serve(final Socket socket)
+    {
+        try (socket)
+        {
+            final InputStream in = socket.getInputStream();
+            final OutputStream out = socket.getOutputStream();
+            while (!closed)
+            {
+                final String head = readHead(in);
+                if (head == null)
+                {
+                    return;
+                }
+                requests.incrementAndGet();
+                if (!answer(head, in, out, socket))
+                {
+                    return;
+                }
+            }
+        }
+        catch (final IOException | InterruptedException ex)
+        {
+            // the client went away or the test closed us
+        }
+    }
+
+    private boolean answer(final String head, final InputStream in, final OutputStream out, final Socket socket)
+        throws IOException, InterruptedException
+    {
+        final String[] lines = head.split("\r\n");
+        final String[] requestLine = lines[0].split(" ");
+        final String method = requestLine[0];
+        final String path = requestLine[1];
+        String range = null;
+        int contentLength = 0;
+        for (final String line : lines)
+        {
+            final String lower = line.toLowerCase();
+            if (lower.startsWith("range:"))
+            {
+                range = line.substring(6).trim();
+            }
+            else if (lower.startsWith("content-length:"))
+            {
+                contentLength = Integer.parseInt(line.substring(15).trim());
+            }
+        }
+        final byte[] body = in.readNBytes(contentLength);
+        if (method.equals("POST") && path.equals("/prefetch"))
+        {
+            if (fault == Fault.NEVER_ANSWER)
+            {
+                Thread.sleep(60_000);
+                return false;
+            }
+            final String text = new String(body, StandardCharsets.UTF_8);
+            prefetchBodies.add(text);
+            final long lines2 = text.lines().filter((l) -> !l.isBlank()).count();
+            final String json = "{\"accepted\":" + lines2 + ",\"rejected\":0,\"dropped\":0}";
+            write(out, "HTTP/1.1 202 Accepted\r\nContent-Length: " + json.length() + "\r\n\r\n" + json);
+            return true;
+        }
+        final byte[] object = objects.get(path.substring("/obj/".length()));
+        final Fault fault = this.fault == Fault.RANDOM ?
+            FAST[ThreadLocalRandom.current().nextInt(FAST.length)] : this.fault;
+        switch (fault)
+        {
+            case NEVER_ANSWER:
+                Thread.sleep(60_000);
+                return false;
+            case GARBAGE:
+                write(out, "\u0000\u0001garbage \r\n\r\nnot http at all");
+                return false;
+            case STATUS_500:
+                write(out, "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n");
+                return true;
+            default:
+                break;
+        }
+        if (object == null)
+        {
+            write(out, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+            return true;
+        }
+        if (method.equals("HEAD"))
+        {
+            write(out, "HTTP/1.1 200 OK\r\nContent-Length: " + object.length + "\r\n\r\n");
+            return true;
+        }
+        final String[] bounds = range.substring("bytes=".length()).split("-");
+        final int start = Integer.parseInt(bounds[0]);
+        final int end = Math.min(Integer.parseInt(bounds[1]), object.length - 1);
+        final int length = end - start + 1;
+        final String contentRange = fault == Fault.MISSING_CONTENT_RANGE ? "" :
+            "Content-Range: bytes " + (fault == Fault.WRONG_CONTENT_RANGE ? start + 1 : start) + "-" + end + "/" +
+            object.length + "\r\n";
+        write(out, "HTTP/1.1 206 Partial Content\r\n" + contentRange + "Content-Length: " + length + "\r\n\r\n");
+        switch (fault)
+        {
+            case SHORT_BODY:
+            case STALL_MID_BODY:
+            case CLOSE_MID_STREAM:
+                final int half = length / 2;
+                out.write(object, start, half);
+                out.flush();
+                bytesSentBeforeFault.addAndGet(half);
+                if (fault == Fault.STALL_MID_BODY)
+                {
+                    Thread.sleep(60_000);
+                }
+                else if (fault == Fault.CLOSE_MID_STREAM)
+                {
+                    socket.setSoLinger(true, 0);
+                }
+                return false;
+            default:
+                out.write(object, start, length);
+                out.flush();
+                return true;
+        }
+    }
+
+    private static void write(final OutputStream out, final String text) throws IOException
+    {
+        out.write(text.getBytes(StandardCharsets.ISO_8859_1));
+        out.flush();
+    }
+
+    private static String readHead(final InputStream in) throws IOException
+    {
+        final ByteArrayOutputStream head = new ByteArrayOutputStream();
+        int matched = 0;
+        while (matched < 4)
+        {
+            final int b = in.read();
+            if (b < 0)
+            {
+                return null;
+            }
+            head.write(b);
+            matched = (b == '\r' && (matched == 0 || matched == 2)) || (b == '\n' && (matched == 1 || matched == 3)) ?
+                matched + 1 : 0;
+        }
+        return head.toString(StandardCharsets.ISO_8859_1);
+    }
+
+    /** Stops accepting and resets every open connection (a killed server). */
+    @Override
+    public void close() throws IOException
+    {
+        closed = true;
+        server.close();
+        for (final Socket socket : sockets)
+        {
+            try
+            {
+                socket.setSoLinger(true, 0);
+                socket.close();
+            }
+            catch (final IOException ignored)
+            {
+                // already gone
+            }
+        }
+        acceptor.interrupt();
+        for (final Thread worker : workers)
+        {
+            worker.interrupt();
+        }
+    }
+}

@@ -1,0 +1,244 @@
+package dev.offcache.range.l2;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import dev.offcache.range.origin.FileSystemOrigin;
+import dev.offcache.range.testing.TestObjects;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Reads through the L2 client against a raw socket server on 127.0.0.1 that misbehaves on purpose: every read must
+ * return exactly the origin's bytes, and the fallback must be counted under the right reason.
+ */
+class L2ClientFaultTest
+{
+    private static final String KEY = "data/part-0.parquet";
+    private static final int SIZE = 3 * 1024 * 1024 + 17;
+
+    @TempDir
+    Path root;
+
+    private byte[] truth;
+    private FaultyL2Server server;
+    private L2Origin client;
+
+    @BeforeEach
+    void setUp() throws IOException
+    {
+        truth = TestObjects.write(root, KEY, SIZE, 42);
+        server = new FaultyL2Server();
+        server.objects.put(KEY, truth);
+    }
+
+    @AfterEach
+    void tearDown() throws IOException
+    {
+        if (client != null)
+        {
+            client.close();
+        }
+        server.close();
+    }
+
+    private L2Origin client(final String url)
+    {
+        return client(url, 150);
+    }
+
+    private L2Origin client(final String url, final long abandonMs)
+    {
+        return L2Origin.newBuilder()
+            .server(URI.create(url))
+            .apiKey("k")
+            .origin(new FileSystemOrigin(root, 2))
+            .abandonTimeout(Duration.ofMillis(abandonMs))
+            .stallTimeout(Duration.ofMillis(400))
+            .breaker(1_000, Duration.ofSeconds(3))
+            .build();
+    }
+
+    private static FallbackReason expectedReason(final FaultyL2Server.Fault fault)
+    {
+        switch (fault)
+        {
+            case NEVER_ANSWER:
+                return FallbackReason.NO_HEADERS;
+            case GARBAGE:
+                return FallbackReason.MALFORMED;
+            case STATUS_500:
+                return FallbackReason.STATUS;
+            case MISSING_CONTENT_RANGE:
+            case WRONG_CONTENT_RANGE:
+                return FallbackReason.MALFORMED;
+            case SHORT_BODY:
+                return FallbackReason.SHORT_BODY;
+            case STALL_MID_BODY:
+                return FallbackReason.STALL;
+            case CLOSE_MID_STREAM:
+                return FallbackReason.BROKEN_STREAM;
+            default:
+                return null;
+        }
+    }
+
+    /** Reads random ranges (some at the object's end) and checks each against the true bytes. */
+    private long readRandomRanges(final int count, final long seed)
+    {
+        final Random random = new Random(seed);
+        long requested = 0;
+        for (int i = 0; i < count; i++)
+        {
+            final int length = 1 + random.nextInt(random.nextBoolean() ? 4096 : 512 * 1024);
+            final int offset = i % 4 == 3 ? SIZE - length / 2 : random.nextInt(SIZE - length);
+            final int expected = Math.min(length, SIZE - offset);
+            final ByteBuffer destination = ByteBuffer.allocateDirect(length + 8);
+            destination.position(3).limit(3 + length);
+            final int n = client.read(KEY, offset, destination).orTimeout(10, TimeUnit.SECONDS).join();
+            assertEquals(expected, n, "bytes read at " + offset + "+" + length);
+            final byte[] got = new byte[n];
+            destination.duplicate().position(3).get(got);
+            final byte[] want = new byte[n];
+            System.arraycopy(truth, offset, want, 0, n);
+            assertArrayEquals(want, got, "bytes at " + offset + "+" + length);
+            assertEquals(3, destination.position(), "the caller's position is left alone");
+            requested += n;
+        }
+        return requested;
+    }
+
+    @Test
+    void healthyServerServesEveryReadAndSizeFromL2()
+    {
+        // A generous header deadline: a cold JVM's first request must not count as a fallback here.
+        client = client(server.url(), 5_000);
+        final long requested = readRandomRanges(24, 1);
+        final L2ClientMetrics metrics = client.metrics();
+        assertEquals(24, metrics.get(L2ClientMetrics.Counter.L2_HITS));
+        assertEquals(0, metrics.readFallbacksTotal());
+        assertEquals(requested, metrics.get(L2ClientMetrics.Counter.L2_BYTES));
+        assertEquals(0, metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES));
+        assertTrue(server.connections.get() < 24, "keep-alive connections are reused: " + server.connections.get());
+        assertEquals(SIZE, client.size(KEY).join());
+        assertEquals(1, metrics.get(L2ClientMetrics.Counter.HEAD_HITS));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = FaultyL2Server.Fault.class, names = {"NONE", "RANDOM"}, mode = EnumSource.Mode.EXCLUDE)
+    void everyFaultStillReturnsTheOriginsExactBytes(final FaultyL2Server.Fault fault)
+    {
+        server.fault = fault;
+        // A short header deadline only where the server never answers; elsewhere a slow, loaded machine must not
+        // turn a fault into a different one.
+        client = client(server.url(), fault == FaultyL2Server.Fault.NEVER_ANSWER ? 150 : 3_000);
+        final int reads = 8;
+        final long requested = readRandomRanges(reads, fault.ordinal());
+        final L2ClientMetrics metrics = client.metrics();
+        final FallbackReason reason = expectedReason(fault);
+        assertEquals(reads, metrics.readFallbacks(reason), () ->
+            "fallbacks for " + fault + " counted as " + reason + "\n" + prometheus(metrics));
+        assertEquals(0, metrics.get(L2ClientMetrics.Counter.L2_HITS));
+        assertEquals(requested, metrics.get(L2ClientMetrics.Counter.L2_BYTES) +
+            metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES), "every byte comes from exactly one source");
+        if (fault == FaultyL2Server.Fault.SHORT_BODY || fault == FaultyL2Server.Fault.STALL_MID_BODY)
+        {
+            // The server sent half of each body before failing; those bytes are kept, the origin supplies the rest.
+            assertEquals(server.bytesSentBeforeFault.get(), metrics.get(L2ClientMetrics.Counter.L2_BYTES));
+            assertEquals(reads, metrics.get(L2ClientMetrics.Counter.RESUMED));
+        }
+        assertEquals(SIZE, client.size(KEY).join());
+        // The server's HEAD is broken only by the faults that hit every request.
+        final boolean headBroken = fault == FaultyL2Server.Fault.NEVER_ANSWER ||
+            fault == FaultyL2Server.Fault.GARBAGE || fault == FaultyL2Server.Fault.STATUS_500;
+        assertEquals(headBroken ? 0 : 1, metrics.get(L2ClientMetrics.Counter.HEAD_HITS));
+        assertEquals(headBroken ? 1 : 0, metrics.headFallbacks(reason));
+    }
+
+    static String prometheus(final L2ClientMetrics metrics)
+    {
+        final StringBuilder text = new StringBuilder();
+        metrics.appendPrometheus(text);
+        return text.toString();
+    }
+
+    @Test
+    void serverDownGoesToTheOrigin() throws IOException
+    {
+        final int port;
+        try (ServerSocket unused = new ServerSocket(0))
+        {
+            port = unused.getLocalPort();
+        }
+        client = client("http://127.0.0.1:" + port);
+        final long requested = readRandomRanges(6, 7);
+        assertEquals(6, client.metrics().readFallbacks(FallbackReason.CONNECT));
+        assertEquals(requested, client.metrics().get(L2ClientMetrics.Counter.ORIGIN_BYTES));
+        assertEquals(SIZE, client.size(KEY).join());
+        assertEquals(1, client.metrics().headFallbacks(FallbackReason.CONNECT));
+    }
+
+    @Test
+    void serverKilledMidStreamIsCompletedFromTheOriginAtTheRightOffset()
+    {
+        server.fault = FaultyL2Server.Fault.CLOSE_MID_STREAM;
+        client = client(server.url(), 3_000);
+        final int length = 2 * 1024 * 1024;
+        final int offset = 1000;
+        final ByteBuffer destination = ByteBuffer.allocateDirect(length);
+        assertEquals(length, client.read(KEY, offset, destination).orTimeout(10, TimeUnit.SECONDS).join());
+        final byte[] got = new byte[length];
+        destination.get(got);
+        final byte[] want = new byte[length];
+        System.arraycopy(truth, offset, want, 0, length);
+        assertArrayEquals(want, got);
+        final L2ClientMetrics metrics = client.metrics();
+        assertEquals(length, metrics.get(L2ClientMetrics.Counter.L2_BYTES) +
+            metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES), "no byte read twice, none missing");
+        assertEquals(1, metrics.readFallbacks(FallbackReason.BROKEN_STREAM));
+    }
+
+    @Test
+    void closeWithAReadInFlightCompletesThatRead() throws InterruptedException
+    {
+        server.fault = FaultyL2Server.Fault.NEVER_ANSWER;
+        client = client(server.url(), 30_000);
+        final CompletableFuture<Integer> read =
+            client.read(KEY, 0, ByteBuffer.allocateDirect(1000));
+        while (server.requests.get() == 0)
+        {
+            Thread.sleep(1);
+        }
+        client.close();
+        // Completes (from the origin, or with the origin's "closed" error), never hangs until the 30 s deadline.
+        final CompletableFuture<Object> settled = read.handle((n, error) -> n != null ? n : error);
+        assertTrue(settled.orTimeout(5, TimeUnit.SECONDS).handle((v, e) -> e == null).join(),
+            "the in-flight read settled after close");
+    }
+
+    @Test
+    void notFoundOnL2IsAskedOfTheOrigin()
+    {
+        server.objects.clear();
+        client = client(server.url(), 3_000);
+        final ByteBuffer destination = ByteBuffer.allocateDirect(100);
+        assertEquals(100, client.read(KEY, 5, destination).join());
+        assertEquals(1, client.metrics().readFallbacks(FallbackReason.STATUS));
+    }
+}

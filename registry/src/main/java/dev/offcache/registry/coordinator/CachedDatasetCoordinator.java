@@ -1,0 +1,540 @@
+package dev.offcache.registry.coordinator;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+import org.agrona.concurrent.status.CountersManager;
+
+import dev.offcache.core.shuffle.ShufflePartitionStore;
+import dev.offcache.registry.front.Acquisition;
+import dev.offcache.registry.front.CacheRegistry;
+import dev.offcache.registry.front.RegistryClosedException;
+import dev.offcache.registry.front.Resolution;
+import dev.offcache.registry.state.CacheEntry;
+import dev.offcache.registry.state.CacheKey;
+import dev.offcache.registry.state.CompletionOutcome;
+import dev.offcache.registry.state.Ids;
+import dev.offcache.registry.state.Materialized;
+
+/**
+ * The {@code df.cache()} flow, embedded in an engine's scheduler: {@link #execute} takes an action's cached node
+ * and the query above it, and returns the query's result computed from the pinned output of the node's input.
+ * <ul>
+ *     <li><b>miss</b>: claims the key, runs the input as its own job through the engine's {@link JobRunner},
+ *     completes the entry on the job's finish event (its future; nothing polls) with the schema and locations,
+ *     then reads the output back while the job is cleaned (every stage but the pinned output);</li>
+ *     <li><b>hit</b>: the registry validated the locations against the live executors; reads back, no job;</li>
+ *     <li><b>pending</b>: waits on the registry's notification, then reads back; when the claim is aborted, follows
+ *     the {@link AbortPolicy}; when it went away otherwise (invalidated, executor lost) tries again;</li>
+ *     <li><b>failures</b>: a failed job aborts its claim (waiters are released) and fails the action; a fetch
+ *     failure on read-back invalidates the entry (its stages are unpinned and deleted) and re-materializes once.
+ *     The query only ever sees every partition of one materialization, so a result is never wrong or partial.</li>
+ * </ul>
+ * Read-back runs on the coordinator's worker threads (it blocks on remote fetches). The coordinator owns those
+ * threads only; the registry, the cleanup, the job runner and the transport clients belong to the engine.
+ *
+ * @param <P> the engine's plan type.
+ */
+public final class CachedDatasetCoordinator<P> implements AutoCloseable
+{
+    private final Context<P> ctx;
+    private final CacheRegistry registry;
+    private final PartitionReadBack readBack;
+    private final ReadBackCounters counters;
+    private final ExecutorService workers;
+    private final AtomicLong jobSequence = new AtomicLong();
+    private final String jobIdStem;
+
+    private CachedDatasetCoordinator(final Context<P> ctx)
+    {
+        this.ctx = ctx;
+        this.registry = ctx.registry;
+        this.counters =
+            ctx.countersManager == null ? new ReadBackCounters() : new ReadBackCounters(ctx.countersManager);
+        this.readBack = new PartitionReadBack(
+            ctx.localExecutorId, ctx.localStore, ctx.remoteExecutors, ctx.fetchTimeoutNs, ctx.verifyLocal, counters);
+        final AtomicInteger threadCount = new AtomicInteger();
+        this.workers = Executors.newFixedThreadPool(ctx.workerThreads, runnable ->
+        {
+            final Thread thread = new Thread(runnable, "offcache-dataset-" + threadCount.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.jobIdStem = ctx.jobIdPrefix + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
+    }
+
+    /**
+     * Starts a coordinator.
+     *
+     * @param ctx the configuration; concluded here.
+     * @param <P> the engine's plan type.
+     * @return the coordinator.
+     */
+    public static <P> CachedDatasetCoordinator<P> launch(final Context<P> ctx)
+    {
+        return new CachedDatasetCoordinator<>(ctx.conclude());
+    }
+
+    /**
+     * Runs an action over a cached node.
+     *
+     * @param node   the cached node of the action's plan.
+     * @param reader the query above the node.
+     * @param <R>    the result type.
+     * @return completes with the query's result, or exceptionally with {@link MaterializationFailedException}
+     * (the job failed), {@link FetchFailedException} (read-back failed again after one re-materialization) or
+     * the reader's own exception.
+     */
+    public <R> CompletableFuture<R> execute(final CachedNode<P> node, final OutputReader<R> reader)
+    {
+        Ids.requireNonNull(node, "node");
+        Ids.requireNonNull(reader, "reader");
+        counters.actions.increment();
+        return attempt(node, reader, new Budget());
+    }
+
+    /**
+     * Tells the registry an executor is gone: every entry with a partition on it is removed (and its stages on the
+     * other executors deleted by the cleanup).
+     *
+     * @param executorId the lost executor.
+     * @return completes when the registry applied it.
+     */
+    public CompletableFuture<Void> executorLost(final String executorId)
+    {
+        return registry.invalidateExecutor(executorId).thenApply(removed -> null);
+    }
+
+    /**
+     * What the coordinator did so far.
+     *
+     * @return the live counters.
+     */
+    public ReadBackCounters counters()
+    {
+        return counters;
+    }
+
+    /**
+     * Stops the worker threads (actions in flight may fail). Closes nothing it does not own.
+     */
+    public void close()
+    {
+        workers.shutdownNow();
+        try
+        {
+            workers.awaitTermination(10, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        readBack.close();
+        counters.close();
+    }
+
+    private <R> CompletableFuture<R> attempt(final CachedNode<P> node, final OutputReader<R> reader,
+        final Budget budget)
+    {
+        if (budget.rounds++ >= ctx.maxRounds)
+        {
+            // The key keeps changing hands (claims invalidated or lost one after another): answer without it.
+            return computeInline(node, reader);
+        }
+        final String jobId = nextJobId();
+        return registry.acquire(node.key(), jobId).thenComposeAsync(acquisition ->
+        {
+            if (acquisition instanceof Acquisition.Hit hit)
+            {
+                counters.hits.increment();
+                return readBack(node, hit.entry(), reader, budget);
+            }
+            if (acquisition instanceof Acquisition.Claimed)
+            {
+                return materialize(node, jobId, reader, budget);
+            }
+            final Acquisition.Wait wait = (Acquisition.Wait) acquisition;
+            counters.waits.increment();
+            return wait.resolution().thenComposeAsync(resolution -> afterWait(node, reader, budget, resolution),
+                workers);
+        }, workers);
+    }
+
+    private <R> CompletableFuture<R> afterWait(final CachedNode<P> node, final OutputReader<R> reader,
+        final Budget budget, final Resolution resolution)
+    {
+        if (resolution instanceof Resolution.Ready ready)
+        {
+            return readBack(node, ready.entry(), reader, budget);
+        }
+        final Resolution.Reason reason = ((Resolution.Released) resolution).reason();
+        switch (reason)
+        {
+            case ABORTED:
+                return ctx.abortPolicy == AbortPolicy.COMPUTE_INLINE ?
+                    computeInline(node, reader) : attempt(node, reader, budget);
+            case SESSION_REMOVED:
+                // Caching into a session being torn down would leave output nobody removes.
+                return computeInline(node, reader);
+            case SHUTDOWN:
+                return CompletableFuture.failedFuture(
+                    new RegistryClosedException("registry shut down while waiting for " + node.key(), null));
+            default:
+                return attempt(node, reader, budget);
+        }
+    }
+
+    private <R> CompletableFuture<R> materialize(final CachedNode<P> node, final String jobId,
+        final OutputReader<R> reader, final Budget budget)
+    {
+        counters.materializationJobs.increment();
+        final CacheKey key = node.key();
+        return submit(jobId, node.input()).handleAsync((output, error) ->
+        {
+            final Materialized entry;
+            try
+            {
+                if (error != null)
+                {
+                    throw error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+                }
+                entry = new Materialized(jobId, output.schema(), output.locations(), 0);
+            }
+            catch (final Throwable ex)
+            {
+                counters.failedJobs.increment();
+                return registry.abortMaterialization(key, jobId)
+                    .handle((outcome, abortError) -> null)
+                    .thenCompose(ignored -> ctx.cleanup.cleanJob(jobId))
+                    .<R>thenCompose(ignored ->
+                        CompletableFuture.failedFuture(new MaterializationFailedException(key, jobId, ex)));
+            }
+            return registry.completeMaterialization(key, jobId, entry.schema(), entry.locations())
+                .thenComposeAsync(outcome ->
+                {
+                    if (outcome == CompletionOutcome.STALE)
+                    {
+                        // The claim went away while the job ran (session removed, invalidated): its output is not
+                        // pinned, so read it now and then let job cleanup delete all of it.
+                        return readOnce(entry, reader).whenComplete((r, e) -> ctx.cleanup.cleanJob(jobId));
+                    }
+                    // The output stage is pinned now: clean the job's other stages while reading it back, and answer
+                    // once both are done (an action's end means its job is cleaned).
+                    final CompletableFuture<Void> cleaned = ctx.cleanup.cleanJob(jobId);
+                    return readBack(node, entry, reader, budget).thenCombine(cleaned, (result, ignored) -> result);
+                }, workers);
+        }, workers).thenCompose(Function.identity());
+    }
+
+    private <R> CompletableFuture<R> computeInline(final CachedNode<P> node, final OutputReader<R> reader)
+    {
+        counters.inlineComputations.increment();
+        final String jobId = nextJobId() + "-inline";
+        return submit(jobId, node.input()).handleAsync((output, error) ->
+        {
+            if (error != null)
+            {
+                counters.failedJobs.increment();
+                final Throwable cause =
+                    error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+                return ctx.cleanup.cleanJob(jobId).<R>thenCompose(ignored ->
+                    CompletableFuture.failedFuture(new MaterializationFailedException(node.key(), jobId, cause)));
+            }
+            final Materialized entry = new Materialized(jobId, output.schema(), output.locations(), 0);
+            return readOnce(entry, reader).whenComplete((r, e) -> ctx.cleanup.cleanJob(jobId));
+        }, workers).thenCompose(Function.identity());
+    }
+
+    private <R> CompletableFuture<R> readBack(final CachedNode<P> node, final Materialized entry,
+        final OutputReader<R> reader, final Budget budget)
+    {
+        try (PartitionViews views = readBack.readAll(entry.locations()))
+        {
+            return CompletableFuture.completedFuture(reader.read(entry.schema(), views));
+        }
+        catch (final FetchFailedException ex)
+        {
+            counters.fetchFailures.increment();
+            if (budget.rematerialized)
+            {
+                return CompletableFuture.failedFuture(ex);
+            }
+            budget.rematerialized = true;
+            counters.rematerializations.increment();
+            return invalidateIfStill(node.key(), entry.jobId())
+                .thenComposeAsync(ignored -> attempt(node, reader, budget), workers);
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
+    private <R> CompletableFuture<R> readOnce(final Materialized entry, final OutputReader<R> reader)
+    {
+        try (PartitionViews views = readBack.readAll(entry.locations()))
+        {
+            return CompletableFuture.completedFuture(reader.read(entry.schema(), views));
+        }
+        catch (final FetchFailedException ex)
+        {
+            counters.fetchFailures.increment();
+            return CompletableFuture.failedFuture(ex);
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
+    private CompletableFuture<Void> invalidateIfStill(final CacheKey key, final String jobId)
+    {
+        // Only the materialization that failed to read is dropped, not a newer one another action already made.
+        return registry.lookup(key).thenCompose(current -> isJob(current, jobId) ?
+            registry.invalidate(key).thenApply(removed -> null) : CompletableFuture.completedFuture(null));
+    }
+
+    private static boolean isJob(final CacheEntry entry, final String jobId)
+    {
+        return entry instanceof Materialized && entry.jobId().equals(jobId);
+    }
+
+    private CompletableFuture<JobOutput> submit(final String jobId, final P input)
+    {
+        try
+        {
+            final CompletableFuture<JobOutput> job = ctx.jobRunner.run(jobId, input);
+            return job != null ? job :
+                CompletableFuture.failedFuture(new IllegalStateException("job runner returned no future"));
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
+    private String nextJobId()
+    {
+        return jobIdStem + "-" + jobSequence.incrementAndGet();
+    }
+
+    private static final class Budget
+    {
+        int rounds;
+        boolean rematerialized;
+    }
+
+    /**
+     * Configuration of a {@link CachedDatasetCoordinator}, read like a sentence:
+     * {@code new Context<P>().registry(r).jobRunner(j).cleanup(c).readingOn(id, store).remoteExecutors(clients)}.
+     *
+     * @param <P> the engine's plan type.
+     */
+    public static final class Context<P>
+    {
+        private CacheRegistry registry;
+        private JobRunner<P> jobRunner;
+        private StageCleanup cleanup;
+        private String localExecutorId;
+        private ShufflePartitionStore localStore;
+        private RemoteExecutors remoteExecutors;
+        private AbortPolicy abortPolicy = AbortPolicy.CLAIM_AND_MATERIALIZE;
+        private long fetchTimeoutNs = TimeUnit.SECONDS.toNanos(10);
+        private boolean verifyLocal = true;
+        private int workerThreads = 4;
+        private int maxRounds = 8;
+        private String jobIdPrefix = "cache";
+        private CountersManager countersManager;
+
+        /**
+         * The registry (not owned).
+         *
+         * @param registry the registry.
+         * @return this.
+         */
+        public Context<P> registry(final CacheRegistry registry)
+        {
+            this.registry = registry;
+            return this;
+        }
+
+        /**
+         * The engine's job runner.
+         *
+         * @param jobRunner the runner.
+         * @return this.
+         */
+        public Context<P> jobRunner(final JobRunner<P> jobRunner)
+        {
+            this.jobRunner = jobRunner;
+            return this;
+        }
+
+        /**
+         * The cleanup that is also the registry's removal listener (not owned).
+         *
+         * @param cleanup the cleanup.
+         * @return this.
+         */
+        public Context<P> cleanup(final StageCleanup cleanup)
+        {
+            this.cleanup = cleanup;
+            return this;
+        }
+
+        /**
+         * The executor the read-back runs on and its store: its partitions are read through local mappings.
+         * Default: none (every partition is fetched).
+         *
+         * @param executorId the executor id.
+         * @param store      its shuffle store (not owned).
+         * @return this.
+         */
+        public Context<P> readingOn(final String executorId, final ShufflePartitionStore store)
+        {
+            this.localExecutorId = executorId;
+            this.localStore = store;
+            return this;
+        }
+
+        /**
+         * Clients of the executors' block servers.
+         *
+         * @param remoteExecutors the clients (not owned).
+         * @return this.
+         */
+        public Context<P> remoteExecutors(final RemoteExecutors remoteExecutors)
+        {
+            this.remoteExecutors = remoteExecutors;
+            return this;
+        }
+
+        /**
+         * What a waiter does when the claim it waited on is aborted. Default
+         * {@link AbortPolicy#CLAIM_AND_MATERIALIZE}.
+         *
+         * @param abortPolicy the policy.
+         * @return this.
+         */
+        public Context<P> abortPolicy(final AbortPolicy abortPolicy)
+        {
+            this.abortPolicy = abortPolicy;
+            return this;
+        }
+
+        /**
+         * Deadline of one remote partition fetch (an unreachable executor fails the read-back after it). Default
+         * 10 s.
+         *
+         * @param fetchTimeoutNs the deadline.
+         * @return this.
+         */
+        public Context<P> fetchTimeoutNs(final long fetchTimeoutNs)
+        {
+            this.fetchTimeoutNs = fetchTimeoutNs;
+            return this;
+        }
+
+        /**
+         * Whether a local partition's CRC32C is checked before it is read. Default true.
+         *
+         * @param verifyLocal the switch.
+         * @return this.
+         */
+        public Context<P> verifyLocal(final boolean verifyLocal)
+        {
+            this.verifyLocal = verifyLocal;
+            return this;
+        }
+
+        /**
+         * Threads that run read-backs and continuations. Default 4.
+         *
+         * @param workerThreads the count.
+         * @return this.
+         */
+        public Context<P> workerThreads(final int workerThreads)
+        {
+            this.workerThreads = workerThreads;
+            return this;
+        }
+
+        /**
+         * How many times one action may go back to the registry (a claim lost, invalidated, aborted) before it
+         * computes inline instead. Default 8.
+         *
+         * @param maxRounds the bound.
+         * @return this.
+         */
+        public Context<P> maxRounds(final int maxRounds)
+        {
+            this.maxRounds = maxRounds;
+            return this;
+        }
+
+        /**
+         * Prefix of the job ids the coordinator mints. Default {@code cache}.
+         *
+         * @param jobIdPrefix the prefix (no path separators).
+         * @return this.
+         */
+        public Context<P> jobIdPrefix(final String jobIdPrefix)
+        {
+            this.jobIdPrefix = jobIdPrefix;
+            return this;
+        }
+
+        /**
+         * Where to allocate the {@code offcache_dataset_*} counters; a manager over a file-backed buffer makes them
+         * readable from other processes. Default: a private manager.
+         *
+         * @param countersManager the manager (not owned).
+         * @return this.
+         */
+        public Context<P> countersManager(final CountersManager countersManager)
+        {
+            this.countersManager = countersManager;
+            return this;
+        }
+
+        /**
+         * Validates the configuration.
+         *
+         * @return this.
+         * @throws IllegalArgumentException naming the first missing or bad setting.
+         */
+        public Context<P> conclude()
+        {
+            Ids.requireNonNull(registry, "registry");
+            Ids.requireNonNull(jobRunner, "jobRunner");
+            Ids.requireNonNull(cleanup, "cleanup");
+            Ids.requireNonNull(remoteExecutors, "remoteExecutors");
+            Ids.requireNonNull(abortPolicy, "abortPolicy");
+            Ids.requireId(jobIdPrefix, "jobIdPrefix");
+            if (jobIdPrefix.indexOf('/') >= 0 || jobIdPrefix.indexOf('\\') >= 0)
+            {
+                throw new IllegalArgumentException("jobIdPrefix must not contain path separators: " + jobIdPrefix);
+            }
+            if (workerThreads <= 0)
+            {
+                throw new IllegalArgumentException("workerThreads must be positive: " + workerThreads);
+            }
+            if (maxRounds <= 0)
+            {
+                throw new IllegalArgumentException("maxRounds must be positive: " + maxRounds);
+            }
+            if (fetchTimeoutNs <= 0)
+            {
+                throw new IllegalArgumentException("fetchTimeoutNs must be positive: " + fetchTimeoutNs);
+            }
+            return this;
+        }
+    }
+}

@@ -1,0 +1,253 @@
+package dev.offcache.registry.cluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.agrona.concurrent.CachedEpochClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersManager;
+import org.agrona.concurrent.status.CountersReader;
+
+import dev.offcache.registry.coordinator.AbortPolicy;
+import dev.offcache.registry.coordinator.CachedDatasetCoordinator;
+import dev.offcache.registry.coordinator.ExecutorStages;
+import dev.offcache.registry.coordinator.StageCleanup;
+import dev.offcache.registry.eviction.EvictionPolicy;
+import dev.offcache.registry.front.CacheRegistry;
+import dev.offcache.registry.state.StageRef;
+import dev.offcache.transport.client.BlockClient;
+import dev.offcache.transport.media.AeronMedia;
+
+/**
+ * A scheduler (registry + coordinator + toy job runner) and N executors, each with its own work dir, shuffle store
+ * and Aeron block server. Executor {@code exec-0} is always in this JVM and is where read-back runs (its partitions
+ * are read locally); the next ones are in this JVM too (IPC) or, for {@code childJvms > 0}, the last ones are child
+ * JVMs (UDP on 127.0.0.1) whose death is noticed through {@link Process#onExit()} and reported as executor loss.
+ */
+final class TestCluster implements AutoCloseable
+{
+    final AeronMedia media;
+    final Map<String, ExecutorNode> executors = new TreeMap<>();
+    final Set<String> live = ConcurrentHashMap.newKeySet();
+    final Map<String, BlockClient> clients = new ConcurrentHashMap<>();
+    final Map<String, AtomicLong> clientLookups = new ConcurrentHashMap<>();
+    final CachedEpochClock clock = new CachedEpochClock();
+    final UnsafeBuffer countersMetadata =
+        new UnsafeBuffer(ByteBuffer.allocateDirect(32 * CountersReader.METADATA_LENGTH));
+    final UnsafeBuffer countersValues =
+        new UnsafeBuffer(ByteBuffer.allocateDirect(32 * CountersReader.COUNTER_LENGTH));
+    final ToyJobRunner jobs;
+    final StageCleanup cleanup;
+    final CacheRegistry registry;
+    final CachedDatasetCoordinator<ToyDataset> coordinator;
+
+    TestCluster(final Path root, final int inProcess, final int childJvms, final AbortPolicy abortPolicy,
+        final EvictionPolicy evictionPolicy)
+    {
+        this(root, inProcess, childJvms, abortPolicy, evictionPolicy, true);
+    }
+
+    /**
+     * A cluster; with {@code watchChildren} false a child's death is not reported (a scheduler that has not yet
+     * missed a heartbeat), though jobs still avoid dead executors.
+     */
+    TestCluster(final Path root, final int inProcess, final int childJvms, final AbortPolicy abortPolicy,
+        final EvictionPolicy evictionPolicy, final boolean watchChildren)
+    {
+        clock.update(System.currentTimeMillis());
+        media = AeronMedia.launch(new AeronMedia.Context()
+            .publicationLingerTimeoutNs(TimeUnit.MILLISECONDS.toNanos(200))
+            .imageLivenessTimeoutNs(TimeUnit.SECONDS.toNanos(2)));
+        try
+        {
+            for (int i = 0; i < inProcess + childJvms; i++)
+            {
+                final String id = "exec-" + i;
+                final ExecutorNode node = i < inProcess ?
+                    new InProcessExecutor(id, root.resolve(id), media, 7101 + i) :
+                    new ChildJvmExecutor(id, root.resolve(id), freeUdpPort(), root);
+                executors.put(id, node);
+                live.add(id);
+                clients.put(id, BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+                    .requestChannel(node.requestChannel()).requestStreamId(node.requestStreamId())
+                    .fetchTimeoutNs(TimeUnit.SECONDS.toNanos(3))));
+            }
+            jobs = new ToyJobRunner(this::liveExecutors);
+            cleanup = new StageCleanup(new ClusterStages());
+            registry = CacheRegistry.launch(new CacheRegistry.Context()
+                .liveExecutors(live::contains)
+                .removalListener(cleanup)
+                .clock(clock)
+                .evictionPolicy(evictionPolicy));
+            cleanup.pinnedStages(registry::pinnedStages);
+            coordinator = CachedDatasetCoordinator.launch(new CachedDatasetCoordinator.Context<ToyDataset>()
+                .registry(registry)
+                .jobRunner(jobs)
+                .cleanup(cleanup)
+                .readingOn("exec-0", ((InProcessExecutor) executors.get("exec-0")).store())
+                .remoteExecutors(id ->
+                {
+                    clientLookups.computeIfAbsent(id, k -> new AtomicLong()).incrementAndGet();
+                    return clients.get(id);
+                })
+                .abortPolicy(abortPolicy)
+                .countersManager(new CountersManager(countersMetadata, countersValues))
+                .fetchTimeoutNs(TimeUnit.SECONDS.toNanos(3)));
+            for (final ExecutorNode node : executors.values())
+            {
+                if (watchChildren && node instanceof ChildJvmExecutor child)
+                {
+                    child.process().onExit().thenRun(() -> executorLost(child.id()));
+                }
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            closeQuietly();
+            throw ex;
+        }
+    }
+
+    /**
+     * The scheduler learns an executor is gone: no new task goes there and its entries are invalidated.
+     */
+    void executorLost(final String id)
+    {
+        if (live.remove(id))
+        {
+            coordinator.executorLost(id).join();
+        }
+    }
+
+    List<ExecutorNode> liveExecutors()
+    {
+        final List<ExecutorNode> nodes = new ArrayList<>();
+        for (final ExecutorNode node : executors.values())
+        {
+            if (live.contains(node.id()) && node.isAlive())
+            {
+                nodes.add(node);
+            }
+        }
+        return nodes;
+    }
+
+    List<Path> childAeronDirs()
+    {
+        final List<Path> dirs = new ArrayList<>();
+        for (final ExecutorNode node : executors.values())
+        {
+            if (node instanceof ChildJvmExecutor child)
+            {
+                dirs.add(child.aeronDir());
+            }
+        }
+        return dirs;
+    }
+
+    /**
+     * A coordinator counter read the way another process would: by its label, through a {@link CountersReader}.
+     */
+    long counter(final String label)
+    {
+        final CountersReader reader = new CountersReader(countersMetadata, countersValues);
+        final long[] value = {-1};
+        reader.forEach((counterId, typeId, keyBuffer, counterLabel) ->
+        {
+            if (counterLabel.equals(label))
+            {
+                value[0] = reader.getCounterValue(counterId);
+            }
+        });
+        return value[0];
+    }
+
+    long lookups(final String executorId)
+    {
+        final AtomicLong count = clientLookups.get(executorId);
+        return count == null ? 0 : count.get();
+    }
+
+    public void close()
+    {
+        closeQuietly();
+    }
+
+    private void closeQuietly()
+    {
+        final List<AutoCloseable> parts = new ArrayList<>();
+        parts.add(coordinator);
+        parts.add(registry);
+        parts.add(cleanup);
+        parts.add(jobs);
+        parts.addAll(clients.values());
+        parts.addAll(executors.values());
+        parts.add(media);
+        RuntimeException failure = null;
+        for (final AutoCloseable part : parts)
+        {
+            if (part == null)
+            {
+                continue;
+            }
+            try
+            {
+                part.close();
+            }
+            catch (final Exception ex)
+            {
+                if (failure == null)
+                {
+                    failure = new IllegalStateException("cluster close failed", ex);
+                }
+            }
+        }
+        if (failure != null)
+        {
+            throw failure;
+        }
+    }
+
+    private static int freeUdpPort()
+    {
+        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress()))
+        {
+            return socket.getLocalPort();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private final class ClusterStages implements ExecutorStages
+    {
+        public Collection<String> executorIds()
+        {
+            return liveExecutors().stream().map(ExecutorNode::id).toList();
+        }
+
+        public void deleteJob(final String executorId, final String jobId, final Set<StageRef> keep)
+        {
+            executors.get(executorId).deleteJob(jobId, keep);
+        }
+
+        public void deleteStage(final String executorId, final StageRef stage)
+        {
+            executors.get(executorId).deleteStage(stage);
+        }
+    }
+}
