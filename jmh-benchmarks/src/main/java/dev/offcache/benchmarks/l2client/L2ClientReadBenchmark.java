@@ -24,15 +24,16 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
+import dev.offcache.range.config.RangeCacheContext;
+import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l2.L2Origin;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.origin.HttpOrigin;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
 import dev.offcache.server.http.TransportKind;
-import dev.offcache.server.source.LocalDirectoryOrigin;
-import dev.offcache.server.source.ObjectIdTable;
-import dev.offcache.server.source.ReadThroughSource;
+import dev.offcache.server.source.EngineObjectNames;
+import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
 
 /**
@@ -56,7 +57,7 @@ public class L2ClientReadBenchmark
 
     private Path dir;
     private ExecutorService io;
-    private TieredBlockStore store;
+    private RangeCache cache;
     private L2HttpServer server;
     private L2Origin l2Client;
     private HttpOrigin jdkClient;
@@ -77,19 +78,27 @@ public class L2ClientReadBenchmark
         final byte[] bytes = new byte[OBJECT_BYTES];
         new Random(1).nextBytes(bytes);
         Files.write(origin.resolve(KEY), bytes);
-        final ObjectIdTable ids = new ObjectIdTable();
-        store = TieredBlockStore.open(new TieredBlockStore.Context()
+        // The server wired as the offcache-server program wires it: the engine (tier L2) over the tiered store.
+        final EngineObjectNames names = new EngineObjectNames();
+        final TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
             .blockSize(BLOCK)
             .ramBudgetBytes(16L * BLOCK)
             .ssdBudgetBytes(16L * BLOCK)
             .ssdDir(dir.resolve("ssd"))
-            .names(ids));
+            .names(names));
+        cache = RangeCache.newBuilder()
+            .origin(new FileSystemOrigin(origin, 1))
+            .l1Store(store)
+            .tier(RangeCacheContext.Tier.L2)
+            .blockSize(BLOCK)
+            .build();
+        names.bind(cache);
         io = Executors.newFixedThreadPool(2);
         server = L2HttpServer.start(new L2HttpServer.Context()
             .listen("127.0.0.1", 0)
             .transport(TransportKind.NIO)
             .ioThreads(1)
-            .source(new ReadThroughSource(store, new LocalDirectoryOrigin(origin), ids, io))
+            .source(new EngineRangeSource(cache, io))
             .apiKeys(ApiKeys.parse("bench-key-0123456789"))
             .authDisabled(true)
             .tierMetrics(store.metrics()));
@@ -125,7 +134,7 @@ public class L2ClientReadBenchmark
         jdkClient.close();
         server.close();
         io.shutdownNow();
-        store.close();
+        cache.close();
         try (Stream<Path> files = Files.walk(dir))
         {
             files.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -153,11 +154,25 @@ class OriginGetCountTest
             final ExecutorService pool = Executors.newFixedThreadPool(readers);
             try
             {
+                final CountDownLatch started = new CountDownLatch(readers);
                 for (int i = 0; i < readers; i++)
                 {
-                    sizes.add(CompletableFuture.supplyAsync(() -> f.cache.size("sized"), pool));
+                    sizes.add(CompletableFuture.supplyAsync(
+                        () ->
+                        {
+                            started.countDown();
+                            return f.cache.size("sized");
+                        },
+                        pool));
                 }
-                Thread.sleep(200);
+                // Every reader is running and the HEAD is held at the gate: none may issue a second HEAD meanwhile.
+                assertTrue(started.await(10, TimeUnit.SECONDS));
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (f.origin.heads() < 1 && System.nanoTime() < deadline)
+                {
+                    Thread.sleep(5);
+                }
+                Thread.sleep(100);
                 assertEquals(1, f.origin.heads());
                 gate.complete(null);
                 for (final CompletableFuture<Long> size : sizes)
