@@ -226,7 +226,10 @@ public final class FileSystemOrigin implements ObjectStore
     @Override
     public void close()
     {
-        ioThreads.shutdownNow();
+        // Not shutdownNow(): a dropped task would leave its future incomplete forever, stranding the caller's
+        // waiters and the staging buffer that the read targets. Queued reads are short positional reads; let them
+        // finish, and refuse new ones (supply() turns the rejection into a failed future).
+        ioThreads.shutdown();
     }
 
     @Override
