@@ -24,6 +24,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 import dev.offcache.range.engine.RangeCache;
+import dev.offcache.range.l1.L1BlockStore;
 import dev.offcache.range.metrics.MetricNames;
 import dev.offcache.range.origin.FileSystemOrigin;
 
@@ -98,7 +99,7 @@ public class RangeMissPathBenchmark
             cache = RangeCache.newBuilder()
                 .origin(new FileSystemOrigin(bench.root, 4))
                 .blockSize(bench.blockSize)
-                .l1Store(new DirectMappedSlabStore(bench.objectSize + bench.blockSize, bench.blockSize))
+                .l1Store(L1BlockStore.create(bench.objectSize + bench.blockSize, bench.blockSize))
                 .build();
         }
 
