@@ -5,7 +5,6 @@ import java.net.URLEncoder;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -16,6 +15,7 @@ import java.util.function.LongSupplier;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 
+import dev.offcache.range.origin.ForwardingObjectStore;
 import dev.offcache.range.origin.ObjectKeys;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.store.FetchClass;
@@ -60,10 +60,9 @@ import io.netty.util.concurrent.DefaultThreadFactory;
  * origin completion are strictly sequential. The client owns its event loop, its connections, the warming agent
  * and the real origin, and releases them all in {@link #close()}.
  */
-public final class L2Origin implements ObjectStore
+public final class L2Origin extends ForwardingObjectStore
 {
     private final L2ClientContext ctx;
-    private final ObjectStore origin;
     private final String namespace;
     private final InetSocketAddress address;
     private final String hostHeader;
@@ -88,9 +87,9 @@ public final class L2Origin implements ObjectStore
      */
     public L2Origin(final L2ClientContext ctx)
     {
-        this.ctx = ctx.conclude();
-        this.origin = ctx.origin();
-        this.namespace = origin.namespace();
+        super(ctx.conclude().origin());
+        this.ctx = ctx;
+        this.namespace = delegate().namespace();
         final String host = ctx.serverUri().getHost();
         final int port = ctx.serverUri().getPort() < 0 ? 80 : ctx.serverUri().getPort();
         this.address = new InetSocketAddress(host, port);
@@ -232,37 +231,6 @@ public final class L2Origin implements ObjectStore
         return warming.offer(key, size);
     }
 
-    @Override
-    public CompletableFuture<Integer> readIfMatch(
-        final String key, final long offset, final ByteBuffer destination, final String ifMatch)
-    {
-        return origin.readIfMatch(key, offset, destination, ifMatch);
-    }
-
-    @Override
-    public CompletableFuture<String> version(final String key)
-    {
-        return origin.version(key);
-    }
-
-    @Override
-    public CompletableFuture<Void> put(final String key, final ByteBuffer source)
-    {
-        return origin.put(key, source);
-    }
-
-    @Override
-    public CompletableFuture<Void> delete(final String key)
-    {
-        return origin.delete(key);
-    }
-
-    @Override
-    public CompletableFuture<List<String>> list(final String prefix)
-    {
-        return origin.list(prefix);
-    }
-
     /**
      * The client's counters.
      *
@@ -290,7 +258,7 @@ public final class L2Origin implements ObjectStore
      */
     public ObjectStore origin()
     {
-        return origin;
+        return delegate();
     }
 
     /**
@@ -311,7 +279,7 @@ public final class L2Origin implements ObjectStore
             channel.close();
         }
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-        origin.close();
+        delegate().close();
     }
 
     @Override
@@ -333,7 +301,7 @@ public final class L2Origin implements ObjectStore
         CompletableFuture<Integer> io;
         try
         {
-            io = origin.read(key, offset + delivered, rest);
+            io = delegate().read(key, offset + delivered, rest);
         }
         catch (final Throwable ex)
         {
@@ -358,7 +326,7 @@ public final class L2Origin implements ObjectStore
         CompletableFuture<Long> io;
         try
         {
-            io = origin.size(key);
+            io = delegate().size(key);
         }
         catch (final Throwable ex)
         {

@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
+import dev.offcache.range.origin.ForwardingObjectStore;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
 
@@ -16,13 +17,12 @@ import dev.offcache.range.origin.OriginException;
  * peak. Tests can gate GETs or HEADs (hold them until released) and inject faults: throw, return short data, or
  * report an absurd size.
  */
-public final class CountingOrigin implements ObjectStore
+public final class CountingOrigin extends ForwardingObjectStore
 {
     public record Get(String key, long offset, int length)
     {
     }
 
-    private final ObjectStore delegate;
     private final AtomicInteger gets = new AtomicInteger();
     private final AtomicInteger heads = new AtomicInteger();
     private final AtomicInteger running = new AtomicInteger();
@@ -40,7 +40,7 @@ public final class CountingOrigin implements ObjectStore
 
     public CountingOrigin(final ObjectStore delegate)
     {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     public int gets()
@@ -125,7 +125,7 @@ public final class CountingOrigin implements ObjectStore
     @Override
     public String namespace()
     {
-        return "counting+" + delegate.namespace();
+        return "counting+" + delegate().namespace();
     }
 
     @Override
@@ -135,7 +135,7 @@ public final class CountingOrigin implements ObjectStore
         final CompletableFuture<Void> gate = headGate;
         final CompletableFuture<Void> before = gate == null ? CompletableFuture.completedFuture(null) : gate;
         return before.thenCompose((v) -> fakeSize >= 0 ?
-            CompletableFuture.completedFuture(fakeSize) : delegate.size(key));
+            CompletableFuture.completedFuture(fakeSize) : delegate().size(key));
     }
 
     @Override
@@ -162,51 +162,14 @@ public final class CountingOrigin implements ObjectStore
             {
                 final ByteBuffer shorter = destination.duplicate();
                 shorter.limit(shorter.position() + Math.max(0, length - 1));
-                return delegate.read(key, offset, shorter);
+                return delegate().read(key, offset, shorter);
             }
-            return delegate.read(key, offset, destination);
+            return delegate().read(key, offset, destination);
         });
         return result.whenComplete((n, t) ->
         {
             running.decrementAndGet();
             bytesInFlight.addAndGet(-length);
         });
-    }
-
-    @Override
-    public CompletableFuture<Integer> readIfMatch(
-        final String key, final long offset, final ByteBuffer destination, final String ifMatch)
-    {
-        return delegate.readIfMatch(key, offset, destination, ifMatch);
-    }
-
-    @Override
-    public CompletableFuture<String> version(final String key)
-    {
-        return delegate.version(key);
-    }
-
-    @Override
-    public CompletableFuture<Void> put(final String key, final ByteBuffer source)
-    {
-        return delegate.put(key, source);
-    }
-
-    @Override
-    public CompletableFuture<Void> delete(final String key)
-    {
-        return delegate.delete(key);
-    }
-
-    @Override
-    public CompletableFuture<List<String>> list(final String prefix)
-    {
-        return delegate.list(prefix);
-    }
-
-    @Override
-    public void close()
-    {
-        delegate.close();
     }
 }

@@ -1,0 +1,98 @@
+package dev.offcache.range.origin;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * An origin that passes every call to another origin; a wrapper (the L2 client, a counting or fault-injecting test
+ * origin) overrides only the calls it changes, so the pass-through calls are written once. The class-aware
+ * {@code read(key, offset, destination, fetchClass)} is deliberately not forwarded: it stays the interface default,
+ * which calls this wrapper's own {@code read(key, offset, destination)}, so a wrapper that overrides that one sees
+ * every read; a wrapper that must pass the fetch class on (the L2 client) overrides the class-aware read itself.
+ *
+ * <p>Memory and ownership: the wrapper owns the origin it forwards to and closes it in {@link #close()}.
+ */
+public abstract class ForwardingObjectStore implements ObjectStore
+{
+    private final ObjectStore delegate;
+
+    /**
+     * Wraps an origin.
+     *
+     * @param delegate the origin every call goes to unless overridden; owned by this wrapper.
+     */
+    protected ForwardingObjectStore(final ObjectStore delegate)
+    {
+        if (delegate == null)
+        {
+            throw new IllegalArgumentException("the origin to forward to must not be null");
+        }
+        this.delegate = delegate;
+    }
+
+    /**
+     * The origin calls go to.
+     *
+     * @return the wrapped origin.
+     */
+    protected final ObjectStore delegate()
+    {
+        return delegate;
+    }
+
+    @Override
+    public String namespace()
+    {
+        return delegate.namespace();
+    }
+
+    @Override
+    public CompletableFuture<Long> size(final String key)
+    {
+        return delegate.size(key);
+    }
+
+    @Override
+    public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
+    {
+        return delegate.read(key, offset, destination);
+    }
+
+    @Override
+    public CompletableFuture<Integer> readIfMatch(
+        final String key, final long offset, final ByteBuffer destination, final String ifMatch)
+    {
+        return delegate.readIfMatch(key, offset, destination, ifMatch);
+    }
+
+    @Override
+    public CompletableFuture<String> version(final String key)
+    {
+        return delegate.version(key);
+    }
+
+    @Override
+    public CompletableFuture<Void> put(final String key, final ByteBuffer source)
+    {
+        return delegate.put(key, source);
+    }
+
+    @Override
+    public CompletableFuture<Void> delete(final String key)
+    {
+        return delegate.delete(key);
+    }
+
+    @Override
+    public CompletableFuture<List<String>> list(final String prefix)
+    {
+        return delegate.list(prefix);
+    }
+
+    @Override
+    public void close()
+    {
+        delegate.close();
+    }
+}
