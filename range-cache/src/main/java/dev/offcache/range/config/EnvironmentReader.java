@@ -11,16 +11,16 @@ import java.util.OptionalLong;
 /**
  * Parses {@code OFFCACHE_*} environment values; every failure names the variable and the value.
  */
-final class EnvironmentReader
+public final class EnvironmentReader
 {
     private final Map<String, String> env;
 
-    EnvironmentReader(final Map<String, String> env)
+    public EnvironmentReader(final Map<String, String> env)
     {
         this.env = env;
     }
 
-    Optional<String> string(final String name)
+    public Optional<String> string(final String name)
     {
         final String value = env.get(name);
         if (value == null)
@@ -34,7 +34,7 @@ final class EnvironmentReader
         return Optional.of(value.trim());
     }
 
-    OptionalLong bytes(final String name, final long unit, final long maxUnits)
+    public OptionalLong bytes(final String name, final long unit, final long maxUnits)
     {
         final Optional<String> value = string(name);
         if (value.isEmpty())
@@ -49,7 +49,7 @@ final class EnvironmentReader
         return OptionalLong.of(units * unit);
     }
 
-    OptionalInt size(final String name)
+    public OptionalInt size(final String name)
     {
         final Optional<String> value = string(name);
         if (value.isEmpty())
@@ -77,17 +77,17 @@ final class EnvironmentReader
         return OptionalInt.of((int) bytes);
     }
 
-    OptionalInt positiveInt(final String name)
+    public OptionalInt positiveInt(final String name)
     {
         return intAtLeast(name, 1);
     }
 
-    OptionalInt nonNegativeInt(final String name)
+    public OptionalInt nonNegativeInt(final String name)
     {
         return intAtLeast(name, 0);
     }
 
-    Optional<List<String>> list(final String name)
+    public Optional<List<String>> list(final String name)
     {
         final String value = env.get(name);
         if (value == null)

@@ -7,6 +7,7 @@ import java.util.function.LongConsumer;
 
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.core.slab.BlockSlab;
+import dev.offcache.range.config.EnvironmentReader;
 import dev.offcache.range.policy.EvictionPolicy;
 import dev.offcache.range.policy.PolicyKind;
 import dev.offcache.range.store.BlockStore;
@@ -569,24 +570,8 @@ public final class L1BlockStore implements BlockStore, EvictionStats
          */
         public Context fromEnvironment(final Map<String, String> environment)
         {
-            final String value = environment.get(BUDGET_ENV);
-            if (value != null)
-            {
-                final long mb;
-                try
-                {
-                    mb = Long.parseLong(value.trim());
-                }
-                catch (final NumberFormatException ex)
-                {
-                    throw new IllegalArgumentException(BUDGET_ENV + " must be a whole number of MiB: '" + value + "'");
-                }
-                if (mb < 0 || mb > Long.MAX_VALUE >> 20)
-                {
-                    throw new IllegalArgumentException(BUDGET_ENV + " must be >= 0: " + value);
-                }
-                budgetBytes = mb << 20;
-            }
+            new EnvironmentReader(environment).bytes(BUDGET_ENV, 1L << 20, Long.MAX_VALUE >> 20)
+                .ifPresent((bytes) -> budgetBytes = bytes);
             return this;
         }
 

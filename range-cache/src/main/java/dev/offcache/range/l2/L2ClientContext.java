@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 
+import dev.offcache.range.config.EnvironmentReader;
 import dev.offcache.range.origin.ObjectStore;
 
 /**
@@ -80,36 +81,13 @@ public final class L2ClientContext
             }
             apiKey = key.trim();
         }
-        final Long abandon = positive(env, ENV_ABANDON_TIMEOUT_MS);
-        if (abandon != null)
-        {
-            abandonTimeout = Duration.ofMillis(abandon);
-        }
-        final Long stall = positive(env, ENV_STALL_TIMEOUT_MS);
-        if (stall != null)
-        {
-            stallTimeout = Duration.ofMillis(stall);
-        }
-        final Long threshold = positive(env, ENV_BREAKER_THRESHOLD);
-        if (threshold != null)
-        {
-            breakerThreshold = threshold.intValue();
-        }
-        final Long open = positive(env, ENV_BREAKER_OPEN_MS);
-        if (open != null)
-        {
-            breakerOpenTime = Duration.ofMillis(open);
-        }
-        final Long queue = positive(env, ENV_WARM_QUEUE);
-        if (queue != null)
-        {
-            warmQueueCapacity = queue.intValue();
-        }
-        final Long threads = positive(env, ENV_IO_THREADS);
-        if (threads != null)
-        {
-            ioThreads = threads.intValue();
-        }
+        final EnvironmentReader reader = new EnvironmentReader(env);
+        reader.positiveInt(ENV_ABANDON_TIMEOUT_MS).ifPresent((ms) -> abandonTimeout = Duration.ofMillis(ms));
+        reader.positiveInt(ENV_STALL_TIMEOUT_MS).ifPresent((ms) -> stallTimeout = Duration.ofMillis(ms));
+        reader.positiveInt(ENV_BREAKER_THRESHOLD).ifPresent((n) -> breakerThreshold = n);
+        reader.positiveInt(ENV_BREAKER_OPEN_MS).ifPresent((ms) -> breakerOpenTime = Duration.ofMillis(ms));
+        reader.positiveInt(ENV_WARM_QUEUE).ifPresent((n) -> warmQueueCapacity = n);
+        reader.positiveInt(ENV_IO_THREADS).ifPresent((n) -> ioThreads = n);
         return this;
     }
 
@@ -447,29 +425,6 @@ public final class L2ClientContext
             throw invalid(name, text, "must not carry a query, fragment or user info");
         }
         return uri;
-    }
-
-    private static Long positive(final Map<String, String> env, final String name)
-    {
-        final String value = env.get(name);
-        if (value == null)
-        {
-            return null;
-        }
-        final long parsed;
-        try
-        {
-            parsed = Long.parseLong(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw invalid(name, value, "is not a number");
-        }
-        if (parsed < 1 || parsed > Integer.MAX_VALUE)
-        {
-            throw invalid(name, value, "must be an integer in [1, " + Integer.MAX_VALUE + "]");
-        }
-        return parsed;
     }
 
     private static void requirePositive(final Duration value, final String name)

@@ -17,6 +17,8 @@ import org.agrona.io.DirectBufferInputStream;
 import org.apache.parquet.format.FileMetaData;
 import org.apache.parquet.format.Util;
 
+import dev.offcache.range.config.EnvironmentReader;
+
 /**
  * Object key to parsed Parquet footer, weighed by footer bytes: a hot footer is neither refetched nor reparsed.
  *
@@ -86,24 +88,10 @@ public final class ParquetFooterCache<K>
     public static <K> ParquetFooterCache<K> fromEnvironment(
         final Map<String, String> environment, final TailReader<K> tailReader)
     {
-        long mb = DEFAULT_BUDGET_MB;
-        final String value = environment.get(BUDGET_ENV);
-        if (value != null)
-        {
-            try
-            {
-                mb = Long.parseLong(value.trim());
-            }
-            catch (final NumberFormatException ex)
-            {
-                throw new IllegalArgumentException(BUDGET_ENV + " must be a whole number of MiB: '" + value + "'");
-            }
-            if (mb < 0 || mb > Long.MAX_VALUE >> 20)
-            {
-                throw new IllegalArgumentException(BUDGET_ENV + " must be >= 0: " + value);
-            }
-        }
-        return new ParquetFooterCache<>(mb << 20, DEFAULT_MAX_FOOTER_BYTES, tailReader);
+        final long budgetBytes = new EnvironmentReader(environment)
+            .bytes(BUDGET_ENV, 1L << 20, Long.MAX_VALUE >> 20)
+            .orElse(DEFAULT_BUDGET_MB << 20);
+        return new ParquetFooterCache<>(budgetBytes, DEFAULT_MAX_FOOTER_BYTES, tailReader);
     }
 
     /**
