@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -504,33 +506,63 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final boolean keepAlive,
         final SizeConsumer then)
     {
-        resources.source().size(key).whenComplete((size, error) ->
+        final CompletableFuture<Long> size = resources.source().size(key);
+        if (size.isDone() && ctx.executor().inEventLoop())
+        {
+            // a remembered size: carry on here rather than queue a task behind other connections' work
+            final Long known = size.isCompletedExceptionally() || size.isCancelled() ? null : size.join();
+            onSizeKnown(ctx, endpoint, key, keepAlive, then, known, null == known ? failureOf(size) : null);
+            return;
+        }
+        size.whenComplete((known, error) ->
         {
             try
             {
-                ctx.executor().execute(() ->
-                {
-                    if (null != error)
-                    {
-                        respondSourceFailure(ctx, endpoint, unwrap(error), keepAlive);
-                        return;
-                    }
-                    try
-                    {
-                        then.accept(size);
-                    }
-                    catch (final RuntimeException ex)
-                    {
-                        LOG.warn("unexpected failure serving {}", key, ex);
-                        respond(ctx, endpoint, HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error", false);
-                    }
-                });
+                ctx.executor().execute(() -> onSizeKnown(ctx, endpoint, key, keepAlive, then, known, error));
             }
             catch (final RejectedExecutionException ex)
             {
                 // shutting down
             }
         });
+    }
+
+    private void onSizeKnown(
+        final ChannelHandlerContext ctx,
+        final String endpoint,
+        final String key,
+        final boolean keepAlive,
+        final SizeConsumer then,
+        final Long size,
+        final Throwable error)
+    {
+        if (null != error)
+        {
+            respondSourceFailure(ctx, endpoint, unwrap(error), keepAlive);
+            return;
+        }
+        try
+        {
+            then.accept(size);
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.warn("unexpected failure serving {}", key, ex);
+            respond(ctx, endpoint, HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error", false);
+        }
+    }
+
+    private static Throwable failureOf(final CompletableFuture<Long> done)
+    {
+        try
+        {
+            done.join();
+            return new IllegalStateException("size future completed without a value");
+        }
+        catch (final CompletionException | CancellationException ex)
+        {
+            return ex;
+        }
     }
 
     @FunctionalInterface

@@ -7,12 +7,16 @@ import dev.offcache.server.source.RangeSource;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.FileRegion;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCounted;
 
 /**
- * Streams one response body, block by block, on its channel's event loop. Each chunk's bytes are reserved from the
+ * Streams one response body, block by block, on its channel's event loop. A chunk the source has at once (a RAM
+ * block view, a verified SSD block file) is written without leaving the event loop; any other is read on the
+ * source's executor and written when it arrives. Each chunk's bytes are reserved from the
  * global {@link MemoryBudget} before the chunk is read and returned when its socket write completes; at most one
  * read is outstanding, and no read starts while the channel is not writable (a slow reader stops the stream, it does
  * not buffer it). The headers go out with the first chunk, so a failure before it is still a clean error response;
@@ -108,8 +112,27 @@ final class ResponseStream
                 budget.await(this::wakeUp);
                 return;
             }
+            final ReferenceCounted now = readNow(position, chunk);
+            if (null != now)
+            {
+                writeChunk(now, chunk);
+                continue;
+            }
             reading = true;
             source.read(key, position, chunk).whenComplete((buf, error) -> onChunkReady(buf, error, chunk));
+        }
+    }
+
+    private ReferenceCounted readNow(final long position, final int chunk)
+    {
+        try
+        {
+            return source.readNow(key, position, chunk);
+        }
+        catch (final RuntimeException ex)
+        {
+            // the fast path is only an optimisation: the waiting path reads (or reports) it properly
+            return null;
         }
     }
 
@@ -171,12 +194,20 @@ final class ResponseStream
             abort();
             return;
         }
+        writeChunk(buf, chunk);
+        pump();
+    }
+
+    /** Writes a chunk (a {@link ByteBuf} or a {@link FileRegion}) and returns its budget once the socket took it. */
+    private void writeChunk(final ReferenceCounted body, final int chunk)
+    {
         sendHeadersOnce();
         if (framed && positionInSegment == 0)
         {
             writeFrameLength(lengths[segment]);
         }
-        ctx.write(new DefaultHttpContent(buf)).addListener((ChannelFutureListener) (f) -> budget.release(chunk));
+        final Object message = body instanceof ByteBuf buf ? new DefaultHttpContent(buf) : body;
+        ctx.write(message).addListener((ChannelFutureListener) (f) -> budget.release(chunk));
         metrics.responseBytes.add(chunk);
         positionInSegment += chunk;
         if (positionInSegment == lengths[segment])
@@ -185,7 +216,6 @@ final class ResponseStream
             positionInSegment = 0;
         }
         ctx.flush();
-        pump();
     }
 
     private void sendHeadersOnce()

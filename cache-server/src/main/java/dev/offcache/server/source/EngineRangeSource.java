@@ -7,8 +7,13 @@ import java.util.concurrent.Executor;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.engine.ByteRange;
 import dev.offcache.range.engine.RangeCache;
+import dev.offcache.range.store.BlockKeys;
+import dev.offcache.server.tier.SsdTier;
+import dev.offcache.server.tier.TieredBlockStore;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.util.ReferenceCounted;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -16,12 +21,15 @@ import org.agrona.concurrent.UnsafeBuffer;
  * and the fetch budget come from the engine. A chunk is a zero-copy view of the engine's cached block
  * ({@link RangeCache#readView}); when the store did not keep the block, the chunk is read with one off-heap copy
  * into a pooled Netty buffer. {@code readView} waits for a missing block, so it runs on {@code executor}, never
- * on an event loop. The cache is owned by the caller.
+ * on an event loop; {@link #readNow} answers on the event loop itself when the block is in RAM, or, with a
+ * {@link TieredBlockStore}, when it is a verified SSD block (sent from its file). The cache is owned by the
+ * caller.
  */
 public final class EngineRangeSource implements RangeSource
 {
     private final RangeCache cache;
     private final Executor executor;
+    private final TieredBlockStore tiers;
 
     /**
      * Adapts an engine.
@@ -33,6 +41,7 @@ public final class EngineRangeSource implements RangeSource
     {
         this.cache = cache;
         this.executor = executor;
+        this.tiers = cache.store() instanceof TieredBlockStore tiered ? tiered : null;
     }
 
     @Override
@@ -50,10 +59,38 @@ public final class EngineRangeSource implements RangeSource
     @Override
     public CompletableFuture<ByteBuf> read(final String key, final long offset, final int length)
     {
-        return CompletableFuture.supplyAsync(() -> readNow(key, offset, length), executor);
+        return CompletableFuture.supplyAsync(() -> readWaiting(key, offset, length), executor);
     }
 
-    private ByteBuf readNow(final String key, final long offset, final int length)
+    @Override
+    public ReferenceCounted readNow(final String key, final long offset, final int length)
+    {
+        final int inBlock = (int) (offset & (cache.blockSize() - 1));
+        final BlockRef ref = cache.tryReadView(key, offset, length);
+        if (null != ref)
+        {
+            return BlockByteBuf.wrap(ref, inBlock, length);
+        }
+        if (null == tiers)
+        {
+            return null;
+        }
+        final long blockKey = cache.blockKeyNow(key, offset, length);
+        if (blockKey < 0)
+        {
+            return null;
+        }
+        final int blockLength = cache.blockLengthOf(BlockKeys.blockIndex(blockKey), cache.sizeNow(key));
+        final SsdTier.OpenBlock file = tiers.openOnSsd(blockKey, blockLength);
+        if (null == file)
+        {
+            return null;
+        }
+        // DefaultFileRegion closes the channel when released; sendfile where the transport has it
+        return new DefaultFileRegion(file.channel(), file.dataPosition() + inBlock, length);
+    }
+
+    private ByteBuf readWaiting(final String key, final long offset, final int length)
     {
         final BlockRef ref = cache.readView(key, offset, length);
         if (null != ref)

@@ -63,13 +63,70 @@ public final class SsdTier implements AutoCloseable
     {
     }
 
-    /** One published block file. */
-    record Entry(BlockName block, long sequence, int length, int crc, Path path)
+    /**
+     * One published block file. {@code verified} says its data CRC has been checked by {@link #read} since the tier
+     * opened, so it may be sent straight from the file without reading it again.
+     */
+    static final class Entry
     {
+        private final BlockName block;
+        private final long sequence;
+        private final int length;
+        private final int crc;
+        private final Path path;
+        private volatile boolean verified;
+
+        Entry(final BlockName block, final long sequence, final int length, final int crc, final Path path)
+        {
+            this.block = block;
+            this.sequence = sequence;
+            this.length = length;
+            this.crc = crc;
+            this.path = path;
+        }
+
+        BlockName block()
+        {
+            return block;
+        }
+
+        long sequence()
+        {
+            return sequence;
+        }
+
+        int length()
+        {
+            return length;
+        }
+
+        int crc()
+        {
+            return crc;
+        }
+
+        Path path()
+        {
+            return path;
+        }
+
         long fileBytes()
         {
             return BlockFileFormat.HEADER_LENGTH + (long) length;
         }
+    }
+
+    /**
+     * A verified block file opened for sending: the data is {@code length} bytes at {@code dataPosition}. The
+     * receiver owns the channel and closes it; the open descriptor keeps the bytes readable even if the tier evicts
+     * (unlinks) the file meanwhile, and block files are never rewritten in place.
+     *
+     * @param channel      the open file.
+     * @param dataPosition where the block's data starts in the file.
+     * @param length       the block's length.
+     */
+    public record OpenBlock(FileChannel channel, long dataPosition, int length)
+    {
     }
 
     private SsdTier(final Path dir, final long budgetBytes, final TierMetrics metrics)
@@ -296,6 +353,8 @@ public final class SsdTier implements AutoCloseable
             deleteQuietly(temp);
             return false;
         }
+        // not verified yet: even a block this process wrote is read back and checked once before it is sent
+        // straight from its file, so damage done to the file after the write is caught like any other
         final Entry entry = new Entry(block, sequence, length, crc, target);
         synchronized (this)
         {
@@ -365,8 +424,44 @@ public final class SsdTier implements AutoCloseable
             drop(entry, "data CRC32C mismatch");
             return -1;
         }
+        entry.verified = true;
         metrics.ssdVerifiedReads.increment();
         return entry.length();
+    }
+
+    /**
+     * Opens a block for sending straight from its file (sendfile), without reading it: only a block whose data
+     * {@link #read} has checked since the tier opened, and whose length is the expected one, qualifies; any other
+     * block must go through {@link #read} first. Damage done to a file after that check is not seen until the tier
+     * is reopened.
+     *
+     * @param name           the object's name.
+     * @param blockIndex     the block index.
+     * @param expectedLength the length the block must have.
+     * @return the open block (the caller closes its channel), or null when it does not qualify or is gone.
+     */
+    public OpenBlock openVerified(final ObjectName name, final long blockIndex, final int expectedLength)
+    {
+        final Entry entry;
+        synchronized (this)
+        {
+            entry = index.get(new BlockName(name, blockIndex));
+        }
+        if (null == entry || !entry.verified || entry.length() != expectedLength)
+        {
+            return null;
+        }
+        try
+        {
+            final FileChannel channel = FileChannel.open(entry.path(), StandardOpenOption.READ);
+            metrics.ssdZeroCopyReads.increment();
+            return new OpenBlock(channel, BlockFileFormat.HEADER_LENGTH, entry.length());
+        }
+        catch (final IOException ex)
+        {
+            // evicted between lookup and open (NoSuchFileException), or unreadable: the caller takes the verified path
+            return null;
+        }
     }
 
     private void drop(final Entry entry, final String why)

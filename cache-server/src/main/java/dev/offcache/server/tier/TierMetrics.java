@@ -23,6 +23,7 @@ public final class TierMetrics
     final LongAdder ssdWriteFailures = new LongAdder();
     final LongAdder ssdEvictions = new LongAdder();
     final LongAdder ssdVerifiedReads = new LongAdder();
+    final LongAdder ssdZeroCopyReads = new LongAdder();
     final LongAdder ssdCorruptBlocks = new LongAdder();
     final LongAdder ssdLengthMismatches = new LongAdder();
     final LongAdder ssdTornWritesDiscarded = new LongAdder();
@@ -50,6 +51,26 @@ public final class TierMetrics
     public long ssdHits()
     {
         return ssdHits.sum();
+    }
+
+    /**
+     * SSD blocks read back and CRC-checked (each block once per tier lifetime unless it is also promoted again).
+     *
+     * @return the count.
+     */
+    public long ssdVerifiedReads()
+    {
+        return ssdVerifiedReads.sum();
+    }
+
+    /**
+     * Verified SSD blocks opened to be sent straight from their files.
+     *
+     * @return the count.
+     */
+    public long ssdZeroCopyReads()
+    {
+        return ssdZeroCopyReads.sum();
     }
 
     /**
@@ -140,6 +161,8 @@ public final class TierMetrics
                 ssdEvictions.sum())
             .counter("offcache_server_ssd_verified_reads_total", "SSD reads whose CRC32C checked out.", "",
                 ssdVerifiedReads.sum())
+            .counter("offcache_server_ssd_zero_copy_reads_total",
+                "Verified SSD blocks sent straight from their files (sendfile).", "", ssdZeroCopyReads.sum())
             .counter("offcache_server_ssd_corrupt_blocks_total", "SSD blocks dropped: failed verification.", "",
                 ssdCorruptBlocks.sum())
             .counter("offcache_server_ssd_length_mismatches_total", "SSD blocks not promoted: wrong length.", "",

@@ -243,6 +243,40 @@ public final class TieredBlockStore implements BlockStore
         return null;
     }
 
+    @Override
+    public BlockRef acquireInMemory(final long blockKey)
+    {
+        final BlockRef hit = ram.acquire(blockKey);
+        if (null != hit)
+        {
+            metrics.ramHits.increment();
+        }
+        return hit;
+    }
+
+    /**
+     * Opens an SSD-resident block to be sent straight from its file, without reading it into RAM; only blocks
+     * already verified since the tier opened qualify (see {@link SsdTier#openVerified}). Never touches RAM.
+     *
+     * @param blockKey       the packed key of the block.
+     * @param expectedLength the length the block must have.
+     * @return the open block (the caller closes its channel), or null.
+     */
+    public SsdTier.OpenBlock openOnSsd(final long blockKey, final int expectedLength)
+    {
+        final ObjectName name = names.nameOf(BlockKeys.objectId(blockKey));
+        if (null == name || closed)
+        {
+            return null;
+        }
+        final SsdTier.OpenBlock open = ssd.openVerified(name, BlockKeys.blockIndex(blockKey), expectedLength);
+        if (null != open)
+        {
+            metrics.ssdHits.increment();
+        }
+        return open;
+    }
+
     private BlockRef promoteFromSsd(final long blockKey)
     {
         final ObjectName name = names.nameOf(BlockKeys.objectId(blockKey));

@@ -219,6 +219,30 @@ class L2HttpServerTest
     }
 
     @Test
+    void verifiedSsdBlocksAreSentStraightFromTheirFiles() throws Exception
+    {
+        assertEquals(202, post("/prefetch", "{\"key\":\"big.bin\",\"size\":" + big.length + "}").statusCode());
+        awaitSsdBlocks(11);
+        final long originReads = harness.origin.reads.get();
+
+        // first pass: every block is read back and CRC-checked once (and promoted; RAM keeps the last 4)
+        assertArrayEquals(big, get("/obj/big.bin", null).body());
+        assertEquals(11, harness.store.metrics().ssdVerifiedReads());
+        assertEquals(0, harness.store.metrics().ssdZeroCopyReads(), "nothing is sent unverified");
+
+        // second pass: the 7 blocks no longer in RAM go out from their files, the 4 in RAM from RAM
+        final long ramHits = harness.store.metrics().ramHits();
+        assertArrayEquals(big, get("/obj/big.bin", null).body());
+        final HttpResponse<byte[]> part = get("/obj/big.bin", "bytes=1000-" + (2 * BLOCK + 5));
+        assertArrayEquals(Arrays.copyOfRange(big, 1000, 2 * BLOCK + 6), part.body());
+        assertEquals(7 + 3, harness.store.metrics().ssdZeroCopyReads());
+        assertEquals(ramHits + 4, harness.store.metrics().ramHits());
+        assertEquals(11, harness.store.metrics().ssdVerifiedReads(), "no block read into RAM a second time");
+        assertEquals(originReads, harness.origin.reads.get(), "no origin read");
+        assertEquals(0, harness.store.metrics().ssdCorruptBlocks());
+    }
+
+    @Test
     void fullPrefetchQueueDropsInsteadOfBlocking() throws Exception
     {
         final StringBuilder body = new StringBuilder();

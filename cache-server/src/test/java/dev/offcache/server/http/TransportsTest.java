@@ -7,6 +7,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.uring.IoUring;
@@ -17,6 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The same exact-bytes checks on every transport this machine offers (native ones are skipped when missing). */
 class TransportsTest
@@ -51,6 +53,21 @@ class TransportsTest
                 assertEquals(206, part.statusCode());
                 assertArrayEquals(Arrays.copyOfRange(data, 70000, 200001), part.body());
             }
+            // verified SSD blocks go out as file regions (sendfile / splice / transferTo, by transport)
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (harness.store.ssd().blockCount() < 6)
+            {
+                assertTrue(System.nanoTime() < deadline, "spills did not land on SSD");
+                Thread.sleep(10);
+            }
+            for (int round = 0; round < 3; round++)
+            {
+                final HttpResponse<byte[]> whole = client.send(HttpRequest.newBuilder(URI.create(harness.base() +
+                    "/obj/t.bin")).header("Authorization", "Bearer " + ServerHarness.KEY).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+                assertArrayEquals(data, whole.body(), transport + " SSD round " + round);
+            }
+            assertTrue(harness.store.metrics().ssdZeroCopyReads() > 0, transport + ": no block sent from its file");
         }
     }
 }

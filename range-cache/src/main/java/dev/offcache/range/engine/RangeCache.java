@@ -291,6 +291,123 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
+     * Like {@link #readView}, but never fetches and never waits: the view is returned only when the object's size is
+     * already known and the block is in the store's memory ({@link BlockStore#acquireInMemory}). An event loop
+     * calls this first and hands the request to a thread that may wait only when it returns {@code null}. The
+     * hit path allocates nothing.
+     *
+     * @param key      the object key.
+     * @param position the first byte.
+     * @param length   bytes wanted, all in one block.
+     * @return the retained block (the caller releases it), or {@code null} when it cannot be had at once; bad
+     *     ranges are reported by the waiting path, not here.
+     */
+    public BlockRef tryReadView(final String key, final long position, final int length)
+    {
+        final ObjectEntry entry = entryNow(key);
+        final long blockKey = blockKeyNow(entry, key, position, length);
+        if (blockKey < 0)
+        {
+            return null;
+        }
+        final BlockRef ref;
+        try
+        {
+            ref = store.acquireInMemory(blockKey);
+        }
+        catch (final Throwable ex)
+        {
+            metrics.fallback();
+            return null;
+        }
+        if (ref == null)
+        {
+            return null;
+        }
+        if (ref.length() != blockLength(BlockKeys.blockIndex(blockKey), entry.size))
+        {
+            ref.release();
+            metrics.fallback();
+            return null;
+        }
+        metrics.blockRequest();
+        metrics.blockHit();
+        return ref;
+    }
+
+    /**
+     * The packed store key of the block holding {@code [position, position + length)}, when it is known without
+     * waiting; for a caller that looks in a store's slower tiers itself (the L2 server sends SSD-resident blocks
+     * straight from their files). Never fetches, never waits, allocates nothing once the key is known.
+     *
+     * @param key      the object key.
+     * @param position the first byte.
+     * @param length   bytes wanted, at least 1, all in one block.
+     * @return the packed block key ({@link BlockKeys}), or -1 when the object's size is not known yet, the range is
+     *     empty, outside the object or across a block boundary, or the object is not cached (no store, bypassed).
+     */
+    public long blockKeyNow(final String key, final long position, final int length)
+    {
+        return blockKeyNow(entryNow(key), key, position, length);
+    }
+
+    private ObjectEntry entryNow(final String key)
+    {
+        if (key == null)
+        {
+            return null;
+        }
+        try
+        {
+            return directory.entry(key);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            return null;
+        }
+    }
+
+    private long blockKeyNow(final ObjectEntry entry, final String key, final long position, final int length)
+    {
+        if (store == null || entry == null || length <= 0 || position < 0)
+        {
+            return -1;
+        }
+        final long size = entry.size;
+        final long blockIndex = position >>> blockShift;
+        if (size < 0 || position + length > size || ((position + length - 1) >>> blockShift) != blockIndex ||
+            isBypassed(key))
+        {
+            return -1;
+        }
+        return BlockKeys.pack(entry.id, blockIndex);
+    }
+
+    /**
+     * The object's size when it is known without asking the origin.
+     *
+     * @param key the object key.
+     * @return the size, or -1 when it is not known yet (or the key is invalid).
+     */
+    public long sizeNow(final String key)
+    {
+        final ObjectEntry entry = entryNow(key);
+        return entry == null ? -1 : entry.size;
+    }
+
+    /**
+     * The length of a block of an object of the given size: the block size, or less for the object's last block.
+     *
+     * @param blockIndex the block's index.
+     * @param objectSize the object's size.
+     * @return bytes.
+     */
+    public int blockLengthOf(final long blockIndex, final long objectSize)
+    {
+        return blockLength(blockIndex, objectSize);
+    }
+
+    /**
      * Reads the last bytes of an object (a Parquet footer, say) into a caller's buffer.
      *
      * @param key               the object key.

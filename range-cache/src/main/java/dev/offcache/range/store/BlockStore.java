@@ -22,6 +22,18 @@ public interface BlockStore extends AutoCloseable
     BlockRef acquire(long blockKey);
 
     /**
+     * Like {@link #acquire(long)}, but never does I/O or waits, so an event loop may call it: a tiered store answers
+     * from its memory tier only. The default is {@code acquire}, right for a store that lives in memory.
+     *
+     * @param blockKey the packed key of the block.
+     * @return a retained reference the caller must release, or {@code null} when the block is not in memory.
+     */
+    default BlockRef acquireInMemory(final long blockKey)
+    {
+        return acquire(blockKey);
+    }
+
+    /**
      * Whether the store holds a block, for a prefetch that only needs to know whether to fetch it: unlike
      * {@link #acquire(long)}, a tiered store must not promote the block (a prefetch must never take a faster tier's
      * space). The default probes with {@code acquire} and releases at once.
