@@ -119,6 +119,8 @@ for _ in $(seq 1 300); do
   sleep 1
 done
 echo "SSD blocks: $(metric 'offcache_server_tier_blocks{tier="ssd"}') (blocks already in RAM are not prefetched)"
+# one sequential pass: each SSD block is read back and CRC-checked once, after which it is sent with sendfile
+curl -s -H "$AUTH" "$L2_URL" -o /dev/null
 
 echo "== L2 SSD tier (working set $FILE_MB MiB >> RAM $RAM_MB MiB) vs nginx"
 for len in 65536 1048576; do
@@ -128,5 +130,7 @@ done
 echo "lookups: ram_hit $(metric 'offcache_server_block_lookups_total{result="ram_hit"}')" \
   "ssd_hit $(metric 'offcache_server_block_lookups_total{result="ssd_hit"}')" \
   "miss $(metric 'offcache_server_block_lookups_total{result="miss"}')"
+echo "SSD blocks verified $(metric offcache_server_ssd_verified_reads_total)," \
+  "sent from their files $(metric offcache_server_ssd_zero_copy_reads_total)"
 echo "peak RSS: l2 $(hwm "$L2_PID"), nginx worker $(nginx_hwm)"
 echo "l2 response memory peak: $(metric offcache_server_memory_in_flight_peak_bytes) bytes"

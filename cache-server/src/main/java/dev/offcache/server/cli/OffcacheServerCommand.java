@@ -64,7 +64,8 @@ public final class OffcacheServerCommand implements Callable<Integer>
     String s3Region;
 
     @Option(names = "--s3-access-key", paramLabel = "KEY",
-        description = "Access key of the S3 origin (env OFFCACHE_S3_ACCESS_KEY; prefer the environment).")
+        description = "Access key of the S3 origin (env OFFCACHE_S3_ACCESS_KEY; prefer the environment). " +
+            "Without both keys the AWS SDK's default credential chain is used (AWS_* variables, profile, role).")
     String s3AccessKey;
 
     @Option(names = "--s3-secret-key", paramLabel = "SECRET",
@@ -350,13 +351,16 @@ public final class OffcacheServerCommand implements Callable<Integer>
         {
             throw invalid("--s3-region", "must not be empty");
         }
-        if (null == s3AccessKey || s3AccessKey.isBlank())
+        // both keys, or neither (then the AWS SDK's default credential chain: environment, profile, role)
+        if ((null == s3AccessKey) != (null == s3SecretKey))
         {
-            throw invalid("--s3-access-key", "is required with --s3-bucket");
+            throw invalid(null == s3AccessKey ? "--s3-access-key" : "--s3-secret-key",
+                "is required with " + (null == s3AccessKey ? "--s3-secret-key" : "--s3-access-key") +
+                " (or leave both out to use the default AWS credential chain)");
         }
-        if (null == s3SecretKey || s3SecretKey.isBlank())
+        if (null != s3AccessKey && (s3AccessKey.isBlank() || s3SecretKey.isBlank()))
         {
-            throw invalid("--s3-secret-key", "is required with --s3-bucket");
+            throw invalid(s3AccessKey.isBlank() ? "--s3-access-key" : "--s3-secret-key", "must not be empty");
         }
     }
 

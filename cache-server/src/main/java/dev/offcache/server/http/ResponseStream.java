@@ -46,6 +46,7 @@ final class ResponseStream
     private boolean headersSent;
     private boolean reading;
     private boolean finished;
+    private boolean unflushed;
 
     ResponseStream(
         final ChannelHandlerContext ctx,
@@ -88,6 +89,7 @@ final class ResponseStream
             }
             if (headersSent && !ctx.channel().isWritable())
             {
+                flushWritten();
                 return;
             }
             if (segment == starts.length)
@@ -108,6 +110,7 @@ final class ResponseStream
             final int chunk = (int) Math.min(segmentLength - positionInSegment, blockSize - position % blockSize);
             if (!budget.tryReserve(chunk))
             {
+                flushWritten();
                 metrics.budgetWaits.increment();
                 budget.await(this::wakeUp);
                 return;
@@ -118,6 +121,7 @@ final class ResponseStream
                 writeChunk(now, chunk);
                 continue;
             }
+            flushWritten();
             reading = true;
             source.read(key, position, chunk).whenComplete((buf, error) -> onChunkReady(buf, error, chunk));
         }
@@ -215,7 +219,17 @@ final class ResponseStream
             segment++;
             positionInSegment = 0;
         }
-        ctx.flush();
+        unflushed = true;
+    }
+
+    /** Hands written chunks to the socket; called whenever the pump stops short of the end. */
+    private void flushWritten()
+    {
+        if (unflushed)
+        {
+            unflushed = false;
+            ctx.flush();
+        }
     }
 
     private void sendHeadersOnce()

@@ -136,6 +136,22 @@ class ServerProgramTest
                 assertTrue(metrics.contains(MetricNames.ORIGIN_GETS), "engine counters on /metrics");
                 assertTrue(metrics.contains("offcache_server_block_lookups_total"), "tier counters on /metrics");
             }
+
+            // no keys given: the AWS SDK's default credential chain (here its system-property source) signs
+            final Map<String, String> chainEnv = Map.of("OFFCACHE_API_KEYS", KEY);
+            System.setProperty("aws.accessKeyId", "access-id");
+            System.setProperty("aws.secretAccessKey", "secret-key");
+            try (ServerProgram program = start(chainEnv, "--listen", "127.0.0.1:0", "--s3-endpoint", endpoint,
+                "--s3-bucket", "lake", "--block-size-kb", "64", "--ram-mb", "1", "--memory-budget-mb", "1"))
+            {
+                assertArrayEquals(Arrays.copyOfRange(object, 5, 70005),
+                    get(program, "/obj/t/part-0.bin", "bytes=5-70004").body());
+            }
+            finally
+            {
+                System.clearProperty("aws.accessKeyId");
+                System.clearProperty("aws.secretAccessKey");
+            }
         }
         finally
         {
@@ -197,7 +213,10 @@ class ServerProgramTest
         assertRefused(keys, "--s3-endpoint", "--s3-bucket", "lake", "--s3-endpoint", "ftp://127.0.0.1:9");
         assertRefused(keys, "--s3-bucket", "--s3-bucket", "lake", "--s3-endpoint", "http://127.0.0.1:9",
             "--origin-dir", tmp.toString());
-        assertRefused(keys, "OFFCACHE_S3_ACCESS_KEY", "--s3-bucket", "lake", "--s3-endpoint", "http://127.0.0.1:9");
+        final Map<String, String> noAccess = new HashMap<>(keys);
+        noAccess.put("OFFCACHE_S3_SECRET_KEY", "secret-key");
+        assertRefused(noAccess, "OFFCACHE_S3_ACCESS_KEY", "--s3-bucket", "lake", "--s3-endpoint",
+            "http://127.0.0.1:9");
         final Map<String, String> noSecret = new HashMap<>(keys);
         noSecret.put("OFFCACHE_S3_ACCESS_KEY", "access-id");
         assertRefused(noSecret, "OFFCACHE_S3_SECRET_KEY", "--s3-bucket", "lake", "--s3-endpoint",

@@ -53,9 +53,11 @@ class TransportsTest
                 assertEquals(206, part.statusCode());
                 assertArrayEquals(Arrays.copyOfRange(data, 70000, 200001), part.body());
             }
-            // verified SSD blocks go out as file regions (sendfile / splice / transferTo, by transport)
+            // verified SSD blocks go out as file regions (sendfile / splice / transferTo, by transport); wait until
+            // every block is in RAM or on SSD (evictions spill asynchronously), then read from both
+
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (harness.store.ssd().blockCount() < 6)
+            while (harness.store.ssd().blockCount() + harness.store.ramBlocks() < 6)
             {
                 assertTrue(System.nanoTime() < deadline, "spills did not land on SSD");
                 Thread.sleep(10);

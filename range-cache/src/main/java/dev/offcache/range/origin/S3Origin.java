@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionException;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
@@ -63,8 +64,9 @@ public final class S3Origin implements ObjectStore
      *
      * @param endpoint  the endpoint, for example {@code http://127.0.0.1:9000}.
      * @param region    the signing region.
-     * @param accessKey the access key.
-     * @param secretKey the secret key.
+     * @param accessKey the access key, or null to use the SDK's default credential chain (environment, system
+     *                  properties, web identity, profile, container or instance role).
+     * @param secretKey the secret key, or null with {@code accessKey}.
      * @param bucket    the bucket.
      * @return the origin.
      */
@@ -83,8 +85,8 @@ public final class S3Origin implements ObjectStore
      *
      * @param endpoint  the endpoint.
      * @param region    the signing region.
-     * @param accessKey the access key.
-     * @param secretKey the secret key.
+     * @param accessKey the access key, or null for the SDK's default credential chain.
+     * @param secretKey the secret key, or null with {@code accessKey}.
      * @return the builder.
      */
     public static S3AsyncClientBuilder clientBuilder(
@@ -93,7 +95,9 @@ public final class S3Origin implements ObjectStore
         return S3AsyncClient.builder()
             .endpointOverride(endpoint)
             .region(Region.of(region))
-            .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
+            .credentialsProvider(null == accessKey && null == secretKey ?
+                DefaultCredentialsProvider.builder().build() :
+                StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
             .forcePathStyle(true)
             .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
             .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
