@@ -122,6 +122,37 @@ public final class OffcacheServerCommand implements Callable<Integer>
             "local origin's I/O threads (env OFFCACHE_FETCH_THREADS). Default: ${DEFAULT-VALUE}.")
     int fetchThreads;
 
+    // The engine settings below derive the same OFFCACHE_* variable names the range-cache engine reads itself.
+    @Option(names = "--fetch-permits", defaultValue = "32", paramLabel = "N",
+        description = "Origin GETs in flight at once, demand and prefetch together (env OFFCACHE_FETCH_PERMITS). " +
+            "Default: ${DEFAULT-VALUE}.")
+    int fetchPermits;
+
+    @Option(names = "--demand-reserved-permits", defaultValue = "8", paramLabel = "N",
+        description = "Of those, how many only demand reads may use, so prefetch never starves them; less than " +
+            "--fetch-permits (env OFFCACHE_DEMAND_RESERVED_PERMITS). Default: ${DEFAULT-VALUE}.")
+    int demandReservedPermits;
+
+    @Option(names = "--max-coalesced-get-bytes", defaultValue = "8388608", paramLabel = "BYTES",
+        description = "Largest origin GET that contiguous missing blocks are merged into; at least one block " +
+            "(env OFFCACHE_MAX_COALESCED_GET_BYTES). Default: ${DEFAULT-VALUE}.")
+    int maxCoalescedGetBytes;
+
+    @Option(names = "--origin-timeout-ms", defaultValue = "30000", paramLabel = "MS",
+        description = "How long one origin request may take before it fails (env OFFCACHE_ORIGIN_TIMEOUT_MS). " +
+            "Default: ${DEFAULT-VALUE}.")
+    long originTimeoutMs;
+
+    @Option(names = "--max-objects", defaultValue = "1000000", paramLabel = "N",
+        description = "Objects whose size and identity the engine remembers (env OFFCACHE_MAX_OBJECTS). " +
+            "Default: ${DEFAULT-VALUE}.")
+    int maxObjects;
+
+    @Option(names = "--range-counters-file", paramLabel = "FILE",
+        description = "Memory-mapped file the engine publishes its counters to, readable from outside the " +
+            "process (env OFFCACHE_RANGE_COUNTERS_FILE). Default: none.")
+    Path rangeCountersFile;
+
     @Option(names = "--max-connections", defaultValue = "10000", paramLabel = "N",
         description = "Most open client connections (env OFFCACHE_MAX_CONNECTIONS). Default: ${DEFAULT-VALUE}.")
     int maxConnections;
@@ -156,6 +187,10 @@ public final class OffcacheServerCommand implements Callable<Integer>
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    private Map<String, String> env = Map.of();
+    /** Variables the launcher script reads, not the program. */
+    private static final List<String> LAUNCHER_VARIABLES = List.of("OFFCACHE_JAVA_OPTS");
+
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile ServerProgram program;
 
@@ -178,7 +213,9 @@ public final class OffcacheServerCommand implements Callable<Integer>
     public static CommandLine commandLine(final Map<String, String> env)
     {
         final EnvironmentDefaults defaults = new EnvironmentDefaults(env);
-        final CommandLine commandLine = new CommandLine(new OffcacheServerCommand());
+        final OffcacheServerCommand command = new OffcacheServerCommand();
+        command.env = Map.copyOf(env);
+        final CommandLine commandLine = new CommandLine(command);
         commandLine.setDefaultValueProvider(defaults);
         commandLine.setParameterExceptionHandler((ex, args) ->
         {
@@ -217,6 +254,7 @@ public final class OffcacheServerCommand implements Callable<Integer>
     public ServerProgram start() throws Exception
     {
         validate();
+        warnAboutUnknownVariables();
         final PrintWriter out = spec.commandLine().getOut();
         final boolean s3 = null != s3Bucket;
         final boolean embedded = null == originDir && !s3;
@@ -305,6 +343,19 @@ public final class OffcacheServerCommand implements Callable<Integer>
             throw invalid("--max-key-length", "must be at most 2048 (block file headers hold the name), was " +
                 maxKeyLength);
         }
+        positive("--fetch-permits", fetchPermits);
+        if (demandReservedPermits < 0 || demandReservedPermits >= fetchPermits)
+        {
+            throw invalid("--demand-reserved-permits", "must be >= 0 and < --fetch-permits (" + fetchPermits +
+                ") so prefetch keeps at least one, was " + demandReservedPermits);
+        }
+        if (maxCoalescedGetBytes < blockSizeKb * 1024 || maxCoalescedGetBytes > (256 << 20))
+        {
+            throw invalid("--max-coalesced-get-bytes", "must be from one block (" + blockSizeKb * 1024 +
+                ") to 268435456, was " + maxCoalescedGetBytes);
+        }
+        positive("--origin-timeout-ms", originTimeoutMs);
+        positive("--max-objects", maxObjects);
         if (shutdownGraceSeconds < 0)
         {
             throw invalid("--shutdown-grace-seconds", "must be >= 0, was " + shutdownGraceSeconds);
@@ -320,6 +371,35 @@ public final class OffcacheServerCommand implements Callable<Integer>
             {
                 throw invalid("--api-keys", ex.getMessage());
             }
+        }
+    }
+
+    /**
+     * Names every {@code OFFCACHE_*} variable no option reads (a typo, or an engine-process setting such as
+     * {@code OFFCACHE_L1_MB} that a server has no use for), so a setting is never silently ignored.
+     */
+    private void warnAboutUnknownVariables()
+    {
+        final List<String> known = new ArrayList<>();
+        for (final CommandLine.Model.OptionSpec option : spec.options())
+        {
+            known.add(EnvironmentDefaults.variableOf(option));
+        }
+        final List<String> unknown = new ArrayList<>();
+        for (final String name : env.keySet())
+        {
+            if (name.startsWith("OFFCACHE_") && !known.contains(name) && !LAUNCHER_VARIABLES.contains(name))
+            {
+                unknown.add(name);
+            }
+        }
+        if (!unknown.isEmpty())
+        {
+            unknown.sort(null);
+            final PrintWriter err = spec.commandLine().getErr();
+            err.println("offcache-server: ignoring " + String.join(", ", unknown) +
+                ": no server option reads them (see --help)");
+            err.flush();
         }
     }
 

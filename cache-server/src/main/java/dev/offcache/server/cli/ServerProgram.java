@@ -13,6 +13,7 @@ import java.util.stream.Stream;
 
 import dev.offcache.range.config.RangeCacheContext;
 import dev.offcache.range.engine.RangeCache;
+import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
@@ -96,13 +97,20 @@ public final class ServerProgram implements AutoCloseable
         }
         try
         {
-            cache = RangeCache.newBuilder()
+            final RangeCacheBuilder builder = RangeCache.newBuilder()
                 .origin(origin)
                 .l1Store(store)
                 .tier(RangeCacheContext.Tier.L2)
                 .blockSize(blockSize)
-                .maxCoalescedGetBytes(Math.max(blockSize, RangeCacheContext.DEFAULT_MAX_COALESCED_GET_BYTES))
-                .build();
+                .maxCoalescedGetBytes(options.maxCoalescedGetBytes)
+                .fetchPermits(options.fetchPermits, options.demandReservedPermits)
+                .originTimeout(Duration.ofMillis(options.originTimeoutMs))
+                .maxObjects(options.maxObjects);
+            if (null != options.rangeCountersFile)
+            {
+                builder.countersFile(options.rangeCountersFile);
+            }
+            cache = builder.build();
         }
         catch (final RuntimeException ex)
         {

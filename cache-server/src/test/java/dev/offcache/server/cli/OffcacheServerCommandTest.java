@@ -19,6 +19,7 @@ import picocli.CommandLine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class OffcacheServerCommandTest
@@ -66,6 +67,14 @@ class OffcacheServerCommandTest
         assertTrue(err.toString().contains("--memory-budget-mb") &&
             err.toString().contains("OFFCACHE_MEMORY_BUDGET_MB"), err.toString());
 
+        err.getBuffer().setLength(0);
+        assertEquals(2, commandLine(Map.of("OFFCACHE_FETCH_PERMITS", "4", "OFFCACHE_DEMAND_RESERVED_PERMITS", "4"))
+            .execute("--disable-auth"));
+        assertTrue(err.toString().contains("--demand-reserved-permits") &&
+            err.toString().contains("OFFCACHE_DEMAND_RESERVED_PERMITS"), err.toString());
+        err.getBuffer().setLength(0);
+        assertEquals(2, commandLine(Map.of()).execute("--disable-auth", "--max-coalesced-get-bytes", "1000"));
+        assertTrue(err.toString().contains("--max-coalesced-get-bytes"), err.toString());
         err.getBuffer().setLength(0);
         assertEquals(2, commandLine(Map.of()).execute("--block-size-kb", "1000"));
         assertTrue(err.toString().contains("--block-size-kb"), err.toString());
@@ -123,6 +132,13 @@ class OffcacheServerCommandTest
         env.put("OFFCACHE_API_KEYS", "first-key-0123456789, second-key-0123456789");
         env.put("OFFCACHE_RAM_MB", "8");
         env.put("OFFCACHE_MEMORY_BUDGET_MB", "8");
+        // engine settings share the engine's own variable names
+        env.put("OFFCACHE_FETCH_PERMITS", "4");
+        env.put("OFFCACHE_DEMAND_RESERVED_PERMITS", "1");
+        env.put("OFFCACHE_RANGE_COUNTERS_FILE", tmp.resolve("range-counters.dat").toString());
+        // an engine-process variable the server has no option for is named, not silently ignored
+        env.put("OFFCACHE_L1_MB", "64");
+        env.put("OFFCACHE_JAVA_OPTS", "-Xmx1g");
         final CommandLine commandLine = commandLine(env);
         commandLine.parseArgs();
         final OffcacheServerCommand command = commandLine.getCommand();
@@ -135,6 +151,10 @@ class OffcacheServerCommandTest
                 HttpResponse.BodyHandlers.ofString());
             assertEquals(200, response.statusCode());
             assertEquals("from the environment", response.body());
+            assertTrue(Files.size(tmp.resolve("range-counters.dat")) > 0, "engine counters file mapped");
+            assertTrue(err.toString().contains("ignoring OFFCACHE_L1_MB: no server option reads them"),
+                err.toString());
+            assertFalse(err.toString().contains("OFFCACHE_JAVA_OPTS"), "the launcher's variable is not warned about");
         }
         assertTrue(Files.isDirectory(tmp.resolve("ssd").resolve("blocks")), "an explicit disk path is kept");
     }
