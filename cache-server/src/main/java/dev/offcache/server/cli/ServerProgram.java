@@ -120,6 +120,11 @@ public final class ServerProgram implements AutoCloseable
         }
         // The store was opened before the engine that owns it: give it the engine's names now, before any read.
         names.bind(cache);
+        final int knownSizes = names.rememberSizes(store.ssd().objectSizes(), options.maxObjects);
+        if (knownSizes > 0)
+        {
+            LOG.info("SSD tier recorded the sizes of {} objects: they are served without an origin HEAD", knownSizes);
+        }
         final AtomicInteger threadIds = new AtomicInteger();
         final ExecutorService fetchThreads = Executors.newFixedThreadPool(options.fetchThreads, (r) ->
         {

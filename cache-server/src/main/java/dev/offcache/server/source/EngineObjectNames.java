@@ -1,8 +1,11 @@
 package dev.offcache.server.source;
 
+import java.util.Map;
+
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.server.tier.ObjectName;
 import dev.offcache.server.tier.ObjectNames;
+import dev.offcache.server.tier.SsdTier;
 
 /**
  * The tiered store's {@link ObjectNames} backed by the engine's own interning table
@@ -33,6 +36,53 @@ public final class EngineObjectNames implements ObjectNames
         namespace = cache.namespace();
         engine = cache;
         return this;
+    }
+
+    /**
+     * Hands the engine the object sizes a restarted SSD tier recorded ({@link SsdTier#objectSizes()}), so warm
+     * objects are served without an origin HEAD. Names of another namespace (another origin) are skipped, and no
+     * more than {@code limit} sizes are handed over (the engine's directory is bounded).
+     *
+     * @param sizes object name to size.
+     * @param limit most sizes to hand over.
+     * @return how many were handed over.
+     */
+    public int rememberSizes(final Map<ObjectName, Long> sizes, final int limit)
+    {
+        final RangeCache cache = engine;
+        if (null == cache)
+        {
+            throw new IllegalStateException("not bound to an engine");
+        }
+        int remembered = 0;
+        for (final Map.Entry<ObjectName, Long> entry : sizes.entrySet())
+        {
+            if (remembered >= limit)
+            {
+                break;
+            }
+            if (namespace.equals(entry.getKey().namespace()))
+            {
+                try
+                {
+                    cache.rememberSize(entry.getKey().objectKey(), entry.getValue());
+                    remembered++;
+                }
+                catch (final IllegalArgumentException ex)
+                {
+                    // a key this engine would refuse: it is simply asked for again
+                }
+            }
+        }
+        return remembered;
+    }
+
+    @Override
+    public long objectSize(final long objectId)
+    {
+        final RangeCache cache = engine;
+        final String key = null == cache ? null : cache.objectKey(objectId);
+        return null == key ? -1 : cache.sizeNow(key);
     }
 
     @Override

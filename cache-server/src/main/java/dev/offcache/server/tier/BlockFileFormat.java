@@ -21,8 +21,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  *  24  long   sequence number (publication order, used for capacity eviction)
  *  32  short  namespace UTF-8 length
  *  34  short  object key UTF-8 length
- *  36  int    CRC32C of bytes [0, 36) and [40, 40 + names)
- *  40  bytes  namespace, then object key (UTF-8)
+ *  36  int    CRC32C of bytes [0, 36) and [40, 48 + names)
+ *  40  long   the object's size, or -1 when it was not known (objects are write-once, so a size never changes)
+ *  48  bytes  namespace, then object key (UTF-8)
  * </pre>
  *
  * A header is only trusted when its magic, version and own CRC check out; data is only trusted when its CRC does.
@@ -32,7 +33,7 @@ public final class BlockFileFormat
     /** File magic, "OCBK" read as a little-endian int. */
     public static final int MAGIC = 0x4B42434F;
     /** The format version this code writes and reads. */
-    public static final short VERSION = 1;
+    public static final short VERSION = 2;
     /** Bytes before the data: one page. */
     public static final int HEADER_LENGTH = 4096;
 
@@ -44,8 +45,9 @@ public final class BlockFileFormat
     private static final int NAMESPACE_LENGTH_OFFSET = 32;
     private static final int KEY_LENGTH_OFFSET = 34;
     private static final int HEADER_CRC_OFFSET = 36;
+    private static final int OBJECT_SIZE_OFFSET = 40;
     /** Where the names start in the header. */
-    public static final int NAMES_OFFSET = 40;
+    public static final int NAMES_OFFSET = 48;
 
     private BlockFileFormat()
     {
@@ -59,8 +61,9 @@ public final class BlockFileFormat
      * @param length     the data length.
      * @param crc        the data CRC32C.
      * @param sequence   the publication sequence number.
+     * @param objectSize the object's size, or -1 when not known.
      */
-    public record Header(ObjectName name, long blockIndex, int length, int crc, long sequence)
+    public record Header(ObjectName name, long blockIndex, int length, int crc, long sequence, long objectSize)
     {
     }
 
@@ -114,6 +117,7 @@ public final class BlockFileFormat
         buffer.putInt(DATA_LENGTH_OFFSET, header.length());
         buffer.putInt(DATA_CRC_OFFSET, header.crc());
         buffer.putLong(SEQUENCE_OFFSET, header.sequence());
+        buffer.putLong(OBJECT_SIZE_OFFSET, header.objectSize());
         buffer.putShort(NAMESPACE_LENGTH_OFFSET, (short) namespace.length);
         buffer.putShort(KEY_LENGTH_OFFSET, (short) key.length);
         buffer.put(NAMES_OFFSET, namespace);
@@ -125,7 +129,7 @@ public final class BlockFileFormat
     /**
      * Decodes and checks a header.
      *
-     * @param buffer     the file's first bytes, little-endian, at least 40 bytes.
+     * @param buffer     the file's first bytes, little-endian, at least {@value #NAMES_OFFSET} bytes.
      * @param fileLength the file's length, checked against the data length.
      * @return the header.
      * @throws BadHeaderException when the header cannot be trusted.
@@ -157,6 +161,11 @@ public final class BlockFileFormat
             throw new BadHeaderException(
                 Problem.CORRUPT, "data length " + length + " does not match file length " + fileLength);
         }
+        final long objectSize = buffer.getLong(OBJECT_SIZE_OFFSET);
+        if (objectSize < -1)
+        {
+            throw new BadHeaderException(Problem.CORRUPT, "bad object size " + objectSize);
+        }
         final byte[] namespace = new byte[namespaceLength];
         final byte[] key = new byte[keyLength];
         buffer.get(NAMES_OFFSET, namespace);
@@ -176,14 +185,15 @@ public final class BlockFileFormat
             buffer.getLong(BLOCK_INDEX_OFFSET),
             length,
             buffer.getInt(DATA_CRC_OFFSET),
-            buffer.getLong(SEQUENCE_OFFSET));
+            buffer.getLong(SEQUENCE_OFFSET),
+            objectSize);
     }
 
     private static int headerCrc(final ByteBuffer buffer, final int namesLength)
     {
         final UnsafeBuffer view = new UnsafeBuffer(buffer.array());
         final int fixed = Crc32c.compute(view, 0, HEADER_CRC_OFFSET);
-        final int names = Crc32c.compute(view, NAMES_OFFSET, namesLength);
+        final int names = Crc32c.compute(view, OBJECT_SIZE_OFFSET, NAMES_OFFSET - OBJECT_SIZE_OFFSET + namesLength);
         return fixed * 31 + names;
     }
 }

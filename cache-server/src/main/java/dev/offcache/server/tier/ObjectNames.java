@@ -14,4 +14,15 @@ public interface ObjectNames
      * @return the name, or {@code null} when the id is unknown.
      */
     ObjectName nameOf(long objectId);
+
+    /**
+     * The size of an interned object, when known, to be recorded with its blocks.
+     *
+     * @param objectId an id the engine handed out.
+     * @return the size, or -1 when it is not known.
+     */
+    default long objectSize(final long objectId)
+    {
+        return -1;
+    }
 }

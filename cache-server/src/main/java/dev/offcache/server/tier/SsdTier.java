@@ -15,10 +15,12 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import dev.offcache.core.checksum.Crc32c;
@@ -74,10 +76,13 @@ public final class SsdTier implements AutoCloseable
         private final int length;
         private final int crc;
         private final Path path;
+        private final long objectSize;
         private volatile boolean verified;
 
-        Entry(final BlockName block, final long sequence, final int length, final int crc, final Path path)
+        Entry(final BlockName block, final long sequence, final int length, final int crc, final Path path,
+            final long objectSize)
         {
+            this.objectSize = objectSize;
             this.block = block;
             this.sequence = sequence;
             this.length = length;
@@ -246,7 +251,8 @@ public final class SsdTier implements AutoCloseable
                 decoded.sequence(),
                 decoded.length(),
                 decoded.crc(),
-                file);
+                file,
+                decoded.objectSize());
         }
         catch (final BlockFileFormat.BadHeaderException ex)
         {
@@ -304,6 +310,29 @@ public final class SsdTier implements AutoCloseable
     public boolean write(
         final ObjectName name, final long blockIndex, final DirectBuffer source, final int offset, final int length)
     {
+        return write(name, blockIndex, -1, source, offset, length);
+    }
+
+    /**
+     * Publishes a block, recording its object's size so that a restarted server knows the size without asking the
+     * origin ({@link #objectSizes()}).
+     *
+     * @param name       the object's name.
+     * @param blockIndex the block index.
+     * @param objectSize the object's size, or -1 when not known.
+     * @param source     the block's bytes (the caller keeps ownership).
+     * @param offset     where they start in {@code source}.
+     * @param length     how many.
+     * @return whether the block is on the tier afterwards.
+     */
+    public boolean write(
+        final ObjectName name,
+        final long blockIndex,
+        final long objectSize,
+        final DirectBuffer source,
+        final int offset,
+        final int length)
+    {
         if (length <= 0 || BlockFileFormat.HEADER_LENGTH + (long) length > budgetBytes)
         {
             return false;
@@ -332,7 +361,7 @@ public final class SsdTier implements AutoCloseable
                 temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))
             {
                 writeFully(channel, BlockFileFormat.encode(
-                    new BlockFileFormat.Header(name, blockIndex, length, crc, sequence)));
+                    new BlockFileFormat.Header(name, blockIndex, length, crc, sequence, Math.max(-1, objectSize))));
                 DirectBuffers.writeFully(channel, source, offset, length);
                 channel.force(true);
             }
@@ -355,7 +384,7 @@ public final class SsdTier implements AutoCloseable
         }
         // not verified yet: even a block this process wrote is read back and checked once before it is sent
         // straight from its file, so damage done to the file after the write is caught like any other
-        final Entry entry = new Entry(block, sequence, length, crc, target);
+        final Entry entry = new Entry(block, sequence, length, crc, target, objectSize);
         synchronized (this)
         {
             if (closed || index.containsKey(block))
@@ -427,6 +456,31 @@ public final class SsdTier implements AutoCloseable
         entry.verified = true;
         metrics.ssdVerifiedReads.increment();
         return entry.length();
+    }
+
+    /**
+     * The object sizes recorded in the block files, for objects whose blocks all agree on one; a restarted server
+     * hands them to its engine so that serving warm data needs no origin request at all.
+     *
+     * @return object name to size.
+     */
+    public synchronized Map<ObjectName, Long> objectSizes()
+    {
+        final Map<ObjectName, Long> sizes = new HashMap<>();
+        final Set<ObjectName> conflicting = new HashSet<>();
+        for (final Entry entry : index.values())
+        {
+            if (entry.objectSize >= 0)
+            {
+                final Long previous = sizes.putIfAbsent(entry.block().name(), entry.objectSize);
+                if (null != previous && previous != entry.objectSize)
+                {
+                    conflicting.add(entry.block().name());
+                }
+            }
+        }
+        sizes.keySet().removeAll(conflicting);
+        return sizes;
     }
 
     /**

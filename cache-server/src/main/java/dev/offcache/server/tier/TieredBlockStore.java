@@ -49,7 +49,7 @@ public final class TieredBlockStore implements BlockStore
     private final AtomicInteger spillsPending = new AtomicInteger();
     private volatile boolean closed;
 
-    private record Spill(ObjectName name, long blockIndex, RamTier.Node node)
+    private record Spill(ObjectName name, long blockIndex, long objectSize, RamTier.Node node)
     {
         BlockRef ref()
         {
@@ -334,7 +334,8 @@ public final class TieredBlockStore implements BlockStore
         if (fetchClass == FetchClass.PREFETCH)
         {
             final ObjectName name = names.nameOf(BlockKeys.objectId(blockKey));
-            return null != name && ssd.write(name, BlockKeys.blockIndex(blockKey), source, offset, length);
+            return null != name && ssd.write(name, BlockKeys.blockIndex(blockKey),
+                names.objectSize(BlockKeys.objectId(blockKey)), source, offset, length);
         }
         final BlockRef slot = allocateSlot();
         if (null == slot)
@@ -367,7 +368,8 @@ public final class TieredBlockStore implements BlockStore
     {
         final ObjectName name = names.nameOf(BlockKeys.objectId(node.key));
         spillsPending.incrementAndGet();
-        if (null == name || closed || !spills.offer(new Spill(name, BlockKeys.blockIndex(node.key), node)))
+        if (null == name || closed || !spills.offer(new Spill(name, BlockKeys.blockIndex(node.key),
+            names.objectSize(BlockKeys.objectId(node.key)), node)))
         {
             spillsPending.decrementAndGet();
             metrics.spillsDropped.increment();
@@ -407,7 +409,8 @@ public final class TieredBlockStore implements BlockStore
     {
         try
         {
-            ssd.write(spill.name(), spill.blockIndex(), spill.ref().buffer(), 0, spill.ref().length());
+            ssd.write(spill.name(), spill.blockIndex(), spill.objectSize(), spill.ref().buffer(), 0,
+                spill.ref().length());
         }
         catch (final RuntimeException ex)
         {
@@ -577,7 +580,8 @@ public final class TieredBlockStore implements BlockStore
             if (null != name)
             {
                 spillsPending.incrementAndGet();
-                writeSpill(new Spill(name, BlockKeys.blockIndex(node.key), node));
+                writeSpill(new Spill(name, BlockKeys.blockIndex(node.key),
+                    names.objectSize(BlockKeys.objectId(node.key)), node));
             }
             else
             {

@@ -199,7 +199,19 @@ class ServerProgramTest
             assertArrayEquals(hot, get(program, "/obj/t/hot.bin", null).body());
             assertArrayEquals(warm, get(program, "/obj/t/warm.bin", null).body());
             assertEquals(0, originGets(program), "a restart serves the SSD tier: no origin GET");
+            assertEquals(0, program.cache().metrics().value(MetricNames.ORIGIN_HEADS),
+                "the SSD tier recorded the object sizes: no origin HEAD either");
             assertEquals(8, program.store().metrics().ssdHits());
+        }
+        // with the origin gone, a restarted server still serves what its SSD tier holds
+        Files.delete(origin.resolve("t/hot.bin"));
+        Files.delete(origin.resolve("t/warm.bin"));
+        try (ServerProgram program = start(env, args))
+        {
+            assertArrayEquals(Arrays.copyOfRange(hot, 100, 3 * BLOCK), get(program, "/obj/t/hot.bin",
+                "bytes=100-" + (3 * BLOCK - 1)).body());
+            assertArrayEquals(warm, get(program, "/obj/t/warm.bin", null).body());
+            assertEquals(0, program.cache().metrics().value(MetricNames.ORIGIN_HEADS));
         }
     }
 

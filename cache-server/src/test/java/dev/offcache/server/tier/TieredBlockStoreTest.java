@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -237,7 +238,8 @@ class TieredBlockStoreTest
         // one file claims a future block format: it is wiped, the other survives
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE))
         {
-            final ByteBuffer version = ByteBuffer.allocate(2).order(ByteOrder.LITTLE_ENDIAN).putShort(0, (short) 2);
+            final ByteBuffer version = ByteBuffer.allocate(2).order(ByteOrder.LITTLE_ENDIAN)
+                .putShort(0, (short) (BlockFileFormat.VERSION + 1));
             channel.write(version, 4);
         }
         try (TieredBlockStore store = open(new TestNames(1), 4, 16))
@@ -254,6 +256,25 @@ class TieredBlockStoreTest
         }
         assertEquals(SsdTier.FORMAT_LINE,
             Files.readString(dir.resolve("ssd").resolve("FORMAT"), StandardCharsets.UTF_8).trim());
+    }
+
+    @Test
+    void objectSizesRecordedWithBlocksSurviveAReopen()
+    {
+        final TierMetrics metrics = new TierMetrics();
+        final UnsafeBuffer bytes = new UnsafeBuffer(new byte[BLOCK]);
+        try (SsdTier ssd = SsdTier.open(dir.resolve("sizes"), 64L * BLOCK, metrics))
+        {
+            assertTrue(ssd.write(new ObjectName("ns", "known"), 0, 5L * BLOCK + 7, bytes, 0, BLOCK));
+            assertTrue(ssd.write(new ObjectName("ns", "known"), 5, 5L * BLOCK + 7, bytes, 0, 7));
+            assertTrue(ssd.write(new ObjectName("ns", "unknown"), 0, bytes, 0, BLOCK));
+        }
+        try (SsdTier ssd = SsdTier.open(dir.resolve("sizes"), 64L * BLOCK, metrics))
+        {
+            assertEquals(3, ssd.blockCount());
+            assertEquals(Map.of(new ObjectName("ns", "known"), 5L * BLOCK + 7), ssd.objectSizes(),
+                "a block written without a size records none");
+        }
     }
 
     @Test

@@ -136,6 +136,21 @@ final class ObjectDirectory
     }
 
     /**
+     * Records a size known from elsewhere, unless one is known already.
+     */
+    void remember(final ObjectEntry entry, final long size)
+    {
+        if (size < 0 || size > MAX_OBJECT_SIZE)
+        {
+            throw new IllegalArgumentException("implausible size " + size + " of '" + entry.key + "'");
+        }
+        if (entry.size < 0)
+        {
+            entry.size = size;
+        }
+    }
+
+    /**
      * Forgets a key (after a put or delete through the cache), so the next read gets a new id and a new size.
      */
     void invalidate(final String key)

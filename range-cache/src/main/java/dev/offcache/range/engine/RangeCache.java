@@ -384,6 +384,20 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
+     * Tells the engine an object's size that a trusted record holds (the L2 server's SSD tier stores it with each
+     * block), so that reads of the object need no origin HEAD. Objects are write-once, so a recorded size stays
+     * right; a size the engine already knows is kept.
+     *
+     * @param key  the object key.
+     * @param size its size in bytes.
+     * @throws IllegalArgumentException on a bad key or an implausible size.
+     */
+    public void rememberSize(final String key, final long size)
+    {
+        directory.remember(directory.entry(key), size);
+    }
+
+    /**
      * The object's size when it is known without asking the origin.
      *
      * @param key the object key.
