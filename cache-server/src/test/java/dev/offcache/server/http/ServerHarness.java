@@ -3,11 +3,13 @@ package dev.offcache.server.http;
 import java.nio.file.Path;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.UnaryOperator;
 
 import dev.offcache.range.config.RangeCacheContext;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.server.source.EngineObjectNames;
 import dev.offcache.server.source.EngineRangeSource;
+import dev.offcache.server.source.RangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
 
 /**
@@ -27,6 +29,13 @@ final class ServerHarness implements AutoCloseable
 
     ServerHarness(final Path originDir, final Path ssdDir, final int ramBlocks, final long memoryBudget,
         final TransportKind transport) throws InterruptedException
+    {
+        this(originDir, ssdDir, ramBlocks, memoryBudget, transport, UnaryOperator.identity());
+    }
+
+    /** As above, with the HTTP layer reading through {@code wrapSource} (to slow it down, say). */
+    ServerHarness(final Path originDir, final Path ssdDir, final int ramBlocks, final long memoryBudget,
+        final TransportKind transport, final UnaryOperator<RangeSource> wrapSource) throws InterruptedException
     {
         origin = new CountingOrigin(originDir);
         final EngineObjectNames names = new EngineObjectNames();
@@ -48,7 +57,7 @@ final class ServerHarness implements AutoCloseable
             .listen("127.0.0.1", 0)
             .transport(transport)
             .ioThreads(2)
-            .source(source)
+            .source(wrapSource.apply(source))
             .apiKeys(ApiKeys.parse(KEY))
             .memoryBudgetBytes(memoryBudget)
             .maxBodyBytes(256 * 1024)
