@@ -28,6 +28,13 @@ final class ServerHarness implements AutoCloseable
     ServerHarness(final Path originDir, final Path ssdDir, final int ramBlocks, final long memoryBudget,
         final TransportKind transport) throws InterruptedException
     {
+        this(originDir, ssdDir, ramBlocks, memoryBudget, transport, 0);
+    }
+
+    /** The same on a given port (0: any), so a test can stop a server and start it again at the same address. */
+    ServerHarness(final Path originDir, final Path ssdDir, final int ramBlocks, final long memoryBudget,
+        final TransportKind transport, final int port) throws InterruptedException
+    {
         origin = new CountingOrigin(originDir);
         final EngineObjectNames names = new EngineObjectNames();
         store = TieredBlockStore.open(new TieredBlockStore.Context()
@@ -45,7 +52,7 @@ final class ServerHarness implements AutoCloseable
         names.bind(cache);
         final EngineRangeSource source = new EngineRangeSource(cache, io);
         server = L2HttpServer.start(new L2HttpServer.Context()
-            .listen("127.0.0.1", 0)
+            .listen("127.0.0.1", port)
             .transport(transport)
             .ioThreads(2)
             .source(source)
