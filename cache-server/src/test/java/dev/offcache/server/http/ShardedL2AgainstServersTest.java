@@ -75,7 +75,7 @@ class ShardedL2AgainstServersTest
             .apiKey(ServerHarness.KEY)
             .origin(new FileSystemOrigin(originDir, 2))
             .abandonTimeout(Duration.ofSeconds(2))
-            .health(Duration.ofMillis(25), Duration.ofMillis(500), 2)
+            .health(Duration.ofMillis(25), Duration.ofSeconds(2), 2)
             .build();
     }
 

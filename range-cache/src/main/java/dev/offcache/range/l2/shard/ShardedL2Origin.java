@@ -444,32 +444,44 @@ public final class ShardedL2Origin extends ForwardingObjectStore
             {
                 return;
             }
-            if (!shard.health().tryBegin())
+            if (shard.health().tryBegin())
             {
-                continue;
+                try
+                {
+                    startCheck(shard);
+                }
+                catch (final RuntimeException ex)
+                {
+                    // Never let one server's check stop the schedule (a thrown task is never run again).
+                    onHealthResult(shard, null, false);
+                }
             }
-            // An open breaker keeps reads away, so no read could probe it: the health check is its probe.
-            final CircuitBreaker.Admission admission =
-                shard.breaker().state() == CircuitBreaker.State.OPEN ? shard.breaker().admit(true) : null;
-            final CircuitBreaker.Admission probe = admission == CircuitBreaker.Admission.PROBE ? admission : null;
-            CompletableFuture<HttpResponse<Void>> response;
-            try
-            {
-                response = http.sendAsync(
-                    HttpRequest.newBuilder(healthUri(shard.uri()))
-                        .timeout(ctx.healthTimeout())
-                        .header("Authorization", "Bearer " + template.apiKey())
-                        .GET()
-                        .build(),
-                    HttpResponse.BodyHandlers.discarding());
-            }
-            catch (final RuntimeException ex)
-            {
-                response = CompletableFuture.failedFuture(ex);
-            }
-            response.whenComplete((answer, error) -> onHealthResult(shard, probe, error == null &&
-                answer.statusCode() == 200));
         }
+    }
+
+    private void startCheck(final L2Shard shard)
+    {
+        // An open breaker keeps reads away, so no read could probe it: the health check is its probe.
+        final CircuitBreaker.Admission admission =
+            shard.breaker().state() == CircuitBreaker.State.OPEN ? shard.breaker().admit(true) : null;
+        final CircuitBreaker.Admission probe = admission == CircuitBreaker.Admission.PROBE ? admission : null;
+        CompletableFuture<HttpResponse<Void>> response;
+        try
+        {
+            response = http.sendAsync(
+                HttpRequest.newBuilder(healthUri(shard.uri()))
+                    .timeout(ctx.healthTimeout())
+                    .header("Authorization", "Bearer " + template.apiKey())
+                    .GET()
+                    .build(),
+                HttpResponse.BodyHandlers.discarding());
+        }
+        catch (final RuntimeException ex)
+        {
+            response = CompletableFuture.failedFuture(ex);
+        }
+        response.whenComplete((answer, error) ->
+            onHealthResult(shard, probe, error == null && answer.statusCode() == 200));
     }
 
     private void onHealthResult(final L2Shard shard, final CircuitBreaker.Admission probe, final boolean ok)

@@ -152,6 +152,80 @@ class ShardedL2OriginTest
         }
     }
 
+    @Test
+    void readsStayCorrectWhileServersAreAddedAndRemovedConcurrently() throws Exception
+    {
+        final byte[] truth = new byte[200_000];
+        new Random(6).nextBytes(truth);
+        Files.write(tmp.resolve("obj.bin"), truth);
+        final List<URI> pool = refusedServers(6);
+        router = ShardedL2Origin.newBuilder()
+            .servers(pool.subList(0, 3))
+            .apiKey("key-0123456789")
+            .origin(new FileSystemOrigin(tmp, 2))
+            .abandonTimeout(Duration.ofMillis(200))
+            .health(Duration.ofMillis(10), Duration.ofMillis(200), 1)
+            .build();
+        final java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+            new java.util.concurrent.atomic.AtomicReference<>();
+        final java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        final List<Thread> readers = new ArrayList<>();
+        for (int t = 0; t < 2; t++)
+        {
+            final int seed = t;
+            readers.add(new Thread(() ->
+            {
+                final Random random = new Random(seed);
+                try
+                {
+                    for (int i = 0; i < 300; i++)
+                    {
+                        final int length = 1 + random.nextInt(20_000);
+                        assertRead(truth, random.nextInt(truth.length - length), length);
+                        router.ownerOf("k" + i);
+                        reads.incrementAndGet();
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    failure.compareAndSet(null, ex);
+                }
+            }));
+        }
+        readers.forEach(Thread::start);
+        final Random random = new Random(7);
+        int changes = 0;
+        for (int i = 0; i < 40; i++)
+        {
+            // One change per 15 reads, so the changes are spread over the whole read run.
+            final int target = 15 * i;
+            awaitTrue(() -> reads.get() >= target || failure.get() != null || readers.stream()
+                .noneMatch(Thread::isAlive), "the readers reached " + target);
+            changes++;
+            final URI server = pool.get(random.nextInt(pool.size()));
+            final boolean listed = router.servers().stream().anyMatch((s) -> s.uri().equals(server));
+            if (listed)
+            {
+                assertTrue(router.removeServer(server));
+            }
+            else
+            {
+                router.addServer(server);
+            }
+        }
+        for (final Thread reader : readers)
+        {
+            reader.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        if (failure.get() != null)
+        {
+            throw new AssertionError("a concurrent read failed", failure.get());
+        }
+        assertEquals(600, reads.get());
+        assertEquals(40, changes);
+        assertEquals(router.servers().stream().map(L2Shard::id).distinct().count(), router.servers().size());
+    }
+
     private long routedReads()
     {
         return router.servers().stream().mapToLong((s) -> s.get(L2Shard.Counter.READS_ROUTED)).sum();
