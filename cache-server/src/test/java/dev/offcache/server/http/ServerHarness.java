@@ -30,12 +30,20 @@ final class ServerHarness implements AutoCloseable
     ServerHarness(final Path originDir, final Path ssdDir, final int ramBlocks, final long memoryBudget,
         final TransportKind transport) throws InterruptedException
     {
-        this(originDir, ssdDir, ramBlocks, memoryBudget, transport, UnaryOperator.identity());
+        this(originDir, ssdDir, ramBlocks, memoryBudget, transport, 0, UnaryOperator.identity());
     }
 
-    /** As above, with the HTTP layer reading through {@code wrapSource} (to slow it down, say). */
+    /** The same on a given port (0: any), so a test can stop a server and start it again at the same address. */
     ServerHarness(final Path originDir, final Path ssdDir, final int ramBlocks, final long memoryBudget,
-        final TransportKind transport, final UnaryOperator<RangeSource> wrapSource) throws InterruptedException
+        final TransportKind transport, final int port) throws InterruptedException
+    {
+        this(originDir, ssdDir, ramBlocks, memoryBudget, transport, port, UnaryOperator.identity());
+    }
+
+    /** The same with the HTTP layer reading through {@code wrapSource} (to slow it down, say). */
+    ServerHarness(final Path originDir, final Path ssdDir, final int ramBlocks, final long memoryBudget,
+        final TransportKind transport, final int port, final UnaryOperator<RangeSource> wrapSource)
+        throws InterruptedException
     {
         origin = new CountingOrigin(originDir);
         final EngineObjectNames names = new EngineObjectNames();
@@ -54,7 +62,7 @@ final class ServerHarness implements AutoCloseable
         names.bind(cache);
         final EngineRangeSource source = new EngineRangeSource(cache, io);
         server = L2HttpServer.start(new L2HttpServer.Context()
-            .listen("127.0.0.1", 0)
+            .listen("127.0.0.1", port)
             .transport(transport)
             .ioThreads(2)
             .source(wrapSource.apply(source))

@@ -31,7 +31,7 @@ public final class SlowServerChild
     {
         final long delayMs = Long.parseLong(args[2]);
         try (ServerHarness harness = new ServerHarness(Path.of(args[0]), Path.of(args[1]), 16,
-            16L * ServerHarness.BLOCK, TransportKind.AUTO, (source) -> new Slow(source, delayMs)))
+            16L * ServerHarness.BLOCK, TransportKind.AUTO, 0, (source) -> new Slow(source, delayMs)))
         {
             System.out.println("PORT " + harness.port());
             System.out.flush();

@@ -1,0 +1,202 @@
+package dev.offcache.range.l2.shard;
+
+import java.net.URI;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+import dev.offcache.range.l2.CircuitBreaker;
+import dev.offcache.range.l2.L2Origin;
+
+/**
+ * One L2 server behind a {@link ShardedL2Origin}: its id and hash seed, its own {@link L2Origin} client (with its
+ * own circuit breaker, connections and warming queue), its health state and its routing counters, exported as
+ * {@code offcache_l2shard_<what>_total{server="<id>"}}. Owned by the router, which closes the client when the
+ * server is removed or the router closes.
+ */
+public final class L2Shard
+{
+    /** Per-server counters; one atomic add per event, no allocation. */
+    public enum Counter
+    {
+        /** Reads routed to this server. */
+        READS_ROUTED("offcache_l2shard_reads_routed_total", ""),
+        /** Size requests routed to this server. */
+        HEADS_ROUTED("offcache_l2shard_heads_routed_total", ""),
+        /** Warming notices routed to this server. */
+        WARM_ROUTED("offcache_l2shard_warm_routed_total", ""),
+        /** Calls this server would have won but skipped because it failed its health checks. */
+        SKIPPED_UNHEALTHY("offcache_l2shard_skipped_total", "reason=\"unhealthy\""),
+        /** Calls this server would have won but skipped because its circuit breaker was not closed. */
+        SKIPPED_BREAKER("offcache_l2shard_skipped_total", "reason=\"breaker_open\""),
+        /** Health checks completed. */
+        HEALTH_CHECKS("offcache_l2shard_health_checks_total", ""),
+        /** Health checks that failed (no answer in time, or not 200). */
+        HEALTH_FAILURES("offcache_l2shard_health_failures_total", ""),
+        /** Times the server was marked unhealthy. */
+        MARKED_UNHEALTHY("offcache_l2shard_marked_unhealthy_total", ""),
+        /** Times the server became healthy again. */
+        REJOINED("offcache_l2shard_rejoined_total", "");
+
+        private final String metricName;
+        private final String labels;
+
+        Counter(final String metricName, final String labels)
+        {
+            this.metricName = metricName;
+            this.labels = labels;
+        }
+
+        /**
+         * The Prometheus name, without labels.
+         *
+         * @return the name.
+         */
+        public String metricName()
+        {
+            return metricName;
+        }
+
+        /**
+         * The labels besides {@code server}, or empty.
+         *
+         * @return e.g. {@code reason="unhealthy"}.
+         */
+        public String labels()
+        {
+            return labels;
+        }
+    }
+
+    private static final Counter[] COUNTERS = Counter.values();
+
+    private final String id;
+    private final URI uri;
+    private final long seed;
+    private final L2Origin client;
+    private final CircuitBreaker breaker;
+    private final HealthTracker health;
+    private final AtomicLongArray counts = new AtomicLongArray(COUNTERS.length);
+
+    L2Shard(final String id, final URI uri, final L2Origin client, final int unhealthyAfter)
+    {
+        this.id = id;
+        this.uri = uri;
+        this.seed = RendezvousHash.hash(id);
+        this.client = client;
+        this.breaker = client.breaker();
+        this.health = new HealthTracker(unhealthyAfter);
+    }
+
+    /**
+     * The server's id in the hash ({@link ShardedL2Context#serverId(URI)}).
+     *
+     * @return the id.
+     */
+    public String id()
+    {
+        return id;
+    }
+
+    /**
+     * The server's URL as configured.
+     *
+     * @return the URL.
+     */
+    public URI uri()
+    {
+        return uri;
+    }
+
+    /**
+     * The server's rendezvous seed, {@code RendezvousHash.hash(id())}.
+     *
+     * @return the seed.
+     */
+    public long seed()
+    {
+        return seed;
+    }
+
+    /**
+     * The client of this server (its breaker and {@code offcache_l2client_*} metrics).
+     *
+     * @return the client; owned by the router.
+     */
+    public L2Origin client()
+    {
+        return client;
+    }
+
+    /**
+     * Whether the last health checks let the server take reads.
+     *
+     * @return false after {@code unhealthyAfter} consecutive failures, until a success.
+     */
+    public boolean healthy()
+    {
+        return health.healthy();
+    }
+
+    /**
+     * Whether a call may be routed here: healthy and the breaker closed.
+     *
+     * @return true when the server takes its keys.
+     */
+    public boolean available()
+    {
+        return health.healthy() && breaker.state() == CircuitBreaker.State.CLOSED;
+    }
+
+    /**
+     * A counter's value.
+     *
+     * @param counter the counter.
+     * @return its value.
+     */
+    public long get(final Counter counter)
+    {
+        return counts.get(counter.ordinal());
+    }
+
+    void increment(final Counter counter)
+    {
+        counts.incrementAndGet(counter.ordinal());
+    }
+
+    void countSkip()
+    {
+        increment(health.healthy() ? Counter.SKIPPED_BREAKER : Counter.SKIPPED_UNHEALTHY);
+    }
+
+    HealthTracker health()
+    {
+        return health;
+    }
+
+    CircuitBreaker breaker()
+    {
+        return breaker;
+    }
+
+    void appendPrometheus(final StringBuilder out)
+    {
+        for (final Counter counter : COUNTERS)
+        {
+            out.append(counter.metricName).append("{server=\"").append(id).append('"');
+            if (!counter.labels.isEmpty())
+            {
+                out.append(',').append(counter.labels);
+            }
+            out.append("} ").append(get(counter)).append('\n');
+        }
+        out.append("offcache_l2shard_healthy{server=\"").append(id).append("\"} ").append(healthy() ? 1 : 0)
+            .append('\n');
+        out.append("offcache_l2shard_available{server=\"").append(id).append("\"} ").append(available() ? 1 : 0)
+            .append('\n');
+    }
+
+    @Override
+    public String toString()
+    {
+        return id + (available() ? "" : healthy() ? " (breaker " + breaker.state() + ")" : " (unhealthy)");
+    }
+}

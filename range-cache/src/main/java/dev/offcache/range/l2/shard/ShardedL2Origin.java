@@ -1,0 +1,742 @@
+package dev.offcache.range.l2.shard;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+import dev.offcache.range.l2.CircuitBreaker;
+import dev.offcache.range.l2.L2ClientContext;
+import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.origin.ForwardingObjectStore;
+import dev.offcache.range.origin.ObjectKeys;
+import dev.offcache.range.origin.ObjectStore;
+import dev.offcache.range.store.FetchClass;
+
+/**
+ * The L2 tier spread over N L2 servers: an {@link ObjectStore} that routes each object key to one server by
+ * rendezvous hashing ({@link RendezvousHash}) and reads it through that server's {@link L2Origin}, so adding or
+ * removing a server moves only that server's share of the keys. A server that failed {@code unhealthyAfter}
+ * consecutive {@code GET /health} checks, or whose circuit breaker is not closed, is skipped: its keys go to their
+ * next-highest available server, or to the real origin when none is left. It rejoins after one good health check
+ * (which is also the probe that closes an open breaker). Warming ({@link #notifyWritten}) goes to the key's owner.
+ * Puts, deletes, lists, versions and conditional reads go straight to the real origin.
+ *
+ * <pre>{@code
+ * ShardedL2Origin tier = ShardedL2Origin.newBuilder()
+ *     .servers(List.of(URI.create("http://l2-a:8080"), URI.create("http://l2-b:8080")))
+ *     .apiKey(key)
+ *     .origin(new S3Origin(...))
+ *     .fromEnvironment()                      // OFFCACHE_L2_SERVERS, OFFCACHE_L2_HEALTH_*, OFFCACHE_L2_*
+ *     .build();
+ * }</pre>
+ *
+ * <p>The server list is a copy-on-write array: a lookup reads one volatile field, hashes the key once and computes
+ * one 64-bit mix per server, with no allocation. Memory and ownership: reads fill the caller's buffer through the
+ * owning server's client (see {@link L2Origin}); the router owns every per-server client, the health-check thread
+ * and the real origin, and closes them in {@link #close()}. Each per-server client falls back to the shared real
+ * origin on its own failures, through a view that does not close it.
+ */
+public final class ShardedL2Origin extends ForwardingObjectStore
+{
+    private static final int OP_READ = 0;
+    private static final int OP_HEAD = 1;
+    private static final int OP_WARM = 2;
+    private static final String[] OP_TAGS = {"read", "head", "warm"};
+    private static final L2Shard[] NO_SHARDS = new L2Shard[0];
+
+    private final ShardedL2Context ctx;
+    private final L2ClientContext template;
+    private final ObjectStore sharedOrigin;
+    private final String namespace;
+    private final long retireDelayNs;
+    private final AtomicLongArray noServer = new AtomicLongArray(OP_TAGS.length);
+    private final ScheduledExecutorService scheduler;
+    private final ExecutorService healthIo;
+    private final HttpClient http;
+    private final List<L2Shard> retired = new ArrayList<>();
+    private volatile L2Shard[] shards = NO_SHARDS;
+    private volatile boolean closed;
+
+    /**
+     * Creates the router and one client per server from a context (concluded here), and starts health checks.
+     *
+     * @param ctx the configuration; the router owns the origin in it.
+     */
+    public ShardedL2Origin(final ShardedL2Context ctx)
+    {
+        super(ctx.conclude().origin());
+        this.ctx = ctx;
+        this.template = ctx.client();
+        this.sharedOrigin = new NonClosingOrigin(delegate());
+        this.namespace = delegate().namespace();
+        this.retireDelayNs = template.abandonTimeout().plus(template.stallTimeout()).toNanos();
+        this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> daemon(task, "offcache-l2shard-health"));
+        this.healthIo = Executors.newFixedThreadPool(2, (task) -> daemon(task, "offcache-l2shard-health-io"));
+        this.http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(ctx.healthTimeout())
+            .executor(healthIo)
+            .build();
+        try
+        {
+            for (final URI server : ctx.servers())
+            {
+                addServer(server);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            close();
+            throw ex;
+        }
+        final long intervalNs = ctx.healthInterval().toNanos();
+        scheduler.scheduleWithFixedDelay(this::checkHealth, intervalNs, intervalNs, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * A builder that reads like a sentence.
+     *
+     * @return a new builder.
+     */
+    public static Builder newBuilder()
+    {
+        return new Builder();
+    }
+
+    /**
+     * The real origin's namespace: L2 is a cache of it, so blocks cached through either share keys.
+     */
+    @Override
+    public String namespace()
+    {
+        return namespace;
+    }
+
+    @Override
+    public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
+    {
+        return read(key, offset, destination, FetchClass.DEMAND);
+    }
+
+    /**
+     * Reads through the key's owner (its highest-weight available server), or from the real origin when no
+     * server is available.
+     *
+     * @param key         the object key.
+     * @param offset      the first byte.
+     * @param destination where the bytes go, from its position to its limit; the caller owns it.
+     * @param fetchClass  demand or prefetch (passed on to the server's client and its breaker).
+     * @return the number of bytes read (fewer only where the object ends).
+     */
+    @Override
+    public CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass)
+    {
+        ObjectKeys.validate(key);
+        if (offset < 0)
+        {
+            throw new IllegalArgumentException("negative offset " + offset + " for '" + key + "'");
+        }
+        if (!destination.hasRemaining())
+        {
+            return CompletableFuture.completedFuture(0);
+        }
+        final L2Shard shard = route(key, OP_READ);
+        if (shard == null)
+        {
+            return delegate().read(key, offset, destination);
+        }
+        return shard.client().read(key, offset, destination, fetchClass);
+    }
+
+    @Override
+    public CompletableFuture<Long> size(final String key)
+    {
+        ObjectKeys.validate(key);
+        final L2Shard shard = route(key, OP_HEAD);
+        if (shard == null)
+        {
+            return delegate().size(key);
+        }
+        return shard.client().size(key);
+    }
+
+    /**
+     * Write-time warming: asks the key's owner to prefetch a newly written object. Fire-and-forget, as
+     * {@link L2Origin#notifyWritten(String, long)}.
+     *
+     * @param key  the object key.
+     * @param size the object's size in bytes.
+     * @return true when the owner's client queued the notice; false when it was dropped, invalid, or no server
+     *     is available.
+     */
+    public boolean notifyWritten(final String key, final long size)
+    {
+        if (closed || key == null || size < 0)
+        {
+            return false;
+        }
+        try
+        {
+            ObjectKeys.validate(key);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            return false;
+        }
+        final L2Shard shard = route(key, OP_WARM);
+        return shard != null && shard.client().notifyWritten(key, size);
+    }
+
+    /**
+     * The server a call for this key would go to now (highest weight among the available servers), without
+     * counting anything.
+     *
+     * @param key the object key.
+     * @return the server, or null when none is available.
+     */
+    public L2Shard ownerOf(final String key)
+    {
+        final L2Shard[] current = shards;
+        final long keyHash = RendezvousHash.hash(key);
+        L2Shard best = null;
+        long bestWeight = 0;
+        for (final L2Shard shard : current)
+        {
+            final long weight = RendezvousHash.weight(shard.seed(), keyHash);
+            if (shard.available() && (best == null || RendezvousHash.beats(weight, shard.seed(), bestWeight,
+                best.seed())))
+            {
+                best = shard;
+                bestWeight = weight;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * Adds a server at runtime: it takes the keys it now wins (about {@code 1/(N+1)}), starting healthy.
+     *
+     * @param server {@code http://host:port[/base]}.
+     * @return the new server.
+     * @throws IllegalArgumentException when the URL is invalid or the server is already listed.
+     */
+    public synchronized L2Shard addServer(final URI server)
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("the sharded L2 client is closed");
+        }
+        final URI uri = ShardedL2Context.parseServer("server", server.toString(), server.toString());
+        final String id = ShardedL2Context.serverId(uri);
+        for (final L2Shard shard : shards)
+        {
+            if (shard.id().equals(id))
+            {
+                throw new IllegalArgumentException("L2 server " + id + " is already listed");
+            }
+        }
+        final L2ClientContext context = new L2ClientContext()
+            .serverUri(uri)
+            .apiKey(template.apiKey())
+            .origin(sharedOrigin)
+            .abandonTimeout(template.abandonTimeout())
+            .stallTimeout(template.stallTimeout())
+            .breakerThreshold(template.breakerThreshold())
+            .breakerOpenTime(template.breakerOpenTime())
+            .warmQueueCapacity(template.warmQueueCapacity())
+            .warmBatchKeys(template.warmBatchKeys())
+            .ioThreads(template.ioThreads())
+            .maxIdleConnections(template.maxIdleConnections())
+            .nanoClock(template.nanoClock());
+        final L2Shard shard = new L2Shard(id, uri, new L2Origin(context), ctx.unhealthyAfter());
+        final L2Shard[] current = shards;
+        final L2Shard[] next = Arrays.copyOf(current, current.length + 1);
+        next[current.length] = shard;
+        shards = next;
+        return shard;
+    }
+
+    /**
+     * Removes a server at runtime: exactly its keys move, each to its next-highest server. Its client is closed
+     * after the abandon + stall timeouts, so reads already on it finish (or fall back to the origin).
+     *
+     * @param server the server's URL (any spelling with the same {@link ShardedL2Context#serverId(URI) id}).
+     * @return true when it was listed.
+     */
+    public synchronized boolean removeServer(final URI server)
+    {
+        final String id = ShardedL2Context.serverId(server);
+        final L2Shard[] current = shards;
+        for (int i = 0; i < current.length; i++)
+        {
+            if (current[i].id().equals(id))
+            {
+                final L2Shard[] next = new L2Shard[current.length - 1];
+                System.arraycopy(current, 0, next, 0, i);
+                System.arraycopy(current, i + 1, next, i, current.length - i - 1);
+                shards = next;
+                final L2Shard gone = current[i];
+                retired.add(gone);
+                if (!closed)
+                {
+                    scheduler.schedule(() -> retire(gone), retireDelayNs, TimeUnit.NANOSECONDS);
+                }
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The servers now listed.
+     *
+     * @return an immutable snapshot.
+     */
+    public List<L2Shard> servers()
+    {
+        return List.of(shards);
+    }
+
+    /**
+     * Calls that found no available server and went to the origin.
+     *
+     * @param op {@code "read"}, {@code "head"} or {@code "warm"}.
+     * @return the count.
+     */
+    public long noServer(final String op)
+    {
+        final int index = Arrays.asList(OP_TAGS).indexOf(op);
+        if (index < 0)
+        {
+            throw new IllegalArgumentException("unknown op '" + op + "': read, head or warm");
+        }
+        return noServer.get(index);
+    }
+
+    /**
+     * Appends the router's metrics ({@code offcache_l2shard_*}) and every server's client metrics
+     * ({@code offcache_l2client_*} with a {@code server} label) in Prometheus text format.
+     *
+     * @param out where to append.
+     */
+    public void appendPrometheus(final StringBuilder out)
+    {
+        final L2Shard[] current = shards;
+        out.append("offcache_l2shard_servers ").append(current.length).append('\n');
+        for (int op = 0; op < OP_TAGS.length; op++)
+        {
+            out.append("offcache_l2shard_no_server_total{op=\"").append(OP_TAGS[op]).append("\"} ")
+                .append(noServer.get(op)).append('\n');
+        }
+        for (final L2Shard shard : current)
+        {
+            shard.appendPrometheus(out);
+        }
+        final StringBuilder clientText = new StringBuilder();
+        for (int i = 0; i < current.length; i++)
+        {
+            clientText.setLength(0);
+            current[i].client().metrics().appendPrometheus(clientText);
+            appendWithServerLabel(clientText, current[i].id(), i == 0, out);
+        }
+    }
+
+    /**
+     * Stops health checks, closes every server's client, then closes the real origin.
+     */
+    @Override
+    public void close()
+    {
+        final List<L2Shard> toClose;
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+            toClose = new ArrayList<>(Arrays.asList(shards));
+            toClose.addAll(retired);
+            retired.clear();
+            shards = NO_SHARDS;
+        }
+        scheduler.shutdownNow();
+        healthIo.shutdownNow();
+        for (final L2Shard shard : toClose)
+        {
+            shard.client().close();
+        }
+        delegate().close();
+    }
+
+    @Override
+    public String toString()
+    {
+        return "l2-sharded:" + Arrays.toString(shards) + " -> " + namespace;
+    }
+
+    private L2Shard route(final String key, final int op)
+    {
+        final L2Shard[] current = shards;
+        final long keyHash = RendezvousHash.hash(key);
+        L2Shard top = null;
+        long topWeight = 0;
+        L2Shard best = null;
+        long bestWeight = 0;
+        for (final L2Shard shard : current)
+        {
+            final long weight = RendezvousHash.weight(shard.seed(), keyHash);
+            if (top == null || RendezvousHash.beats(weight, shard.seed(), topWeight, top.seed()))
+            {
+                top = shard;
+                topWeight = weight;
+            }
+            if (shard.available() && (best == null || RendezvousHash.beats(weight, shard.seed(), bestWeight,
+                best.seed())))
+            {
+                best = shard;
+                bestWeight = weight;
+            }
+        }
+        if (top != best)
+        {
+            // Every server ranked above the chosen one was skipped: count it on the server that lost the call.
+            for (final L2Shard shard : current)
+            {
+                final long weight = RendezvousHash.weight(shard.seed(), keyHash);
+                if (shard != best && (best == null || RendezvousHash.beats(weight, shard.seed(), bestWeight,
+                    best.seed())))
+                {
+                    shard.countSkip();
+                }
+            }
+        }
+        if (best == null)
+        {
+            noServer.incrementAndGet(op);
+            return null;
+        }
+        best.increment(op == OP_READ ? L2Shard.Counter.READS_ROUTED :
+            op == OP_HEAD ? L2Shard.Counter.HEADS_ROUTED : L2Shard.Counter.WARM_ROUTED);
+        return best;
+    }
+
+    private void checkHealth()
+    {
+        final L2Shard[] current = shards;
+        for (final L2Shard shard : current)
+        {
+            if (closed)
+            {
+                return;
+            }
+            if (shard.health().tryBegin())
+            {
+                try
+                {
+                    startCheck(shard);
+                }
+                catch (final RuntimeException ex)
+                {
+                    // Never let one server's check stop the schedule (a thrown task is never run again).
+                    onHealthResult(shard, null, false);
+                }
+            }
+        }
+    }
+
+    private void startCheck(final L2Shard shard)
+    {
+        // An open breaker keeps reads away, so no read could probe it: the health check is its probe.
+        final CircuitBreaker.Admission admission =
+            shard.breaker().state() == CircuitBreaker.State.OPEN ? shard.breaker().admit(true) : null;
+        final CircuitBreaker.Admission probe = admission == CircuitBreaker.Admission.PROBE ? admission : null;
+        CompletableFuture<HttpResponse<Void>> response;
+        try
+        {
+            response = http.sendAsync(
+                HttpRequest.newBuilder(healthUri(shard.uri()))
+                    .timeout(ctx.healthTimeout())
+                    .header("Authorization", "Bearer " + template.apiKey())
+                    .GET()
+                    .build(),
+                HttpResponse.BodyHandlers.discarding());
+        }
+        catch (final RuntimeException ex)
+        {
+            response = CompletableFuture.failedFuture(ex);
+        }
+        response.whenComplete((answer, error) ->
+            onHealthResult(shard, probe, error == null && answer.statusCode() == 200));
+    }
+
+    private void onHealthResult(final L2Shard shard, final CircuitBreaker.Admission probe, final boolean ok)
+    {
+        try
+        {
+            if (probe != null)
+            {
+                if (ok)
+                {
+                    shard.breaker().onAnswered(probe);
+                }
+                else
+                {
+                    shard.breaker().onUnresponsive(probe);
+                }
+            }
+            shard.increment(L2Shard.Counter.HEALTH_CHECKS);
+            if (!ok)
+            {
+                shard.increment(L2Shard.Counter.HEALTH_FAILURES);
+            }
+            final HealthTracker.Transition transition = shard.health().onResult(ok);
+            if (transition == HealthTracker.Transition.MARKED_UNHEALTHY)
+            {
+                shard.increment(L2Shard.Counter.MARKED_UNHEALTHY);
+            }
+            else if (transition == HealthTracker.Transition.REJOINED)
+            {
+                shard.increment(L2Shard.Counter.REJOINED);
+            }
+        }
+        finally
+        {
+            shard.health().end();
+        }
+    }
+
+    private void retire(final L2Shard shard)
+    {
+        synchronized (this)
+        {
+            if (closed || !retired.remove(shard))
+            {
+                return;
+            }
+        }
+        shard.client().close();
+    }
+
+    private static URI healthUri(final URI server)
+    {
+        String path = server.getRawPath() == null ? "" : server.getRawPath();
+        while (path.endsWith("/"))
+        {
+            path = path.substring(0, path.length() - 1);
+        }
+        final int port = server.getPort() < 0 ? 80 : server.getPort();
+        return URI.create("http://" + server.getHost() + ":" + port + path + "/health");
+    }
+
+    private static void appendWithServerLabel(
+        final CharSequence text, final String server, final boolean withComments, final StringBuilder out)
+    {
+        int start = 0;
+        while (start < text.length())
+        {
+            int end = start;
+            while (end < text.length() && text.charAt(end) != '\n')
+            {
+                end++;
+            }
+            final String line = text.subSequence(start, end).toString();
+            start = end + 1;
+            if (line.isEmpty())
+            {
+                continue;
+            }
+            if (line.charAt(0) == '#')
+            {
+                if (withComments)
+                {
+                    out.append(line).append('\n');
+                }
+                continue;
+            }
+            final int brace = line.indexOf('{');
+            final int space = line.indexOf(' ');
+            if (brace >= 0 && (space < 0 || brace < space))
+            {
+                out.append(line, 0, brace + 1).append("server=\"").append(server).append("\",")
+                    .append(line, brace + 1, line.length());
+            }
+            else if (space > 0)
+            {
+                out.append(line, 0, space).append("{server=\"").append(server).append("\"}")
+                    .append(line, space, line.length());
+            }
+            else
+            {
+                out.append(line);
+            }
+            out.append('\n');
+        }
+    }
+
+    private static Thread daemon(final Runnable task, final String name)
+    {
+        final Thread thread = new Thread(task, name);
+        thread.setDaemon(true);
+        return thread;
+    }
+
+    /** The shared real origin as each per-server client sees it: every call passes through, close does not. */
+    private static final class NonClosingOrigin extends ForwardingObjectStore
+    {
+        NonClosingOrigin(final ObjectStore origin)
+        {
+            super(origin);
+        }
+
+        @Override
+        public void close()
+        {
+        }
+    }
+
+    /**
+     * Builds a {@link ShardedL2Origin}; settings apply in call order, so {@code fromEnvironment()} last lets the
+     * environment override code.
+     */
+    public static final class Builder
+    {
+        private final ShardedL2Context context = new ShardedL2Context();
+
+        Builder()
+        {
+        }
+
+        /**
+         * Sets the L2 servers.
+         *
+         * @param servers {@code http://host:port[/base]} URLs.
+         * @return this.
+         */
+        public Builder servers(final List<URI> servers)
+        {
+            context.servers(servers);
+            return this;
+        }
+
+        /**
+         * Sets the API key sent to every server.
+         *
+         * @param apiKey the key.
+         * @return this.
+         */
+        public Builder apiKey(final String apiKey)
+        {
+            context.apiKey(apiKey);
+            return this;
+        }
+
+        /**
+         * Sets the real origin; the router owns and closes it.
+         *
+         * @param origin the real origin.
+         * @return this.
+         */
+        public Builder origin(final ObjectStore origin)
+        {
+            context.origin(origin);
+            return this;
+        }
+
+        /**
+         * Sets the health-check interval (default 1 s), deadline (default 500 ms) and failures before a server is
+         * skipped (default 3).
+         *
+         * @param interval       the pause between rounds.
+         * @param timeout        one check's deadline.
+         * @param unhealthyAfter consecutive failures that make a server unhealthy.
+         * @return this.
+         */
+        public Builder health(final Duration interval, final Duration timeout, final int unhealthyAfter)
+        {
+            context.healthInterval(interval).healthTimeout(timeout).unhealthyAfter(unhealthyAfter);
+            return this;
+        }
+
+        /**
+         * Sets every server client's header deadline (default 500 ms).
+         *
+         * @param timeout the deadline.
+         * @return this.
+         */
+        public Builder abandonTimeout(final Duration timeout)
+        {
+            context.client().abandonTimeout(timeout);
+            return this;
+        }
+
+        /**
+         * Sets every server client's breaker.
+         *
+         * @param failures the threshold (default 5).
+         * @param openTime the open period (default 3 s).
+         * @return this.
+         */
+        public Builder breaker(final int failures, final Duration openTime)
+        {
+            context.client().breakerThreshold(failures).breakerOpenTime(openTime);
+            return this;
+        }
+
+        /**
+         * Applies {@code OFFCACHE_L2_*} from the process environment.
+         *
+         * @return this.
+         */
+        public Builder fromEnvironment()
+        {
+            return fromEnvironment(System.getenv());
+        }
+
+        /**
+         * Applies {@code OFFCACHE_L2_*} from an environment map.
+         *
+         * @param env the environment.
+         * @return this.
+         */
+        public Builder fromEnvironment(final Map<String, String> env)
+        {
+            context.fromEnvironment(env);
+            return this;
+        }
+
+        /**
+         * The context being built, for settings the builder does not name.
+         *
+         * @return the context.
+         */
+        public ShardedL2Context context()
+        {
+            return context;
+        }
+
+        /**
+         * Builds the router.
+         *
+         * @return the router.
+         */
+        public ShardedL2Origin build()
+        {
+            return new ShardedL2Origin(context);
+        }
+    }
+}
