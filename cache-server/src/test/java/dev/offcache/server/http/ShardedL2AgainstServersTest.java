@@ -113,7 +113,9 @@ class ShardedL2AgainstServersTest
             assertEquals(expected[s], shard.get(L2Shard.Counter.READS_ROUTED), shard.id());
             assertEquals(expected[s], shard.client().metrics().get(L2ClientMetrics.Counter.L2_HITS), shard.id());
             assertEquals(0, shard.client().metrics().readFallbacksTotal(), shard.id());
-            assertTrue(expected[s] > 10, "every server took a share: " + expected[s]);
+            // seeds come from the servers' ephemeral ports, so shares vary run to run (24 objects, 3 servers);
+            // the exact per-owner counts above are the real check, this only guards against a degenerate run
+            assertTrue(expected[s] > 0, "every server took a share: " + expected[s]);
         }
         assertEquals(0, router.noServer("read"));
     }
