@@ -308,7 +308,7 @@ public final class RegistryClusterClient implements AutoCloseable
     {
         Ids.requireId(executorId, "executorId");
         return submit(WireCodec.EXECUTOR_LIVE, writer(WireCodec.EXECUTOR_LIVE).putString(executorId)
-            .putByte((byte)(live ? 1 : 0)));
+            .putByte((byte) (live ? 1 : 0)));
     }
 
     /**
@@ -405,7 +405,7 @@ public final class RegistryClusterClient implements AutoCloseable
         final Request request = new Request(type, writer.toBytes());
         if (closed)
         {
-            request.future.completeExceptionally(new RegistryClosedException("registry cluster client is closed", null));
+            request.fail(new RegistryClosedException("registry cluster client is closed", null));
         }
         else
         {
@@ -415,7 +415,7 @@ public final class RegistryClusterClient implements AutoCloseable
                 failSubmissions();
             }
         }
-        return (CompletableFuture<T>)(CompletableFuture<?>)request.future;
+        return (CompletableFuture<T>) (CompletableFuture<?>) request.future;
     }
 
     private void failSubmissions()
@@ -641,7 +641,7 @@ public final class RegistryClusterClient implements AutoCloseable
         @SuppressWarnings("unchecked")
         private CompletableFuture<Resolution> castFuture(final CompletableFuture<Object> future)
         {
-            return (CompletableFuture<Resolution>)(CompletableFuture<?>)future;
+            return (CompletableFuture<Resolution>) (CompletableFuture<?>) future;
         }
 
         private int connect(final long now)

@@ -20,6 +20,7 @@ import io.aeron.archive.client.AeronArchive;
 import io.aeron.cluster.ClusterControl;
 import io.aeron.cluster.ClusteredMediaDriver;
 import io.aeron.cluster.ConsensusModule;
+import io.aeron.cluster.client.ClusterEvent;
 import io.aeron.cluster.service.Cluster;
 import io.aeron.cluster.service.ClusteredServiceContainer;
 import io.aeron.driver.MediaDriver;
@@ -241,7 +242,7 @@ public final class RegistryClusterMember implements AutoCloseable
             .electionTimeoutNs(TimeUnit.MILLISECONDS.toNanos(ctx.electionTimeoutMs))
             .startupCanvassTimeoutNs(TimeUnit.MILLISECONDS.toNanos(ctx.startupCanvassTimeoutMs))
             .sessionTimeoutNs(TimeUnit.MILLISECONDS.toNanos(ctx.sessionTimeoutMs))
-            .errorHandler(ex -> LOG.warn("member {} consensus module error", ctx.memberId, ex));
+            .errorHandler(ex -> logError("consensus module", ex));
 
         driver = ClusteredMediaDriver.launch(driverCtx, archiveCtx, consensusCtx);
 
@@ -252,7 +253,7 @@ public final class RegistryClusterMember implements AutoCloseable
             .clusterDir(new File(dir, "cluster"))
             .clusteredService(service)
             .idleStrategySupplier(ctx::idleStrategy)
-            .errorHandler(ex -> LOG.warn("member {} service error", ctx.memberId, ex));
+            .errorHandler(ex -> logError("service", ex));
         container = ClusteredServiceContainer.launch(serviceCtx);
     }
 
@@ -337,6 +338,19 @@ public final class RegistryClusterMember implements AutoCloseable
             LOG.debug("member {}: releasing member.lock failed", ctx.memberId, ex);
         }
         CloseHelper.quietClose(lockChannel);
+    }
+
+    private void logError(final String component, final Throwable ex)
+    {
+        if (ex instanceof ClusterEvent)
+        {
+            // Elections, heartbeat timeouts and the like: expected when a member goes away.
+            LOG.info("member {} {}: {}", ctx.memberId, component, ex.getMessage());
+        }
+        else
+        {
+            LOG.warn("member {} {} error", ctx.memberId, component, ex);
+        }
     }
 
     private static void deleteStaleMarkFiles(final File dir)
@@ -527,7 +541,8 @@ public final class RegistryClusterMember implements AutoCloseable
         }
 
         /**
-         * How long a starting member canvasses for the others before electing with a quorum. Default 2000 ms.
+         * How long a starting member canvasses for the others before electing with a quorum; at least twice the
+         * leader heartbeat timeout (Aeron's rule). Default 2000 ms.
          *
          * @param startupCanvassTimeoutMs the timeout, ms.
          * @return this.
@@ -647,6 +662,11 @@ public final class RegistryClusterMember implements AutoCloseable
             if (electionTimeoutMs <= 0 || startupCanvassTimeoutMs <= 0 || sessionTimeoutMs <= 0)
             {
                 throw new IllegalArgumentException("timeouts must be positive");
+            }
+            if (startupCanvassTimeoutMs < 2 * leaderHeartbeatTimeoutMs)
+            {
+                throw new IllegalArgumentException("startupCanvassTimeoutMs (" + startupCanvassTimeoutMs +
+                    ") must be at least twice leaderHeartbeatTimeoutMs (" + leaderHeartbeatTimeoutMs + ")");
             }
             if (Integer.bitCount(logTermLength) != 1 || logTermLength < 64 * 1024 ||
                 Integer.bitCount(ingressTermLength) != 1 || ingressTermLength < 64 * 1024)

@@ -392,7 +392,7 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
                 final String jobId = reader.getString();
                 final DatasetSchema schema = new DatasetSchema(reader.getString());
                 final List<PartitionLocation> locations = reader.locations();
-                reply.putByte((byte)state.completeMaterialization(key, jobId, schema, locations).ordinal());
+                reply.putByte((byte) state.completeMaterialization(key, jobId, schema, locations).ordinal());
                 break;
             }
             case WireCodec.ABORT:
@@ -400,7 +400,7 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
                 final CacheKey key = reader.key();
                 final String jobId = reader.getString();
                 releaseReason = Resolution.Reason.ABORTED;
-                reply.putByte((byte)state.abortMaterialization(key, jobId).ordinal());
+                reply.putByte((byte) state.abortMaterialization(key, jobId).ordinal());
                 break;
             }
             case WireCodec.INVALIDATE:

@@ -248,13 +248,13 @@ public final class WireCodec
         {
             if (entry == null)
             {
-                return putByte((byte)0);
+                return putByte((byte) 0);
             }
             if (entry instanceof Pending pending)
             {
-                return putByte((byte)1).putString(pending.jobId());
+                return putByte((byte) 1).putString(pending.jobId());
             }
-            return putByte((byte)2).materialized((Materialized)entry);
+            return putByte((byte) 2).materialized((Materialized) entry);
         }
 
         Writer removed(final List<RemovedEntry> removed)
@@ -293,7 +293,7 @@ public final class WireCodec
             {
                 return putByte(RESOLUTION_READY).materialized(ready.entry());
             }
-            return putByte(RESOLUTION_RELEASED).putByte((byte)((Resolution.Released)resolution).reason().ordinal());
+            return putByte(RESOLUTION_RELEASED).putByte((byte) ((Resolution.Released) resolution).reason().ordinal());
         }
     }
 

@@ -139,15 +139,15 @@ final class ClusterFixture implements AutoCloseable
         }
         if (value instanceof BeginOutcome.AlreadyMaterialized m)
         {
-            return new BeginOutcome.AlreadyMaterialized((Materialized)untimed(m.entry()));
+            return new BeginOutcome.AlreadyMaterialized((Materialized) untimed(m.entry()));
         }
         if (value instanceof Acquisition.Hit hit)
         {
-            return new Acquisition.Hit((Materialized)untimed(hit.entry()));
+            return new Acquisition.Hit((Materialized) untimed(hit.entry()));
         }
         if (value instanceof RemovedEntry removed)
         {
-            return new RemovedEntry(removed.key(), (CacheEntry)untimed(removed.entry()));
+            return new RemovedEntry(removed.key(), (CacheEntry) untimed(removed.entry()));
         }
         if (value instanceof List<?> list)
         {
@@ -170,7 +170,7 @@ final class ClusterFixture implements AutoCloseable
     static Map<CacheKey, CacheEntry> untimedEntries(final Map<CacheKey, CacheEntry> entries)
     {
         @SuppressWarnings("unchecked")
-        final Map<CacheKey, CacheEntry> out = (Map<CacheKey, CacheEntry>)untimed(entries);
+        final Map<CacheKey, CacheEntry> out = (Map<CacheKey, CacheEntry>) untimed(entries);
         return out;
     }
 

@@ -64,7 +64,7 @@ class RegistryClusterTest
                 assertInstanceOf(Acquisition.Claimed.class, client.acquire(waitKey, "w-job").get(TIMEOUT_S,
                     TimeUnit.SECONDS));
                 final Acquisition waiting = client.acquire(waitKey, "other-job").get(TIMEOUT_S, TimeUnit.SECONDS);
-                final CompletableFuture<Resolution> resolution = ((Acquisition.Wait)waiting).resolution();
+                final CompletableFuture<Resolution> resolution = ((Acquisition.Wait) waiting).resolution();
                 final CompletableFuture<Resolution> awaited = client.awaitMaterialization(waitKey);
                 issued += 3;
 
