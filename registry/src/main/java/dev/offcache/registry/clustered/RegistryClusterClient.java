@@ -494,7 +494,10 @@ public final class RegistryClusterClient implements AutoCloseable
                 return work + connect(now);
             }
             work += send(now);
-            work += cluster.pollEgress();
+            if (cluster != null)
+            {
+                work += cluster.pollEgress();
+            }
             if (cluster != null && (cluster.pollStateChanges() > 0 || cluster.isClosed()))
             {
                 disconnected("session closed");

@@ -30,6 +30,7 @@ import org.agrona.IoUtil;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NoOpLock;
+import org.agrona.concurrent.ShutdownSignalBarrier;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -132,6 +133,34 @@ public final class RegistryClusterMember implements AutoCloseable
     public static RegistryClusterMember launch(final Context ctx)
     {
         return new RegistryClusterMember(ctx.conclude());
+    }
+
+    /**
+     * Runs one member until SIGINT/SIGTERM: {@code <memberId> <host0,host1,host2> <memberDir> [portBase]}.
+     *
+     * @param args the arguments.
+     */
+    public static void main(final String[] args)
+    {
+        if (args.length < 3)
+        {
+            System.err.println("usage: RegistryClusterMember <memberId> <host0,host1,host2> <memberDir> [portBase]");
+            System.exit(2);
+        }
+        final Context ctx = new Context()
+            .memberId(Integer.parseInt(args[0]))
+            .hosts(List.of(args[1].split(",")))
+            .memberDir(new File(args[2]));
+        if (args.length > 3)
+        {
+            ctx.portBase(Integer.parseInt(args[3]));
+        }
+        final ShutdownSignalBarrier barrier = new ShutdownSignalBarrier();
+        try (RegistryClusterMember member = launch(ctx))
+        {
+            LOG.info("registry cluster member {} running in {}", member.memberId(), args[2]);
+            barrier.await();
+        }
     }
 
     /**
