@@ -35,8 +35,8 @@ import dev.offcache.registry.state.DatasetSchema;
 import dev.offcache.registry.state.PartitionLocation;
 
 /**
- * Registry commands through the Aeron Cluster deployment ({@code impl=offcache-cluster}: a {@link RegistryClusterClient}
- * against {@code members} registry members, all in this JVM on 127.0.0.1 over UDP, each with its own embedded
+ * Registry commands through the Aeron Cluster deployment ({@code impl=offcache-cluster}: a
+ * {@link RegistryClusterClient} against {@code members} registry members, all in this JVM on 127.0.0.1 over UDP, each with its own embedded
  * driver, archive and consensus module, SHARED threading and backoff idle strategies) beside the in-process
  * Disruptor {@link CacheRegistry} ({@code impl=disruptor}, the baseline: no replication, no network), with the same
  * workload, at pipelining depths 1, 16 and 256.
@@ -218,8 +218,8 @@ public class RegistryClusterBenchmark
     private CompletableFuture<?> publish()
     {
         final long n = step++;
-        final int kind = (int)(n & 3);
-        final int key = (int)((n >>> 2) % KEYS);
+        final int kind = (int) (n & 3);
+        final int key = (int) ((n >>> 2) % KEYS);
         if (kind == 0)
         {
             return client != null ? client.lookup(HOT) : registry.lookup(HOT);
