@@ -36,16 +36,16 @@ import dev.offcache.registry.state.PartitionLocation;
 
 /**
  * Registry commands through the Aeron Cluster deployment ({@code impl=offcache-cluster}: a
- * {@link RegistryClusterClient} against {@code members} registry members, all in this JVM on 127.0.0.1 over UDP, each with its own embedded
- * driver, archive and consensus module, SHARED threading and backoff idle strategies) beside the in-process
- * Disruptor {@link CacheRegistry} ({@code impl=disruptor}, the baseline: no replication, no network), with the same
- * workload, at pipelining depths 1, 16 and 256.
+ * {@link RegistryClusterClient} against {@code members} registry members, all in this JVM on 127.0.0.1 over UDP,
+ * each with its own embedded driver, archive and consensus module, SHARED threading and backoff idle strategies)
+ * beside the in-process Disruptor {@link CacheRegistry} ({@code impl=disruptor}, the baseline: no replication, no
+ * network), with the same workload, at pipelining depths 1, 16 and 256.
  *
  * <p>Workload (as {@code RegistryCommandBenchmark}): round robin over lookup of a hot materialized key, claim,
- * completion (2 partitions) and invalidation of one of 64 keys — three of four commands change state.
+ * completion (2 partitions) and invalidation of one of 64 keys; three of four commands change state.
  * {@code pipelined}: throughput with a sliding window of {@code depth} commands in flight (each invocation publishes
  * one command and, when the window is full, first waits for the oldest). {@code burstRoundTrip} (sample time, so
- * p50/p99): {@code depth} commands published at once, then all awaited — at depth 1 the round trip of one command.
+ * p50/p99): {@code depth} commands published at once, then all awaited; at depth 1 the round trip of one command.
  *
  * <p>Caveat: every member, the client and JMH share this machine's cores, so the cluster numbers include three
  * members' worth of Aeron threads competing with the client; on separate hosts the network adds latency instead.
