@@ -1,0 +1,143 @@
+package dev.offcache.registry.clustered;
+
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.aeron.cluster.service.ClientSession;
+import io.aeron.cluster.service.Cluster;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.NoOpIdleStrategy;
+import org.junit.jupiter.api.Test;
+
+import dev.offcache.registry.eviction.EvictionPolicy;
+import dev.offcache.registry.state.CacheKey;
+import dev.offcache.registry.state.Pending;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+/**
+ * The service's de-duplication and waiter bookkeeping, driven directly (no Aeron): a fake cluster and session
+ * record what the service would send.
+ */
+class ClusteredServiceDedupTest
+{
+    private static final long CLIENT = 42;
+    private static final CacheKey KEY = new CacheKey("s", "c");
+
+    private final List<byte[]> sent = new ArrayList<>();
+    private final ClientSession session = session(7);
+    private final RegistryClusteredService service =
+        new RegistryClusteredService(EvictionPolicy.none(), 60_000, 32 * 1024);
+    private final WireCodec.Writer writer = new WireCodec.Writer(256);
+    private long time = 1_000;
+
+    @Test
+    void aResentCommandIsAnsweredWithTheOriginalBytesAndNotAppliedAgain()
+    {
+        service.onStart(cluster(), null);
+        command(WireCodec.BEGIN, 1, 1, w -> w.key(KEY).putString("j1"));
+        final byte[] first = sent.get(0);
+        command(WireCodec.INVALIDATE, 2, 1, w -> w.key(KEY));
+        command(WireCodec.BEGIN, 3, 1, w -> w.key(KEY).putString("j2"));
+        assertEquals(3, service.appliedCommands());
+
+        // seq 1 again (its reply was lost): not applied (j2 keeps the claim), the very same bytes come back.
+        sent.clear();
+        command(WireCodec.BEGIN, 1, 1, w -> w.key(KEY).putString("j1"));
+        assertEquals(3, service.appliedCommands());
+        assertEquals(1, service.duplicateCommands());
+        assertArrayEquals(first, sent.get(0));
+        command(WireCodec.ENTRIES, 4, 1, ClusteredServiceDedupTest::noBody);
+        assertEquals(new Pending("j2"), service.probedEntries().get(KEY));
+
+        // Once the client's floor passes seq 1 the cached answer is gone and a late copy is ignored (no reply).
+        command(WireCodec.LOOKUP, 5, 5, w -> w.key(KEY));
+        sent.clear();
+        command(WireCodec.BEGIN, 1, 5, w -> w.key(KEY).putString("j1"));
+        assertEquals(0, sent.size());
+        assertEquals(5, service.appliedCommands());
+    }
+
+    @Test
+    void aResentWaitGetsTheReleaseThatWasSentWhileItsClientWasAway()
+    {
+        service.onStart(cluster(), null);
+        command(WireCodec.BEGIN, 1, 1, w -> w.key(KEY).putString("j1"));
+        command(WireCodec.AWAIT, 2, 2, w -> w.key(KEY));
+        command(WireCodec.ABORT, 3, 2, w -> w.key(KEY).putString("j1"));
+        // The reply to ABORT and the release of waiter 2 were sent (and, say, lost in a leader change).
+        final byte[] release = sent.get(sent.size() - 1);
+        assertEquals(WireCodec.RELEASE, release[0]);
+
+        sent.clear();
+        command(WireCodec.AWAIT, 2, 2, w -> w.key(KEY));
+        assertEquals(2, sent.size(), "the cached reply (waiting) and the cached release");
+        assertEquals(WireCodec.REPLY, sent.get(0)[0]);
+        assertArrayEquals(release, sent.get(1));
+        assertEquals(3, service.appliedCommands());
+        assertNotEquals(0, service.duplicateCommands());
+    }
+
+    private static void noBody(final WireCodec.Writer writer)
+    {
+    }
+
+    private interface Body
+    {
+        void write(WireCodec.Writer writer);
+    }
+
+    private void command(final byte type, final long sequence, final long floor, final Body body)
+    {
+        writer.commandHeader(type);
+        body.write(writer);
+        writer.buffer().putLong(WireCodec.CLIENT_ID_OFFSET, CLIENT);
+        writer.buffer().putLong(WireCodec.SEQUENCE_OFFSET, sequence);
+        writer.buffer().putLong(WireCodec.FLOOR_OFFSET, floor);
+        service.onSessionMessage(session, time++, writer.buffer(), 0, writer.position(), null);
+    }
+
+    private ClientSession session(final long id)
+    {
+        return (ClientSession) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[]{ClientSession.class},
+            (proxy, method, args) ->
+            {
+                if (method.getName().equals("id"))
+                {
+                    return id;
+                }
+                if (method.getName().equals("offer") && args.length == 3)
+                {
+                    final DirectBuffer buffer = (DirectBuffer) args[0];
+                    final byte[] bytes = new byte[(Integer) args[2]];
+                    buffer.getBytes((Integer) args[1], bytes);
+                    sent.add(bytes);
+                    return 1L;
+                }
+                throw new UnsupportedOperationException(method.getName());
+            });
+    }
+
+    private Cluster cluster()
+    {
+        return (Cluster) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[]{Cluster.class},
+            (proxy, method, args) ->
+            {
+                switch (method.getName())
+                {
+                    case "timeUnit":
+                        return TimeUnit.MILLISECONDS;
+                    case "idleStrategy":
+                        return NoOpIdleStrategy.INSTANCE;
+                    case "getClientSession":
+                        return session;
+                    default:
+                        throw new UnsupportedOperationException(method.getName());
+                }
+            });
+    }
+}
