@@ -9,6 +9,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.MutableDirectBuffer;
 
+import dev.offcache.registry.codec.FieldReader;
 import dev.offcache.registry.front.Resolution;
 import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
@@ -298,109 +299,15 @@ public final class WireCodec
     }
 
     /**
-     * Reads fields from a region of a buffer, refusing to read past its end.
+     * Reads the wire format's fields from a region of a buffer, refusing to read past its end.
      */
-    public static final class Reader
+    public static final class Reader extends FieldReader
     {
-        private DirectBuffer source;
-        private int position;
-        private int end;
-
-        /**
-         * Points the reader at a region.
-         *
-         * @param source the buffer.
-         * @param offset where the region starts.
-         * @param length its length.
-         * @return this.
-         */
+        @Override
         public Reader wrap(final DirectBuffer source, final int offset, final int length)
         {
-            this.source = source;
-            this.position = offset;
-            this.end = offset + length;
+            super.wrap(source, offset, length);
             return this;
-        }
-
-        /**
-         * Bytes left.
-         *
-         * @return the remaining length.
-         */
-        public int remaining()
-        {
-            return end - position;
-        }
-
-        int position()
-        {
-            return position;
-        }
-
-        void skip(final int bytes)
-        {
-            need(bytes);
-            position += bytes;
-        }
-
-        byte peekByte()
-        {
-            need(1);
-            return source.getByte(position);
-        }
-
-        byte getByte()
-        {
-            need(1);
-            return source.getByte(position++);
-        }
-
-        int getInt()
-        {
-            need(Integer.BYTES);
-            final int value = source.getInt(position);
-            position += Integer.BYTES;
-            return value;
-        }
-
-        long getLong()
-        {
-            need(Long.BYTES);
-            final long value = source.getLong(position);
-            position += Long.BYTES;
-            return value;
-        }
-
-        String getString()
-        {
-            final int length = getInt();
-            if (length < 0)
-            {
-                throw new IllegalArgumentException("negative string length " + length);
-            }
-            need(length);
-            final String value = source.getStringUtf8(position - Integer.BYTES);
-            position += length;
-            return value;
-        }
-
-        byte[] getBytes(final int length)
-        {
-            need(length);
-            final byte[] bytes = new byte[length];
-            source.getBytes(position, bytes);
-            position += length;
-            return bytes;
-        }
-
-        int count()
-        {
-            final int count = getInt();
-            if (count < 0 || count > remaining())
-            {
-                throw new IllegalArgumentException("implausible count " + count);
-            }
-            return count;
         }
 
         CacheKey key()
@@ -461,15 +368,6 @@ public final class WireCodec
                 return new Resolution.Released(Resolution.Reason.values()[getByte()]);
             }
             throw new IllegalArgumentException("unknown resolution tag " + tag);
-        }
-
-        private void need(final int bytes)
-        {
-            if (bytes > end - position)
-            {
-                throw new IllegalArgumentException(
-                    "truncated registry message: need " + bytes + " bytes, " + (end - position) + " left");
-            }
         }
     }
 }

@@ -7,6 +7,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.MutableDirectBuffer;
 
+import dev.offcache.registry.codec.FieldReader;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CacheStateMachine;
 import dev.offcache.registry.state.DatasetSchema;
@@ -158,24 +159,26 @@ public final class ChangeCodec
         final DirectBuffer source, final int offset, final int length, final CacheStateMachine state,
         final String where)
     {
-        final Reader reader = new Reader(source, offset, length, where);
-        final int count = reader.getInt();
+        final FieldReader reader = new FieldReader().wrap(source, offset, length);
+        final int count;
         try
         {
+            count = reader.getInt();
             applyEffects(reader, count, state);
         }
         catch (final IllegalArgumentException ex)
         {
+            // truncated fields and refused values alike: the record cannot be trusted
             throw new IllegalStateException("invalid registry change in " + where + ": " + ex.getMessage(), ex);
         }
-        if (reader.position != offset + length)
+        if (reader.remaining() != 0)
         {
-            throw new IllegalStateException((offset + length - reader.position) + " trailing bytes in " + where);
+            throw new IllegalStateException(reader.remaining() + " trailing bytes in " + where);
         }
         return count;
     }
 
-    private static void applyEffects(final Reader reader, final int count, final CacheStateMachine state)
+    private static void applyEffects(final FieldReader reader, final int count, final CacheStateMachine state)
     {
         for (int i = 0; i < count; i++)
         {
@@ -193,12 +196,12 @@ public final class ChangeCodec
                     state.restoreRemoval(key);
                     break;
                 default:
-                    throw new IllegalStateException("unknown registry change type " + type + " in " + reader.where);
+                    throw new IllegalArgumentException("unknown registry change type " + type);
             }
         }
     }
 
-    private static Materialized readMaterialized(final Reader reader)
+    private static Materialized readMaterialized(final FieldReader reader)
     {
         final String jobId = reader.getString();
         final DatasetSchema schema = new DatasetSchema(reader.getString());
@@ -206,7 +209,7 @@ public final class ChangeCodec
         final int count = reader.getInt();
         if (count <= 0 || count > reader.remaining())
         {
-            throw new IllegalStateException("implausible location count " + count + " in " + reader.where);
+            throw new IllegalArgumentException("implausible location count " + count);
         }
         final List<PartitionLocation> locations = new ArrayList<>(count);
         for (int i = 0; i < count; i++)
@@ -220,70 +223,5 @@ public final class ChangeCodec
             locations.add(new PartitionLocation(executorId, locationJob, stageId, partitionId, path, length));
         }
         return new Materialized(jobId, schema, locations, materializedAtMs);
-    }
-
-    private static final class Reader
-    {
-        private final DirectBuffer source;
-        private final int end;
-        private final String where;
-        private int position;
-
-        private Reader(final DirectBuffer source, final int offset, final int length, final String where)
-        {
-            this.source = source;
-            this.position = offset;
-            this.end = offset + length;
-            this.where = where;
-        }
-
-        int remaining()
-        {
-            return end - position;
-        }
-
-        byte getByte()
-        {
-            need(1);
-            return source.getByte(position++);
-        }
-
-        int getInt()
-        {
-            need(Integer.BYTES);
-            final int value = source.getInt(position);
-            position += Integer.BYTES;
-            return value;
-        }
-
-        long getLong()
-        {
-            need(Long.BYTES);
-            final long value = source.getLong(position);
-            position += Long.BYTES;
-            return value;
-        }
-
-        String getString()
-        {
-            final int length = getInt();
-            if (length < 0)
-            {
-                throw new IllegalStateException("negative string length " + length + " in " + where);
-            }
-            need(length);
-            final String value = source.getStringUtf8(position - Integer.BYTES);
-            position += length;
-            return value;
-        }
-
-        private void need(final int bytes)
-        {
-            if (bytes > end - position)
-            {
-                throw new IllegalStateException("truncated registry change in " + where + ": need " + bytes +
-                    " bytes, " + (end - position) + " left");
-            }
-        }
     }
 }
