@@ -32,6 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.offcache.registry.front.Acquisition;
+import dev.offcache.registry.front.AsyncCacheRegistry;
 import dev.offcache.registry.front.RegistryClosedException;
 import dev.offcache.registry.front.Resolution;
 import dev.offcache.registry.state.AbortOutcome;
@@ -67,7 +68,7 @@ import dev.offcache.registry.state.StageRef;
  * <p>Owns its agent thread, its Aeron client and (when no {@link Context#aeronDirectoryName} is given) an embedded
  * media driver; {@link #close()} releases them.
  */
-public final class RegistryClusterClient implements AutoCloseable
+public final class RegistryClusterClient implements AsyncCacheRegistry
 {
     private static final Logger LOG = LoggerFactory.getLogger(RegistryClusterClient.class);
     private static final ThreadLocal<WireCodec.Writer> WRITERS =

@@ -14,7 +14,7 @@ import org.agrona.concurrent.status.CountersManager;
 
 import dev.offcache.core.shuffle.ShufflePartitionStore;
 import dev.offcache.registry.front.Acquisition;
-import dev.offcache.registry.front.CacheRegistry;
+import dev.offcache.registry.front.AsyncCacheRegistry;
 import dev.offcache.registry.front.RegistryClosedException;
 import dev.offcache.registry.front.Resolution;
 import dev.offcache.registry.state.CacheEntry;
@@ -45,7 +45,7 @@ import dev.offcache.registry.state.Materialized;
 public final class CachedDatasetCoordinator<P> implements AutoCloseable
 {
     private final Context<P> ctx;
-    private final CacheRegistry registry;
+    private final AsyncCacheRegistry registry;
     private final PartitionReadBack readBack;
     private final ReadBackCounters counters;
     private final ExecutorService workers;
@@ -339,7 +339,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
      */
     public static final class Context<P>
     {
-        private CacheRegistry registry;
+        private AsyncCacheRegistry registry;
         private JobRunner<P> jobRunner;
         private StageCleanup cleanup;
         private String localExecutorId;
@@ -354,12 +354,13 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         private CountersManager countersManager;
 
         /**
-         * The registry (not owned).
+         * The registry (not owned): the in-process {@link dev.offcache.registry.front.CacheRegistry} or the
+         * replicated {@code RegistryClusterClient}.
          *
          * @param registry the registry.
          * @return this.
          */
-        public Context<P> registry(final CacheRegistry registry)
+        public Context<P> registry(final AsyncCacheRegistry registry)
         {
             this.registry = registry;
             return this;

@@ -60,7 +60,7 @@ import dev.offcache.registry.state.StageRef;
  * from the call itself; nothing is published. After {@link #close()}, every call returns a future failed with
  * {@link RegistryClosedException}.
  */
-public final class CacheRegistry implements AutoCloseable
+public final class CacheRegistry implements AsyncCacheRegistry
 {
     private final Context ctx;
     private final Disruptor<RegistryCommand> disruptor;
