@@ -1,6 +1,7 @@
 package dev.offcache.range.l2;
 
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -30,6 +31,8 @@ public final class L2ClientContext
     public static final String ENV_BREAKER_OPEN_MS = "OFFCACHE_L2_BREAKER_OPEN_MS";
     /** Environment variable of {@link #warmQueueCapacity(int)}. */
     public static final String ENV_WARM_QUEUE = "OFFCACHE_L2_WARM_QUEUE";
+    /** Environment variable of {@link #countersFile(Path)}. */
+    public static final String ENV_COUNTERS_FILE = "OFFCACHE_L2_COUNTERS_FILE";
     /** Environment variable of {@link #ioThreads(int)}. */
     public static final String ENV_IO_THREADS = "OFFCACHE_L2_IO_THREADS";
 
@@ -56,6 +59,7 @@ public final class L2ClientContext
     private int ioThreads = 1;
     private int maxIdleConnections = 64;
     private LongSupplier nanoClock = System::nanoTime;
+    private Path countersFile;
     private boolean concluded;
 
     /**
@@ -88,7 +92,31 @@ public final class L2ClientContext
         reader.positiveInt(ENV_BREAKER_OPEN_MS).ifPresent((ms) -> breakerOpenTime = Duration.ofMillis(ms));
         reader.positiveInt(ENV_WARM_QUEUE).ifPresent((n) -> warmQueueCapacity = n);
         reader.positiveInt(ENV_IO_THREADS).ifPresent((n) -> ioThreads = n);
+        reader.string(ENV_COUNTERS_FILE).ifPresent((file) -> countersFile = Path.of(file));
         return this;
+    }
+
+    /**
+     * Maps the client's counters to a file another process can read while it runs ({@code CountersFile} layout);
+     * replaced if present, left on disk at close.
+     *
+     * @param file the file, or {@code null} to keep the counters in memory (the default).
+     * @return this.
+     */
+    public L2ClientContext countersFile(final Path file)
+    {
+        this.countersFile = file;
+        return this;
+    }
+
+    /**
+     * The counters file.
+     *
+     * @return the file, or {@code null}.
+     */
+    public Path countersFile()
+    {
+        return countersFile;
     }
 
     /**

@@ -1,12 +1,22 @@
 package dev.offcache.range.l2;
 
-import java.util.concurrent.atomic.AtomicLongArray;
+import java.nio.file.Path;
+import java.util.Map;
+
+import dev.offcache.range.metrics.CountersFile;
+import dev.offcache.range.metrics.CountersRegion;
+import org.agrona.concurrent.status.AtomicCounter;
 
 /**
  * The L2 client's counters, named {@code offcache_l2client_<what>_total}. One atomic add per event, no allocation;
- * {@link #appendPrometheus(StringBuilder)} renders them as Prometheus text.
+ * {@link #appendPrometheus(StringBuilder)} renders them as Prometheus text. With a counters file
+ * ({@code OFFCACHE_L2_COUNTERS_FILE}) they live in a memory-mapped {@link CountersFile} that another process reads
+ * while the client runs (AeronStat-style); otherwise in a private direct buffer.
+ *
+ * <p>Memory: owns its {@link CountersRegion}, freed by {@link #close()} (the client closes it last); updates that
+ * race with the close are dropped, never written to freed memory, and reads after it return the final values.
  */
-public final class L2ClientMetrics implements CircuitBreaker.Listener
+public final class L2ClientMetrics implements CircuitBreaker.Listener, AutoCloseable
 {
     /** The counters that are not per fallback reason. */
     public enum Counter
@@ -65,9 +75,42 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener
     private static final Counter[] COUNTERS = Counter.values();
     private static final FallbackReason[] REASONS = FallbackReason.values();
 
-    private final AtomicLongArray counts = new AtomicLongArray(COUNTERS.length);
-    private final AtomicLongArray readFallbacks = new AtomicLongArray(REASONS.length);
-    private final AtomicLongArray headFallbacks = new AtomicLongArray(REASONS.length);
+    private final CountersRegion region;
+    private final AtomicCounter[] counts = new AtomicCounter[COUNTERS.length];
+    private final AtomicCounter[] readFallbacks = new AtomicCounter[REASONS.length];
+    private final AtomicCounter[] headFallbacks = new AtomicCounter[REASONS.length];
+
+    /**
+     * Counters in a private direct buffer.
+     */
+    public L2ClientMetrics()
+    {
+        this(null);
+    }
+
+    /**
+     * Counters in a new counters file, or in memory.
+     *
+     * @param countersFile where to map them (replaced if present), or {@code null}.
+     */
+    public L2ClientMetrics(final Path countersFile)
+    {
+        region = CountersRegion.open(countersFile);
+        for (final Counter counter : COUNTERS)
+        {
+            counts[counter.ordinal()] = region.newCounter(counter.metricName);
+        }
+        for (final FallbackReason reason : REASONS)
+        {
+            readFallbacks[reason.ordinal()] = region.newCounter(fallbackName("read", reason));
+            headFallbacks[reason.ordinal()] = region.newCounter(fallbackName("head", reason));
+        }
+    }
+
+    private static String fallbackName(final String op, final FallbackReason reason)
+    {
+        return "offcache_l2client_fallbacks_total{op=\"" + op + "\",reason=\"" + reason.tag() + "\"}";
+    }
 
     /**
      * Adds to a counter.
@@ -77,7 +120,17 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener
      */
     public void add(final Counter counter, final long delta)
     {
-        counts.addAndGet(counter.ordinal(), delta);
+        if (region.enter())
+        {
+            try
+            {
+                counts[counter.ordinal()].getAndAdd(delta);
+            }
+            finally
+            {
+                region.exit();
+            }
+        }
     }
 
     /**
@@ -87,7 +140,7 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener
      */
     public void increment(final Counter counter)
     {
-        counts.incrementAndGet(counter.ordinal());
+        add(counter, 1);
     }
 
     /**
@@ -98,7 +151,7 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener
      */
     public long get(final Counter counter)
     {
-        return counts.get(counter.ordinal());
+        return value(counts[counter.ordinal()], counter.metricName);
     }
 
     /**
@@ -108,7 +161,7 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener
      */
     public void readFallback(final FallbackReason reason)
     {
-        readFallbacks.incrementAndGet(reason.ordinal());
+        bump(readFallbacks[reason.ordinal()]);
     }
 
     /**
@@ -118,7 +171,39 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener
      */
     public void headFallback(final FallbackReason reason)
     {
-        headFallbacks.incrementAndGet(reason.ordinal());
+        bump(headFallbacks[reason.ordinal()]);
+    }
+
+    private void bump(final AtomicCounter counter)
+    {
+        if (region.enter())
+        {
+            try
+            {
+                counter.increment();
+            }
+            finally
+            {
+                region.exit();
+            }
+        }
+    }
+
+    private long value(final AtomicCounter counter, final String label)
+    {
+        if (region.enter())
+        {
+            try
+            {
+                return counter.get();
+            }
+            finally
+            {
+                region.exit();
+            }
+        }
+        final Map<String, Long> last = region.snapshot();
+        return last.getOrDefault(label, 0L);
     }
 
     /**
@@ -129,7 +214,7 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener
      */
     public long readFallbacks(final FallbackReason reason)
     {
-        return readFallbacks.get(reason.ordinal());
+        return value(readFallbacks[reason.ordinal()], fallbackName("read", reason));
     }
 
     /**
@@ -140,7 +225,7 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener
      */
     public long headFallbacks(final FallbackReason reason)
     {
-        return headFallbacks.get(reason.ordinal());
+        return value(headFallbacks[reason.ordinal()], fallbackName("head", reason));
     }
 
     /**
@@ -151,9 +236,9 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener
     public long readFallbacksTotal()
     {
         long sum = 0;
-        for (int i = 0; i < REASONS.length; i++)
+        for (final FallbackReason reason : REASONS)
         {
-            sum += readFallbacks.get(i);
+            sum += readFallbacks(reason);
         }
         return sum;
     }
@@ -194,5 +279,15 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener
             out.append("offcache_l2client_fallbacks_total{op=\"head\",reason=\"").append(reason.tag()).append("\"} ")
                 .append(headFallbacks(reason)).append('\n');
         }
+    }
+
+    /**
+     * Frees the counters' memory (a counters file stays on disk for a last read); later reads return the final
+     * values and later updates are dropped.
+     */
+    @Override
+    public void close()
+    {
+        region.close();
     }
 }

@@ -70,7 +70,7 @@ public final class L2Origin extends ForwardingObjectStore
     private final String basePath;
     private final long abandonTimeoutNs;
     private final long stallTimeoutNs;
-    private final L2ClientMetrics metrics = new L2ClientMetrics();
+    private final L2ClientMetrics metrics;
     private final CircuitBreaker breaker;
     private final EventLoopGroup group;
     private final Bootstrap bootstrap;
@@ -99,6 +99,7 @@ public final class L2Origin extends ForwardingObjectStore
         this.basePath = path == null ? "" : (path.endsWith("/") ? path.substring(0, path.length() - 1) : path);
         this.abandonTimeoutNs = ctx.abandonTimeout().toNanos();
         this.stallTimeoutNs = ctx.stallTimeout().toNanos();
+        this.metrics = new L2ClientMetrics(ctx.countersFile());
         this.breaker = new CircuitBreaker(
             ctx.breakerThreshold(), ctx.breakerOpenTime().toNanos(), ctx.nanoClock(), metrics);
         this.group = new MultiThreadIoEventLoopGroup(
@@ -280,6 +281,7 @@ public final class L2Origin extends ForwardingObjectStore
         }
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         delegate().close();
+        metrics.close();
     }
 
     @Override
@@ -556,6 +558,19 @@ public final class L2Origin extends ForwardingObjectStore
         public Builder nanoClock(final LongSupplier nanoClock)
         {
             context.nanoClock(nanoClock);
+            return this;
+        }
+
+        /**
+         * Maps the client's counters to a file another process can read (see
+         * {@link L2ClientContext#countersFile(java.nio.file.Path)}).
+         *
+         * @param file the file, or {@code null}.
+         * @return this.
+         */
+        public Builder countersFile(final java.nio.file.Path file)
+        {
+            context.countersFile(file);
             return this;
         }
 

@@ -1,10 +1,6 @@
 package dev.offcache.range.metrics;
 
-import java.io.File;
-import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -12,11 +8,8 @@ import java.util.function.LongSupplier;
 
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
-import org.agrona.BufferUtil;
-import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
-import org.agrona.concurrent.status.ConcurrentCountersManager;
 import org.agrona.concurrent.status.CountersReader;
 
 import dev.offcache.range.store.FetchClass;
@@ -27,15 +20,15 @@ import dev.offcache.range.store.FetchClass;
  * <p>Counters are Agrona {@link AtomicCounter}s, one cache-line pair each, so the hot path pays one atomic add
  * and nothing else. When given a file they live in a memory-mapped counters file ({@link CountersFile} layout)
  * that another process can read while this one runs; otherwise in a direct buffer this object owns. Origin GET
- * latency goes to an HdrHistogram in this process. Memory: the mapping or buffer is released by {@link #close()}.
+ * latency goes to an HdrHistogram in this process. Memory: a {@link CountersRegion}, released by {@link #close()};
+ * reads after it return the final values. The hot-path updates are not guarded against a concurrent close (that
+ * would cost two more atomics per hit), so callers stop reading before they close the engine that owns these.
  */
 public final class RangeMetrics implements AutoCloseable
 {
     private static final long MAX_LATENCY_NS = TimeUnit.MINUTES.toNanos(10);
 
-    private final ByteBuffer backing;
-    private final boolean mapped;
-    private final ConcurrentCountersManager counters;
+    private final CountersRegion region;
     private final Histogram originGetLatencyNs = new ConcurrentHistogram(MAX_LATENCY_NS, 3);
     private volatile LongSupplier evictionSource = () -> 0;
     private volatile boolean closed;
@@ -75,26 +68,8 @@ public final class RangeMetrics implements AutoCloseable
      */
     public RangeMetrics(final Path counterFile)
     {
-        final int total = CountersFile.HEADER_LENGTH + CountersFile.METADATA_LENGTH + CountersFile.VALUES_LENGTH;
-        if (counterFile == null)
-        {
-            backing = ByteBuffer.allocateDirect(total);
-            mapped = false;
-        }
-        else
-        {
-            final File file = counterFile.toFile();
-            if (file.exists() && !file.delete())
-            {
-                throw new IllegalStateException("cannot replace the counters file " + counterFile);
-            }
-            backing = IoUtil.mapNewFile(file, total);
-            mapped = true;
-        }
-        final UnsafeBuffer whole = new UnsafeBuffer(backing);
-        CountersFile.writeHeader(whole);
-        counters = new ConcurrentCountersManager(CountersFile.metadata(whole), CountersFile.values(whole));
-
+        region = CountersRegion.open(counterFile);
+        final CountersRegion counters = region;
         blockRequests = counters.newCounter(MetricNames.BLOCK_REQUESTS);
         blockHits = counters.newCounter(MetricNames.BLOCK_HITS);
         blockMisses = counters.newCounter(MetricNames.BLOCK_MISSES);
@@ -247,9 +222,7 @@ public final class RangeMetrics implements AutoCloseable
     public Map<String, Long> snapshot()
     {
         refreshEvictions();
-        final Map<String, Long> values = new LinkedHashMap<>();
-        counters.forEach((counterId, label) -> values.put(label, counters.getCounterValue(counterId)));
-        return values;
+        return region.snapshot();
     }
 
     /**
@@ -309,14 +282,7 @@ public final class RangeMetrics implements AutoCloseable
             return;
         }
         closed = true;
-        if (mapped)
-        {
-            IoUtil.unmap((MappedByteBuffer) backing);
-        }
-        else
-        {
-            BufferUtil.free(backing);
-        }
+        region.close();
     }
 
     /**
@@ -332,9 +298,16 @@ public final class RangeMetrics implements AutoCloseable
 
     private void refreshEvictions()
     {
-        if (!closed)
+        if (region.enter())
         {
-            evictions.setRelease(evictionSource.getAsLong());
+            try
+            {
+                evictions.setRelease(evictionSource.getAsLong());
+            }
+            finally
+            {
+                region.exit();
+            }
         }
     }
 

@@ -1,0 +1,162 @@
+package dev.offcache.range.metrics;
+
+import java.io.File;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.agrona.BufferUtil;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.ConcurrentCountersManager;
+
+/**
+ * Memory for named counters in the {@link CountersFile} layout: a new memory-mapped file that another process can
+ * read while this one runs ({@link CountersFile#read}), or a private direct buffer. Counters come from an Agrona
+ * {@link ConcurrentCountersManager}, one atomic add per update.
+ *
+ * <p>Memory: this object owns the mapping (or buffer) and frees it in {@link #close()}; the file stays on disk for a
+ * last read. Writers that may race with {@code close()} bracket their updates with {@link #enter()} and
+ * {@link #exit()}: {@code close()} waits for every writer inside, and after it nobody enters, so no update ever
+ * touches unmapped memory. Thread-safe.
+ */
+public final class CountersRegion implements AutoCloseable
+{
+    private final ByteBuffer backing;
+    private final boolean mapped;
+    private final ConcurrentCountersManager counters;
+    private final AtomicInteger inside = new AtomicInteger();
+    private volatile boolean closed;
+    private volatile Map<String, Long> finalValues;
+
+    private CountersRegion(final ByteBuffer backing, final boolean mapped)
+    {
+        this.backing = backing;
+        this.mapped = mapped;
+        final UnsafeBuffer whole = new UnsafeBuffer(backing);
+        CountersFile.writeHeader(whole);
+        counters = new ConcurrentCountersManager(CountersFile.metadata(whole), CountersFile.values(whole));
+    }
+
+    /**
+     * Counters in a new file (replacing one that is there), or in memory.
+     *
+     * @param file where to map the counters, or {@code null} to keep them in a private direct buffer.
+     * @return the region.
+     */
+    public static CountersRegion open(final Path file)
+    {
+        final int total = CountersFile.HEADER_LENGTH + CountersFile.METADATA_LENGTH + CountersFile.VALUES_LENGTH;
+        if (file == null)
+        {
+            return new CountersRegion(ByteBuffer.allocateDirect(total), false);
+        }
+        final File f = file.toFile();
+        if (f.exists() && !f.delete())
+        {
+            throw new IllegalStateException("cannot replace the counters file " + file);
+        }
+        return new CountersRegion(IoUtil.mapNewFile(f, total), true);
+    }
+
+    /**
+     * A new counter (at most 64 per region).
+     *
+     * @param label its name, with Prometheus labels if any.
+     * @return the counter, valid until {@link #close()}.
+     */
+    public AtomicCounter newCounter(final String label)
+    {
+        return counters.newCounter(label);
+    }
+
+    /**
+     * Starts an update that may race with {@link #close()}.
+     *
+     * @return whether the counters may be touched; when true, call {@link #exit()} afterwards.
+     */
+    public boolean enter()
+    {
+        inside.incrementAndGet();
+        if (closed)
+        {
+            inside.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /** Ends an update started with a successful {@link #enter()}. */
+    public void exit()
+    {
+        inside.decrementAndGet();
+    }
+
+    /**
+     * Every counter by label, in registration order; after {@link #close()}, the values it had then.
+     *
+     * @return a new map.
+     */
+    public Map<String, Long> snapshot()
+    {
+        if (!enter())
+        {
+            Map<String, Long> last;
+            while ((last = finalValues) == null)
+            {
+                // close() is waiting for the last writers; it publishes the final values right after
+                Thread.onSpinWait();
+            }
+            return new LinkedHashMap<>(last);
+        }
+        try
+        {
+            return readAll();
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    private Map<String, Long> readAll()
+    {
+        final Map<String, Long> values = new LinkedHashMap<>();
+        counters.forEach((counterId, label) -> values.put(label, counters.getCounterValue(counterId)));
+        return values;
+    }
+
+    /**
+     * Refuses new writers, waits for those inside, keeps the final values, then unmaps (or frees) the memory.
+     * Idempotent.
+     */
+    @Override
+    public void close()
+    {
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+        }
+        while (inside.get() != 0)
+        {
+            Thread.onSpinWait();
+        }
+        finalValues = readAll();
+        if (mapped)
+        {
+            IoUtil.unmap((MappedByteBuffer) backing);
+        }
+        else
+        {
+            BufferUtil.free(backing);
+        }
+    }
+}
