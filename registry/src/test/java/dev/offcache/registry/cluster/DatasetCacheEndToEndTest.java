@@ -51,7 +51,7 @@ class DatasetCacheEndToEndTest
 {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final ToyDataset INPUT = new ToyDataset(42, 4, 4096);
-    private static final OutputReader<long[]> ALL_ROWS = (schema, partitions) ->
+    static final OutputReader<long[]> ALL_ROWS = (schema, partitions) ->
     {
         int rows = 0;
         for (int i = 0; i < partitions.count(); i++)

@@ -21,11 +21,13 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;
 import org.agrona.concurrent.status.CountersReader;
 
+import dev.offcache.registry.clustered.RegistryClusterClient;
 import dev.offcache.registry.coordinator.AbortPolicy;
 import dev.offcache.registry.coordinator.CachedDatasetCoordinator;
 import dev.offcache.registry.coordinator.ExecutorStages;
 import dev.offcache.registry.coordinator.StageCleanup;
 import dev.offcache.registry.eviction.EvictionPolicy;
+import dev.offcache.registry.front.AsyncCacheRegistry;
 import dev.offcache.registry.front.CacheRegistry;
 import dev.offcache.registry.state.StageRef;
 import dev.offcache.transport.client.BlockClient;
@@ -51,7 +53,10 @@ final class TestCluster implements AutoCloseable
         new UnsafeBuffer(ByteBuffer.allocateDirect(32 * CountersReader.COUNTER_LENGTH));
     final ToyJobRunner jobs;
     final StageCleanup cleanup;
+    /** The in-process registry, or null when the coordinator runs on a clustered one. */
     final CacheRegistry registry;
+    /** The clustered registry's client, or null. */
+    final RegistryClusterClient clustered;
     final CachedDatasetCoordinator<ToyDataset> coordinator;
 
     TestCluster(final Path root, final int inProcess, final int childJvms, final AbortPolicy abortPolicy,
@@ -67,6 +72,23 @@ final class TestCluster implements AutoCloseable
     TestCluster(final Path root, final int inProcess, final int childJvms, final AbortPolicy abortPolicy,
         final EvictionPolicy evictionPolicy, final boolean watchChildren)
     {
+        this(root, inProcess, childJvms, abortPolicy, evictionPolicy, watchChildren, null);
+    }
+
+    /**
+     * A cluster whose coordinator runs on a replicated registry (Aeron Cluster) through {@code clustered} (not
+     * owned) instead of an in-process one; executor loss is replicated to it as well.
+     */
+    TestCluster(final Path root, final int inProcess, final AbortPolicy abortPolicy,
+        final RegistryClusterClient clustered)
+    {
+        this(root, inProcess, 0, abortPolicy, EvictionPolicy.none(), true, clustered);
+    }
+
+    private TestCluster(final Path root, final int inProcess, final int childJvms, final AbortPolicy abortPolicy,
+        final EvictionPolicy evictionPolicy, final boolean watchChildren, final RegistryClusterClient clustered)
+    {
+        this.clustered = clustered;
         clock.update(System.currentTimeMillis());
         media = AeronMedia.launch(new AeronMedia.Context()
             .publicationLingerTimeoutNs(TimeUnit.MILLISECONDS.toNanos(200))
@@ -87,14 +109,25 @@ final class TestCluster implements AutoCloseable
             }
             jobs = new ToyJobRunner(this::liveExecutors);
             cleanup = new StageCleanup(new ClusterStages());
-            registry = CacheRegistry.launch(new CacheRegistry.Context()
-                .liveExecutors(live::contains)
-                .removalListener(cleanup)
-                .clock(clock)
-                .evictionPolicy(evictionPolicy));
-            cleanup.pinnedStages(registry::pinnedStages);
+            final AsyncCacheRegistry front;
+            if (clustered == null)
+            {
+                registry = CacheRegistry.launch(new CacheRegistry.Context()
+                    .liveExecutors(live::contains)
+                    .removalListener(cleanup)
+                    .clock(clock)
+                    .evictionPolicy(evictionPolicy));
+                cleanup.pinnedStages(registry::pinnedStages);
+                front = registry;
+            }
+            else
+            {
+                registry = null;
+                cleanup.pinnedStages(() -> clustered.pinnedStages().join());
+                front = clustered;
+            }
             coordinator = CachedDatasetCoordinator.launch(new CachedDatasetCoordinator.Context<ToyDataset>()
-                .registry(registry)
+                .registry(front)
                 .jobRunner(jobs)
                 .cleanup(cleanup)
                 .readingOn("exec-0", ((InProcessExecutor) executors.get("exec-0")).store())
@@ -128,6 +161,11 @@ final class TestCluster implements AutoCloseable
     {
         if (live.remove(id))
         {
+            if (clustered != null)
+            {
+                // the replicated registry validates hits against its own, replicated, live view
+                clustered.executorLive(id, false).join();
+            }
             coordinator.executorLost(id).join();
         }
     }

@@ -21,9 +21,10 @@ import dev.offcache.registry.state.RemovedEntry;
 
 /**
  * Three registry members on 127.0.0.1 in this JVM, each with its own member directory, Aeron directory in /dev/shm
- * (deleted on close) and a random port base; plus helpers shared by the cluster tests.
+ * (deleted on close) and a random port base; plus helpers shared by the cluster tests. Public for the dataset-cache
+ * tests, which run the coordinator on a clustered registry.
  */
-final class ClusterFixture implements AutoCloseable
+public final class ClusterFixture implements AutoCloseable
 {
     static final List<String> HOSTS = List.of("127.0.0.1", "127.0.0.1", "127.0.0.1");
 
@@ -32,7 +33,12 @@ final class ClusterFixture implements AutoCloseable
     final String aeronPrefix;
     final RegistryClusterMember[] members = new RegistryClusterMember[HOSTS.size()];
 
-    ClusterFixture(final Path baseDir)
+    /**
+     * A fixture whose members live under a directory.
+     *
+     * @param baseDir the members' directories go here.
+     */
+    public ClusterFixture(final Path baseDir)
     {
         this.baseDir = baseDir;
         this.portBase = randomPortBase();
@@ -56,7 +62,8 @@ final class ClusterFixture implements AutoCloseable
             .ingressTermLength(256 * 1024);
     }
 
-    void startAll()
+    /** Starts the three members. */
+    public void startAll()
     {
         for (int i = 0; i < members.length; i++)
         {
@@ -69,7 +76,12 @@ final class ClusterFixture implements AutoCloseable
         members[id] = RegistryClusterMember.launch(memberContext(id));
     }
 
-    void stop(final int id)
+    /**
+     * Stops one member (abruptly: no leave protocol).
+     *
+     * @param id the member.
+     */
+    public void stop(final int id)
     {
         if (members[id] != null)
         {
@@ -78,7 +90,12 @@ final class ClusterFixture implements AutoCloseable
         }
     }
 
-    RegistryClusterClient client()
+    /**
+     * A client of the cluster; the caller closes it.
+     *
+     * @return the client.
+     */
+    public RegistryClusterClient client()
     {
         return RegistryClusterClient.connect(new RegistryClusterClient.Context()
             .ingressEndpoints(RegistryClusterMember.ingressEndpoints(HOSTS, portBase))
@@ -87,7 +104,13 @@ final class ClusterFixture implements AutoCloseable
             .resendTimeoutMs(1_000));
     }
 
-    int awaitLeader(final long timeoutMs)
+    /**
+     * Waits for a leader.
+     *
+     * @param timeoutMs how long.
+     * @return its member id.
+     */
+    public int awaitLeader(final long timeoutMs)
     {
         final int[] leader = {-1};
         await(() ->

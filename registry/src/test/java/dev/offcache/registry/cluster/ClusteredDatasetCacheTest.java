@@ -1,0 +1,77 @@
+package dev.offcache.registry.cluster;
+
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import dev.offcache.registry.clustered.ClusterFixture;
+import dev.offcache.registry.clustered.RegistryClusterClient;
+import dev.offcache.registry.coordinator.AbortPolicy;
+import dev.offcache.registry.coordinator.CachedNode;
+import dev.offcache.registry.state.CacheKey;
+import dev.offcache.registry.state.Materialized;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+/**
+ * {@code df.cache()} end to end with the coordinator on the replicated registry: three Aeron Cluster members, the
+ * scheduler's {@link RegistryClusterClient}, and executors with shuffle stores and Aeron block servers. The cached
+ * dataset survives the loss of the registry's leader (no new job), and an executor loss still degrades to a
+ * rebuild, never a wrong answer.
+ */
+class ClusteredDatasetCacheTest
+{
+    private static final long WAIT_S = 30;
+    private static final ToyDataset INPUT = new ToyDataset(7, 4, 2048);
+
+    @TempDir
+    Path root;
+
+    @Test
+    void aCachedDatasetOutlivesTheRegistryLeaderAndAnExecutorLossRebuildsIt() throws Exception
+    {
+        try (ClusterFixture registry = new ClusterFixture(root.resolve("registry")))
+        {
+            registry.startAll();
+            final int firstLeader = registry.awaitLeader(15_000);
+            try (RegistryClusterClient client = registry.client();
+                TestCluster cluster = new TestCluster(root.resolve("executors"), 2,
+                    AbortPolicy.CLAIM_AND_MATERIALIZE, client))
+            {
+                final CachedNode<ToyDataset> node = new CachedNode<>(new CacheKey("s1", "c1"), INPUT);
+                final long[] truth = INPUT.computeDirectly();
+
+                assertArrayEquals(truth, execute(cluster, node));
+                assertArrayEquals(truth, execute(cluster, node));
+                assertEquals(1, cluster.jobs.started(), "the second action was a hit");
+                final String firstJob = client.lookup(node.key()).get(WAIT_S, TimeUnit.SECONDS).jobId();
+
+                // the registry's leader goes away: a new one serves the same entry, no job runs again
+                registry.stop(firstLeader);
+                final int secondLeader = registry.awaitLeader(15_000);
+                assertNotEquals(firstLeader, secondLeader);
+                assertArrayEquals(truth, execute(cluster, node));
+                assertEquals(1, cluster.jobs.started(), "still a hit after the leader change");
+                assertEquals(2, cluster.coordinator.counters().hits());
+
+                // an executor is lost: the entry naming it is never read; the dataset is rebuilt on the survivor
+                cluster.executorLost("exec-1");
+                assertArrayEquals(truth, execute(cluster, node));
+                assertEquals(2, cluster.jobs.started(), "re-materialized");
+                final Materialized rebuilt =
+                    (Materialized) client.lookup(node.key()).get(WAIT_S, TimeUnit.SECONDS);
+                assertNotEquals(firstJob, rebuilt.jobId());
+                assertFalse(rebuilt.usesExecutor("exec-1"));
+            }
+        }
+    }
+
+    private static long[] execute(final TestCluster cluster, final CachedNode<ToyDataset> node) throws Exception
+    {
+        return cluster.coordinator.execute(node, DatasetCacheEndToEndTest.ALL_ROWS).get(WAIT_S, TimeUnit.SECONDS);
+    }
+}
