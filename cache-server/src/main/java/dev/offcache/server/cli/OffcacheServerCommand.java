@@ -6,6 +6,7 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 import dev.offcache.range.origin.FileSystemOrigin;
+import dev.offcache.range.origin.HttpOrigin;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.S3Origin;
 import dev.offcache.server.http.ApiKeys;
@@ -48,6 +50,12 @@ public final class OffcacheServerCommand implements Callable<Integer>
         description = "Local directory served as the origin (env OFFCACHE_ORIGIN_DIR). Default: a sample " +
             "directory under the temp dir, created with a few objects; implies a generated API key.")
     Path originDir;
+
+    @Option(names = "--http-origin", paramLabel = "URL",
+        description = "HTTP(S) server whose objects are read as URL + key with HEAD and Range GETs, e.g. a static " +
+            "file server or another offcache-server with auth disabled (env OFFCACHE_HTTP_ORIGIN). Excludes " +
+            "--origin-dir and --s3-bucket.")
+    String httpOrigin;
 
     @Option(names = "--s3-endpoint", paramLabel = "URL",
         description = "S3-compatible endpoint of an S3 origin, e.g. https://s3.eu-west-1.amazonaws.com or " +
@@ -257,13 +265,14 @@ public final class OffcacheServerCommand implements Callable<Integer>
         warnAboutUnknownVariables();
         final PrintWriter out = spec.commandLine().getOut();
         final boolean s3 = null != s3Bucket;
-        final boolean embedded = null == originDir && !s3;
+        final boolean http = null != httpOrigin;
+        final boolean embedded = null == originDir && !s3 && !http;
         final Path dir = embedded ? Path.of(System.getProperty("java.io.tmpdir"), "offcache-origin") : originDir;
         if (embedded)
         {
             SampleObjects.createIfEmpty(dir);
         }
-        else if (!s3 && !Files.isDirectory(dir))
+        else if (!s3 && !http && !Files.isDirectory(dir))
         {
             throw invalid("--origin-dir", "is not a directory: " + dir);
         }
@@ -287,9 +296,19 @@ public final class OffcacheServerCommand implements Callable<Integer>
         }
         final boolean diskIsTemp = null == diskPath;
         final Path disk = diskIsTemp ? Files.createTempDirectory("offcache-ssd-") : diskPath;
-        final ObjectStore origin = s3 ?
-            S3Origin.create(s3EndpointUri(), s3Region, s3AccessKey, s3SecretKey, s3Bucket) :
-            new FileSystemOrigin(dir, fetchThreads);
+        final ObjectStore origin;
+        if (s3)
+        {
+            origin = S3Origin.create(s3EndpointUri(), s3Region, s3AccessKey, s3SecretKey, s3Bucket);
+        }
+        else if (http)
+        {
+            origin = new HttpOrigin(httpOriginUri(), Duration.ofMillis(originTimeoutMs));
+        }
+        else
+        {
+            origin = new FileSystemOrigin(dir, fetchThreads);
+        }
         final ServerProgram started = ServerProgram.start(this, keys, exampleKey, origin, disk, diskIsTemp);
         program = started;
         final String base = "http://" + listenHost() + ":" + started.server().address().getPort();
@@ -361,6 +380,7 @@ public final class OffcacheServerCommand implements Callable<Integer>
             throw invalid("--shutdown-grace-seconds", "must be >= 0, was " + shutdownGraceSeconds);
         }
         validateS3();
+        validateHttpOrigin();
         if (null != apiKeys && !apiKeys.isBlank())
         {
             try
@@ -441,6 +461,38 @@ public final class OffcacheServerCommand implements Callable<Integer>
         if (null != s3AccessKey && (s3AccessKey.isBlank() || s3SecretKey.isBlank()))
         {
             throw invalid(s3AccessKey.isBlank() ? "--s3-access-key" : "--s3-secret-key", "must not be empty");
+        }
+    }
+
+    private void validateHttpOrigin()
+    {
+        if (null == httpOrigin)
+        {
+            return;
+        }
+        if (null != originDir || null != s3Bucket)
+        {
+            throw invalid("--http-origin", "cannot be combined with --origin-dir or --s3-bucket: choose one origin");
+        }
+        httpOriginUri();
+    }
+
+    private URI httpOriginUri()
+    {
+        try
+        {
+            final URI uri = new URI(httpOrigin);
+            if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || null == uri.getHost() ||
+                null != uri.getRawQuery() || null != uri.getRawFragment())
+            {
+                throw invalid("--http-origin", "must be an http or https URL with a host and no query, was '" +
+                    httpOrigin + "'");
+            }
+            return uri;
+        }
+        catch (final URISyntaxException ex)
+        {
+            throw invalid("--http-origin", "is not a URL: '" + httpOrigin + "'");
         }
     }
 

@@ -216,6 +216,39 @@ class ServerProgramTest
     }
 
     @Test
+    void anHttpOriginIsReadWithHeadAndRangeGets() throws Exception
+    {
+        final Path originDir = tmp.resolve("http-origin");
+        Files.createDirectories(originDir.resolve("t"));
+        final byte[] object = new byte[3 * BLOCK + 99];
+        new Random(17).nextBytes(object);
+        Files.write(originDir.resolve("t/h.bin"), object);
+        // the HTTP origin is another offcache-server with auth disabled: HEAD and Range GETs under /obj/
+        try (ServerProgram upstream = start(Map.of(), "--listen", "127.0.0.1:0", "--origin-dir",
+            originDir.toString(), "--disable-auth", "--block-size-kb", "64", "--ram-mb", "1",
+            "--memory-budget-mb", "1"))
+        {
+            final String url = "http://127.0.0.1:" + upstream.server().address().getPort() + "/obj/";
+            try (ServerProgram program = start(Map.of("OFFCACHE_API_KEYS", KEY, "OFFCACHE_HTTP_ORIGIN", url),
+                "--listen", "127.0.0.1:0", "--block-size-kb", "64", "--ram-mb", "1", "--memory-budget-mb", "1"))
+            {
+                assertTrue(out.toString().contains("origin http:" + url), out.toString());
+                assertArrayEquals(object, get(program, "/obj/t/h.bin", null).body());
+                assertArrayEquals(Arrays.copyOfRange(object, 70_000, 150_001),
+                    get(program, "/obj/t/h.bin", "bytes=70000-150000").body());
+                assertEquals(object.length,
+                    program.cache().metrics().value(MetricNames.ORIGIN_BYTES + MetricNames.DEMAND),
+                    "each byte fetched from the HTTP origin once");
+                assertEquals(404, get(program, "/obj/t/missing.bin", null).statusCode());
+            }
+        }
+        assertRefused(Map.of("OFFCACHE_API_KEYS", KEY), "--http-origin", "--http-origin", "ftp://127.0.0.1:9/",
+            "--listen", "127.0.0.1:0");
+        assertRefused(Map.of("OFFCACHE_API_KEYS", KEY), "--http-origin", "--http-origin", "http://127.0.0.1:9/",
+            "--origin-dir", tmp.toString());
+    }
+
+    @Test
     void badS3FlagsAreRefusedNamingTheFlag()
     {
         final Map<String, String> keys = Map.of("OFFCACHE_API_KEYS", KEY);

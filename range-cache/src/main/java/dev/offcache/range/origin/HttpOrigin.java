@@ -14,6 +14,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -134,7 +135,20 @@ public final class HttpOrigin implements ObjectStore
     @Override
     public void close()
     {
-        executor.shutdownNow();
+        // let completions already queued run, so no caller's future is stranded; then stop what is left
+        executor.shutdown();
+        try
+        {
+            if (!executor.awaitTermination(2, TimeUnit.SECONDS))
+            {
+                executor.shutdownNow();
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            executor.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override
