@@ -27,6 +27,13 @@ import io.netty.util.ReferenceCounted;
  */
 final class ResponseStream
 {
+    /**
+     * Chunks one stream may have handed to Netty and not yet seen written. Netty's writability does not count file
+     * regions (they hold no heap or direct memory), so without this a slow reader of a long range of SSD blocks
+     * would hold an open file and a budget reservation for every block of it.
+     */
+    static final int MAX_CHUNKS_IN_FLIGHT = 2;
+
     private final ChannelHandlerContext ctx;
     private final RequestHandler handler;
     private final ServerState.InFlight inFlight;
@@ -47,6 +54,9 @@ final class ResponseStream
     private boolean reading;
     private boolean finished;
     private boolean unflushed;
+    private int chunksInFlight;
+    private boolean pumping;
+    private boolean repump;
 
     ResponseStream(
         final ChannelHandlerContext ctx,
@@ -80,6 +90,30 @@ final class ResponseStream
 
     void pump()
     {
+        if (pumping)
+        {
+            // called back from inside a flush (a write completed, writability changed): the running pump goes on
+            repump = true;
+            return;
+        }
+        pumping = true;
+        try
+        {
+            do
+            {
+                repump = false;
+                pumpOnce();
+            }
+            while (repump && !finished && !reading);
+        }
+        finally
+        {
+            pumping = false;
+        }
+    }
+
+    private void pumpOnce()
+    {
         while (!finished && !reading)
         {
             if (!ctx.channel().isActive())
@@ -87,8 +121,9 @@ final class ResponseStream
                 abort();
                 return;
             }
-            if (headersSent && !ctx.channel().isWritable())
+            if (headersSent && (!ctx.channel().isWritable() || chunksInFlight >= MAX_CHUNKS_IN_FLIGHT))
             {
+                // resumed by channelWritabilityChanged or by a chunk's write completing
                 flushWritten();
                 return;
             }
@@ -211,7 +246,8 @@ final class ResponseStream
             writeFrameLength(lengths[segment]);
         }
         final Object message = body instanceof ByteBuf buf ? new DefaultHttpContent(buf) : body;
-        ctx.write(message).addListener((ChannelFutureListener) (f) -> budget.release(chunk));
+        chunksInFlight++;
+        ctx.write(message).addListener((ChannelFutureListener) (f) -> onChunkWritten(chunk));
         metrics.responseBytes.add(chunk);
         positionInSegment += chunk;
         if (positionInSegment == lengths[segment])
@@ -220,6 +256,16 @@ final class ResponseStream
             positionInSegment = 0;
         }
         unflushed = true;
+    }
+
+    private void onChunkWritten(final int chunk)
+    {
+        budget.release(chunk);
+        chunksInFlight--;
+        if (chunksInFlight == MAX_CHUNKS_IN_FLIGHT - 1 && !finished && !reading)
+        {
+            pump();
+        }
     }
 
     /** Hands written chunks to the socket; called whenever the pump stops short of the end. */

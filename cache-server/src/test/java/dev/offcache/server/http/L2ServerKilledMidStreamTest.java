@@ -11,9 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -23,6 +21,7 @@ import dev.offcache.range.l2.FallbackReason;
 import dev.offcache.range.l2.L2ClientMetrics;
 import dev.offcache.range.l2.L2Origin;
 import dev.offcache.range.origin.FileSystemOrigin;
+import dev.offcache.server.testing.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,17 +53,8 @@ class L2ServerKilledMidStreamTest
         final byte[] object = L2HttpServerTest.random(128 * BLOCK + 77, 21);
         Files.write(originDir.resolve("lake").resolve("big.parquet"), object);
 
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(Arrays.asList(System.getProperty("offcache.jvm.flags", "").trim().split("\\s+")));
-        command.add("-Xmx128m");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(SlowServerChild.class.getName());
-        command.add(originDir.toString());
-        command.add(tmp.resolve("ssd").toString());
-        command.add("10");
-        final Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final Process child = ChildJvm.start("128m", SlowServerChild.class, originDir.toString(),
+            tmp.resolve("ssd").toString(), "10");
         try (L2Origin client = L2Origin.newBuilder()
             .server(URI.create("http://127.0.0.1:" + portOf(child)))
             .apiKey(ServerHarness.KEY)

@@ -7,13 +7,12 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import dev.offcache.core.slab.BlockRef;
+import dev.offcache.server.testing.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -84,15 +83,7 @@ class KillNineRecoveryTest
 
     private static void runAndKill(final Path ssd, final long runMillis) throws Exception
     {
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(Arrays.asList(System.getProperty("offcache.jvm.flags", "").trim().split("\\s+")));
-        command.add("-Xmx64m");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(SsdWriterChild.class.getName());
-        command.add(ssd.toString());
-        final Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final Process child = ChildJvm.start("64m", SsdWriterChild.class, ssd.toString());
         try
         {
             final BufferedReader out = new BufferedReader(
