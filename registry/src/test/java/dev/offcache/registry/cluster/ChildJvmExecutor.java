@@ -9,8 +9,6 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
@@ -20,6 +18,7 @@ import java.util.stream.Stream;
 
 import dev.offcache.registry.state.PartitionLocation;
 import dev.offcache.registry.state.StageRef;
+import dev.offcache.registry.testing.ChildJvm;
 import dev.offcache.transport.media.TransportChannels;
 
 /**
@@ -40,21 +39,8 @@ final class ChildJvmExecutor implements ExecutorNode
     {
         this.id = id;
         this.port = port;
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        final String flags = System.getProperty("offcache.jvm.flags", "").trim();
-        if (!flags.isEmpty())
-        {
-            command.addAll(Arrays.asList(flags.split("\\s+")));
-        }
-        command.add("-Xmx128m");
-        command.add("-XX:TieredStopAtLevel=1");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(ExecutorMain.class.getName());
-        command.add(id);
-        command.add(workDir.toString());
-        command.add(Integer.toString(port));
+        final List<String> command = ChildJvm.command(List.of(), ExecutorMain.class, id, workDir.toString(),
+            Integer.toString(port));
         try
         {
             process = new ProcessBuilder(command).redirectError(logDir.resolve(id + ".err").toFile()).start();

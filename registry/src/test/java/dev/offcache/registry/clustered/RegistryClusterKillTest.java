@@ -5,7 +5,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.offcache.registry.model.Command;
 import dev.offcache.registry.model.ReferenceModel;
+import dev.offcache.registry.testing.ChildJvm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -116,23 +116,9 @@ class RegistryClusterKillTest
 
     private void start(final int id) throws Exception
     {
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        final String flags = System.getProperty("offcache.jvm.flags", "").trim();
-        if (!flags.isEmpty())
-        {
-            command.addAll(Arrays.asList(flags.split("\\s+")));
-        }
-        command.add("-Xmx128m");
-        command.add("-XX:TieredStopAtLevel=1");
-        command.add("-Daeron.counters.buffer.length=1048576");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(ClusterMemberMain.class.getName());
-        command.add(Integer.toString(id));
-        command.add(dir.resolve("member-" + id).toString());
-        command.add(Integer.toString(portBase));
-        command.add(aeronPrefix + "-" + id);
+        final List<String> command = ChildJvm.command(List.of("-Daeron.counters.buffer.length=1048576"),
+            ClusterMemberMain.class, Integer.toString(id), dir.resolve("member-" + id).toString(),
+            Integer.toString(portBase), aeronPrefix + "-" + id);
         final Process process = new ProcessBuilder(command)
             .redirectError(dir.resolve("member-" + id + "-" + System.nanoTime() + ".err").toFile())
             .start();

@@ -5,7 +5,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -20,6 +19,7 @@ import dev.offcache.registry.model.ReferenceModel;
 import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CacheStateMachine;
+import dev.offcache.registry.testing.ChildJvm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -118,21 +118,8 @@ class CrashRecoveryTest
 
     private Process start(final long seed, final int resumeAt) throws Exception
     {
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        final String flags = System.getProperty("offcache.jvm.flags", "").trim();
-        if (!flags.isEmpty())
-        {
-            command.addAll(Arrays.asList(flags.split("\\s+")));
-        }
-        command.add("-Xmx128m");
-        command.add("-XX:TieredStopAtLevel=1");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(CrashChild.class.getName());
-        command.add(dir.toString());
-        command.add(Long.toString(seed));
-        command.add(Integer.toString(resumeAt));
+        final List<String> command = ChildJvm.command(List.of(), CrashChild.class, dir.toString(),
+            Long.toString(seed), Integer.toString(resumeAt));
         command.add(Integer.toString(COMMANDS));
         return new ProcessBuilder(command)
             .redirectError(dir.resolveSibling(dir.getFileName() + "-child.err").toFile())
