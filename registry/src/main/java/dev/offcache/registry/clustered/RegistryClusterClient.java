@@ -34,6 +34,7 @@ import org.slf4j.LoggerFactory;
 import dev.offcache.registry.front.Acquisition;
 import dev.offcache.registry.front.AsyncCacheRegistry;
 import dev.offcache.registry.front.RegistryClosedException;
+import dev.offcache.registry.front.RemovalListener;
 import dev.offcache.registry.front.Resolution;
 import dev.offcache.registry.state.AbortOutcome;
 import dev.offcache.registry.state.BeginOutcome;
@@ -852,7 +853,9 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
                     {
                         removed[i] = new RemovedEntry(reader.key(), reader.entry());
                     }
-                    complete(request, List.of(removed));
+                    final List<RemovedEntry> list = List.of(removed);
+                    notifyRemoved(list);
+                    complete(request, list);
                     break;
                 }
                 case WireCodec.ACQUIRE:
@@ -926,6 +929,22 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
             }
         }
 
+        private void notifyRemoved(final List<RemovedEntry> removed)
+        {
+            final RemovalListener listener = ctx.removalListener;
+            if (null != listener && !removed.isEmpty())
+            {
+                try
+                {
+                    listener.onRemoved(removed);
+                }
+                catch (final RuntimeException ex)
+                {
+                    LOG.warn("removal listener failed on {} entries", removed.size(), ex);
+                }
+            }
+        }
+
         private void complete(final Request request, final Object value)
         {
             finish(request);
@@ -952,6 +971,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
         private long connectTimeoutMs = 10_000;
         private long messageTimeoutMs = 5_000;
         private long resendTimeoutMs = 2_000;
+        private RemovalListener removalListener;
         private long keepAliveIntervalMs = 1_000;
         private int maxCommandBytes = 64 * 1024;
         private String threadName = "offcache-registry-cluster-client";
@@ -1054,6 +1074,21 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
         public Context resendTimeoutMs(final long resendTimeoutMs)
         {
             this.resendTimeoutMs = resendTimeoutMs;
+            return this;
+        }
+
+        /**
+         * Told of the entries this client's own commands removed ({@code invalidate}, {@code invalidateExecutor},
+         * {@code removeSession}, {@code sweep}), once per command even when it was resent, on the client's agent
+         * thread before the command's future completes, so their stages can be unpinned and deleted as with the
+         * in-process registry. Removals caused by other clients are not seen here. Default: none.
+         *
+         * @param removalListener the listener, or null.
+         * @return this.
+         */
+        public Context removalListener(final RemovalListener removalListener)
+        {
+            this.removalListener = removalListener;
             return this;
         }
 

@@ -16,12 +16,13 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code df.cache()} end to end with the coordinator on the replicated registry: three Aeron Cluster members, the
  * scheduler's {@link RegistryClusterClient}, and executors with shuffle stores and Aeron block servers. The cached
  * dataset survives the loss of the registry's leader (no new job), and an executor loss still degrades to a
- * rebuild, never a wrong answer.
+ * rebuild, never a wrong answer, and its stages are cleaned up through the client's removal listener.
  */
 class ClusteredDatasetCacheTest
 {
@@ -38,10 +39,10 @@ class ClusteredDatasetCacheTest
         {
             registry.startAll();
             final int firstLeader = registry.awaitLeader(15_000);
-            try (RegistryClusterClient client = registry.client();
-                TestCluster cluster = new TestCluster(root.resolve("executors"), 2,
-                    AbortPolicy.CLAIM_AND_MATERIALIZE, client))
+            try (TestCluster cluster = new TestCluster(root.resolve("executors"), 2,
+                AbortPolicy.CLAIM_AND_MATERIALIZE, registry::client))
             {
+                final RegistryClusterClient client = cluster.clustered;
                 final CachedNode<ToyDataset> node = new CachedNode<>(new CacheKey("s1", "c1"), INPUT);
                 final long[] truth = INPUT.computeDirectly();
 
@@ -66,6 +67,11 @@ class ClusteredDatasetCacheTest
                     (Materialized) client.lookup(node.key()).get(WAIT_S, TimeUnit.SECONDS);
                 assertNotEquals(firstJob, rebuilt.jobId());
                 assertFalse(rebuilt.usesExecutor("exec-1"));
+                // the client's removal listener ran the same cleanup as the in-process registry's
+                assertTrue(cluster.cleanup.awaitIdle(10_000));
+                assertFalse(cluster.executors.get("exec-0").stageExists(firstJob, 1),
+                    "the lost entry's output stage deleted on the survivor");
+                assertTrue(cluster.executors.get("exec-0").stageExists(rebuilt.jobId(), 1));
             }
         }
     }

@@ -15,6 +15,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -29,6 +30,7 @@ import dev.offcache.registry.coordinator.StageCleanup;
 import dev.offcache.registry.eviction.EvictionPolicy;
 import dev.offcache.registry.front.AsyncCacheRegistry;
 import dev.offcache.registry.front.CacheRegistry;
+import dev.offcache.registry.front.RemovalListener;
 import dev.offcache.registry.state.StageRef;
 import dev.offcache.transport.client.BlockClient;
 import dev.offcache.transport.media.AeronMedia;
@@ -55,7 +57,7 @@ final class TestCluster implements AutoCloseable
     final StageCleanup cleanup;
     /** The in-process registry, or null when the coordinator runs on a clustered one. */
     final CacheRegistry registry;
-    /** The clustered registry's client, or null. */
+    /** The clustered registry's client (owned), or null. */
     final RegistryClusterClient clustered;
     final CachedDatasetCoordinator<ToyDataset> coordinator;
 
@@ -76,19 +78,20 @@ final class TestCluster implements AutoCloseable
     }
 
     /**
-     * A cluster whose coordinator runs on a replicated registry (Aeron Cluster) through {@code clustered} (not
-     * owned) instead of an in-process one; executor loss is replicated to it as well.
+     * A cluster whose coordinator runs on a replicated registry (Aeron Cluster) instead of an in-process one: the
+     * client comes from {@code connect}, given the cluster's stage cleanup as its removal listener, and is owned by
+     * this cluster; executor loss is replicated to it as well.
      */
     TestCluster(final Path root, final int inProcess, final AbortPolicy abortPolicy,
-        final RegistryClusterClient clustered)
+        final Function<RemovalListener, RegistryClusterClient> connect)
     {
-        this(root, inProcess, 0, abortPolicy, EvictionPolicy.none(), true, clustered);
+        this(root, inProcess, 0, abortPolicy, EvictionPolicy.none(), true, connect);
     }
 
     private TestCluster(final Path root, final int inProcess, final int childJvms, final AbortPolicy abortPolicy,
-        final EvictionPolicy evictionPolicy, final boolean watchChildren, final RegistryClusterClient clustered)
+        final EvictionPolicy evictionPolicy, final boolean watchChildren,
+        final Function<RemovalListener, RegistryClusterClient> connect)
     {
-        this.clustered = clustered;
         clock.update(System.currentTimeMillis());
         media = AeronMedia.launch(new AeronMedia.Context()
             .publicationLingerTimeoutNs(TimeUnit.MILLISECONDS.toNanos(200))
@@ -110,8 +113,9 @@ final class TestCluster implements AutoCloseable
             jobs = new ToyJobRunner(this::liveExecutors);
             cleanup = new StageCleanup(new ClusterStages());
             final AsyncCacheRegistry front;
-            if (clustered == null)
+            if (connect == null)
             {
+                clustered = null;
                 registry = CacheRegistry.launch(new CacheRegistry.Context()
                     .liveExecutors(live::contains)
                     .removalListener(cleanup)
@@ -123,6 +127,7 @@ final class TestCluster implements AutoCloseable
             else
             {
                 registry = null;
+                clustered = connect.apply(cleanup);
                 cleanup.pinnedStages(() -> clustered.pinnedStages().join());
                 front = clustered;
             }
@@ -229,6 +234,7 @@ final class TestCluster implements AutoCloseable
         final List<AutoCloseable> parts = new ArrayList<>();
         parts.add(coordinator);
         parts.add(registry);
+        parts.add(clustered);
         parts.add(cleanup);
         parts.add(jobs);
         parts.addAll(clients.values());

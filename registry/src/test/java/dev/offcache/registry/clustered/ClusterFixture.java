@@ -18,6 +18,7 @@ import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.Materialized;
 import dev.offcache.registry.state.RemovedEntry;
+import dev.offcache.registry.front.RemovalListener;
 
 /**
  * Three registry members on 127.0.0.1 in this JVM, each with its own member directory, Aeron directory in /dev/shm
@@ -97,7 +98,19 @@ public final class ClusterFixture implements AutoCloseable
      */
     public RegistryClusterClient client()
     {
+        return client(null);
+    }
+
+    /**
+     * A client of the cluster told of the entries its commands remove; the caller closes it.
+     *
+     * @param removals the removal listener, or null.
+     * @return the client.
+     */
+    public RegistryClusterClient client(final RemovalListener removals)
+    {
         return RegistryClusterClient.connect(new RegistryClusterClient.Context()
+            .removalListener(removals)
             .ingressEndpoints(RegistryClusterMember.ingressEndpoints(HOSTS, portBase))
             .egressChannel("aeron:udp?endpoint=127.0.0.1:0")
             .connectTimeoutMs(20_000)
