@@ -3,6 +3,7 @@ package dev.offcache.server.http;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
 import dev.offcache.server.metrics.PrometheusText;
@@ -14,7 +15,10 @@ import org.HdrHistogram.ConcurrentHistogram;
  */
 public final class HttpMetrics
 {
-    private final ConcurrentHashMap<String, LongAdder> requests = new ConcurrentHashMap<>();
+    private static final int STATUS_SLOTS = 600;
+
+    /** Per endpoint, one adder per status code (index = status, 100..599), created on first use. */
+    private final ConcurrentHashMap<String, AtomicReferenceArray<LongAdder>> requests = new ConcurrentHashMap<>();
     final LongAdder responseBytes = new LongAdder();
     final LongAdder prefetchAccepted = new LongAdder();
     final LongAdder prefetchRejected = new LongAdder();
@@ -29,7 +33,20 @@ public final class HttpMetrics
 
     void request(final String endpoint, final int status)
     {
-        requests.computeIfAbsent(endpoint + '|' + status, (k) -> new LongAdder()).increment();
+        // no string building per response: endpoints are a handful of constants, statuses index an array
+        AtomicReferenceArray<LongAdder> byStatus = requests.get(endpoint);
+        if (null == byStatus)
+        {
+            byStatus = requests.computeIfAbsent(endpoint, (k) -> new AtomicReferenceArray<>(STATUS_SLOTS));
+        }
+        final int slot = status >= 100 && status < STATUS_SLOTS ? status : 0;
+        LongAdder adder = byStatus.get(slot);
+        if (null == adder)
+        {
+            byStatus.compareAndSet(slot, null, new LongAdder());
+            adder = byStatus.get(slot);
+        }
+        adder.increment();
     }
 
     void firstByte(final long nanos)
@@ -51,7 +68,9 @@ public final class HttpMetrics
      */
     public long requests(final String endpoint, final int status)
     {
-        final LongAdder adder = requests.get(endpoint + '|' + status);
+        final AtomicReferenceArray<LongAdder> byStatus = requests.get(endpoint);
+        final boolean known = null != byStatus && status >= 100 && status < STATUS_SLOTS;
+        final LongAdder adder = known ? byStatus.get(status) : null;
         return null == adder ? 0 : adder.sum();
     }
 
@@ -64,12 +83,20 @@ public final class HttpMetrics
     public void appendTo(final PrometheusText text, final MemoryBudget budget)
     {
         boolean first = true;
-        for (final Map.Entry<String, LongAdder> entry : new TreeMap<>(requests).entrySet())
+        for (final Map.Entry<String, AtomicReferenceArray<LongAdder>> entry : new TreeMap<>(requests).entrySet())
         {
-            final String[] parts = entry.getKey().split("\\|");
-            text.counter("offcache_server_http_requests_total", first ? "HTTP requests by endpoint and status." : "",
-                "endpoint=\"" + parts[0] + "\",status=\"" + parts[1] + "\"", entry.getValue().sum());
-            first = false;
+            final AtomicReferenceArray<LongAdder> byStatus = entry.getValue();
+            for (int status = 0; status < STATUS_SLOTS; status++)
+            {
+                final LongAdder adder = byStatus.get(status);
+                if (null != adder)
+                {
+                    text.counter("offcache_server_http_requests_total",
+                        first ? "HTTP requests by endpoint and status." : "",
+                        "endpoint=\"" + entry.getKey() + "\",status=\"" + status + "\"", adder.sum());
+                    first = false;
+                }
+            }
         }
         text.counter("offcache_server_http_response_bytes_total", "Body bytes written to clients.", "",
             responseBytes.sum())
