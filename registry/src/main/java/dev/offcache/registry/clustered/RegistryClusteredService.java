@@ -339,13 +339,7 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
         final List<Waiter> pending = waiters.remove(key);
         if (pending != null)
         {
-            boolean live = true;
-            for (final PartitionLocation location : entry.locations())
-            {
-                live &= !deadExecutors.contains(location.executorId());
-            }
-            release(pending, live ? new Resolution.Ready(entry) :
-                new Resolution.Released(Resolution.Reason.EXECUTOR_LOST));
+            release(pending, Resolution.ofPromotion(entry, (executorId) -> !deadExecutors.contains(executorId)));
         }
     }
 
@@ -492,13 +486,9 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
             addWaiter(key, clientId, sequence, client);
             reply.putByte(WireCodec.AWAIT_WAITING);
         }
-        else if (entry instanceof Materialized materialized)
-        {
-            reply.resolution(new Resolution.Ready(materialized));
-        }
         else
         {
-            reply.resolution(new Resolution.Released(Resolution.Reason.NOT_PENDING));
+            reply.resolution(Resolution.ofSettled(entry));
         }
     }
 

@@ -21,7 +21,6 @@ import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CacheStateMachine;
 import dev.offcache.registry.state.LiveExecutors;
 import dev.offcache.registry.state.Materialized;
-import dev.offcache.registry.state.PartitionLocation;
 import dev.offcache.registry.state.Pending;
 import dev.offcache.registry.state.RemovedEntry;
 import dev.offcache.registry.state.StateChangeListener;
@@ -216,8 +215,7 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
         {
             return addWaiter(key);
         }
-        final Resolution resolution = entry instanceof Materialized materialized ?
-            new Resolution.Ready(materialized) : new Resolution.Released(Resolution.Reason.NOT_PENDING);
+        final Resolution resolution = Resolution.ofSettled(entry);
         final CompletableFuture<Resolution> future = new CompletableFuture<>();
         ackFutures.add(future);
         ackValues.add(resolution);
@@ -232,18 +230,6 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
         return future;
     }
 
-    private boolean allLive(final Materialized entry)
-    {
-        for (final PartitionLocation location : entry.locations())
-        {
-            if (!liveExecutors.isLive(location.executorId()))
-            {
-                return false;
-            }
-        }
-        return true;
-    }
-
     public void onClaimed(final CacheKey key, final Pending entry)
     {
         changeLog.onClaimed(key, entry);
@@ -255,10 +241,9 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
         final List<CompletableFuture<Resolution>> pending = waiters.remove(key);
         if (pending != null)
         {
-            // Waiters are never handed a dead location. The entry itself stays: the next read invalidates it, so
-            // the state never depends on whether anyone was waiting.
-            releaseTo(pending, allLive(entry) ?
-                new Resolution.Ready(entry) : new Resolution.Released(Resolution.Reason.EXECUTOR_LOST));
+            // The entry itself stays even when it names a dead executor: the next read invalidates it, so the
+            // state never depends on whether anyone was waiting.
+            releaseTo(pending, Resolution.ofPromotion(entry, liveExecutors));
         }
     }
 
