@@ -70,8 +70,15 @@ class SlowReaderOnSsdTest
                 socket.setSoTimeout(30_000);
                 socket.getOutputStream().write(("GET /obj/long.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
                     ServerHarness.KEY + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-                // read nothing while the server fills the socket buffers
-                Thread.sleep(800);
+                // read nothing: wait until the server has started sending from files and filled the socket
+                // buffers (the bound below must hold at every moment, so waiting longer only strengthens it)
+                final long sendDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (harness.store.metrics().ssdZeroCopyReads() == zeroCopyBefore)
+                {
+                    assertTrue(System.nanoTime() < sendDeadline, "nothing was sent from a file");
+                    Thread.sleep(5);
+                }
+                Thread.sleep(500);
                 final long held = budget.inFlightBytes();
                 // two chunks in flight per stream (ResponseStream.MAX_CHUNKS_IN_FLIGHT), however large the budget
                 assertTrue(held <= 2L * BLOCK,
