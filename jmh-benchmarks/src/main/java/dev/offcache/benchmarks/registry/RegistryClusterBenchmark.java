@@ -43,9 +43,11 @@ import dev.offcache.registry.state.PartitionLocation;
  *
  * <p>Workload (as {@code RegistryCommandBenchmark}): round robin over lookup of a hot materialized key, claim,
  * completion (2 partitions) and invalidation of one of 64 keys; three of four commands change state.
- * {@code pipelined}: throughput with a sliding window of {@code depth} commands in flight (each invocation publishes
- * one command and, when the window is full, first waits for the oldest). {@code burstRoundTrip} (sample time, so
- * p50/p99): {@code depth} commands published at once, then all awaited; at depth 1 the round trip of one command.
+ * {@code pipelined}: throughput with a sliding window of {@code pipelineDepth} commands in flight (each invocation
+ * publishes one command and, when the window is full, first waits for the oldest). {@code burstRoundTrip} (sample
+ * time, so p50/p99): {@code pipelineDepth} commands published at once, then all awaited; at depth 1 the round trip
+ * of one command. The build's smoke run uses depth 16 only ({@code -p pipelineDepth=16}): each trial starts a
+ * cluster.
  *
  * <p>Caveat: every member, the client and JMH share this machine's cores, so the cluster numbers include three
  * members' worth of Aeron threads competing with the client; on separate hosts the network adds latency instead.
@@ -69,7 +71,7 @@ public class RegistryClusterBenchmark
      * Commands in flight.
      */
     @Param({"1", "16", "256"})
-    public int depth;
+    public int pipelineDepth;
 
     /**
      * Cluster members (cluster only): 3 (default) or 1 ({@code -p members=1}, no replication).
@@ -180,7 +182,7 @@ public class RegistryClusterBenchmark
     }
 
     /**
-     * Throughput with {@code depth} commands in flight.
+     * Throughput with {@code pipelineDepth} commands in flight.
      *
      * @return the completed oldest command's outcome, or null while the window fills.
      */
@@ -190,7 +192,7 @@ public class RegistryClusterBenchmark
     public Object pipelined()
     {
         Object done = null;
-        if (window.size() >= depth)
+        if (window.size() >= pipelineDepth)
         {
             done = window.poll().join();
         }
@@ -199,7 +201,7 @@ public class RegistryClusterBenchmark
     }
 
     /**
-     * Time for a burst of {@code depth} commands to be answered (at depth 1: one round trip).
+     * Time for a burst of {@code pipelineDepth} commands to be answered (at depth 1: one round trip).
      *
      * @return the last outcome.
      */
@@ -207,8 +209,8 @@ public class RegistryClusterBenchmark
     @BenchmarkMode(Mode.SampleTime)
     public Object burstRoundTrip()
     {
-        final CompletableFuture<?>[] burst = new CompletableFuture<?>[depth];
-        for (int i = 0; i < depth; i++)
+        final CompletableFuture<?>[] burst = new CompletableFuture<?>[pipelineDepth];
+        for (int i = 0; i < pipelineDepth; i++)
         {
             burst[i] = publish();
         }
