@@ -93,6 +93,12 @@ public final class OffcacheServerCommand implements Callable<Integer>
         description = "SSD tier budget, headers included (env OFFCACHE_DISK_MB). Default: ${DEFAULT-VALUE}.")
     long diskMb;
 
+    @Option(names = "--ssd-scrub-mb-per-s", defaultValue = "8", paramLabel = "MB",
+        description = "SSD bytes per second re-read and CRC-checked in the background while nothing is being " +
+            "spilled, so a block damaged after its first check is found even though it is sent with sendfile; 0 " +
+            "turns it off (env OFFCACHE_SSD_SCRUB_MB_PER_S). Default: ${DEFAULT-VALUE}.")
+    int ssdScrubMbPerS;
+
     @Option(names = "--block-size-kb", defaultValue = "1024", paramLabel = "KB",
         description = "Block size, a power of two from 4 to 16384 (env OFFCACHE_BLOCK_SIZE_KB). " +
             "Default: ${DEFAULT-VALUE}.")
@@ -361,6 +367,10 @@ public final class OffcacheServerCommand implements Callable<Integer>
         {
             throw invalid("--max-key-length", "must be at most 2048 (block file headers hold the name), was " +
                 maxKeyLength);
+        }
+        if (ssdScrubMbPerS < 0)
+        {
+            throw invalid("--ssd-scrub-mb-per-s", "must be >= 0, was " + ssdScrubMbPerS);
         }
         positive("--fetch-permits", fetchPermits);
         if (demandReservedPermits < 0 || demandReservedPermits >= fetchPermits)

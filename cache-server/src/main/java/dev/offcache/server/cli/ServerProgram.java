@@ -88,6 +88,7 @@ public final class ServerProgram implements AutoCloseable
                 .ramBudgetBytes(options.ramMb * 1024L * 1024)
                 .ssdBudgetBytes(options.diskMb * 1024L * 1024)
                 .ssdDir(diskPath)
+                .ssdScrubBytesPerSecond(options.ssdScrubMbPerS * 1024L * 1024)
                 .names(names));
         }
         catch (final RuntimeException ex)

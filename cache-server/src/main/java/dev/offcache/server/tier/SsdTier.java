@@ -17,10 +17,10 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 import dev.offcache.core.checksum.Crc32c;
@@ -55,7 +55,8 @@ public final class SsdTier implements AutoCloseable
     private final long budgetBytes;
     private final TierMetrics metrics;
     private final Map<BlockName, Entry> index = new HashMap<>();
-    private final LinkedHashMap<Long, Entry> bySequence = new LinkedHashMap<>();
+    private final TreeMap<Long, Entry> bySequence = new TreeMap<>();
+    private long scrubCursor = -1;
     private long nextSequence;
     private long sizeBytes;
     private boolean closed;
@@ -428,34 +429,100 @@ public final class SsdTier implements AutoCloseable
             metrics.ssdLengthMismatches.increment();
             return -1;
         }
+        if (!check(entry, target))
+        {
+            return -1;
+        }
+        metrics.ssdVerifiedReads.increment();
+        return entry.length();
+    }
+
+    /**
+     * Reads a block file's data into {@code target} and checks its CRC32C; marks the block verified, or drops it
+     * (counted) when the file is damaged, changed or unreadable.
+     */
+    private boolean check(final Entry entry, final MutableDirectBuffer target)
+    {
         try (FileChannel channel = FileChannel.open(entry.path(), StandardOpenOption.READ))
         {
             if (channel.size() != entry.fileBytes())
             {
                 drop(entry, "file length " + channel.size() + " != " + entry.fileBytes());
-                return -1;
+                return false;
             }
             DirectBuffers.readFully(channel, BlockFileFormat.HEADER_LENGTH, target, 0, entry.length());
         }
         catch (final NoSuchFileException ex)
         {
             // evicted between lookup and open
-            return -1;
+            return false;
         }
         catch (final IOException ex)
         {
             drop(entry, ex.toString());
-            return -1;
+            return false;
         }
         final int crc = Crc32c.compute(target, 0, entry.length());
         if (crc != entry.crc())
         {
             drop(entry, "data CRC32C mismatch");
-            return -1;
+            return false;
         }
         entry.verified = true;
-        metrics.ssdVerifiedReads.increment();
-        return entry.length();
+        return true;
+    }
+
+    /**
+     * Re-reads block files and checks their CRC32C in the background, so damage done to a file after its first check
+     * (bit rot, a stray write) is found even for blocks that are sent straight from their files. Walks the blocks in
+     * publication order from where the last call stopped, wrapping around; a damaged block is dropped and counted
+     * like any other, a good one is marked verified (so prefetched blocks can go out with sendfile without a first
+     * read). Runs on the caller's thread.
+     *
+     * @param maxBytes about how many file bytes to check in this call.
+     * @param staging  a buffer of at least one block, owned by the caller.
+     * @return the file bytes checked.
+     */
+    public long scrub(final long maxBytes, final MutableDirectBuffer staging)
+    {
+        long checked = 0;
+        int blocks = 0;
+        int limit = -1;
+        while (checked < maxBytes)
+        {
+            final Entry entry;
+            synchronized (this)
+            {
+                if (limit < 0)
+                {
+                    // at most one pass per call, over the blocks there were when it started
+                    limit = index.size();
+                }
+                if (closed || blocks >= limit)
+                {
+                    return checked;
+                }
+                Map.Entry<Long, Entry> next = bySequence.higherEntry(scrubCursor);
+                if (null == next)
+                {
+                    next = bySequence.firstEntry();
+                }
+                if (null == next)
+                {
+                    return checked;
+                }
+                entry = next.getValue();
+                scrubCursor = entry.sequence();
+            }
+            blocks++;
+            checked += entry.fileBytes();
+            if (entry.length() <= staging.capacity())
+            {
+                check(entry, staging);
+                metrics.ssdScrubbedBlocks.increment();
+            }
+        }
+        return checked;
     }
 
     /**
@@ -486,8 +553,8 @@ public final class SsdTier implements AutoCloseable
     /**
      * Opens a block for sending straight from its file (sendfile), without reading it: only a block whose data
      * {@link #read} has checked since the tier opened, and whose length is the expected one, qualifies; any other
-     * block must go through {@link #read} first. Damage done to a file after that check is not seen until the tier
-     * is reopened.
+     * block must go through {@link #read} first. Damage done to a file after that check is found by {@link #scrub}
+     * (when the store runs it) or when the tier is reopened.
      *
      * @param name           the object's name.
      * @param blockIndex     the block index.
@@ -552,7 +619,7 @@ public final class SsdTier implements AutoCloseable
                 {
                     return;
                 }
-                victim = bySequence.values().iterator().next();
+                victim = bySequence.firstEntry().getValue();
                 bySequence.remove(victim.sequence());
                 index.remove(victim.block(), victim);
                 sizeBytes -= victim.fileBytes();

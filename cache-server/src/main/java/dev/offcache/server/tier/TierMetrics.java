@@ -24,6 +24,7 @@ public final class TierMetrics
     final LongAdder ssdEvictions = new LongAdder();
     final LongAdder ssdVerifiedReads = new LongAdder();
     final LongAdder ssdZeroCopyReads = new LongAdder();
+    final LongAdder ssdScrubbedBlocks = new LongAdder();
     final LongAdder ssdCorruptBlocks = new LongAdder();
     final LongAdder ssdLengthMismatches = new LongAdder();
     final LongAdder ssdTornWritesDiscarded = new LongAdder();
@@ -61,6 +62,16 @@ public final class TierMetrics
     public long ssdVerifiedReads()
     {
         return ssdVerifiedReads.sum();
+    }
+
+    /**
+     * SSD blocks re-checked by the background scrub.
+     *
+     * @return the count.
+     */
+    public long ssdScrubbedBlocks()
+    {
+        return ssdScrubbedBlocks.sum();
     }
 
     /**
@@ -163,6 +174,8 @@ public final class TierMetrics
                 ssdVerifiedReads.sum())
             .counter("offcache_server_ssd_zero_copy_reads_total",
                 "Verified SSD blocks sent straight from their files (sendfile).", "", ssdZeroCopyReads.sum())
+            .counter("offcache_server_ssd_scrubbed_blocks_total",
+                "SSD blocks re-read and CRC-checked by the background scrub.", "", ssdScrubbedBlocks.sum())
             .counter("offcache_server_ssd_corrupt_blocks_total", "SSD blocks dropped: failed verification.", "",
                 ssdCorruptBlocks.sum())
             .counter("offcache_server_ssd_length_mismatches_total", "SSD blocks not promoted: wrong length.", "",

@@ -1,5 +1,6 @@
 package dev.offcache.server.tier;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +15,9 @@ import dev.offcache.core.slab.BlockSlab;
 import dev.offcache.range.store.BlockKeys;
 import dev.offcache.range.store.BlockStore;
 import dev.offcache.range.store.FetchClass;
+import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +49,8 @@ public final class TieredBlockStore implements BlockStore
     private final ObjectNames names;
     private final BlockingQueue<Spill> spills;
     private final Thread spillWriter;
+    private final ByteBuffer scrubStaging;
+    private final UnsafeBuffer scrubView;
     private final AtomicInteger spillsPending = new AtomicInteger();
     private volatile boolean closed;
 
@@ -65,6 +70,7 @@ public final class TieredBlockStore implements BlockStore
         private Path ssdDir;
         private long ssdBudgetBytes = 10L * 1024 * 1024 * 1024;
         private int spillQueueCapacity = 32;
+        private long ssdScrubBytesPerSecond;
         private ObjectNames names;
         private TierMetrics metrics;
 
@@ -152,6 +158,19 @@ public final class TieredBlockStore implements BlockStore
         }
 
         /**
+         * How many SSD bytes per second the spill writer re-reads and CRC-checks while it has nothing to spill
+         * ({@link SsdTier#scrub}); 0 (the default) turns the scrub off.
+         *
+         * @param bytesPerSecond the scrub rate.
+         * @return this.
+         */
+        public Context ssdScrubBytesPerSecond(final long bytesPerSecond)
+        {
+            this.ssdScrubBytesPerSecond = bytesPerSecond;
+            return this;
+        }
+
+        /**
          * Where to count; a fresh set when not given.
          *
          * @param metrics the metrics.
@@ -183,6 +202,10 @@ public final class TieredBlockStore implements BlockStore
             {
                 throw new IllegalArgumentException("SSD budget " + ssdBudgetBytes + " < one block file");
             }
+            if (ssdScrubBytesPerSecond < 0)
+            {
+                throw new IllegalArgumentException("SSD scrub rate must be >= 0: " + ssdScrubBytesPerSecond);
+            }
             if (spillQueueCapacity < 1)
             {
                 throw new IllegalArgumentException("spill queue capacity must be >= 1: " + spillQueueCapacity);
@@ -208,6 +231,8 @@ public final class TieredBlockStore implements BlockStore
             (long) (residentLimit + ctx.spillQueueCapacity) * ctx.blockSize, ctx.blockSize);
         this.ram = new RamTier(slab, residentLimit, metrics);
         this.spills = new ArrayBlockingQueue<>(ctx.spillQueueCapacity);
+        this.scrubStaging = ctx.ssdScrubBytesPerSecond > 0 ? ByteBuffer.allocateDirect(ctx.blockSize) : null;
+        this.scrubView = null == scrubStaging ? null : new UnsafeBuffer(scrubStaging);
         this.spillWriter = new Thread(this::runSpillWriter, "offcache-ssd-spill");
         this.spillWriter.setDaemon(true);
         this.spillWriter.start();
@@ -380,6 +405,22 @@ public final class TieredBlockStore implements BlockStore
         metrics.spillsQueued.increment();
     }
 
+    /** One idle slot's share of the scrub: a tenth of the per-second rate (the writer idles in 100 ms polls). */
+    private void scrubSlice()
+    {
+        if (null != scrubStaging)
+        {
+            try
+            {
+                ssd.scrub(Math.max(1, ctx.ssdScrubBytesPerSecond / 10), scrubView);
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.warn("SSD scrub step failed", ex);
+            }
+        }
+    }
+
     private void runSpillWriter()
     {
         while (true)
@@ -399,6 +440,7 @@ public final class TieredBlockStore implements BlockStore
                 {
                     return;
                 }
+                scrubSlice();
                 continue;
             }
             writeSpill(spill);
@@ -590,5 +632,10 @@ public final class TieredBlockStore implements BlockStore
         }
         ssd.close();
         slab.close();
+        if (null != scrubStaging && !spillWriter.isAlive())
+        {
+            // the writer (the only user) has stopped; otherwise the buffer's cleaner frees it later
+            BufferUtil.free(scrubStaging);
+        }
     }
 }

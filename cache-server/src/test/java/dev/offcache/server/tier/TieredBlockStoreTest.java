@@ -259,6 +259,81 @@ class TieredBlockStoreTest
     }
 
     @Test
+    void scrubFindsDamageAfterTheFirstCheckAndVerifiesTheRest() throws Exception
+    {
+        final TierMetrics metrics = new TierMetrics();
+        final UnsafeBuffer bytes = new UnsafeBuffer(new byte[BLOCK]);
+        final UnsafeBuffer staging = new UnsafeBuffer(ByteBuffer.allocateDirect(BLOCK));
+        try (SsdTier ssd = SsdTier.open(dir.resolve("scrub"), 64L * BLOCK, metrics))
+        {
+            for (int i = 0; i < 4; i++)
+            {
+                bytes.putInt(0, i);
+                assertTrue(ssd.write(new ObjectName("ns", "s"), i, bytes, 0, BLOCK));
+            }
+            // block 1 is checked once (so it could go out with sendfile), then damaged on disk
+            assertEquals(BLOCK, ssd.read(new ObjectName("ns", "s"), 1, staging));
+            final SsdTier.OpenBlock open = ssd.openVerified(new ObjectName("ns", "s"), 1, BLOCK);
+            assertNotNull(open, "verified once");
+            open.channel().close();
+            try (FileChannel channel = FileChannel.open(ssd.pathOf(new ObjectName("ns", "s"), 1),
+                StandardOpenOption.WRITE))
+            {
+                channel.write(ByteBuffer.wrap(new byte[] {1, 2, 3}), BlockFileFormat.HEADER_LENGTH + 500);
+            }
+            assertNull(ssd.openVerified(new ObjectName("ns", "s"), 0, BLOCK), "block 0 not checked yet");
+
+            final long checked = ssd.scrub(Long.MAX_VALUE, staging);
+            assertEquals(4L * (BlockFileFormat.HEADER_LENGTH + BLOCK), checked, "one pass over every block");
+            assertEquals(4, metrics.ssdScrubbedBlocks());
+            assertEquals(1, metrics.ssdCorruptBlocks(), "the damaged block was found");
+            assertEquals(3, ssd.blockCount(), "and dropped");
+            assertEquals(-1, ssd.lengthOf(new ObjectName("ns", "s"), 1));
+            for (final int good : new int[] {0, 2, 3})
+            {
+                final SsdTier.OpenBlock verified = ssd.openVerified(new ObjectName("ns", "s"), good, BLOCK);
+                assertNotNull(verified, "block " + good + " verified by the scrub");
+                verified.channel().close();
+            }
+            // a small budget checks a few blocks per call and resumes where it stopped
+            assertEquals(BlockFileFormat.HEADER_LENGTH + BLOCK, ssd.scrub(1, staging));
+            assertEquals(5, metrics.ssdScrubbedBlocks());
+        }
+    }
+
+    @Test
+    void theSpillWriterScrubsWhileIdleSoPrefetchedBlocksBecomeSendable() throws Exception
+    {
+        final TestNames names = new TestNames(1);
+        try (TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
+            .blockSize(BLOCK)
+            .ramBudgetBytes(4L * BLOCK)
+            .ssdBudgetBytes(16L * (BLOCK + BlockFileFormat.HEADER_LENGTH))
+            .ssdDir(dir.resolve("ssd"))
+            .names(names)
+            .ssdScrubBytesPerSecond(64L * BLOCK)))
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                put(store, names, "p", i, BLOCK, FetchClass.PREFETCH);
+            }
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (store.metrics().ssdScrubbedBlocks() < 3)
+            {
+                assertTrue(System.nanoTime() < deadline, "the idle writer never scrubbed");
+                Thread.sleep(10);
+            }
+            for (int i = 0; i < 3; i++)
+            {
+                final SsdTier.OpenBlock open = store.openOnSsd(names.blockKey("p", i), BLOCK);
+                assertNotNull(open, "prefetched block " + i + " verified by the scrub, no first read needed");
+                open.channel().close();
+            }
+            assertEquals(0, store.liveSlots(), "the scrub took no RAM slot");
+        }
+    }
+
+    @Test
     void objectSizesRecordedWithBlocksSurviveAReopen()
     {
         final TierMetrics metrics = new TierMetrics();
