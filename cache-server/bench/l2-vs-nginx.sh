@@ -1,8 +1,9 @@
 #!/bin/sh
 # L2 server vs nginx (sendfile on) serving the same file with Range requests, same wrk load, same run.
 # Scenarios: 64 KiB and 1 MiB random block-aligned ranges, from the L2 RAM tier (working set < RAM tier) and from
-# the L2 SSD tier (whole file prefetched to SSD, working set >> RAM tier). Prints req/s, MB/s, p50/p99 latency and
-# each server's peak RSS (VmHWM).
+# the L2 SSD tier (whole file prefetched to SSD, working set >> RAM tier). Each case runs ABBA (L2, nginx, nginx, L2)
+# so drift on a shared machine hits both alike, and prints the ratio of the means. Prints req/s, MB/s, p50/p99
+# latency and each server's peak RSS (VmHWM).
 #
 # Needs: the built server (./mvnw -B -q -pl cache-server -am package -DskipTests), wrk and nginx
 # (apt-get install -y wrk nginx). Usage: sh cache-server/bench/l2-vs-nginx.sh
@@ -94,6 +95,18 @@ run() { # name url range_bytes span_bytes
   errs=$(echo "$out" | awk '/Non-2xx|Socket errors/ { printf "%s ", $0 }')
   mbs=$(awk -v r="$rps" -v b="$3" 'BEGIN { printf "%.0f", r * b / 1048576 }')
   printf '%-28s %10s %8s MB/s  p50 %8s  p99 %8s %s\n' "$1" "$rps" "$mbs" "$p50" "$p99" "$errs"
+  LAST_RPS=$rps
+}
+
+# One case, ABBA order (L2, nginx, nginx, L2), so drift on a shared machine hits both servers alike; prints the ratio
+# of the two means.
+pair() { # label range_bytes span_bytes
+  run "l2      $1 (1)" "$L2_URL" "$2" "$3"; a1=$LAST_RPS
+  run "nginx   $1 (1)" "$NGINX_URL" "$2" "$3"; b1=$LAST_RPS
+  run "nginx   $1 (2)" "$NGINX_URL" "$2" "$3"; b2=$LAST_RPS
+  run "l2      $1 (2)" "$L2_URL" "$2" "$3"; a2=$LAST_RPS
+  awk -v l="$1" -v a1="$a1" -v a2="$a2" -v b1="$b1" -v b2="$b2" \
+    'BEGIN { printf "=> %-24s L2 / nginx = %.2f (mean req/s %.0f vs %.0f)\n", l, (a1 + a2) / (b1 + b2), (a1 + a2) / 2, (b1 + b2) / 2 }'
 }
 
 L2_URL="http://127.0.0.1:$L2_PORT/obj/bench.bin"
@@ -105,11 +118,17 @@ echo "== warm-up (RAM working set $((RAM_SPAN / 1048576)) MiB; not measured)"
 AUTH_HEADER="Bearer $KEY" RANGE_BYTES=1048576 SPAN_BYTES=$RAM_SPAN wrk -t1 -c4 -d3s -s "$BENCH_DIR/ranges.lua" -H "$AUTH" "$L2_URL" >/dev/null
 curl -s -H "$AUTH" "$L2_URL" -r 0-$((RAM_SPAN - 1)) -o /dev/null
 cat "$FILE" > /dev/null
+# JIT warm-up of both request paths at the measured sizes: without it the first L2 runs measure the compiler
+for url in "$L2_URL" "$NGINX_URL"; do
+  for len in 65536 1048576; do
+    AUTH_HEADER="Bearer $KEY" RANGE_BYTES=$len SPAN_BYTES=$RAM_SPAN wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d5s \
+      -s "$BENCH_DIR/ranges.lua" -H "$AUTH" "$url" >/dev/null
+  done
+done
 
 echo "== L2 RAM tier vs nginx, $CONNECTIONS connections, $DURATION each"
 for len in 65536 1048576; do
-  run "l2-ram   $((len / 1024)) KiB" "$L2_URL" $len $RAM_SPAN
-  run "nginx    $((len / 1024)) KiB" "$NGINX_URL" $len $RAM_SPAN
+  pair "RAM tier $((len / 1024)) KiB" $len $RAM_SPAN
 done
 
 echo "== prefetch the whole file to the SSD tier"
@@ -124,8 +143,7 @@ curl -s -H "$AUTH" "$L2_URL" -o /dev/null
 
 echo "== L2 SSD tier (working set $FILE_MB MiB >> RAM $RAM_MB MiB) vs nginx"
 for len in 65536 1048576; do
-  run "l2-ssd   $((len / 1024)) KiB" "$L2_URL" $len $FILE_BYTES
-  run "nginx    $((len / 1024)) KiB" "$NGINX_URL" $len $FILE_BYTES
+  pair "SSD tier $((len / 1024)) KiB" $len $FILE_BYTES
 done
 echo "lookups: ram_hit $(metric 'offcache_server_block_lookups_total{result="ram_hit"}')" \
   "ssd_hit $(metric 'offcache_server_block_lookups_total{result="ssd_hit"}')" \
