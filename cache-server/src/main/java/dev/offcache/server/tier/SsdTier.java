@@ -291,10 +291,15 @@ public final class SsdTier implements AutoCloseable
      * @param blockIndex the block index.
      * @return the data length, or -1 when the block is not here.
      */
-    public synchronized int lengthOf(final ObjectName name, final long blockIndex)
+    public int lengthOf(final ObjectName name, final long blockIndex)
     {
-        final Entry entry = index.get(new BlockName(name, blockIndex));
+        final Entry entry = entryOf(name, blockIndex);
         return null == entry ? -1 : entry.length();
+    }
+
+    private synchronized Entry entryOf(final ObjectName name, final long blockIndex)
+    {
+        return index.get(new BlockName(name, blockIndex));
     }
 
     /**
@@ -415,11 +420,7 @@ public final class SsdTier implements AutoCloseable
      */
     public int read(final ObjectName name, final long blockIndex, final MutableDirectBuffer target)
     {
-        final Entry entry;
-        synchronized (this)
-        {
-            entry = index.get(new BlockName(name, blockIndex));
-        }
+        final Entry entry = entryOf(name, blockIndex);
         if (null == entry)
         {
             return -1;
@@ -563,11 +564,7 @@ public final class SsdTier implements AutoCloseable
      */
     public OpenBlock openVerified(final ObjectName name, final long blockIndex, final int expectedLength)
     {
-        final Entry entry;
-        synchronized (this)
-        {
-            entry = index.get(new BlockName(name, blockIndex));
-        }
+        final Entry entry = entryOf(name, blockIndex);
         if (null == entry || !entry.verified || entry.length() != expectedLength)
         {
             return null;
@@ -658,9 +655,9 @@ public final class SsdTier implements AutoCloseable
      * @param blockIndex the block index.
      * @return the path, or {@code null} when the block is not here.
      */
-    public synchronized Path pathOf(final ObjectName name, final long blockIndex)
+    public Path pathOf(final ObjectName name, final long blockIndex)
     {
-        final Entry entry = index.get(new BlockName(name, blockIndex));
+        final Entry entry = entryOf(name, blockIndex);
         return null == entry ? null : entry.path();
     }
 
