@@ -22,8 +22,13 @@ import static java.nio.ByteOrder.LITTLE_ENDIAN;
  *   8  long base       journal position of the segment's first byte
  *  16  int  capacity   segment file size in bytes
  *  20  int  headerCrc  CRC32C of header bytes [0, 20)
- *  24  8 bytes of zero padding
+ *  24  int  checkpoint how far the segment's records were acknowledged: an offset in the segment, with bit 31 set
+ *                      once the journal rolled past the segment (sealed: a successor segment exists)
+ *  28  int  checkCrc   CRC32C of header bytes [0, 28)
  * </pre>
+ *
+ * Bytes 24..31 are zero in a segment without a checkpoint yet (and in journals written before checkpoints
+ * existed); the journal rewrites them in place when it forces, rolls and closes.
  *
  * Records follow, each at an 8-byte-aligned offset:
  *
@@ -47,6 +52,9 @@ final class JournalFormat
     static final int BASE_OFFSET = 8;
     static final int CAPACITY_OFFSET = 16;
     static final int HEADER_CRC_OFFSET = 20;
+    static final int CHECKPOINT_OFFSET = 24;
+    static final int CHECKPOINT_CRC_OFFSET = 28;
+    static final int SEALED = 0x8000_0000;
 
     static final int FRAME_ALIGNMENT = 8;
     static final int FRAME_HEADER_LENGTH = 8;
@@ -139,6 +147,46 @@ final class JournalFormat
             throw new JournalCorruptException(path, CAPACITY_OFFSET, "implausible segment capacity " + capacity);
         }
         return capacity;
+    }
+
+    /**
+     * Writes a checkpoint into a segment's header.
+     *
+     * @param acknowledged offset up to which the segment's records were acknowledged.
+     * @param sealed       whether a successor segment exists.
+     */
+    static void encodeCheckpoint(final MutableDirectBuffer buffer, final int acknowledged, final boolean sealed)
+    {
+        buffer.putInt(CHECKPOINT_OFFSET, acknowledged | (sealed ? SEALED : 0), LITTLE_ENDIAN);
+        buffer.putInt(CHECKPOINT_CRC_OFFSET, Crc32c.compute(buffer, 0, CHECKPOINT_CRC_OFFSET), LITTLE_ENDIAN);
+    }
+
+    /**
+     * Reads a segment header's checkpoint (its raw field: offset and {@link #SEALED} bit), 0 if there is none.
+     *
+     * @throws JournalCorruptException naming the file if the checkpoint fails its checksum.
+     */
+    static int checkCheckpoint(final Path path, final DirectBuffer buffer, final int capacity)
+    {
+        final int checkpoint = buffer.getInt(CHECKPOINT_OFFSET, LITTLE_ENDIAN);
+        final int storedCrc = buffer.getInt(CHECKPOINT_CRC_OFFSET, LITTLE_ENDIAN);
+        if (checkpoint == 0 && storedCrc == 0)
+        {
+            return 0;
+        }
+        final int computedCrc = Crc32c.compute(buffer, 0, CHECKPOINT_CRC_OFFSET);
+        if (storedCrc != computedCrc)
+        {
+            throw new JournalCorruptException(path, CHECKPOINT_OFFSET, String.format(
+                "segment checkpoint checksum mismatch (stored 0x%08x, computed 0x%08x)", storedCrc, computedCrc));
+        }
+        final int acknowledged = checkpoint & ~SEALED;
+        if (acknowledged < HEADER_LENGTH || acknowledged > capacity)
+        {
+            throw new JournalCorruptException(path, CHECKPOINT_OFFSET, "implausible checkpoint offset " +
+                acknowledged + " in a segment of " + capacity + " bytes");
+        }
+        return checkpoint;
     }
 
     static int alignedFrameLength(final int frameLength)
