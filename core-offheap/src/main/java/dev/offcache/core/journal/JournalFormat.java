@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import dev.offcache.core.checksum.Crc32c;
 
@@ -24,11 +25,12 @@ import static java.nio.ByteOrder.LITTLE_ENDIAN;
  *  20  int  headerCrc  CRC32C of header bytes [0, 20)
  *  24  int  checkpoint how far the segment's records were acknowledged: an offset in the segment, with bit 31 set
  *                      once the journal rolled past the segment (sealed: a successor segment exists)
- *  28  int  checkCrc   CRC32C of header bytes [0, 28)
+ *  28  int  checkCrc   CRC32C of header bytes [20, 28) (the header CRC, tying it to this header, and the checkpoint)
  * </pre>
  *
  * Bytes 24..31 are zero in a segment without a checkpoint yet (and in journals written before checkpoints
- * existed); the journal rewrites them in place when it forces, rolls and closes.
+ * existed); the journal rewrites them in place when it forces, rolls and closes, as one aligned 8-byte store, so
+ * neither a killed process nor a torn sector can leave half of them.
  *
  * Records follow, each at an 8-byte-aligned offset:
  *
@@ -150,15 +152,19 @@ final class JournalFormat
     }
 
     /**
-     * Writes a checkpoint into a segment's header.
+     * Writes a checkpoint into a segment's header: the checkpoint and its checksum in one 8-byte store.
      *
+     * @param scratch      8 bytes to compute the checksum in.
      * @param acknowledged offset up to which the segment's records were acknowledged.
      * @param sealed       whether a successor segment exists.
      */
-    static void encodeCheckpoint(final MutableDirectBuffer buffer, final int acknowledged, final boolean sealed)
+    static void encodeCheckpoint(
+        final MutableDirectBuffer buffer, final MutableDirectBuffer scratch, final int acknowledged,
+        final boolean sealed)
     {
-        buffer.putInt(CHECKPOINT_OFFSET, acknowledged | (sealed ? SEALED : 0), LITTLE_ENDIAN);
-        buffer.putInt(CHECKPOINT_CRC_OFFSET, Crc32c.compute(buffer, 0, CHECKPOINT_CRC_OFFSET), LITTLE_ENDIAN);
+        final int checkpoint = acknowledged | (sealed ? SEALED : 0);
+        final int crc = checkpointCrc(scratch, buffer.getInt(HEADER_CRC_OFFSET, LITTLE_ENDIAN), checkpoint);
+        buffer.putLong(CHECKPOINT_OFFSET, (checkpoint & 0xFFFF_FFFFL) | ((long) crc << 32), LITTLE_ENDIAN);
     }
 
     /**
@@ -174,7 +180,8 @@ final class JournalFormat
         {
             return 0;
         }
-        final int computedCrc = Crc32c.compute(buffer, 0, CHECKPOINT_CRC_OFFSET);
+        final int computedCrc = checkpointCrc(
+            new UnsafeBuffer(new byte[Long.BYTES]), buffer.getInt(HEADER_CRC_OFFSET, LITTLE_ENDIAN), checkpoint);
         if (storedCrc != computedCrc)
         {
             throw new JournalCorruptException(path, CHECKPOINT_OFFSET, String.format(
@@ -187,6 +194,13 @@ final class JournalFormat
                 acknowledged + " in a segment of " + capacity + " bytes");
         }
         return checkpoint;
+    }
+
+    private static int checkpointCrc(final MutableDirectBuffer scratch, final int headerCrc, final int checkpoint)
+    {
+        scratch.putInt(0, headerCrc, LITTLE_ENDIAN);
+        scratch.putInt(Integer.BYTES, checkpoint, LITTLE_ENDIAN);
+        return Crc32c.compute(scratch, 0, Long.BYTES);
     }
 
     static int alignedFrameLength(final int frameLength)

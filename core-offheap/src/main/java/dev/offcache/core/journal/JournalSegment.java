@@ -17,6 +17,7 @@ final class JournalSegment implements AutoCloseable
     final int capacity;
     final MappedRegion region;
     final UnsafeBuffer buffer = new UnsafeBuffer(0, 0);
+    private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[Long.BYTES]);
     int limit;
     /** Offset up to which records are known durable (forced). */
     int durable;
@@ -43,7 +44,7 @@ final class JournalSegment implements AutoCloseable
         final int value = acknowledged | (sealed ? JournalFormat.SEALED : 0);
         if (value != checkpoint)
         {
-            JournalFormat.encodeCheckpoint(buffer, acknowledged, sealed);
+            JournalFormat.encodeCheckpoint(buffer, scratch, acknowledged, sealed);
             checkpoint = value;
         }
     }
