@@ -344,7 +344,7 @@ final class TestCluster implements AutoCloseable
         }
     }
 
-    private static int freeUdpPort()
+    static int freeUdpPort()
     {
         try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress()))
         {
