@@ -343,6 +343,21 @@ class JournalTest
     }
 
     /**
+     * 40 records written (several segments) and the journal closed cleanly.
+     */
+    private Closed closedJournalOf40Records()
+    {
+        try (Journal journal = open())
+        {
+            return new Closed(appendRecords(journal, 0, 40), journal.segmentFiles().get(journal.segmentCount() - 1));
+        }
+    }
+
+    record Closed(List<Entry> written, Path lastSegment)
+    {
+    }
+
+    /**
      * What a crash of the process would leave on disk now: a copy of the journal's files, taken while it is open (the
      * copy reads the mapped pages), in a directory of its own.
      */
@@ -373,13 +388,9 @@ class JournalTest
     @Test
     void aLastSegmentCutMidRecordOrAtARecordBoundaryIsRefused() throws IOException
     {
-        final List<Entry> written;
-        final Path last;
-        try (Journal journal = open())
-        {
-            written = appendRecords(journal, 0, 40);
-            last = journal.segmentFiles().get(journal.segmentCount() - 1);
-        }
+        final Closed closed = closedJournalOf40Records();
+        final List<Entry> written = closed.written();
+        final Path last = closed.lastSegment();
         final Path copy = dir.resolve("last.copy");
         Files.copy(last, copy);
         for (final long cut : new long[] {offsetIn(last, written.get(39).position()) + 11,
@@ -401,13 +412,9 @@ class JournalTest
     @Test
     void acknowledgedRecordsZeroedInPlaceAreRefused() throws IOException
     {
-        final List<Entry> written;
-        final Path last;
-        try (Journal journal = open())
-        {
-            written = appendRecords(journal, 0, 40);
-            last = journal.segmentFiles().get(journal.segmentCount() - 1);
-        }
+        final Closed closed = closedJournalOf40Records();
+        final List<Entry> written = closed.written();
+        final Path last = closed.lastSegment();
         // A clean close acknowledged everything: the zeroed records cannot be a crash's torn tail.
         final long from = offsetIn(last, written.get(37).position());
         fill(last, from, SEGMENT, (byte) 0);
@@ -550,13 +557,9 @@ class JournalTest
     @Test
     void garbageAfterTheLastRecordIsIgnoredAndCleared() throws IOException
     {
-        final List<Entry> written;
-        final Path last;
-        try (Journal journal = open())
-        {
-            written = appendRecords(journal, 0, 40);
-            last = journal.segmentFiles().get(journal.segmentCount() - 1);
-        }
+        final Closed closed = closedJournalOf40Records();
+        final List<Entry> written = closed.written();
+        final Path last = closed.lastSegment();
         final long end = offsetIn(last, written.get(39).position()) + JournalFormat.alignedFrameLength(
             JournalFormat.FRAME_HEADER_LENGTH + written.get(39).payload().length);
         fill(last, end + 4, end + 200, (byte) 0x3C);
@@ -574,13 +577,9 @@ class JournalTest
     @Test
     void aBadRecordFollowedByValidOnesIsCorruptionNamingSegmentAndOffset() throws IOException
     {
-        final List<Entry> written;
-        final Path last;
-        try (Journal journal = open())
-        {
-            written = appendRecords(journal, 0, 40);
-            last = journal.segmentFiles().get(journal.segmentCount() - 1);
-        }
+        final Closed closed = closedJournalOf40Records();
+        final List<Entry> written = closed.written();
+        final Path last = closed.lastSegment();
         final long victim = written.get(37).position();
         assertEquals(last, segmentOf(List.of(last), victim));
         xorByte(last, offsetIn(last, victim) + JournalFormat.FRAME_HEADER_LENGTH, 0x04);
@@ -590,13 +589,9 @@ class JournalTest
     @Test
     void aFlippedLengthFollowedByValidRecordsIsCorruption() throws IOException
     {
-        final List<Entry> written;
-        final Path last;
-        try (Journal journal = open())
-        {
-            written = appendRecords(journal, 0, 40);
-            last = journal.segmentFiles().get(journal.segmentCount() - 1);
-        }
+        final Closed closed = closedJournalOf40Records();
+        final List<Entry> written = closed.written();
+        final Path last = closed.lastSegment();
         final long victim = written.get(36).position();
         xorByte(last, offsetIn(last, victim) + JournalFormat.LENGTH_FIELD_OFFSET + 1, 0x7F);
         assertCorrupt(last, offsetIn(last, victim), "valid record follows");
@@ -605,13 +600,9 @@ class JournalTest
     @Test
     void aZeroedHoleBeforeValidRecordsIsCorruption() throws IOException
     {
-        final List<Entry> written;
-        final Path last;
-        try (Journal journal = open())
-        {
-            written = appendRecords(journal, 0, 40);
-            last = journal.segmentFiles().get(journal.segmentCount() - 1);
-        }
+        final Closed closed = closedJournalOf40Records();
+        final List<Entry> written = closed.written();
+        final Path last = closed.lastSegment();
         final long victim = offsetIn(last, written.get(36).position());
         fill(last, victim, victim + JournalFormat.FRAME_HEADER_LENGTH, (byte) 0);
         assertCorrupt(last, victim, "end-of-data marker");
