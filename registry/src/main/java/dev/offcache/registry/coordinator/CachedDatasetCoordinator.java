@@ -61,10 +61,9 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         this.registry = ctx.registry;
         this.counters =
             ctx.countersManager == null ? new ReadBackCounters() : new ReadBackCounters(ctx.countersManager);
-        this.readBack = new PartitionReadBack(PartitionReadBack.placement(ctx.localExecutorId, ctx.localStore),
-            ctx.remoteExecutors, ctx.fetchTimeoutNs, ctx.verifyLocal, counters, PartitionReadBack.DEFAULT_POOL_BYTES,
-            ctx.fetchFailureListener);
         this.defaultPlacement = PartitionReadBack.placement(ctx.localExecutorId, ctx.localStore);
+        this.readBack = new PartitionReadBack(defaultPlacement, ctx.remoteExecutors, ctx.fetchTimeoutNs,
+            ctx.verifyLocal, counters, PartitionReadBack.DEFAULT_POOL_BYTES, ctx.fetchFailureListener);
         final AtomicInteger threadCount = new AtomicInteger();
         this.workers = Executors.newFixedThreadPool(ctx.workerThreads, runnable ->
         {
