@@ -103,7 +103,9 @@ public final class ReportCommand implements Callable<Integer>
             runInfo == null ? null : runInfo.loadAfter(), results, MeasurementInputs.copyInto(measurements, out),
             allNotes, runInfo == null ? List.of() : runInfo.planned()), out);
         spec.commandLine().getOut().println("[perf] report: " + written.markdown() + " (" + results.size() +
-            " results, " + written.measurementSuites().size() + " measurement files, " + written.pairCount() +
+            " results, " + written.measurementSuites().size() +
+            (written.measurementSuites().size() == 1 ? " measurement file, " : " measurement files, ") +
+            written.pairCount() +
             " pairs, " + written.charts().size() + " charts)");
         return 0;
     }

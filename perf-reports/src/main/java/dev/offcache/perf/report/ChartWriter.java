@@ -90,8 +90,8 @@ public final class ChartWriter
                 " (a zero value)" : " (units differ)")))));
         }
         final List<String> subtitle = new ArrayList<>();
-        subtitle.add("How many times better offcache is than the baseline named on each bar (throughput: ours ÷ " +
-            "baseline; time: baseline ÷ ours): right of 1× offcache wins. Whiskers: the speedups both 99.9% " +
+        subtitle.add("How many times better offcache is than the baseline named on each bar (where higher is " +
+            "better ours ÷ baseline, where lower is better baseline ÷ ours): right of 1× offcache wins. Whiskers: the speedups both 99.9% " +
             "intervals allow (arrow: open-ended or off the axis).");
         sharedLine(common).ifPresent(subtitle::add);
         final List<LegendEntry> legend = new ArrayList<>();
