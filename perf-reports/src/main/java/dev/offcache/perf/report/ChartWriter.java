@@ -91,8 +91,8 @@ public final class ChartWriter
         }
         final List<String> subtitle = new ArrayList<>();
         subtitle.add("How many times better offcache is than the baseline named on each bar (where higher is " +
-            "better ours ÷ baseline, where lower is better baseline ÷ ours): right of 1× offcache wins. Whiskers: the speedups both 99.9% " +
-            "intervals allow (arrow: open-ended or off the axis).");
+            "better ours ÷ baseline, where lower is better baseline ÷ ours): right of 1× offcache wins. " +
+            "Whiskers: the speedups both 99.9% intervals allow (arrow: open-ended or off the axis).");
         sharedLine(common).ifPresent(subtitle::add);
         final List<LegendEntry> legend = new ArrayList<>();
         addIfUsed(legend, used, HorizontalBarChart.OURS, "offcache better (whole interval right of 1×)");
