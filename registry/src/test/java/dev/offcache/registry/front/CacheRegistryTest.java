@@ -16,6 +16,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
+import dev.offcache.registry.api.Acquisition;
+import dev.offcache.registry.api.RegistryClosedException;
+import dev.offcache.registry.api.Resolution;
 import dev.offcache.registry.journal.ChangeLog;
 import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheKey;

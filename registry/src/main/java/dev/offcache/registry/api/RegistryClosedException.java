@@ -1,4 +1,4 @@
-package dev.offcache.registry.front;
+package dev.offcache.registry.api;
 
 /**
  * Completes every future of a call made after {@link CacheRegistry#close()} (or after a journal failure stopped the

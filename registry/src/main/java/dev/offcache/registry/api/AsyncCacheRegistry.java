@@ -1,4 +1,4 @@
-package dev.offcache.registry.front;
+package dev.offcache.registry.api;
 
 import java.util.List;
 import java.util.Map;
