@@ -7,7 +7,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
@@ -109,7 +108,6 @@ public final class CacheRegistry implements AsyncCacheRegistry
     private final LiveExecutors liveExecutors;
     private final EpochClock clock;
     private final LongConsumer readObserver;
-    private final AtomicInteger activePublishers = new AtomicInteger();
     private final AtomicBoolean closing = new AtomicBoolean();
     private final AgentRunner sweeperRunner;
     private final RegistryCounters counters;
@@ -185,13 +183,13 @@ public final class CacheRegistry implements AsyncCacheRegistry
             final ReadView.Entry found = current.entries.get(key);
             if (found == null)
             {
-                readObserver.accept(current.through);
+                readObserver.accept(current.lastApplied);
                 return ReadView.MISS;
             }
             if (found.isLive(liveExecutors))
             {
                 recordRead(current, found);
-                return found.lookup;
+                return found.lookup();
             }
         }
         return publish(CommandType.LOOKUP, key, null, null, null, null);
@@ -323,10 +321,10 @@ public final class CacheRegistry implements AsyncCacheRegistry
         if (readable(current))
         {
             final ReadView.Entry found = current.entries.get(key);
-            if (found != null && found.hit != null && found.isLive(liveExecutors))
+            if (found != null && found.materialized != null && found.isLive(liveExecutors))
             {
                 recordRead(current, found);
-                return found.hit;
+                return found.hit();
             }
         }
         return publish(CommandType.ACQUIRE, key, jobId, null, null, null);
@@ -348,13 +346,13 @@ public final class CacheRegistry implements AsyncCacheRegistry
             final ReadView.Entry found = current.entries.get(key);
             if (found == null)
             {
-                readObserver.accept(current.through);
+                readObserver.accept(current.lastApplied);
                 return ReadView.NOT_PENDING;
             }
-            if (found.entry instanceof Materialized materialized && found.isLive(liveExecutors))
+            if (found.materialized != null && found.isLive(liveExecutors))
             {
                 recordRead(current, found);
-                return CompletableFuture.completedFuture(new Resolution.Ready(materialized));
+                return CompletableFuture.completedFuture(new Resolution.Ready(found.materialized));
             }
         }
         final CompletableFuture<CompletableFuture<Resolution>> registered =
@@ -445,13 +443,9 @@ public final class CacheRegistry implements AsyncCacheRegistry
         {
             sweeperRunner.close();
         }
+        // A caller that passed the closed check before it flipped publishes behind the shutdown command: the writer
+        // answers it with RegistryClosedException (and the caller runs the writer for it if no thread is left).
         closed = true;
-        // Callers that passed the closed check before it flipped are counted: let them finish publishing so the
-        // shutdown command is the last one in the ring and no future is left unanswered.
-        while (activePublishers.get() != 0)
-        {
-            Thread.onSpinWait();
-        }
         final CompletableFuture<Object> shutdown = new CompletableFuture<>();
         publishNow(CommandType.SHUTDOWN, null, null, null, null, null, shutdown);
         try
@@ -519,7 +513,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
 
     private void recordRead(final ReadView current, final ReadView.Entry entry)
     {
-        readObserver.accept(current.through);
+        readObserver.accept(current.lastApplied);
         if (recordReads)
         {
             entry.recordRead(clock.time());
@@ -541,23 +535,24 @@ public final class CacheRegistry implements AsyncCacheRegistry
         final List<PartitionLocation> locations)
     {
         final CompletableFuture<Object> future = new CompletableFuture<>();
-        activePublishers.incrementAndGet();
-        try
+        if (closed)
         {
-            if (closed)
-            {
-                future.completeExceptionally(closedException(failure));
-                return (CompletableFuture<T>) (CompletableFuture<?>) future;
-            }
-            lastPublished.get().set(publishNow(type, key, jobId, id, schema, locations, future));
+            future.completeExceptionally(closedException(failure));
+            return (CompletableFuture<T>) (CompletableFuture<?>) future;
         }
-        finally
+        if (callerRuns && applyNow(type, key, jobId, id, schema, locations, future))
         {
-            activePublishers.decrementAndGet();
+            return (CompletableFuture<T>) (CompletableFuture<?>) future;
         }
+        lastPublished.get().set(publishNow(type, key, jobId, id, schema, locations, future));
         if (callerRuns)
         {
             help(future);
+        }
+        else if (closed)
+        {
+            // Published behind the shutdown command, perhaps after the registry thread left: answer it here.
+            helpUntilDone(future);
         }
         return (CompletableFuture<T>) (CompletableFuture<?>) future;
     }
@@ -581,6 +576,48 @@ public final class CacheRegistry implements AsyncCacheRegistry
             ring.publish(sequence);
         }
         return sequence;
+    }
+
+    /**
+     * The fast path of a caller that runs the writer: when nobody else holds the role and nothing published is left
+     * unapplied (so no earlier command of this thread either), the command is applied at once, as a batch of its
+     * own, without a ring slot. Anything others published meanwhile is drained before letting go for good.
+     *
+     * @return whether the command was applied (else it has to go through the ring).
+     */
+    private boolean applyNow(
+        final CommandType type,
+        final CacheKey key,
+        final String jobId,
+        final String id,
+        final DatasetSchema schema,
+        final List<PartitionLocation> locations,
+        final CompletableFuture<Object> future)
+    {
+        if (writer.get() != null || !writer.compareAndSet(null, Thread.currentThread()))
+        {
+            return false;
+        }
+        boolean applied = false;
+        try
+        {
+            final long through = poller.getSequence().get();
+            if (ring.getCursor() == through)
+            {
+                handler.applyNow(type, key, jobId, id, schema, locations, future, through);
+                applied = true;
+            }
+        }
+        finally
+        {
+            writer.lazySet(null);
+        }
+        VarHandle.fullFence();
+        if (ring.isAvailable(poller.getSequence().get() + 1))
+        {
+            drain();
+        }
+        return applied;
     }
 
     /**
@@ -627,10 +664,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
             ran = true;
             try
             {
-                while (poller.poll(handler) == EventPoller.PollState.PROCESSING)
-                {
-                    Thread.onSpinWait();
-                }
+                poller.poll(handler);
             }
             catch (final Exception ex)
             {
@@ -639,7 +673,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
             }
             finally
             {
-                writer.set(null);
+                writer.lazySet(null);
             }
             // Pairs with the publisher's CAS on the role: one of the two sees the other's write.
             VarHandle.fullFence();
@@ -649,6 +683,22 @@ public final class CacheRegistry implements AsyncCacheRegistry
             }
         }
         return ran;
+    }
+
+    /**
+     * A command published behind the shutdown command, with a registry thread: while that thread lives it answers
+     * the command (taking the role from it could leave it waiting for a command nobody will publish, and close()
+     * waiting for it); once it has left, this caller runs the step itself.
+     */
+    private void helpUntilDone(final CompletableFuture<Object> future)
+    {
+        while (!future.isDone())
+        {
+            if (!drain())
+            {
+                LockSupport.parkNanos(100_000);
+            }
+        }
     }
 
     private void drainUntil(final CompletableFuture<Object> shutdown)
@@ -877,7 +927,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
         }
 
         /**
-         * Receives every new pin snapshot (an immutable set), on the registry thread, once after recovery and then
+         * Receives every new pin snapshot (an immutable set), on the writer, once after recovery and then
          * at the end of each batch that changed it, before that batch is acknowledged. A shuffle store's pin set
          * subscribes here ({@code dev.offcache.registry.pinning.RegistryPinSet}).
          *

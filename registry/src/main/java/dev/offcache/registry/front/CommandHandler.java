@@ -21,7 +21,9 @@ import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CacheStateMachine;
+import dev.offcache.registry.state.DatasetSchema;
 import dev.offcache.registry.state.Materialized;
+import dev.offcache.registry.state.PartitionLocation;
 import dev.offcache.registry.state.Pending;
 import dev.offcache.registry.state.RemovedEntry;
 import dev.offcache.registry.state.StateChangeListener;
@@ -53,10 +55,14 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
     private final ArrayList<RemovedEntry> batchRemovals = new ArrayList<>();
     private ReadView.Builder view;
     private long publishedPinVersion = -1;
+    private final RegistryCommand direct = new RegistryCommand();
     private long commandsTotal;
+    private long appliedCount;
     private long batchesTotal;
     private long removedTotal;
     private boolean shutDown;
+    /** The batch with the shutdown command ended: later batches only answer their commands (closed). */
+    private boolean finished;
     private Throwable failure;
 
     CommandHandler(
@@ -90,6 +96,24 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
         return shutDown;
     }
 
+    /**
+     * Applies one command that never went through the ring, as a batch of its own (a caller holding the writer role
+     * with the ring empty). {@code through} is the ring sequence everything before it was applied up to.
+     */
+    void applyNow(
+        final CommandType type,
+        final CacheKey key,
+        final String jobId,
+        final String id,
+        final DatasetSchema schema,
+        final List<PartitionLocation> locations,
+        final CompletableFuture<Object> future,
+        final long through)
+    {
+        direct.set(type, key, jobId, id, schema, locations, future);
+        onEvent(direct, through, true);
+    }
+
     @Override
     public boolean onEvent(final RegistryCommand command, final long sequence, final boolean endOfBatch)
     {
@@ -103,7 +127,7 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
             }
             else
             {
-                applyAndJournal(command, sequence, future);
+                applyAndJournal(command, future);
             }
         }
         finally
@@ -117,10 +141,9 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
         return true;
     }
 
-    private void applyAndJournal(final RegistryCommand command, final long sequence,
-        final CompletableFuture<Object> future)
+    private void applyAndJournal(final RegistryCommand command, final CompletableFuture<Object> future)
     {
-        applyObserver.accept(future, sequence);
+        applyObserver.accept(future, appliedCount++);
         Object result;
         try
         {
@@ -247,12 +270,22 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
     {
         changeLog.onRemoved(key, removed);
         view.remove(key);
-        batchRemovals.add(new RemovedEntry(key, removed));
+        if (removalListener != RemovalListener.NONE)
+        {
+            batchRemovals.add(new RemovedEntry(key, removed));
+        }
         removedTotal++;
     }
 
     private void endBatch(final long sequence)
     {
+        if (finished)
+        {
+            // After close(): the change log and counters are closed; every command here was answered as closed.
+            clearBatch();
+            return;
+        }
+        finished = shutDown;
         if (failure == null)
         {
             try
@@ -314,7 +347,7 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
      */
     private void publishView(final long sequence)
     {
-        registry.publishView(view.build(state.pinnedStages(), sequence));
+        registry.publishView(view.build(state.pinnedStages(), sequence, appliedCount - 1));
         if (state.pinVersion() != publishedPinVersion)
         {
             publishedPinVersion = state.pinVersion();

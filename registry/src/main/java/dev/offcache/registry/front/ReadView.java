@@ -1,5 +1,7 @@
 package dev.offcache.registry.front;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
@@ -20,7 +22,7 @@ import dev.offcache.registry.state.StageRef;
  * before it completes the batch's futures, so reads ({@code lookup}, a hit through {@code acquire},
  * {@code isPinned}) never wait behind the ring and a caller whose change was acknowledged reads a view that holds
  * it. Both maps are persistent tries: a new view shares every untouched node with the one before, and a read
- * allocates nothing (each entry carries the completed futures every reader of it gets).
+ * allocates nothing (each entry carries the completed futures every reader of it gets, made once).
  */
 final class ReadView
 {
@@ -30,14 +32,18 @@ final class ReadView
 
     final HashTrie<CacheKey, Entry> entries;
     final Set<StageRef> pins;
-    /** The last ring sequence applied into this view (-1: only what recovery restored). */
+    /** The ring sequence up to which every published command is applied in this view (-1 for none). */
     final long through;
+    /** The position of the last command applied into this view in the writer's order (-1 for none). */
+    final long lastApplied;
 
-    private ReadView(final HashTrie<CacheKey, Entry> entries, final Set<StageRef> pins, final long through)
+    private ReadView(
+        final HashTrie<CacheKey, Entry> entries, final Set<StageRef> pins, final long through, final long lastApplied)
     {
         this.entries = entries;
         this.pins = pins;
         this.through = through;
+        this.lastApplied = lastApplied;
     }
 
     static Builder builder(final CacheStateMachine state)
@@ -48,23 +54,72 @@ final class ReadView
     }
 
     /**
-     * One entry as readers get it, with the futures they are handed.
+     * One entry as readers get it, with the futures they are handed: made by the first reader that needs one and
+     * published with a CAS, so every later reader of the entry gets the same instance and allocates nothing.
      */
     static final class Entry
     {
+        private static final VarHandle LOOKUP;
+        private static final VarHandle HIT;
+
+        static
+        {
+            try
+            {
+                final MethodHandles.Lookup lookup = MethodHandles.lookup();
+                LOOKUP = lookup.findVarHandle(Entry.class, "lookup", CompletableFuture.class);
+                HIT = lookup.findVarHandle(Entry.class, "hit", CompletableFuture.class);
+            }
+            catch (final ReflectiveOperationException ex)
+            {
+                throw new ExceptionInInitializerError(ex);
+            }
+        }
+
         final CacheEntry entry;
-        final CompletableFuture<CacheEntry> lookup;
-        /** The hit an {@code acquire} gets; null for a Pending entry. */
-        final CompletableFuture<Acquisition> hit;
+        /** The materialized entry, or null for a Pending one. */
+        final Materialized materialized;
+        private volatile CompletableFuture<CacheEntry> lookup;
+        private volatile CompletableFuture<Acquisition> hit;
         /** Last time (epoch ms) a read was served from a view, for idle-session expiry; 0 for none. */
         private volatile long readAtMs;
 
         Entry(final CacheEntry entry)
         {
             this.entry = entry;
-            this.lookup = new CompletedFuture<>(entry);
-            this.hit = entry instanceof Materialized materialized ?
-                new CompletedFuture<>(new Acquisition.Hit(materialized)) : null;
+            this.materialized = entry instanceof Materialized m ? m : null;
+        }
+
+        /**
+         * What a lookup of the entry returns.
+         */
+        @SuppressWarnings("unchecked")
+        CompletableFuture<CacheEntry> lookup()
+        {
+            final CompletableFuture<CacheEntry> made = lookup;
+            if (made != null)
+            {
+                return made;
+            }
+            final CompletableFuture<CacheEntry> mine = new CompletedFuture<>(entry);
+            final Object witness = LOOKUP.compareAndExchange(this, null, mine);
+            return witness == null ? mine : (CompletableFuture<CacheEntry>) witness;
+        }
+
+        /**
+         * What an acquire of the (materialized) entry returns.
+         */
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Acquisition> hit()
+        {
+            final CompletableFuture<Acquisition> made = hit;
+            if (made != null)
+            {
+                return made;
+            }
+            final CompletableFuture<Acquisition> mine = new CompletedFuture<>(new Acquisition.Hit(materialized));
+            final Object witness = HIT.compareAndExchange(this, null, mine);
+            return witness == null ? mine : (CompletableFuture<Acquisition>) witness;
         }
 
         /**
@@ -73,7 +128,7 @@ final class ReadView
          */
         boolean isLive(final LiveExecutors live)
         {
-            if (entry instanceof Materialized materialized)
+            if (materialized != null)
             {
                 for (final PartitionLocation location : materialized.locations())
                 {
@@ -113,9 +168,9 @@ final class ReadView
             entries = entries.remove(key);
         }
 
-        ReadView build(final Set<StageRef> pins, final long through)
+        ReadView build(final Set<StageRef> pins, final long through, final long lastApplied)
         {
-            return new ReadView(entries, pins, through);
+            return new ReadView(entries, pins, through, lastApplied);
         }
 
         /**

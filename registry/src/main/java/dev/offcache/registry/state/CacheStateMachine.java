@@ -30,6 +30,7 @@ public final class CacheStateMachine implements CacheState
     private final Map<String, SessionIndex> sessions = new HashMap<>();
     private final Map<String, Set<CacheKey>> keysByExecutor = new HashMap<>();
     private HashTrie<StageRef, Integer> pinCounts = HashTrie.empty();
+    private Set<StageRef> pinned = pinCounts.keySet();
     private final EpochClock clock;
     private final LiveExecutors liveExecutors;
     private StateChangeListener listener;
@@ -219,7 +220,7 @@ public final class CacheStateMachine implements CacheState
     @Override
     public Set<StageRef> pinnedStages()
     {
-        return pinCounts.keySet();
+        return pinned;
     }
 
     /**
@@ -412,6 +413,7 @@ public final class CacheStateMachine implements CacheState
             pinCounts = pinCounts.put(stage, count == null ? 1 : count + 1);
         }
         totalBytes += materialized.totalBytes();
+        pinned = pinCounts.keySet();
         pinVersion++;
     }
 
@@ -475,6 +477,7 @@ public final class CacheStateMachine implements CacheState
                 pinCounts = count == null || count <= 1 ? pinCounts.remove(stage) : pinCounts.put(stage, count - 1);
             }
             totalBytes -= materialized.totalBytes();
+            pinned = pinCounts.keySet();
             pinVersion++;
         }
         if (notify)

@@ -335,9 +335,12 @@ public final class WaitingStateMachine<W> implements StateChangeListener
     public void onPromoted(final CacheKey key, final Materialized entry)
     {
         changes.onPromoted(key, entry);
-        // The entry itself stays even when it names a dead executor: the next read invalidates it, so the state
-        // never depends on whether anyone was waiting.
-        release(waiters.remove(key), Resolution.ofPromotion(entry, liveExecutors));
+        if (!waiters.isEmpty())
+        {
+            // The entry itself stays even when it names a dead executor: the next read invalidates it, so the state
+            // never depends on whether anyone was waiting.
+            release(waiters.remove(key), Resolution.ofPromotion(entry, liveExecutors));
+        }
     }
 
     /**
@@ -347,7 +350,10 @@ public final class WaitingStateMachine<W> implements StateChangeListener
     public void onRemoved(final CacheKey key, final CacheEntry removed)
     {
         changes.onRemoved(key, removed);
-        release(waiters.remove(key), new Resolution.Released(releaseReason));
+        if (!waiters.isEmpty())
+        {
+            release(waiters.remove(key), new Resolution.Released(releaseReason));
+        }
     }
 
     private void addWaiter(final CacheKey key, final W waiter)
