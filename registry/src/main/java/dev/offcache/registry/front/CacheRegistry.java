@@ -694,7 +694,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
     {
         while (!future.isDone())
         {
-            if (!drain())
+            if (registryThread.isAlive() || !drain())
             {
                 LockSupport.parkNanos(100_000);
             }

@@ -46,6 +46,8 @@ class CacheRegistryTest
 {
     private static final DatasetSchema SCHEMA = new DatasetSchema("x:int32");
     private static final CacheKey KEY = new CacheKey("s", "c");
+    /** Longer than any drain takes here; a close that reaches it waited for a writer that never came. */
+    private static final long SHUTDOWN_MS = 5_000;
 
     @Test
     void badInputIsRefusedAtTheCallAndChangesNothing() throws Exception
@@ -110,8 +112,8 @@ class CacheRegistryTest
     {
         for (int round = 0; round < 20; round++)
         {
-            final CacheRegistry registry =
-                CacheRegistry.launch(new CacheRegistry.Context().ringSize(16).writerThread(writerThread));
+            final CacheRegistry registry = CacheRegistry.launch(
+                new CacheRegistry.Context().ringSize(16).writerThread(writerThread).shutdownTimeoutMs(SHUTDOWN_MS));
             final AtomicBoolean stop = new AtomicBoolean();
             // With a registry thread the callers only publish: the 16-slot ring stays full and each call waits for a
             // slot, so fewer calls still straddle close().
@@ -135,8 +137,11 @@ class CacheRegistryTest
             }
             started.await();
             Thread.sleep(2);
+            final long closeStart = System.nanoTime();
             registry.close();
+            final long closeMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closeStart);
             stop.set(true);
+            assertTrue(closeMs < SHUTDOWN_MS, "close() drained instead of timing out: " + closeMs + " ms");
             for (final Thread caller : callers)
             {
                 caller.join(10_000);
