@@ -1,5 +1,6 @@
 package dev.offcache.embed;
 
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 
@@ -15,11 +16,11 @@ public interface ByteSource
     /**
      * Reads {@code destination.remaining()} bytes of a file from {@code offset}.
      *
-     * @param location    the file, as the engine names it ({@code s3a://bucket/path}).
+     * @param location    the file ({@code s3a://bucket/path}), as decoded from the key ({@link CacheKeys#locationOf}).
      * @param length      the file's length, as the key records it (no status call is needed to bound the read).
      * @param offset      the first byte.
      * @param destination where the bytes go.
      * @return the bytes read (the full remaining count unless the file ends first).
      */
-    CompletableFuture<Integer> read(String location, long length, long offset, ByteBuffer destination);
+    CompletableFuture<Integer> read(URI location, long length, long offset, ByteBuffer destination);
 }

@@ -165,6 +165,19 @@ public final class CacheKeys
      * trailing one, or one of a pair) is escaped into its neighbour segment, so the key has no empty segment and
      * the path decodes back exactly. A {@code ..} segment is escaped too.
      */
+    /**
+     * A location as plain text, {@code scheme://authority/path} with nothing escaped: what file systems and
+     * {@code FileIO}s that take strings expect ({@link URI#toString()} would escape spaces as {@code %20}).
+     *
+     * @param location a location from {@link #locationOf}.
+     * @return the text.
+     */
+    public static String plainLocation(final URI location)
+    {
+        final String authority = location.getAuthority();
+        return location.getScheme() + ":" + (authority == null ? "" : "//" + authority) + location.getPath();
+    }
+
     private static void appendPath(final StringBuilder key, final String path)
     {
         if (path.isEmpty())

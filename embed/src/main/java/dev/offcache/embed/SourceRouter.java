@@ -100,7 +100,7 @@ public final class SourceRouter implements ObjectStore
             }
             final int want = (int) Math.min(destination.remaining(), length - offset);
             final ByteBuffer slice = destination.slice(destination.position(), want);
-            return source.read(CacheKeys.locationOf(key).toString(), length, offset, slice);
+            return source.read(CacheKeys.locationOf(key), length, offset, slice);
         }
         catch (final RuntimeException ex)
         {

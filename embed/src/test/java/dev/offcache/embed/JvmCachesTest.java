@@ -50,7 +50,7 @@ class JvmCachesTest
         }
         final ByteSource source = (location, length, offset, destination) ->
         {
-            assertEquals("s3a://lake/t/part-0.parquet", location);
+            assertEquals("s3a://lake/t/part-0.parquet", location.toString());
             reads.incrementAndGet();
             final int n = destination.remaining();
             destination.put(file, (int) offset, n);
