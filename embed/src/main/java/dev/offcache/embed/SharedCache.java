@@ -9,6 +9,8 @@ import dev.offcache.range.l1.L1BlockStore;
 import dev.offcache.range.metadata.ParquetFooter;
 import dev.offcache.range.metadata.ParquetFooterCache;
 import dev.offcache.range.metrics.MetricNames;
+import dev.offcache.range.origin.OriginException;
+import dev.offcache.range.origin.ShortReadException;
 
 /**
  * One range cache of a JVM, shared by every engine adapter instance with the same {@link CacheSettings}: the L1
@@ -171,6 +173,27 @@ public final class SharedCache implements AutoCloseable
     public void read(final String key, final long position, final ByteBuffer destination)
     {
         cache.read(key, position, destination);
+    }
+
+    /**
+     * Reads bytes straight from the file's source, bypassing the store and the fetch machinery: the fallback of an
+     * adapter whose cache read failed (a broken cache never fails a read). Fills the buffer and advances its
+     * position.
+     *
+     * @param key         the file's key.
+     * @param position    the first byte.
+     * @param destination where the bytes go, position to limit.
+     * @throws OriginException when the source fails too, or ends early.
+     */
+    public void readFromSource(final String key, final long position, final ByteBuffer destination)
+    {
+        final int want = destination.remaining();
+        final int got = router.read(key, position, destination.slice()).join();
+        if (got != want)
+        {
+            throw new ShortReadException(key, position, want, got);
+        }
+        destination.position(destination.position() + want);
     }
 
     @Override
