@@ -1,12 +1,14 @@
 package dev.offcache.embed;
 
+import java.io.Serializable;
 import java.util.Locale;
 import java.util.function.Function;
 
 /**
  * The settings of a shared engine cache, read from an engine's own configuration (Hadoop {@code Configuration},
  * Iceberg catalog properties, Spark's {@code spark.hadoop.*}) under {@code offcache.*} keys. Two adapters with equal
- * settings share one cache in the JVM ({@link JvmCaches}); the settings are a value (equals, hashCode).
+ * settings share one cache in the JVM ({@link JvmCaches}); the settings are a value (equals, hashCode), and
+ * serializable, so an adapter shipped to another JVM finds that JVM's cache for the same settings.
  *
  * <table>
  * <caption>keys</caption>
@@ -25,6 +27,7 @@ import java.util.function.Function;
  * @param ioThreads          origin reads in flight.
  */
 public record CacheSettings(long l1Bytes, int blockSize, long metadataCacheBytes, int ioThreads)
+    implements Serializable
 {
     /** Key of the L1 budget in MiB. */
     public static final String L1_MB = "offcache.l1.mb";

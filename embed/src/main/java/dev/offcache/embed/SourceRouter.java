@@ -37,6 +37,29 @@ public final class SourceRouter implements ObjectStore
     }
 
     /**
+     * Makes a source serve a prefix unless one already does (for adapters made per task, such as a deserialized
+     * {@code FileIO}, which are never closed: registering each would keep every one alive).
+     *
+     * @param prefix from {@link CacheKeys#prefix}.
+     * @param source the source.
+     * @return true when this source was registered.
+     */
+    public boolean registerIfAbsent(final String prefix, final ByteSource source)
+    {
+        final CopyOnWriteArrayList<ByteSource> list =
+            sources.computeIfAbsent(prefix, (p) -> new CopyOnWriteArrayList<>());
+        synchronized (list)
+        {
+            if (!list.isEmpty())
+            {
+                return false;
+            }
+            list.add(source);
+            return true;
+        }
+    }
+
+    /**
      * Stops a source serving a prefix (its file system closed).
      *
      * @param prefix the prefix it was registered for.
