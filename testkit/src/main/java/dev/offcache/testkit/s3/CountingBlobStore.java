@@ -28,13 +28,13 @@ final class CountingBlobStore extends ForwardingBlobStore
     @Override
     public Blob getBlob(final String container, final String name)
     {
-        return counted(super.getBlob(container, name));
+        return counted(container + "/" + name, super.getBlob(container, name));
     }
 
     @Override
     public Blob getBlob(final String container, final String name, final GetOptions options)
     {
-        return counted(super.getBlob(container, name, options));
+        return counted(container + "/" + name, super.getBlob(container, name, options));
     }
 
     @Override
@@ -58,7 +58,7 @@ final class CountingBlobStore extends ForwardingBlobStore
         return super.list(container, options);
     }
 
-    private Blob counted(final Blob blob)
+    private Blob counted(final String key, final Blob blob)
     {
         final OriginCounters count = counters.get();
         count.get();
@@ -70,7 +70,7 @@ final class CountingBlobStore extends ForwardingBlobStore
         final Long length = blob.getPayload().getContentMetadata().getContentLength();
         if (length != null)
         {
-            count.bytes(length);
+            count.bytes(key, length);
         }
         return blob;
     }

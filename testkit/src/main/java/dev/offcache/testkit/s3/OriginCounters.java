@@ -1,6 +1,9 @@
 package dev.offcache.testkit.s3;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 
 /**
  * What the S3 origin served, counted at the blob store behind S3Proxy: GETs (object reads, ranged or whole), the
@@ -12,15 +15,17 @@ public final class OriginCounters
     private final AtomicLong bytes = new AtomicLong();
     private final AtomicLong heads = new AtomicLong();
     private final AtomicLong lists = new AtomicLong();
+    private final Map<String, AtomicLong> bytesByKey = new ConcurrentHashMap<>();
 
     void get()
     {
         gets.incrementAndGet();
     }
 
-    void bytes(final long n)
+    void bytes(final String key, final long n)
     {
         bytes.addAndGet(n);
+        bytesByKey.computeIfAbsent(key, (k) -> new AtomicLong()).addAndGet(n);
     }
 
     void head()
@@ -54,6 +59,26 @@ public final class OriginCounters
     }
 
     /**
+     * Object bytes GETs returned for the keys a filter accepts ({@code bucket/key}), for "how much of these files
+     * was read".
+     *
+     * @param keys which {@code bucket/key} names count.
+     * @return the bytes.
+     */
+    public long bytes(final Predicate<String> keys)
+    {
+        long total = 0;
+        for (final Map.Entry<String, AtomicLong> entry : bytesByKey.entrySet())
+        {
+            if (keys.test(entry.getKey()))
+            {
+                total += entry.getValue().get();
+            }
+        }
+        return total;
+    }
+
+    /**
      * Returns metadata requests (HEAD object) served.
      *
      * @return metadata requests (HEAD object) served.
@@ -82,6 +107,7 @@ public final class OriginCounters
         bytes.set(0);
         heads.set(0);
         lists.set(0);
+        bytesByKey.clear();
     }
 
     @Override
