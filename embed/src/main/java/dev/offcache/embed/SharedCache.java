@@ -164,15 +164,29 @@ public final class SharedCache implements AutoCloseable
     }
 
     /**
-     * Copies bytes of a file into a heap or direct buffer; see {@link RangeCache#read(String, long, ByteBuffer)}.
+     * Copies bytes of a file through the cache, or, when the cache fails for any reason, straight from the file's
+     * source ({@link #readFromSource}): the read path of the adapters' streams (a broken cache never fails a read).
      *
      * @param key         the file's key.
-     * @param position    the first byte.
-     * @param destination where the bytes go, position to limit.
+     * @param position    the first byte; the range must lie inside the file (callers check).
+     * @param destination where the bytes go, position to limit; the position advances by the bytes read.
+     * @return true when the cache served the read, false when the source did.
+     * @throws OriginException when the source fails as well.
      */
-    public void read(final String key, final long position, final ByteBuffer destination)
+    public boolean readOrFallback(final String key, final long position, final ByteBuffer destination)
     {
-        cache.read(key, position, destination);
+        final int start = destination.position();
+        try
+        {
+            cache.read(key, position, destination);
+            return true;
+        }
+        catch (final RuntimeException ex)
+        {
+            destination.position(start);
+            readFromSource(key, position, destination);
+            return false;
+        }
     }
 
     /**

@@ -104,17 +104,9 @@ final class CachedIcebergStream extends SeekableInputStream implements RangeRead
 
     private void copy(final long position, final byte[] buffer, final int offset, final int len)
     {
-        if (len == 0)
+        if (len > 0)
         {
-            return;
-        }
-        try
-        {
-            shared.cache().read(key, position, buffer, offset, len);
-        }
-        catch (final RuntimeException ex)
-        {
-            shared.readFromSource(key, position, ByteBuffer.wrap(buffer, offset, len));
+            shared.readOrFallback(key, position, ByteBuffer.wrap(buffer, offset, len));
         }
     }
 

@@ -181,17 +181,8 @@ final class CachedSeekableInputStream extends SeekableInputStream
 
     private void copy(final ByteBuffer buffer)
     {
-        final int start = buffer.position();
         final int n = buffer.remaining();
-        try
-        {
-            shared.read(key, pos, buffer);
-        }
-        catch (final RuntimeException ex)
-        {
-            buffer.position(start);
-            shared.readFromSource(key, pos, buffer);
-        }
+        shared.readOrFallback(key, pos, buffer);
         pos += n;
     }
 
