@@ -61,7 +61,7 @@ import dev.offcache.hadoop.fs.OffcacheFileSystem;
  * <li>{@code floor}: the local file with no latency and no cache: the decode floor.</li>
  * </ul>
  * {@code warm} scans a cache filled by a previous scan; {@code cold} empties it before every scan. The counters give
- * the origin GETs, bytes and metadata calls of the last scan of each iteration.
+ * the origin GETs, bytes and metadata calls with the number of scans they came from.
  *
  * <p>Small default for the smoke run; the issue's figures: {@code -p fileMiB=100 -p latencyMs=5,20}.
  */
@@ -100,18 +100,33 @@ public class ParquetScanBenchmark
     private FileStatus status;
 
     /**
-     * What the origin served during the last scan of the iteration.
+     * What the origin served, summed over the scans of an iteration (JMH sums these over the iterations too):
+     * per scan = {@code originGets / scans}, and likewise for the others.
      */
     @State(Scope.Thread)
     @AuxCounters(AuxCounters.Type.EVENTS)
     public static class Origin
     {
-        /** GETs of the last scan. */
-        public long originGetsPerScan;
-        /** Bytes of the last scan, KiB. */
-        public long originKibPerScan;
-        /** Status/list calls of the last scan. */
-        public long metadataCallsPerScan;
+        /** Scans. */
+        public long scans;
+        /** GETs. */
+        public long originGets;
+        /** Bytes, KiB. */
+        public long originKib;
+        /** Status/list calls. */
+        public long metadataCalls;
+
+        /**
+         * Clears the counters per iteration.
+         */
+        @Setup(Level.Iteration)
+        public void clear()
+        {
+            scans = 0;
+            originGets = 0;
+            originKib = 0;
+            metadataCalls = 0;
+        }
     }
 
     /**
@@ -178,9 +193,10 @@ public class ParquetScanBenchmark
         final long bytes = LatencyFileSystem.BYTES.get();
         final long metadata = LatencyFileSystem.METADATA.get();
         final double sum = scan();
-        origin.originGetsPerScan = LatencyFileSystem.GETS.get() - gets;
-        origin.originKibPerScan = (LatencyFileSystem.BYTES.get() - bytes) >> 10;
-        origin.metadataCallsPerScan = LatencyFileSystem.METADATA.get() - metadata;
+        origin.scans++;
+        origin.originGets += LatencyFileSystem.GETS.get() - gets;
+        origin.originKib += (LatencyFileSystem.BYTES.get() - bytes) >> 10;
+        origin.metadataCalls += LatencyFileSystem.METADATA.get() - metadata;
         return sum;
     }
 
@@ -278,7 +294,7 @@ public class ParquetScanBenchmark
 
     private static Path dataFile(final int mib) throws IOException
     {
-        final Path dir = Path.of(System.getProperty("java.io.tmpdir"), "offcache-bench");
+        final Path dir = Path.of(System.getProperty("java.io.tmpdir"), "offcache-bench-parquet-scan");
         Files.createDirectories(dir);
         final Path path = dir.resolve("trips-" + mib + "MiB.parquet");
         if (Files.exists(path))
