@@ -177,6 +177,10 @@ public class ParquetScanBenchmark
         fs.close();
         JvmCaches.closeAll();
         resetAlluxio();
+        try (java.util.stream.Stream<Path> files = Files.walk(alluxioDir))
+        {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
+        }
     }
 
     /**
