@@ -12,13 +12,65 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
- * Runs a main class in a child JVM (same class path, the build's {@code offcache.jvm.flags}), reads the lines it
- * prints until a condition holds, waits a little longer, then kills it with SIGKILL: a crash at an arbitrary point
- * of its work. Lines printed before the death are all returned.
+ * Runs a main class in a child JVM (same class path, the build's {@code offcache.jvm.flags}): either reads the lines
+ * it prints until a condition holds, waits a little longer, then kills it with SIGKILL (a crash at an arbitrary point
+ * of its work; lines printed before the death are all returned), or lets it run to its exit.
  */
-final class ChildJvm
+public final class ChildJvm
 {
     private ChildJvm()
+    {
+    }
+
+    /**
+     * Runs a main class to its exit.
+     *
+     * @param mainClass the class whose {@code main} runs.
+     * @param jvmArgs   extra JVM options (system properties, say), after the build's flags.
+     * @param timeoutMs how long it may take; it is killed after that.
+     * @param args      its arguments.
+     * @return its exit code and every line it printed on standard output.
+     * @throws IOException          if it cannot be started or read.
+     * @throws InterruptedException if interrupted while waiting.
+     */
+    public static Exit runToExit(
+        final Class<?> mainClass, final List<String> jvmArgs, final long timeoutMs, final String... args)
+        throws IOException, InterruptedException
+    {
+        final List<String> command = command(mainClass, jvmArgs);
+        command.addAll(Arrays.asList(args));
+        final Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try
+        {
+            final List<String> lines = new ArrayList<>();
+            try (BufferedReader out = new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.US_ASCII)))
+            {
+                String line;
+                while ((line = out.readLine()) != null)
+                {
+                    lines.add(line);
+                }
+            }
+            if (!process.waitFor(timeoutMs, TimeUnit.MILLISECONDS))
+            {
+                throw new IllegalStateException("child JVM did not exit in " + timeoutMs + " ms: " + lines);
+            }
+            return new Exit(process.exitValue(), lines);
+        }
+        finally
+        {
+            process.destroyForcibly();
+        }
+    }
+
+    /**
+     * How a child JVM ended.
+     *
+     * @param code  its exit code.
+     * @param lines what it printed on standard output.
+     */
+    public record Exit(int code, List<String> lines)
     {
     }
 
@@ -30,18 +82,7 @@ final class ChildJvm
         final long timeoutMs)
         throws IOException, InterruptedException
     {
-        final String flags = System.getProperty("offcache.jvm.flags");
-        if (flags == null || flags.isBlank())
-        {
-            throw new IllegalStateException("offcache.jvm.flags is not set: run through Maven (core-offheap/pom.xml)");
-        }
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(Arrays.asList(flags.trim().split("\\s+")));
-        command.add("-Xmx64m");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(mainClass.getName());
+        final List<String> command = command(mainClass, List.of());
         command.add(dir.toString());
         final Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         final List<String> lines = new ArrayList<>();
@@ -81,5 +122,23 @@ final class ChildJvm
             throw new IllegalStateException("child JVM made too little progress in " + timeoutMs + " ms: " + lines);
         }
         return lines;
+    }
+
+    private static List<String> command(final Class<?> mainClass, final List<String> jvmArgs)
+    {
+        final String flags = System.getProperty("offcache.jvm.flags");
+        if (flags == null || flags.isBlank())
+        {
+            throw new IllegalStateException("offcache.jvm.flags is not set: run through Maven (core-offheap/pom.xml)");
+        }
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(Arrays.asList(flags.trim().split("\\s+")));
+        command.add("-Xmx64m");
+        command.addAll(jvmArgs);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass.getName());
+        return command;
     }
 }

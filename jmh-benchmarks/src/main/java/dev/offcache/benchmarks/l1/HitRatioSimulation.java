@@ -36,8 +36,10 @@ import org.tukaani.xz.XZInputStream;
  * </pre>
  *
  * <p>{@code traceDir} defaults to {@code /work/shared/traces/cache2k}. Columns: our W-TinyLFU policy driven directly;
- * the same policy behind the real {@link L1BlockStore} (4 KiB slots, accesses recorded through its lossy buffer);
- * our LRU; Caffeine {@code maximumSize} (same-thread executor). Every access of a miss is followed by an insert, as
+ * the same policy behind the real {@link L1BlockStore} (4 KiB slots, accesses recorded through its lossy buffer),
+ * once with every hit recorded and once with the default hit sampling (one hit in
+ * {@value L1BlockStore.Context#DEFAULT_HIT_SAMPLING}, every miss); our LRU; Caffeine {@code maximumSize} (same-thread
+ * executor). Every access of a miss is followed by an insert, as
  * a cache-aside reader would do. Trace attribution: the cache2k traces are copyrighted by headissue GmbH (Jens
  * Wilke) and used under CC BY 4.0.
  */
@@ -58,9 +60,9 @@ public final class HitRatioSimulation
     public static void main(final String[] args) throws IOException
     {
         final Path traceDir = Path.of(args.length > 0 ? args[0] : "/work/shared/traces/cache2k");
-        System.out.println("| workload | accesses | distinct | capacity | W-TinyLFU (ours) | L1BlockStore (ours) | " +
-            "LRU (ours) | Caffeine |");
-        System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
+        System.out.println("| workload | accesses | distinct | capacity | W-TinyLFU (ours) | L1BlockStore, every hit " +
+            "| L1BlockStore, sampled hits (default) | LRU (ours) | Caffeine |");
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         final String[][] traces = {
             {"web07", "500,1000,2000,4000"},
             {"web12", "500,1000,2000,4000"},
@@ -72,7 +74,7 @@ public final class HitRatioSimulation
             final Path file = traceDir.resolve(trace[0] + ".trace.xz");
             if (!Files.exists(file))
             {
-                System.out.println("| " + trace[0] + " | missing: " + file + " | | | | | | |");
+                System.out.println("| " + trace[0] + " | missing: " + file + " | | | | | | | |");
                 continue;
             }
             final long[] keys = readTrace(file);
@@ -93,12 +95,15 @@ public final class HitRatioSimulation
     static void row(final String name, final long[] keys, final int capacity)
     {
         final double tinyLfu = simulate(new WindowTinyLfuPolicy(capacity), keys);
-        final double store = simulateStore(PolicyKind.WINDOW_TINY_LFU, capacity, keys);
+        final double everyHit = simulateStore(PolicyKind.WINDOW_TINY_LFU, capacity, keys, 1);
+        final double sampled = simulateStore(
+            PolicyKind.WINDOW_TINY_LFU, capacity, keys, L1BlockStore.Context.DEFAULT_HIT_SAMPLING);
         final double lru = simulate(new LruPolicy(capacity), keys);
         final double caffeine = simulateCaffeine(capacity, keys);
-        System.out.println(String.format(Locale.ROOT, "| %s | %d | %d | %d | %.2f%% | %.2f%% | %.2f%% | %.2f%% |",
+        System.out.println(String.format(Locale.ROOT,
+            "| %s | %d | %d | %d | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.2f%% |",
             name, keys.length, Arrays.stream(keys).distinct().count(), capacity,
-            tinyLfu * 100, store * 100, lru * 100, caffeine * 100));
+            tinyLfu * 100, everyHit * 100, sampled * 100, lru * 100, caffeine * 100));
     }
 
     /**
@@ -130,12 +135,12 @@ public final class HitRatioSimulation
         return (double) hits / keys.length;
     }
 
-    static double simulateStore(final PolicyKind kind, final int capacity, final long[] keys)
+    static double simulateStore(final PolicyKind kind, final int capacity, final long[] keys, final int hitSampling)
     {
         final UnsafeBuffer block = new UnsafeBuffer(new byte[STORE_BLOCK]);
         long hits = 0;
         try (L1BlockStore store = new L1BlockStore(new L1BlockStore.Context()
-            .blockSize(STORE_BLOCK).budgetBytes((long) capacity * STORE_BLOCK).policy(kind)))
+            .blockSize(STORE_BLOCK).budgetBytes((long) capacity * STORE_BLOCK).policy(kind).hitSampling(hitSampling)))
         {
             for (final long key : keys)
             {
