@@ -209,12 +209,12 @@ class L1BlockStoreTest
     @Test
     void withSampledHitsAHotBlockStillSurvivesAScan()
     {
-        // The default hit sampling (1 in 8): 400 hits of block 0 are recorded about 50 times, far above the
+        // The default hit sampling (1 in 16): 400 hits of block 0 are recorded about 25 times, far above the
         // frequency of the scanned blocks, which are each missed once and never hit.
         try (L1BlockStore store = new L1BlockStore(
             new L1BlockStore.Context().blockSize(BLOCK).budgetBytes(8L * BLOCK)))
         {
-            assertEquals(L1BlockStore.Context.DEFAULT_HIT_SAMPLING, 8);
+            assertEquals(16, L1BlockStore.Context.DEFAULT_HIT_SAMPLING);
             assertNull(store.acquire(0));
             put(store, 0, FetchClass.DEMAND);
             final UnsafeBuffer destination = new UnsafeBuffer(new byte[BLOCK]);
