@@ -7,13 +7,13 @@ import java.nio.file.Paths;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 
 import io.aeron.Aeron;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import org.agrona.CloseHelper;
 import org.agrona.IoUtil;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
 /**
@@ -132,7 +132,11 @@ public final class AeronMedia implements AutoCloseable
             return MediaDriver.launchEmbedded(new MediaDriver.Context()
                 .aeronDirectoryName(dir)
                 .threadingMode(ctx.threadingMode)
-                .sharedIdleStrategy(ctx.driverIdleStrategy)
+                .sharedIdleStrategy(ctx.driverIdleStrategy.get())
+                .sharedNetworkIdleStrategy(ctx.driverIdleStrategy.get())
+                .conductorIdleStrategy(ctx.driverIdleStrategy.get())
+                .senderIdleStrategy(ctx.driverIdleStrategy.get())
+                .receiverIdleStrategy(ctx.driverIdleStrategy.get())
                 .dirDeleteOnStart(true)
                 .dirDeleteOnShutdown(true)
                 .termBufferSparseFile(true)
@@ -183,7 +187,7 @@ public final class AeronMedia implements AutoCloseable
 
         private String aeronDirectoryName;
         private ThreadingMode threadingMode = ThreadingMode.SHARED;
-        private IdleStrategy driverIdleStrategy = new BackoffIdleStrategy();
+        private Supplier<? extends IdleStrategy> driverIdleStrategy = AgentIdle::standard;
         private int udpTermLength = DEFAULT_UDP_TERM_LENGTH;
         private int ipcTermLength = DEFAULT_IPC_TERM_LENGTH;
         private int udpMtu = DEFAULT_UDP_MTU;
@@ -278,12 +282,14 @@ public final class AeronMedia implements AutoCloseable
         }
 
         /**
-         * Sets idle strategy of the embedded driver's SHARED agent.
+         * Sets how the embedded driver's agents idle: the factory is asked once per agent (one in SHARED, two in
+         * SHARED_NETWORK, three in DEDICATED), since an idle strategy keeps per-thread state. Default
+         * {@link AgentIdle#standard()}.
          *
-         * @param idleStrategy idle strategy of the embedded driver's SHARED agent.
+         * @param idleStrategy creates a new idle strategy per call.
          * @return this.
          */
-        public Context driverIdleStrategy(final IdleStrategy idleStrategy)
+        public Context driverIdleStrategy(final Supplier<? extends IdleStrategy> idleStrategy)
         {
             this.driverIdleStrategy = idleStrategy;
             return this;

@@ -3,12 +3,12 @@ package dev.offcache.transport.server;
 import java.util.concurrent.TimeUnit;
 
 import dev.offcache.transport.media.AeronMedia;
+import dev.offcache.transport.media.AgentIdle;
 import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.source.BlockSource;
 import io.aeron.Aeron;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -102,7 +102,7 @@ public final class BlockServer implements AutoCloseable
         private String requestChannel;
         private int requestStreamId = DEFAULT_REQUEST_STREAM_ID;
         private BlockSource blockSource;
-        private IdleStrategy idleStrategy = new BackoffIdleStrategy();
+        private IdleStrategy idleStrategy = AgentIdle.standard();
         private int chunkLength = DEFAULT_CHUNK_LENGTH;
         private int responseTermLength = AeronMedia.Context.DEFAULT_UDP_TERM_LENGTH;
         private int responseUdpMtu = AeronMedia.Context.DEFAULT_UDP_MTU;
