@@ -12,14 +12,55 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
- * Runs a main class in a child JVM (same class path, the build's {@code offcache.jvm.flags}): either reads the lines
- * it prints until a condition holds, waits a little longer, then kills it with SIGKILL (a crash at an arbitrary point
- * of its work; lines printed before the death are all returned), or lets it run to its exit.
+ * Runs a main class in a child JVM (same class path, the build's {@code offcache.jvm.flags}): {@link #command} is
+ * its command line; {@link #runAndKill} reads the lines it prints until a condition holds, waits a little longer,
+ * then kills it with SIGKILL: a crash at an arbitrary point of its work (lines printed before the death are all
+ * returned); {@link #runToExit} lets it run to its exit.
  */
 public final class ChildJvm
 {
     private ChildJvm()
     {
+    }
+
+    /**
+     * The command line of a child JVM running {@code mainClass} with this build's flags and class path.
+     *
+     * @param mainClass the class whose {@code main} runs.
+     * @param args      its arguments.
+     * @return a new, mutable list.
+     */
+    public static List<String> command(final Class<?> mainClass, final String... args)
+    {
+        return command(mainClass, List.of(), args);
+    }
+
+    /**
+     * The command line of a child JVM running {@code mainClass} with this build's flags, {@code jvmArgs} and the
+     * class path.
+     *
+     * @param mainClass the class whose {@code main} runs.
+     * @param jvmArgs   extra JVM options (system properties, say), after the build's flags.
+     * @param args      its arguments.
+     * @return a new, mutable list.
+     */
+    public static List<String> command(final Class<?> mainClass, final List<String> jvmArgs, final String... args)
+    {
+        final String flags = System.getProperty("offcache.jvm.flags");
+        if (flags == null || flags.isBlank())
+        {
+            throw new IllegalStateException("offcache.jvm.flags is not set: run through Maven (core-offheap/pom.xml)");
+        }
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(Arrays.asList(flags.trim().split("\\s+")));
+        command.add("-Xmx64m");
+        command.addAll(jvmArgs);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass.getName());
+        command.addAll(Arrays.asList(args));
+        return command;
     }
 
     /**
@@ -37,8 +78,7 @@ public final class ChildJvm
         final Class<?> mainClass, final List<String> jvmArgs, final long timeoutMs, final String... args)
         throws IOException, InterruptedException
     {
-        final List<String> command = command(mainClass, jvmArgs);
-        command.addAll(Arrays.asList(args));
+        final List<String> command = command(mainClass, jvmArgs, args);
         final Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try
         {
@@ -82,9 +122,8 @@ public final class ChildJvm
         final long timeoutMs)
         throws IOException, InterruptedException
     {
-        final List<String> command = command(mainClass, List.of());
-        command.add(dir.toString());
-        final Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        final Process process = new ProcessBuilder(command(mainClass, dir.toString()))
+            .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         final List<String> lines = new ArrayList<>();
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         try (BufferedReader out = new BufferedReader(
@@ -122,23 +161,5 @@ public final class ChildJvm
             throw new IllegalStateException("child JVM made too little progress in " + timeoutMs + " ms: " + lines);
         }
         return lines;
-    }
-
-    private static List<String> command(final Class<?> mainClass, final List<String> jvmArgs)
-    {
-        final String flags = System.getProperty("offcache.jvm.flags");
-        if (flags == null || flags.isBlank())
-        {
-            throw new IllegalStateException("offcache.jvm.flags is not set: run through Maven (core-offheap/pom.xml)");
-        }
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(Arrays.asList(flags.trim().split("\\s+")));
-        command.add("-Xmx64m");
-        command.addAll(jvmArgs);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(mainClass.getName());
-        return command;
     }
 }

@@ -84,7 +84,9 @@ final class ObjectDirectory
     }
 
     /**
-     * The object's size: known, or one HEAD shared by every concurrent caller.
+     * The object's size: known, or one HEAD shared by every concurrent caller. Each caller gets a future of its own,
+     * so a caller that cancels it (or is interrupted while waiting on it) only stops listening: the shared HEAD
+     * carries on for the others, and for readers that arrive while it is pending.
      */
     CompletableFuture<Long> size(final ObjectEntry entry)
     {
@@ -93,6 +95,11 @@ final class ObjectDirectory
         {
             return CompletableFuture.completedFuture(known);
         }
+        return forCaller(sharedSize(entry));
+    }
+
+    private CompletableFuture<Long> sharedSize(final ObjectEntry entry)
+    {
         final CompletableFuture<Long> inFlight = entry.sizeRequest.get();
         if (inFlight != null)
         {
@@ -102,7 +109,12 @@ final class ObjectDirectory
         if (!entry.sizeRequest.compareAndSet(null, request))
         {
             final CompletableFuture<Long> other = entry.sizeRequest.get();
-            return other != null ? other : size(entry);
+            if (other != null)
+            {
+                return other;
+            }
+            final long known = entry.size;
+            return known >= 0 ? CompletableFuture.completedFuture(known) : sharedSize(entry);
         }
         metrics.originHead();
         CompletableFuture<Long> head;
@@ -133,6 +145,24 @@ final class ObjectDirectory
             }
         });
         return request;
+    }
+
+    private static CompletableFuture<Long> forCaller(final CompletableFuture<Long> shared)
+    {
+        final CompletableFuture<Long> mine = new CompletableFuture<>();
+        // The shared future is completed with the origin's own exception; pass that instance on, unwrapped.
+        shared.whenComplete((size, error) ->
+        {
+            if (error != null)
+            {
+                mine.completeExceptionally(error);
+            }
+            else
+            {
+                mine.complete(size);
+            }
+        });
+        return mine;
     }
 
     /**

@@ -93,10 +93,9 @@ public final class FileSystemOrigin implements ObjectStore
     {
         return supply(() ->
         {
-            final Path path = pathOf(key);
             try
             {
-                final BasicFileAttributes attributes = Files.readAttributes(path, BasicFileAttributes.class);
+                final BasicFileAttributes attributes = Files.readAttributes(fileOf(key), BasicFileAttributes.class);
                 if (!attributes.isRegularFile())
                 {
                     throw new ObjectNotFoundException(namespace, key);
@@ -132,9 +131,10 @@ public final class FileSystemOrigin implements ObjectStore
     {
         return supply(() ->
         {
-            try (FileChannel channel = open(key))
+            final Path file = fileOf(key);
+            try (FileChannel channel = open(file, key))
             {
-                return versionOf(pathOf(key), channel);
+                return versionOf(file, channel);
             }
             catch (final IOException ex)
             {
@@ -153,6 +153,11 @@ public final class FileSystemOrigin implements ObjectStore
             try
             {
                 Files.createDirectories(path.getParent());
+                if (!path.getParent().toRealPath().startsWith(root))
+                {
+                    throw new IllegalArgumentException("object key '" + key + "' leaves the origin root " + root +
+                        " through a symbolic link");
+                }
                 final Path temp = Files.createTempFile(path.getParent(), ".put-", ".tmp");
                 try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE))
                 {
@@ -204,7 +209,7 @@ public final class FileSystemOrigin implements ObjectStore
             final List<String> keys = new ArrayList<>();
             try (Stream<Path> files = Files.walk(root))
             {
-                files.filter(Files::isRegularFile).forEach((path) ->
+                files.filter((path) -> Files.isRegularFile(path) && isInsideRoot(path)).forEach((path) ->
                 {
                     final String key = root.relativize(path).toString().replace(path.getFileSystem()
                         .getSeparator(), "/");
@@ -244,9 +249,10 @@ public final class FileSystemOrigin implements ObjectStore
         {
             throw new IllegalArgumentException("negative offset " + offset + " for '" + key + "'");
         }
-        try (FileChannel channel = open(key))
+        final Path file = fileOf(key);
+        try (FileChannel channel = open(file, key))
         {
-            if (ifMatch != null && !ifMatch.equals(versionOf(pathOf(key), channel)))
+            if (ifMatch != null && !ifMatch.equals(versionOf(file, channel)))
             {
                 throw new PreconditionFailedException(key, ifMatch);
             }
@@ -269,15 +275,54 @@ public final class FileSystemOrigin implements ObjectStore
         }
     }
 
-    private FileChannel open(final String key) throws IOException
+    private FileChannel open(final Path file, final String key) throws IOException
     {
         try
         {
-            return FileChannel.open(pathOf(key), StandardOpenOption.READ);
+            return FileChannel.open(file, StandardOpenOption.READ);
         }
         catch (final NoSuchFileException ex)
         {
             throw new ObjectNotFoundException(namespace, key);
+        }
+    }
+
+    /**
+     * The file a key reads: its real path, which must lie below the root. Checking the key's text is not enough,
+     * since a symbolic link inside the root may point anywhere the process can read; such a key is reported as
+     * missing. (A link swapped between this check and the open needs write access to the root itself.)
+     */
+    private Path fileOf(final String key)
+    {
+        final Path path = pathOf(key);
+        try
+        {
+            final Path real = path.toRealPath();
+            if (!real.startsWith(root))
+            {
+                throw new ObjectNotFoundException(namespace, key);
+            }
+            return real;
+        }
+        catch (final NoSuchFileException ex)
+        {
+            throw new ObjectNotFoundException(namespace, key);
+        }
+        catch (final IOException ex)
+        {
+            throw new OriginException("resolving '" + key + "' in " + namespace + " failed", ex);
+        }
+    }
+
+    private boolean isInsideRoot(final Path path)
+    {
+        try
+        {
+            return path.toRealPath().startsWith(root);
+        }
+        catch (final IOException ex)
+        {
+            return false;
         }
     }
 

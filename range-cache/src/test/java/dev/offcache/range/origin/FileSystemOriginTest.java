@@ -1,12 +1,17 @@
 package dev.offcache.range.origin;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +19,9 @@ class FileSystemOriginTest extends ObjectStoreContract
 {
     @TempDir
     Path root;
+
+    @TempDir
+    Path outside;
 
     @Override
     protected void startServer()
@@ -39,5 +47,40 @@ class FileSystemOriginTest extends ObjectStoreContract
         assertTrue(error instanceof IllegalArgumentException && error.getMessage().contains(".."), error.toString());
         assertThrows(Exception.class, () -> get(origin.put("/abs", ByteBuffer.allocate(1))));
         assertTrue(origin.namespace().startsWith("file:"));
+    }
+
+    @Test
+    void symbolicLinksInsideTheRootNeverReachFilesOutsideIt() throws Exception
+    {
+        Files.writeString(outside.resolve("secret.txt"), "secret");
+        Files.createDirectories(outside.resolve("dir"));
+        Files.writeString(outside.resolve("dir/inner.txt"), "inner secret");
+        Files.createSymbolicLink(root.resolve("leak.txt"), outside.resolve("secret.txt"));
+        Files.createSymbolicLink(root.resolve("linked"), outside.resolve("dir"));
+        Files.writeString(root.resolve("real.txt"), "inside");
+        Files.createSymbolicLink(root.resolve("alias.txt"), root.resolve("real.txt"));
+
+        for (final String key : new String[] {"leak.txt", "linked/inner.txt"})
+        {
+            assertInstanceOf(ObjectNotFoundException.class, failure(origin.size(key)), key);
+            assertInstanceOf(ObjectNotFoundException.class,
+                failure(origin.read(key, 0, ByteBuffer.allocate(4))), key);
+            assertInstanceOf(ObjectNotFoundException.class, failure(origin.version(key)), key);
+            assertInstanceOf(ObjectNotFoundException.class,
+                failure(origin.readIfMatch(key, 0, ByteBuffer.allocate(4), "any")), key);
+        }
+        assertEquals(List.of("alias.txt", "real.txt"), get(origin.list("")),
+            "a link to a file inside the root is an object; links leading out are not listed");
+
+        final ByteBuffer alias = ByteBuffer.allocate(6);
+        assertEquals(6, get(origin.read("alias.txt", 0, alias)));
+        assertArrayEquals("inside".getBytes(StandardCharsets.US_ASCII), alias.array());
+
+        final Throwable write = failure(origin.put("linked/new.txt", ByteBuffer.wrap(new byte[] {1})));
+        assertInstanceOf(IllegalArgumentException.class, write);
+        assertTrue(write.getMessage().contains("symbolic link"), write.getMessage());
+        assertTrue(Files.notExists(outside.resolve("dir/new.txt")), "nothing written outside the root");
+        Files.delete(root.resolve("leak.txt"));
+        Files.delete(root.resolve("linked"));
     }
 }
