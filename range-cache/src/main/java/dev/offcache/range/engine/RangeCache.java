@@ -177,25 +177,16 @@ public final class RangeCache implements AutoCloseable
         int remaining = length;
         if (!bypass)
         {
-            // Hit path: no allocation, no lock.
+            // Hit path: no allocation, no lock, and (in L1) no reference count: the store copies out directly.
             while (remaining > 0)
             {
                 final long blockIndex = at >>> blockShift;
                 final int blockLength = blockLength(blockIndex, size);
-                final BlockRef ref = acquire(BlockKeys.pack(entry.id, blockIndex), blockLength);
-                if (ref == null)
-                {
-                    break;
-                }
                 final int inBlock = (int) (at & (blockSize - 1));
                 final int n = Math.min(remaining, blockLength - inBlock);
-                try
+                if (!copyHit(BlockKeys.pack(entry.id, blockIndex), blockLength, inBlock, destination, offset, n))
                 {
-                    destination.putBytes(offset, ref.buffer(), inBlock, n);
-                }
-                finally
-                {
-                    ref.release();
+                    break;
                 }
                 metrics.blockRequest();
                 metrics.blockHit();
@@ -967,6 +958,43 @@ public final class RangeCache implements AutoCloseable
             metrics.fallback();
             return false;
         }
+    }
+
+    /**
+     * Copies a hit out of the store; false on a miss, a store failure or a block of the wrong length (the latter two
+     * counted as fallbacks). After false the destination range may hold anything: the slow path rewrites it.
+     */
+    private boolean copyHit(
+        final long blockKey,
+        final int expectedLength,
+        final int inBlock,
+        final MutableDirectBuffer destination,
+        final int offset,
+        final int length)
+    {
+        if (store == null)
+        {
+            return false;
+        }
+        final int held;
+        try
+        {
+            held = store.read(blockKey, inBlock, destination, offset, length);
+        }
+        catch (final Throwable ex)
+        {
+            metrics.fallback();
+            return false;
+        }
+        if (held == expectedLength)
+        {
+            return true;
+        }
+        if (held >= 0)
+        {
+            metrics.fallback();
+        }
+        return false;
     }
 
     BlockRef acquire(final long blockKey, final int expectedLength)

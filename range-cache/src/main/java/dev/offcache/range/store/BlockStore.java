@@ -2,6 +2,7 @@ package dev.offcache.range.store;
 
 import dev.offcache.core.slab.BlockRef;
 import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 
 /**
  * Where the range-cache engine keeps blocks: the L1 store (off-heap RAM slabs) in an engine process, the tiered
@@ -20,6 +21,80 @@ public interface BlockStore extends AutoCloseable
      * @return a retained reference the caller must release, or {@code null} on a miss.
      */
     BlockRef acquire(long blockKey);
+
+    /**
+     * Copies bytes of a held block into a caller's buffer: the engine's copy hit path, which keeps no view and so
+     * needs no reference once it returns. Copies {@code min(length, blockLength - offsetInBlock)} bytes (none when
+     * the offset is at or past the block's end). The default acquires, copies and releases; a store may copy
+     * without touching the reference count ({@link BlockRef#tryCopy}), as the L1 store does. Counts as a lookup,
+     * like {@code acquire}.
+     *
+     * @param blockKey      the packed key of the block.
+     * @param offsetInBlock where in the block to start, {@code >= 0}.
+     * @param destination   where to copy to.
+     * @param destOffset    where in {@code destination} to start.
+     * @param length        the most bytes to copy, {@code >= 0}.
+     * @return the length of the held block the bytes came from, for the caller to check against the length it
+     *     expects; or {@code -1} on a miss, with nothing copied.
+     * @throws IllegalArgumentException if {@code offsetInBlock} or {@code length} is negative.
+     */
+    default int read(
+        final long blockKey,
+        final int offsetInBlock,
+        final MutableDirectBuffer destination,
+        final int destOffset,
+        final int length)
+    {
+        checkRead(offsetInBlock, length);
+        final BlockRef ref = acquire(blockKey);
+        if (ref == null)
+        {
+            return -1;
+        }
+        try
+        {
+            final int blockLength = ref.length();
+            final int count = copyLength(blockLength, offsetInBlock, length);
+            if (count > 0)
+            {
+                destination.putBytes(destOffset, ref.buffer(), offsetInBlock, count);
+            }
+            return blockLength;
+        }
+        finally
+        {
+            ref.release();
+        }
+    }
+
+    /**
+     * Refuses negative arguments of {@link #read}.
+     *
+     * @param offsetInBlock where in the block to start.
+     * @param length        the most bytes to copy.
+     * @throws IllegalArgumentException if either is negative.
+     */
+    static void checkRead(final int offsetInBlock, final int length)
+    {
+        if (offsetInBlock < 0 || length < 0)
+        {
+            throw new IllegalArgumentException(
+                "offsetInBlock and length must be >= 0: offsetInBlock=" + offsetInBlock + ", length=" + length);
+        }
+    }
+
+    /**
+     * How many bytes {@link #read} copies out of a block of {@code blockLength} bytes.
+     *
+     * @param blockLength   the block's length.
+     * @param offsetInBlock where in the block to start, {@code >= 0}.
+     * @param length        the most bytes wanted, {@code >= 0}.
+     * @return {@code min(length, blockLength - offsetInBlock)}, or 0 when the offset is at or past the end.
+     */
+    static int copyLength(final int blockLength, final int offsetInBlock, final int length)
+    {
+        return offsetInBlock >= blockLength ? 0 : Math.min(length, blockLength - offsetInBlock);
+    }
 
     /**
      * Like {@link #acquire(long)}, but never does I/O or waits, so an event loop may call it: a tiered store answers
