@@ -60,14 +60,13 @@ public final class ObjectHeaders
     }
 
     /**
-     * Checks the {@code response-*} overrides of a request: only a signed {@code GetObject} may carry them (as in
-     * S3), and each value must be a valid header value.
+     * Checks the {@code response-*} overrides of a request: each value must be a valid header value. (S3 refuses
+     * them on anonymous requests; this endpoint has none: every request is signed, or authentication is off.)
      *
-     * @param query  the request's query.
-     * @param signed whether the request was signed.
-     * @throws S3Exception ({@code InvalidRequest}, {@code InvalidArgument}) otherwise.
+     * @param query the request's query.
+     * @throws S3Exception ({@code InvalidArgument}) otherwise.
      */
-    public static void checkOverrides(final List<AwsUriEncoding.QueryParameter> query, final boolean signed)
+    public static void checkOverrides(final List<AwsUriEncoding.QueryParameter> query)
     {
         for (final String[] override : OVERRIDES)
         {
@@ -75,11 +74,6 @@ public final class ObjectHeaders
             if (null == value)
             {
                 continue;
-            }
-            if (!signed)
-            {
-                throw new S3Exception(S3ErrorCode.INVALID_REQUEST,
-                    "Request specific response headers cannot be used for anonymous GET requests.");
             }
             for (int i = 0; i < value.length(); i++)
             {

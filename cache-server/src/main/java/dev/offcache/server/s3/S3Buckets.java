@@ -5,12 +5,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.offcache.range.origin.ObjectStore;
-
 /**
- * The buckets the S3 endpoint serves, each mapped to the origin behind it: an S3 origin's bucket under its own name,
- * a local directory or HTTP origin under the name the operator gives it. Listings, {@code HeadBucket} and
- * pass-through writes go to the bucket's origin; object reads go through the cache engine of that origin.
+ * The buckets the S3 endpoint serves, each mapped to the origin behind it (through its {@link BucketBackend}): an S3
+ * origin's bucket under its own name, a local directory or HTTP origin under the name the operator gives it.
  * Immutable and thread-safe.
  */
 public final class S3Buckets
@@ -20,18 +17,18 @@ public final class S3Buckets
     /**
      * A served bucket.
      *
-     * @param name   the bucket name clients use.
-     * @param origin the origin it maps to (not owned here).
-     * @param region the region it reports ({@code GetBucketLocation}, {@code x-amz-bucket-region}).
+     * @param name    the bucket name clients use.
+     * @param region  the region it reports ({@code GetBucketLocation}, {@code x-amz-bucket-region}).
+     * @param backend the storage behind it (not owned here).
      */
-    public record Bucket(String name, ObjectStore origin, String region)
+    public record Bucket(String name, String region, BucketBackend backend)
     {
         /**
          * Checks the name.
          *
-         * @param name   the bucket name.
-         * @param origin the origin.
-         * @param region the region.
+         * @param name    the bucket name.
+         * @param region  the region.
+         * @param backend the backend.
          */
         public Bucket
         {
@@ -39,9 +36,9 @@ public final class S3Buckets
             {
                 throw new IllegalArgumentException("not a valid S3 bucket name: '" + name + "'");
             }
-            if (null == origin || null == region || region.isEmpty())
+            if (null == backend || null == region || region.isEmpty())
             {
-                throw new IllegalArgumentException("bucket '" + name + "' needs an origin and a region");
+                throw new IllegalArgumentException("bucket '" + name + "' needs a backend and a region");
             }
         }
     }

@@ -33,6 +33,12 @@ public enum S3ErrorCode
     INVALID_REQUEST("InvalidRequest", 400, "Invalid Request"),
     /** An object key longer than the endpoint allows. */
     KEY_TOO_LONG("KeyTooLongError", 400, "Your key is too long."),
+    /** A {@code Content-MD5} that is not the MD5 of the body. */
+    BAD_DIGEST("BadDigest", 400, "The Content-MD5 you specified did not match what we received."),
+    /** A {@code Content-MD5} that is not a Base64 MD5. */
+    INVALID_DIGEST("InvalidDigest", 400, "The Content-MD5 you specified is not valid."),
+    /** A {@code partNumber} the object does not have. */
+    INVALID_PART_NUMBER("InvalidPartNumber", 416, "The requested partnumber is not satisfiable"),
     /** A body larger than the endpoint takes. */
     ENTITY_TOO_LARGE("EntityTooLarge", 400, "Your proposed upload exceeds the maximum allowed object size."),
     /** The bucket is not one this endpoint serves. */
