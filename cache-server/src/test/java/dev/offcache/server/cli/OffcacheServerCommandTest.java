@@ -8,6 +8,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -94,6 +95,45 @@ class OffcacheServerCommandTest
         err.getBuffer().setLength(0);
         assertEquals(2, commandLine(Map.of("OFFCACHE_API_KEYS", "short")).execute("--origin-dir", tmp.toString()));
         assertTrue(err.toString().contains("OFFCACHE_API_KEYS"), err.toString());
+    }
+
+    @Test
+    void theS3ApiFlagsAreCheckedNamingFlagAndVariable()
+    {
+        final String dir = tmp.toString();
+        final String[][] cases = {
+            {"--s3-api-keys", "--origin-dir", dir, "--disable-auth", "--s3-api-keys", "ID1:0123456789abcdef"},
+            {"--s3-api-keys", "--origin-dir", dir, "--api-keys", "key-0123456789abcdef", "--s3-api-listen",
+                "127.0.0.1:0"},
+            {"--s3-api-keys", "--origin-dir", dir, "--disable-auth", "--s3-api-listen", "127.0.0.1:0",
+                "--s3-api-keys", "ID1:short"},
+            {"--s3-api-listen", "--origin-dir", dir, "--disable-auth", "--s3-api-listen", "nowhere"},
+            {"--s3-api-listen", "--origin-dir", dir, "--disable-auth", "--listen", "127.0.0.1:9123",
+                "--s3-api-listen", "127.0.0.1:9123"},
+            {"--s3-api-bucket", "--origin-dir", dir, "--disable-auth", "--s3-api-listen", "127.0.0.1:0",
+                "--s3-api-bucket", "Not_A_Bucket"},
+            {"--s3-api-domain", "--origin-dir", dir, "--disable-auth", "--s3-api-listen", "127.0.0.1:0",
+                "--s3-api-domain", "-bad-"},
+            {"--s3-api-region", "--origin-dir", dir, "--disable-auth", "--s3-api-listen", "127.0.0.1:0",
+                "--s3-api-region", "Mars Base"},
+        };
+        for (final String[] c : cases)
+        {
+            err.getBuffer().setLength(0);
+            final String[] args = Arrays.copyOfRange(c, 1, c.length);
+            assertEquals(2, commandLine(Map.of()).execute(args), String.join(" ", args));
+            assertTrue(err.toString().contains(c[0]) &&
+                err.toString().contains(EnvironmentDefaults.variableOf(c[0])), err.toString());
+            assertFalse(err.toString().contains("0123456789abcdef"), "never echoes a secret: " + err);
+        }
+        err.getBuffer().setLength(0);
+        assertEquals(2, commandLine(Map.of("OFFCACHE_S3_API_WRITES", "sometimes")).execute("--disable-auth"));
+        assertTrue(err.toString().contains("--s3-api-writes") && err.toString().contains("OFFCACHE_S3_API_WRITES"),
+            err.toString());
+        err.getBuffer().setLength(0);
+        assertEquals(2, commandLine(Map.of("OFFCACHE_S3_API_LISTEN", "127.0.0.1:0", "OFFCACHE_API_KEYS",
+            "key-0123456789abcdef")).execute("--origin-dir", dir));
+        assertTrue(err.toString().contains("OFFCACHE_S3_API_KEYS"), "set by the environment: " + err);
     }
 
     @Test
