@@ -9,6 +9,8 @@
 # (apt-get install -y wrk nginx). Usage: sh cache-server/bench/l2-vs-nginx.sh
 # Knobs (env): BENCH_DIR, FILE_MB (512), RAM_MB (64), DURATION (10s), CONNECTIONS (16), WRK_THREADS (2),
 # IO_THREADS (2, also nginx workers).
+# Every measured run also goes into RESULTS ($BENCH_DIR/l2-vs-nginx.json), a measurement file for
+# perf-reports/bin/offcache-perf report --measurements FILE (format: docs/perf-reports.md, "Measurement files").
 set -eu
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
 LAUNCHER="$HERE/target/bin/offcache-server"
@@ -86,6 +88,11 @@ hwm() { awk '/VmHWM/ { print int($2 / 1024) " MiB" }' "/proc/$1/status"; }
 # nginx: the largest worker's VmHWM (the master does no I/O)
 nginx_hwm() { for p in $(pgrep -P "$NGINX_PID"); do awk '/VmHWM/ { print $2 }' "/proc/$p/status"; done | sort -n | tail -1 | awk '{ print int($1 / 1024) " MiB" }'; }
 
+# Every measured run, for the measurement file written at the end.
+RESULTS="${RESULTS:-$BENCH_DIR/l2-vs-nginx.json}"
+RUNS="$BENCH_DIR/runs.tsv"; : > "$RUNS"
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg); STARTED_AT=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+
 run() { # name url range_bytes span_bytes
   out=$(AUTH_HEADER="Bearer $KEY" RANGE_BYTES=$3 SPAN_BYTES=$4 wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$BENCH_DIR/ranges.lua" \
     -H "$AUTH" "$2")
@@ -95,6 +102,7 @@ run() { # name url range_bytes span_bytes
   errs=$(echo "$out" | awk '/Non-2xx|Socket errors/ { printf "%s ", $0 }')
   mbs=$(awk -v r="$rps" -v b="$3" 'BEGIN { printf "%.0f", r * b / 1048576 }')
   printf '%-28s %10s %8s MB/s  p50 %8s  p99 %8s %s\n' "$1" "$rps" "$mbs" "$p50" "$p99" "$errs"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$rps" "$p50" "$p99" "$errs" >> "$RUNS"
   LAST_RPS=$rps
 }
 
@@ -152,3 +160,33 @@ echo "SSD blocks verified $(metric offcache_server_ssd_verified_reads_total)," \
   "sent from their files $(metric offcache_server_ssd_zero_copy_reads_total)"
 echo "peak RSS: l2 $(hwm "$L2_PID"), nginx worker $(nginx_hwm)"
 echo "l2 response memory peak: $(metric offcache_server_memory_in_flight_peak_bytes) bytes"
+
+# The measurement file: per case and server the runs' req/s and p50/p99 (ms), and each server's peak RSS.
+awk -F'\t' -v CONVFMT=%.10g -v cmd="FILE_MB=$FILE_MB RAM_MB=$RAM_MB DURATION=$DURATION CONNECTIONS=$CONNECTIONS WRK_THREADS=$WRK_THREADS IO_THREADS=$IO_THREADS sh cache-server/bench/l2-vs-nginx.sh" \
+  -v started="$STARTED_AT" -v load0="$LOAD_START" -v load1="$(cut -d' ' -f1-3 /proc/loadavg)" \
+  -v machine="$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs" \
+  -v rss_l2="$(hwm "$L2_PID" | cut -d' ' -f1)" -v rss_nginx="$(nginx_hwm | cut -d' ' -f1)" '
+  function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /m$/) return v * 60000
+                   if (v ~ /s$/) return v * 1000; return v + 0 }
+  function esc(t) { gsub(/\\/, "\\\\", t); gsub(/"/, "\\\"", t); return t }
+  function entry(c, metric, unit, better, impl, values) {
+    out = out (out == "" ? "" : ",\n") sprintf("    {\"case\": \"%s\", \"metric\": \"%s\", \"unit\": \"%s\", \"better\": \"%s\", \"impl\": \"%s\", \"values\": [%s]}", c, metric, unit, better, impl, values)
+  }
+  { server = $1; sub(/ .*/, "", server); c = $1; sub(/^[^ ]+ +/, "", c); sub(/ \([0-9]+\)$/, "", c)
+    k = c SUBSEP server; if (!(k in rps)) { order[++n] = k; cases[k] = c; servers[k] = server }
+    rps[k] = rps[k] (rps[k] == "" ? "" : ", ") ($2 + 0); p50[k] = p50[k] (p50[k] == "" ? "" : ", ") ms($3)
+    p99[k] = p99[k] (p99[k] == "" ? "" : ", ") ms($4)
+    if ($5 != "") notes = notes ", \"" esc($1 ": " $5) "\"" }
+  END {
+    for (i = 1; i <= n; i++) { k = order[i]; impl = servers[k] == "l2" ? "offcache" : servers[k]
+      entry(cases[k], "throughput", "req/s", "higher", impl, rps[k])
+      entry(cases[k], "p50 latency", "ms", "lower", impl, p50[k]); entry(cases[k], "p99 latency", "ms", "lower", impl, p99[k]) }
+    if (rss_l2 != "") entry("whole run", "peak RSS", "MiB", "lower", "offcache", rss_l2)
+    if (rss_nginx != "") entry("whole run", "peak RSS", "MiB", "lower", "nginx", rss_nginx)
+    printf "{\n  \"format\": \"offcache-measurements/1\",\n  \"suite\": \"cache-server.L2VsNginx\",\n"
+    printf "  \"title\": \"The L2 cache server against nginx (sendfile) serving one file, the same wrk load of random block-aligned Range GETs (runs in ABBA order, each value the mean of its runs, the interval their range)\",\n"
+    printf "  \"command\": \"%s\",\n  \"machine\": \"%s\",\n  \"startedAt\": \"%s\",\n", cmd, esc(machine), started
+    printf "  \"load\": {\"start\": \"%s\", \"end\": \"%s\"},\n", load0, load1
+    printf "  \"notes\": [\"Peak RSS: the L2 JVM against the largest nginx worker (the master does no I/O).\"%s],\n", notes
+    printf "  \"measurements\": [\n%s\n  ]\n}\n", out }' "$RUNS" > "$RESULTS"
+echo "measurement file: $RESULTS"

@@ -20,6 +20,17 @@ public final class Fixtures
     /** Candidate result set for the comparison tests: one regression, one allocation regression. */
     public static final String COMPARE_CANDIDATE = "compare-candidate.json";
 
+    /**
+     * Captured from the real script under heavy load with 1 s runs ({@code FILE_MB=32 RAM_MB=16 DURATION=1s
+     * CONNECTIONS=4 WRK_THREADS=1 IO_THREADS=1 sh cache-server/bench/l2-vs-nginx.sh}): its output format, not a
+     * measurement.
+     */
+    public static final String NGINX_CAPTURED = "l2-vs-nginx-captured.json";
+    /** Captured from the real {@code HitRatioSimulation} on the cache2k traces (counts: independent of load). */
+    public static final String HIT_RATIO_CAPTURED = "hit-ratio-simulation-captured.json";
+    /** Written by hand, invented numbers: a Parquet scan with an interval, repeats, a zero and an unpaired value. */
+    public static final String PARQUET = "parquet-scan.json";
+
     private Fixtures()
     {
     }
@@ -32,9 +43,25 @@ public final class Fixtures
      */
     public static Path path(final String name)
     {
+        return resource("/jmh/" + name);
+    }
+
+    /**
+     * The path of a measurement-file fixture ({@code src/test/resources/measurements}).
+     *
+     * @param name file name.
+     * @return its path.
+     */
+    public static Path measurements(final String name)
+    {
+        return resource("/measurements/" + name);
+    }
+
+    private static Path resource(final String name)
+    {
         try
         {
-            return Path.of(Fixtures.class.getResource("/jmh/" + name).toURI());
+            return Path.of(Fixtures.class.getResource(name).toURI());
         }
         catch (final URISyntaxException ex)
         {

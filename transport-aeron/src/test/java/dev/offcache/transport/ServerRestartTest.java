@@ -28,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The server goes away in the middle of a 64 MiB stream: the client fails within its deadline with a clear
- * error (no hang), releases nothing it should keep, and its next fetch against a restarted server works.
+ * error (no hang), releases nothing it should keep, fails the next fetch at once while the connection is known lost,
+ * and once it has reconnected to a restarted server its fetches work again.
  * Also: a server at its in-flight limit answers OVERLOADED, and the held request still completes intact; a client
  * that stops reading (its publication back-pressured) does not hold up another client's fetches.
  */
@@ -79,7 +80,16 @@ class ServerRestartTest
                 assertEquals(0, source.openHandles(), "stopped server released its handle");
                 System.out.println((ipc ? "IPC" : "UDP") + " mid-stream stop -> " + ex.getMessage());
 
+                // A known-lost connection fails new fetches at once instead of holding them until their deadline.
+                final long lostAt = System.nanoTime();
+                final FetchException fast = failure(client.fetch("small", 0, -1, filledDirect(small.capacity(),
+                    (byte) 0), 0, TimeUnit.SECONDS.toNanos(60)), WAIT);
+                TestSupport.assertCode(ErrorCode.CONNECTION_LOST, fast);
+                assertTrue(System.nanoTime() - lostAt < TimeUnit.SECONDS.toNanos(20),
+                    "failed fast, not at its 60 s deadline");
+
                 server = startServer(media, source, channel);
+                TestSupport.awaitTrue("the client to reconnect", WAIT, client::isConnected);
                 final UnsafeBuffer destination = filledDirect(small.capacity(), (byte) 0);
                 assertEquals(small.capacity(), join(client.fetch("small", destination, 0), WAIT));
                 assertBytesEqual(small, 0, destination, 0, small.capacity());

@@ -3,7 +3,9 @@ package dev.offcache.transport;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import dev.offcache.core.region.MappedRegion;
+import dev.offcache.core.shuffle.MappedPartition;
 import dev.offcache.core.shuffle.PartitionId;
 import dev.offcache.core.shuffle.PartitionWriter;
 import dev.offcache.core.shuffle.PinSet;
@@ -23,6 +26,7 @@ import dev.offcache.transport.server.BlockServer;
 import dev.offcache.transport.source.ShufflePartitionSource;
 import dev.offcache.transport.wire.ErrorCode;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -40,8 +44,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Shuffle partitions from a real {@link ShufflePartitionStore} on disk, served over IPC and UDP: bytes equal to
  * what was written (0 B to 64 MiB, and 32 at once); a byte flipped on disk gives CORRUPT and not one byte of the
- * partition; a deleted stage gives DELETED, an id never written NOT_FOUND, a malformed id BAD_REQUEST; every
- * mapping is unmapped after the server closes.
+ * partition; a deleted stage gives DELETED, an id never written NOT_FOUND, a malformed id BAD_REQUEST; another
+ * partition's valid file in a partition's place, or a CRC32C other than the one the id expects, gives CORRUPT and
+ * nothing else; every mapping is unmapped after the server closes.
  */
 class ShufflePartitionSourceTest
 {
@@ -122,6 +127,55 @@ class ShufflePartitionSourceTest
         }
         assertEquals(0, source.openHandles());
         assertEquals(mappingsBefore, MappedRegion.liveMappings(), "every partition mapping unmapped");
+    }
+
+    @Test
+    void aMisplacedFileOrAnUnexpectedCrcIsAnsweredCorruptWithNothingSent() throws IOException
+    {
+        final ShufflePartitionStore store = new ShufflePartitionStore(workDir, PinSet.NONE);
+        final PartitionId p0 = new PartitionId("job", 1, 0);
+        final PartitionId p3 = new PartitionId("job", 1, 3);
+        final UnsafeBuffer content0 = write(store, p0, 64 * 1024, 1);
+        write(store, p3, 64 * 1024, 2);
+        final int crc0;
+        try (MappedPartition partition = store.openPartition(p0))
+        {
+            crc0 = partition.crc32c();
+        }
+        final ShufflePartitionSource source = new ShufflePartitionSource(store);
+        try (AeronMedia media = TestSupport.launchTestMedia();
+            BlockServer server = BlockServer.start(new BlockServer.Context().aeron(media.aeron())
+                .blockSource(source).requestChannel(TransportChannels.IPC));
+            BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+                .requestChannel(TransportChannels.IPC)))
+        {
+            final UnsafeBuffer destination = filledDirect(64 * 1024, (byte) 0);
+            final String expected = ShufflePartitionSource.idOf(p0, crc0);
+            assertEquals(expected, "job/1/0@" + String.format("%08x", crc0));
+            assertEquals(p0, ShufflePartitionSource.parseId(expected));
+            assertEquals(64 * 1024, join(client.fetch(expected, destination, 0), WAIT));
+            assertBytesEqual(content0, 0, destination, 0, 64 * 1024);
+
+            destination.setMemory(0, 64 * 1024, (byte) 0x6B);
+            final FetchException otherCrc = failure(client.fetch(ShufflePartitionSource.idOf(p0, crc0 ^ 1),
+                destination, 0), WAIT);
+            assertCode(ErrorCode.CORRUPT, otherCrc);
+            assertTrue(otherCrc.getMessage().contains("the client expects"), otherCrc.getMessage());
+            assertAllBytes(destination, 64 * 1024, (byte) 0x6B);
+
+            // partition 0's valid file copied over partition 3's
+            Files.copy(store.pathOf(p0), store.pathOf(p3), StandardCopyOption.REPLACE_EXISTING);
+            final FetchException swapped = failure(client.fetch(ShufflePartitionSource.idOf(p3), destination, 0),
+                WAIT);
+            assertCode(ErrorCode.CORRUPT, swapped);
+            assertTrue(swapped.getMessage().contains("holds partition job/1/0, not job/1/3"), swapped.getMessage());
+            assertAllBytes(destination, 64 * 1024, (byte) 0x6B);
+
+            assertCode(ErrorCode.BAD_REQUEST, failure(client.fetch("job/1/0@12", destination, 0), WAIT));
+            assertCode(ErrorCode.BAD_REQUEST, failure(client.fetch("job/1/0@zzzzzzzz", destination, 0), WAIT));
+            assertEquals(4, server.counters().errors());
+        }
+        assertEquals(0, source.openHandles());
     }
 
     private static UnsafeBuffer write(

@@ -1,7 +1,6 @@
 package dev.offcache.core.journal;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -27,14 +26,19 @@ import dev.offcache.core.region.MappedRegion;
  * {@link JournalFormat} for the bytes). Records are identified by their position, which grows across segments.
  *
  * <p>On {@link #open(Context)} every segment is scanned and every record checked. Damage in the last segment with no
- * valid record after it is what a crash mid-append leaves (a torn tail): it is dropped, zeroed, and appending
- * resumes right after the last intact record. Any other damage (in an earlier segment, a bad record followed by a
- * valid one, a damaged header, a missing segment) throws {@link JournalCorruptException} naming the segment file and
- * offset, because dropping it would lose acknowledged records.
+ * valid record after it, past what the journal had acknowledged, is what a crash mid-append leaves (a torn tail): it
+ * is dropped, zeroed, and appending resumes right after the last intact record. Any other damage throws
+ * {@link JournalCorruptException} naming the segment file and offset, because dropping it would lose acknowledged
+ * records: damage in an earlier segment, a bad record followed by a valid one, a damaged header, a missing segment
+ * (first, middle or last: a segment the journal rolled past is sealed, so its successor must exist; a journal that
+ * ever held a segment must still hold one), a segment file shorter than it was created, or intact records that end
+ * before the segment's checkpoint.
  *
  * <p>Durability: {@link #append} writes into the mapping (it survives a process crash at once); {@link #force()}
  * makes it survive a power loss. Rolling forces the segment it leaves, so only the last segment can ever hold
- * unforced records.
+ * unforced records. Each segment's header carries a checkpoint of how far its records were acknowledged: a force
+ * records what the force before it made durable (never its own records, which a crash mid-force may tear), a roll
+ * seals the segment it leaves at its end, a close checkpoints everything.
  *
  * <p>Not thread-safe: one thread owns a journal (the registry's state machine thread). Owns one mapping per segment
  * and a lock on its directory; {@link #close()} forces, unmaps and unlocks.
@@ -299,7 +303,11 @@ public final class Journal implements AutoCloseable
     public void force()
     {
         ensureOpen();
+        // The checkpoint goes out with this force but covers only what the previous force made durable: were it
+        // to cover this force's records, a crash in the middle of the force could leave it on disk without them.
+        active.checkpoint(active.durable, false);
         active.region.force();
+        active.durable = active.limit;
     }
 
     /**
@@ -466,6 +474,8 @@ public final class Journal implements AutoCloseable
         {
             if (active != null)
             {
+                force();
+                active.checkpoint(active.durable, false);
                 active.region.force();
             }
         }
@@ -506,7 +516,7 @@ public final class Journal implements AutoCloseable
         for (final var entry : files.entrySet())
         {
             final boolean last = entry.getKey().equals(lastBase);
-            final JournalSegment segment = openSegment(entry.getValue(), entry.getKey(), last);
+            final JournalSegment segment = openSegment(entry.getValue(), entry.getKey());
             segments.add(segment);
             if (expectedBase >= 0 && segment.basePosition != expectedBase)
             {
@@ -519,18 +529,47 @@ public final class Journal implements AutoCloseable
             {
                 droppedTailPosition = segment.basePosition + segment.limit;
             }
+            if (last && (segment.checkpoint & JournalFormat.SEALED) != 0)
+            {
+                final Path successor = directory.resolve(JournalFormat.segmentFileName(segment.endPosition()));
+                throw new JournalCorruptException(successor, 0, "segment file is missing: " +
+                    segment.path.getFileName() + " was sealed when the journal rolled past it, so acknowledged " +
+                    "records may have followed in " + successor.getFileName());
+            }
+            segment.durable = segment.limit;
         }
         if (segments.isEmpty())
         {
+            if (lockChannel.size() > 0)
+            {
+                throw new JournalCorruptException(directory, 0, "every segment file is missing from a journal " +
+                    "that held records (no " + JournalFormat.SEGMENT_SUFFIX + " file left)");
+            }
             newSegment(0);
         }
         else
         {
             active = segments.get(segments.size() - 1);
+            // What recovery kept counts as acknowledged from now on: make it durable before a checkpoint says so.
+            active.region.force();
+        }
+        markInitialized();
+    }
+
+    /**
+     * Leaves a mark in the lock file once the journal has a segment, so a directory whose segments all vanished
+     * is told from one that never had any.
+     */
+    private void markInitialized() throws IOException
+    {
+        if (lockChannel.size() == 0)
+        {
+            lockChannel.write(ByteBuffer.wrap(new byte[] {1}), 0);
+            lockChannel.force(true);
         }
     }
 
-    private JournalSegment openSegment(final Path path, final long base, final boolean last) throws IOException
+    private JournalSegment openSegment(final Path path, final long base) throws IOException
     {
         final long fileSize = Files.size(path);
         if (fileSize < JournalFormat.HEADER_LENGTH)
@@ -538,36 +577,29 @@ public final class Journal implements AutoCloseable
             throw new JournalCorruptException(path, fileSize, "segment file is " + fileSize +
                 " bytes, shorter than its " + JournalFormat.HEADER_LENGTH + "-byte header");
         }
-        MappedRegion region = MappedRegion.mapExistingFile(path, false);
-        final int capacity;
+        final MappedRegion region = MappedRegion.mapExistingFile(path, false);
         try
         {
             final UnsafeBuffer header = new UnsafeBuffer(0, 0);
             region.wrap(header, 0, JournalFormat.HEADER_LENGTH);
-            capacity = JournalFormat.checkHeader(path, base, header);
-            if (fileSize > capacity || (fileSize < capacity && !last))
+            final int capacity = JournalFormat.checkHeader(path, base, header);
+            if (fileSize != capacity)
             {
+                // Segments are created at full size (and renamed into place only then) and never resized: a shorter
+                // file was cut, and records after the cut, acknowledged or not, cannot be told from zeros.
                 throw new JournalCorruptException(path, Math.min(fileSize, capacity), "segment file is " + fileSize +
-                    " bytes but its header says " + capacity);
+                    " bytes but its header says " + capacity + (fileSize < capacity ?
+                    ": the file was cut short and the records after the cut are lost" : ""));
             }
+            final JournalSegment segment = new JournalSegment(path, base, capacity, region);
+            segment.checkpoint = JournalFormat.checkCheckpoint(path, segment.buffer, capacity);
+            return segment;
         }
         catch (final RuntimeException ex)
         {
             region.close();
             throw ex;
         }
-        if (fileSize < capacity)
-        {
-            // The last segment was cut short (the tail of a preallocated file lost): what is missing reads as
-            // zeros, i.e. the end of the data; the scan then drops a record the cut went through.
-            region.close();
-            try (RandomAccessFile file = new RandomAccessFile(path.toFile(), "rw"))
-            {
-                file.setLength(capacity);
-            }
-            region = MappedRegion.mapExistingFile(path, false);
-        }
-        return new JournalSegment(path, base, capacity, region);
     }
 
     /**
@@ -607,6 +639,13 @@ public final class Journal implements AutoCloseable
             throw new JournalCorruptException(segment.path, frameOffset, defect +
                 " in a segment that is not the last (it was forced when the journal rolled past it)");
         }
+        final int acknowledged = segment.checkpoint & ~JournalFormat.SEALED;
+        if (frameOffset < acknowledged)
+        {
+            throw new JournalCorruptException(segment.path, frameOffset, (defect != null ? defect :
+                "end of the records") + ", but the segment's checkpoint says records up to offset " + acknowledged +
+                " were acknowledged: acknowledged records are lost (cut, zeroed or overwritten)");
+        }
         if (last && frameOffset < capacity && !isZero(segment, frameOffset))
         {
             // Torn tail: drop it, and zero it so that later appends never sit in front of stale bytes.
@@ -631,8 +670,14 @@ public final class Journal implements AutoCloseable
 
     private void newSegment()
     {
-        active.region.force();
-        newSegment(active.endPosition());
+        final JournalSegment previous = active;
+        previous.region.force();
+        newSegment(previous.endPosition());
+        // Sealed only once its successor exists, so a sealed last segment always means a missing successor; every
+        // record of it is durable by now.
+        previous.checkpoint(previous.limit, true);
+        previous.region.force();
+        previous.durable = previous.limit;
     }
 
     private void newSegment(final long basePosition)

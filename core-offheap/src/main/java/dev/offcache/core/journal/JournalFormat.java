@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import dev.offcache.core.checksum.Crc32c;
 
@@ -22,8 +23,14 @@ import static java.nio.ByteOrder.LITTLE_ENDIAN;
  *   8  long base       journal position of the segment's first byte
  *  16  int  capacity   segment file size in bytes
  *  20  int  headerCrc  CRC32C of header bytes [0, 20)
- *  24  8 bytes of zero padding
+ *  24  int  checkpoint how far the segment's records were acknowledged: an offset in the segment, with bit 31 set
+ *                      once the journal rolled past the segment (sealed: a successor segment exists)
+ *  28  int  checkCrc   CRC32C of header bytes [20, 28) (the header CRC, tying it to this header, and the checkpoint)
  * </pre>
+ *
+ * Bytes 24..31 are zero in a segment without a checkpoint yet (and in journals written before checkpoints
+ * existed); the journal rewrites them in place when it forces, rolls and closes, as one aligned 8-byte store, so
+ * neither a killed process nor a torn sector can leave half of them.
  *
  * Records follow, each at an 8-byte-aligned offset:
  *
@@ -47,6 +54,9 @@ final class JournalFormat
     static final int BASE_OFFSET = 8;
     static final int CAPACITY_OFFSET = 16;
     static final int HEADER_CRC_OFFSET = 20;
+    static final int CHECKPOINT_OFFSET = 24;
+    static final int CHECKPOINT_CRC_OFFSET = 28;
+    static final int SEALED = 0x8000_0000;
 
     static final int FRAME_ALIGNMENT = 8;
     static final int FRAME_HEADER_LENGTH = 8;
@@ -139,6 +149,58 @@ final class JournalFormat
             throw new JournalCorruptException(path, CAPACITY_OFFSET, "implausible segment capacity " + capacity);
         }
         return capacity;
+    }
+
+    /**
+     * Writes a checkpoint into a segment's header: the checkpoint and its checksum in one 8-byte store.
+     *
+     * @param scratch      8 bytes to compute the checksum in.
+     * @param acknowledged offset up to which the segment's records were acknowledged.
+     * @param sealed       whether a successor segment exists.
+     */
+    static void encodeCheckpoint(
+        final MutableDirectBuffer buffer, final MutableDirectBuffer scratch, final int acknowledged,
+        final boolean sealed)
+    {
+        final int checkpoint = acknowledged | (sealed ? SEALED : 0);
+        final int crc = checkpointCrc(scratch, buffer.getInt(HEADER_CRC_OFFSET, LITTLE_ENDIAN), checkpoint);
+        buffer.putLong(CHECKPOINT_OFFSET, (checkpoint & 0xFFFF_FFFFL) | ((long) crc << 32), LITTLE_ENDIAN);
+    }
+
+    /**
+     * Reads a segment header's checkpoint (its raw field: offset and {@link #SEALED} bit), 0 if there is none.
+     *
+     * @throws JournalCorruptException naming the file if the checkpoint fails its checksum.
+     */
+    static int checkCheckpoint(final Path path, final DirectBuffer buffer, final int capacity)
+    {
+        final int checkpoint = buffer.getInt(CHECKPOINT_OFFSET, LITTLE_ENDIAN);
+        final int storedCrc = buffer.getInt(CHECKPOINT_CRC_OFFSET, LITTLE_ENDIAN);
+        if (checkpoint == 0 && storedCrc == 0)
+        {
+            return 0;
+        }
+        final int computedCrc = checkpointCrc(
+            new UnsafeBuffer(new byte[Long.BYTES]), buffer.getInt(HEADER_CRC_OFFSET, LITTLE_ENDIAN), checkpoint);
+        if (storedCrc != computedCrc)
+        {
+            throw new JournalCorruptException(path, CHECKPOINT_OFFSET, String.format(
+                "segment checkpoint checksum mismatch (stored 0x%08x, computed 0x%08x)", storedCrc, computedCrc));
+        }
+        final int acknowledged = checkpoint & ~SEALED;
+        if (acknowledged < HEADER_LENGTH || acknowledged > capacity)
+        {
+            throw new JournalCorruptException(path, CHECKPOINT_OFFSET, "implausible checkpoint offset " +
+                acknowledged + " in a segment of " + capacity + " bytes");
+        }
+        return checkpoint;
+    }
+
+    private static int checkpointCrc(final MutableDirectBuffer scratch, final int headerCrc, final int checkpoint)
+    {
+        scratch.putInt(0, headerCrc, LITTLE_ENDIAN);
+        scratch.putInt(Integer.BYTES, checkpoint, LITTLE_ENDIAN);
+        return Crc32c.compute(scratch, 0, Long.BYTES);
     }
 
     static int alignedFrameLength(final int frameLength)

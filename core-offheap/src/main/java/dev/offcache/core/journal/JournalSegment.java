@@ -17,7 +17,12 @@ final class JournalSegment implements AutoCloseable
     final int capacity;
     final MappedRegion region;
     final UnsafeBuffer buffer = new UnsafeBuffer(0, 0);
+    private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[Long.BYTES]);
     int limit;
+    /** Offset up to which records are known durable (forced). */
+    int durable;
+    /** The checkpoint field as it stands in the mapped header (offset and sealed bit), 0 for none. */
+    int checkpoint;
 
     JournalSegment(final Path path, final long basePosition, final int capacity, final MappedRegion region)
     {
@@ -27,6 +32,21 @@ final class JournalSegment implements AutoCloseable
         this.region = region;
         region.wrap(buffer, 0, capacity);
         this.limit = JournalFormat.HEADER_LENGTH;
+        this.durable = JournalFormat.HEADER_LENGTH;
+    }
+
+    /**
+     * Records in the mapped header that the records before {@code acknowledged} were acknowledged (and, when
+     * {@code sealed}, that a successor segment exists); written out with the segment's next force.
+     */
+    void checkpoint(final int acknowledged, final boolean sealed)
+    {
+        final int value = acknowledged | (sealed ? JournalFormat.SEALED : 0);
+        if (value != checkpoint)
+        {
+            JournalFormat.encodeCheckpoint(buffer, scratch, acknowledged, sealed);
+            checkpoint = value;
+        }
     }
 
     long endPosition()

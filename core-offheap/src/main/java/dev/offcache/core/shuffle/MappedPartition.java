@@ -11,10 +11,11 @@ import org.agrona.concurrent.UnsafeBuffer;
 import dev.offcache.core.region.MappedRegion;
 
 /**
- * A committed partition mapped read-only, handing out zero-copy views of its data bytes. The footer and the
- * length are checked when it is opened (a truncated or damaged file fails then, with
- * {@link CorruptPartitionException}); the data's CRC32C is checked by {@link #verify()}, which reads every byte, so
- * the caller decides when to pay for it (for example once, before serving the partition to another executor).
+ * A committed partition mapped read-only, handing out zero-copy views of its data bytes. The footer, the length and the
+ * partition's identity are checked when it is opened (a truncated or damaged file, or the valid file of another
+ * partition, fails then, with {@link CorruptPartitionException}); the data's CRC32C is checked by {@link #verify()},
+ * which reads every byte, so the caller decides when to pay for it (for example once, before serving the partition to
+ * another executor).
  *
  * <p>Owns its mapping. It is reference-counted: it starts with one reference, held by whoever opened it;
  * {@link #close()} drops that one, {@link #tryRetain()} / {@link #release()} let other readers share it, and the
@@ -35,23 +36,32 @@ public final class MappedPartition implements AutoCloseable
     private final AtomicInteger references = new AtomicInteger(1);
     private boolean ownerClosed;
 
-    MappedPartition(final PartitionId id, final Path path, final MappedRegion region)
+    MappedPartition(final PartitionId expected, final Path path, final MappedRegion region)
     {
-        this.id = id;
         this.path = path;
         this.region = region;
         try
         {
             final long fileSize = region.capacity();
-            if (fileSize < PartitionFile.FOOTER_LENGTH)
-            {
-                throw new CorruptPartitionException(path, "file is " + fileSize + " bytes, shorter than the " +
-                    PartitionFile.FOOTER_LENGTH + "-byte footer");
-            }
             final UnsafeBuffer footer = new UnsafeBuffer(0, 0);
-            region.wrap(footer, fileSize - PartitionFile.FOOTER_LENGTH, PartitionFile.FOOTER_LENGTH);
-            this.length = PartitionFile.checkFooter(path, fileSize, footer, 0);
-            this.crc32c = PartitionFile.dataCrc(footer, 0);
+            if (fileSize <= PartitionFile.TRAILER_LENGTH)
+            {
+                if (fileSize >= PartitionFile.LEGACY_FOOTER_LENGTH)
+                {
+                    region.wrap(footer, fileSize - PartitionFile.LEGACY_FOOTER_LENGTH,
+                        PartitionFile.LEGACY_FOOTER_LENGTH);
+                    PartitionFile.refuseLegacy(path, footer, 0);
+                }
+                throw new CorruptPartitionException(path, "file is " + fileSize + " bytes, shorter than the " +
+                    "smallest footer (" + (PartitionFile.TRAILER_LENGTH + 1) + " bytes)");
+            }
+            region.wrap(footer, fileSize - PartitionFile.TRAILER_LENGTH, PartitionFile.TRAILER_LENGTH);
+            final int jobIdLength = PartitionFile.checkTrailer(path, fileSize, footer, 0);
+            final int footerLength = jobIdLength + PartitionFile.TRAILER_LENGTH;
+            region.wrap(footer, fileSize - footerLength, footerLength);
+            this.id = PartitionFile.checkFooter(path, fileSize, footer, 0, jobIdLength, expected);
+            this.length = PartitionFile.dataLength(footer, jobIdLength);
+            this.crc32c = PartitionFile.dataCrc(footer, jobIdLength);
         }
         catch (final RuntimeException ex)
         {
@@ -61,7 +71,7 @@ public final class MappedPartition implements AutoCloseable
     }
 
     /**
-     * Returns the partition.
+     * Returns the partition, as its footer names it (the one asked for).
      *
      * @return the partition.
      */

@@ -17,10 +17,10 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Writes one partition: data goes to a hidden temporary file in the stage directory; {@link #commit()} appends the
- * footer (length, CRC32C), forces the file, renames it atomically to its final name and forces the directory, so a
- * reader sees either no partition or the whole of it. {@link #abort()} (or {@link #close()} before a commit)
- * deletes the temporary file; a crash leaves only a temporary file, which readers never see and the store deletes
- * on startup and on listing.
+ * footer (length, CRC32C, the partition's identity), forces the file, renames it atomically to its final name and
+ * forces the directory, so a reader sees either no partition or the whole of it. {@link #abort()} (or {@link #close()}
+ * before a commit) deletes the temporary file; a crash leaves only a temporary file, which readers never see and the
+ * store deletes on startup and on listing.
  *
  * <p>Owned by one thread. Owns a small direct staging buffer (freed on commit or abort) and the temporary file's
  * channel; writes copy the caller's bytes into the staging buffer (off-heap to off-heap) and never keep a
@@ -139,8 +139,7 @@ public final class PartitionWriter implements AutoCloseable
         {
             flushStaging(true);
             final int dataCrc = (int) crc.getValue();
-            PartitionFile.encodeFooter(stagingBuffer, 0, length, dataCrc);
-            staging.position(PartitionFile.FOOTER_LENGTH);
+            staging.position(PartitionFile.encodeFooter(stagingBuffer, 0, id, length, dataCrc));
             flushStaging(false);
             channel.force(true);
             channel.close();

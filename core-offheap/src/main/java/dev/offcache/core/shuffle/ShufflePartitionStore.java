@@ -23,9 +23,14 @@ import dev.offcache.core.region.MappedRegion;
  *
  * <p>Writers ({@link #openWriter}) write under a hidden temporary name and rename on commit, so a reader
  * ({@link #openPartition}) sees a partition whole or not at all. {@link #deleteStage} and {@link #deleteJob}
- * keep every stage the {@link PinSet} protects (the stages behind cached datasets). {@link #list()} tells what is
- * on disk, for reconciling a registry after a restart; it and the constructor delete temporary files left by
- * writers that crashed (never those of writers still open in this store).
+ * keep every stage the {@link PinSet} protects (the stages behind cached datasets), and a job's directory goes
+ * with its last stage. {@link #list()} tells what is on disk, for reconciling a registry after a restart; it and the
+ * constructor delete temporary files left by writers that crashed: a temporary name carries its writer's process
+ * id, and only files of processes that are gone (or of this process, but no longer being written) are deleted, so
+ * a second store over the same directory never deletes another process's in-flight writes.
+ *
+ * <p>{@link #openReadOnly(Path)} opens a directory that another process writes (a co-located reader): it reads,
+ * lists and opens partitions but never creates, deletes or cleans anything there.
  *
  * <p>Thread-safe: any number of threads may write different partitions, read and delete. Deleting a stage while
  * one of its partitions is being written makes that writer's commit fail; deleting a partition file that is
@@ -35,19 +40,29 @@ import dev.offcache.core.region.MappedRegion;
 public final class ShufflePartitionStore
 {
     private static final AtomicLong TEMP_SEQUENCE = new AtomicLong();
+    private static final long PID = ProcessHandle.current().pid();
+    private static final String TEMP_MARKER = PartitionFile.DATA_SUFFIX + ".pid";
+    /** Temporary files of writers still open in this process, whichever store opened them. */
+    private static final Set<Path> ACTIVE_TEMP_FILES = ConcurrentHashMap.newKeySet();
+    private static final int CREATE_ATTEMPTS = 8;
 
     private final Path workDir;
     private final PinSet pins;
-    private final Set<Path> activeTempFiles = ConcurrentHashMap.newKeySet();
+    private final boolean readOnly;
 
     /**
      * Opens (creating if needed) a store over {@code workDir} and deletes temporary files left by a crash.
      *
      * @param workDir root of the store.
-     * @param pins    stages that deletion must keep.
+     * @param pins    stages that deletion must keep (consulted at every deletion, so a live view works).
      * @throws UncheckedIOException naming the directory if it cannot be created or scanned.
      */
     public ShufflePartitionStore(final Path workDir, final PinSet pins)
+    {
+        this(workDir, pins, false);
+    }
+
+    private ShufflePartitionStore(final Path workDir, final PinSet pins, final boolean readOnly)
     {
         if (workDir == null || pins == null)
         {
@@ -55,15 +70,42 @@ public final class ShufflePartitionStore
         }
         this.workDir = workDir.toAbsolutePath().normalize();
         this.pins = pins;
-        try
+        this.readOnly = readOnly;
+        if (!readOnly)
         {
-            Files.createDirectories(this.workDir);
+            try
+            {
+                Files.createDirectories(this.workDir);
+            }
+            catch (final IOException ex)
+            {
+                throw new UncheckedIOException("cannot create shuffle work directory " + this.workDir, ex);
+            }
+            scan(null);
         }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot create shuffle work directory " + this.workDir, ex);
-        }
-        scan(null);
+    }
+
+    /**
+     * Opens a store over a directory another process writes, for reading only: nothing is created, deleted or
+     * cleaned there (temporary files are left to their writers), and {@link #openWriter}, {@link #deleteStage} and
+     * {@link #deleteJob} refuse. A directory that does not exist yet reads as empty.
+     *
+     * @param workDir root of the writer's store.
+     * @return the read-only store.
+     */
+    public static ShufflePartitionStore openReadOnly(final Path workDir)
+    {
+        return new ShufflePartitionStore(workDir, PinSet.NONE, true);
+    }
+
+    /**
+     * Whether this store only reads ({@link #openReadOnly(Path)}).
+     *
+     * @return true for a read-only store.
+     */
+    public boolean isReadOnly()
+    {
+        return readOnly;
     }
 
     /**
@@ -107,36 +149,73 @@ public final class ShufflePartitionStore
      */
     public PartitionWriter openWriter(final PartitionId id)
     {
+        ensureWritable("write partition " + id);
         final Path finalPath = pathOf(id);
         final Path stageDir = finalPath.getParent();
-        final Path tempPath = stageDir.resolve("." + id.partitionId() + PartitionFile.DATA_SUFFIX + "." +
+        final Path tempPath = stageDir.resolve("." + id.partitionId() + TEMP_MARKER + PID + "-" +
             TEMP_SEQUENCE.incrementAndGet() + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong()) +
             PartitionFile.TEMP_SUFFIX);
-        activeTempFiles.add(tempPath);
-        try
+        ACTIVE_TEMP_FILES.add(tempPath);
+        for (int attempt = 1; ; attempt++)
         {
-            Files.createDirectories(stageDir);
-            return new PartitionWriter(this, id, tempPath, finalPath);
-        }
-        catch (final IOException ex)
-        {
-            activeTempFiles.remove(tempPath);
-            throw new UncheckedIOException("cannot open a writer for shuffle partition " + id + " at " + tempPath,
-                ex);
+            try
+            {
+                Files.createDirectories(stageDir);
+                return new PartitionWriter(this, id, tempPath, finalPath);
+            }
+            catch (final NoSuchFileException ex)
+            {
+                // The job directory went (its last stage was deleted) between creating it and the stage directory
+                // or the file: create it again.
+                if (attempt == CREATE_ATTEMPTS)
+                {
+                    ACTIVE_TEMP_FILES.remove(tempPath);
+                    throw new UncheckedIOException("cannot open a writer for shuffle partition " + id + " at " +
+                        tempPath + ": its directory keeps disappearing", ex);
+                }
+            }
+            catch (final IOException ex)
+            {
+                ACTIVE_TEMP_FILES.remove(tempPath);
+                throw new UncheckedIOException("cannot open a writer for shuffle partition " + id + " at " +
+                    tempPath, ex);
+            }
         }
     }
 
     /**
-     * Maps a committed partition read-only, after checking its footer and length.
+     * Maps a committed partition read-only, after checking its footer, its length and that it is the partition
+     * asked for.
      *
      * @param id of the partition.
      * @return the mapped partition, owned by the caller (close it).
      * @throws PartitionNotFoundException if there is no committed file.
-     * @throws CorruptPartitionException  naming the file if it is truncated or its footer is damaged.
+     * @throws CorruptPartitionException  naming the file if it is truncated, its footer is damaged or it holds
+     *                                    another partition.
      */
     public MappedPartition openPartition(final PartitionId id)
     {
-        final Path path = pathOf(id);
+        return openPartition(id, pathOf(id));
+    }
+
+    /**
+     * Maps the file a partition was recorded at (for example the path a registry kept), read-only, after checking
+     * its footer, its length and that it holds that partition: a file of another partition at that path is refused,
+     * whatever its name.
+     *
+     * @param id   of the partition.
+     * @param path of its committed file.
+     * @return the mapped partition, owned by the caller (close it).
+     * @throws PartitionNotFoundException if there is no file at {@code path}.
+     * @throws CorruptPartitionException  naming the file if it is truncated, its footer is damaged or it holds
+     *                                    another partition.
+     */
+    public MappedPartition openPartition(final PartitionId id, final Path path)
+    {
+        if (id == null || path == null)
+        {
+            throw new IllegalArgumentException("id and path are required");
+        }
         final MappedRegion region;
         try
         {
@@ -154,7 +233,8 @@ public final class ShufflePartitionStore
     }
 
     /**
-     * Deletes a stage's directory and every partition in it, unless the pin set protects the stage.
+     * Deletes a stage's directory and every partition in it, unless the pin set protects the stage; the job's
+     * directory goes too once no stage is left in it.
      *
      * @param jobId   of the stage.
      * @param stageId of the stage.
@@ -165,6 +245,7 @@ public final class ShufflePartitionStore
     {
         PartitionId.validateJobId(jobId);
         PartitionId.validateStageId(stageId);
+        ensureWritable("delete stage " + jobId + "/" + stageId);
         if (pins.isPinned(jobId, stageId))
         {
             return false;
@@ -175,6 +256,7 @@ public final class ShufflePartitionStore
             return false;
         }
         deleteRecursively(stageDir);
+        deleteIfEmpty(workDir.resolve(jobId));
         return true;
     }
 
@@ -187,7 +269,27 @@ public final class ShufflePartitionStore
      */
     public int deleteJob(final String jobId)
     {
+        return deleteJob(jobId, PinSet.NONE);
+    }
+
+    /**
+     * Deletes every stage of a job that neither the store's pin set nor {@code alsoKeep} protects, and the job's
+     * directory once it is empty: for cleanup that learns the stages to keep per call (the registry's pins at the
+     * time of the call).
+     *
+     * @param jobId    of the job.
+     * @param alsoKeep stages this call must keep besides the store's pins.
+     * @return how many stages were deleted.
+     * @throws IllegalArgumentException if the id is invalid.
+     */
+    public int deleteJob(final String jobId, final PinSet alsoKeep)
+    {
         PartitionId.validateJobId(jobId);
+        if (alsoKeep == null)
+        {
+            throw new IllegalArgumentException("alsoKeep must not be null (use PinSet.NONE)");
+        }
+        ensureWritable("delete job " + jobId);
         final Path jobDir = workDir.resolve(jobId);
         if (!Files.isDirectory(jobDir))
         {
@@ -197,30 +299,21 @@ public final class ShufflePartitionStore
         for (final Path stageDir : children(jobDir))
         {
             final int stageId = parseId(stageDir.getFileName().toString());
-            if (stageId >= 0 && Files.isDirectory(stageDir) && !pins.isPinned(jobId, stageId))
+            if (stageId >= 0 && Files.isDirectory(stageDir) && !pins.isPinned(jobId, stageId) &&
+                !alsoKeep.isPinned(jobId, stageId))
             {
                 deleteRecursively(stageDir);
                 deleted++;
             }
         }
-        try
-        {
-            Files.deleteIfExists(jobDir);
-        }
-        catch (final DirectoryNotEmptyException ignore)
-        {
-            // Pinned stages (or files that are not ours) remain; the job directory stays with them.
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot delete shuffle job directory " + jobDir, ex);
-        }
+        deleteIfEmpty(jobDir);
         return deleted;
     }
 
     /**
-     * Lists every committed partition on disk, sorted, and deletes temporary files left by crashed writers.
-     * Files and directories whose names the store would not have written are ignored (and kept).
+     * Lists every committed partition on disk, sorted, and deletes temporary files left by crashed writers (a
+     * read-only store deletes nothing). Files and directories whose names the store would not have written are
+     * ignored (and kept).
      *
      * @return the committed partitions.
      */
@@ -234,7 +327,7 @@ public final class ShufflePartitionStore
 
     void writerFinished(final Path tempPath)
     {
-        activeTempFiles.remove(tempPath);
+        ACTIVE_TEMP_FILES.remove(tempPath);
     }
 
     private void scan(final List<PartitionId> result)
@@ -256,7 +349,7 @@ public final class ShufflePartitionStore
                 for (final Path file : children(stageDir))
                 {
                     final String name = file.getFileName().toString();
-                    if (name.startsWith(".") && name.endsWith(PartitionFile.TEMP_SUFFIX))
+                    if (!readOnly && name.startsWith(".") && name.endsWith(PartitionFile.TEMP_SUFFIX))
                     {
                         deleteStaleTemp(file);
                     }
@@ -276,16 +369,66 @@ public final class ShufflePartitionStore
 
     private void deleteStaleTemp(final Path file)
     {
-        if (!activeTempFiles.contains(file))
+        if (ACTIVE_TEMP_FILES.contains(file) || writerMayBeAlive(file.getFileName().toString()))
         {
-            try
-            {
-                Files.deleteIfExists(file);
-            }
-            catch (final IOException ex)
-            {
-                throw new UncheckedIOException("cannot delete stale temporary shuffle file " + file, ex);
-            }
+            return;
+        }
+        try
+        {
+            Files.deleteIfExists(file);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot delete stale temporary shuffle file " + file, ex);
+        }
+    }
+
+    /**
+     * Whether the process named in a temporary file's name may still be writing it: another process that is alive
+     * (this process's own writers are in {@link #ACTIVE_TEMP_FILES}). Names without a process id (older versions)
+     * are crash leftovers.
+     */
+    private static boolean writerMayBeAlive(final String name)
+    {
+        final int from = name.indexOf(TEMP_MARKER);
+        final int to = from < 0 ? -1 : name.indexOf('-', from + TEMP_MARKER.length());
+        if (to < 0)
+        {
+            return false;
+        }
+        final long pid;
+        try
+        {
+            pid = Long.parseLong(name.substring(from + TEMP_MARKER.length(), to));
+        }
+        catch (final NumberFormatException ex)
+        {
+            return false;
+        }
+        return pid != PID && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    private void ensureWritable(final String action)
+    {
+        if (readOnly)
+        {
+            throw new IllegalStateException("cannot " + action + ": the store over " + workDir + " is read-only");
+        }
+    }
+
+    private static void deleteIfEmpty(final Path dir)
+    {
+        try
+        {
+            Files.deleteIfExists(dir);
+        }
+        catch (final DirectoryNotEmptyException ignore)
+        {
+            // Pinned stages, stages still being written, or files that are not ours remain; the directory stays.
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot delete shuffle directory " + dir, ex);
         }
     }
 

@@ -12,23 +12,25 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
- * Runs a main class in a child JVM (same class path, the build's {@code offcache.jvm.flags}), reads the lines it
- * prints until a condition holds, waits a little longer, then kills it with SIGKILL: a crash at an arbitrary point
- * of its work. Lines printed before the death are all returned.
+ * Runs a main class in a child JVM (same class path, the build's {@code offcache.jvm.flags}): {@link #command} is
+ * its command line; {@link #runAndKill} reads the lines it prints until a condition holds, waits a little longer,
+ * then kills it with SIGKILL: a crash at an arbitrary point of its work. Lines printed before the death are all
+ * returned.
  */
-final class ChildJvm
+public final class ChildJvm
 {
     private ChildJvm()
     {
     }
 
-    static List<String> runAndKill(
-        final Class<?> mainClass,
-        final Path dir,
-        final Predicate<List<String>> killWhen,
-        final long killDelayMs,
-        final long timeoutMs)
-        throws IOException, InterruptedException
+    /**
+     * The command line of a child JVM running {@code mainClass} with this build's flags and class path.
+     *
+     * @param mainClass the class whose {@code main} runs.
+     * @param args      its arguments.
+     * @return a new, mutable list.
+     */
+    public static List<String> command(final Class<?> mainClass, final String... args)
     {
         final String flags = System.getProperty("offcache.jvm.flags");
         if (flags == null || flags.isBlank())
@@ -42,8 +44,20 @@ final class ChildJvm
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(mainClass.getName());
-        command.add(dir.toString());
-        final Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        command.addAll(Arrays.asList(args));
+        return command;
+    }
+
+    static List<String> runAndKill(
+        final Class<?> mainClass,
+        final Path dir,
+        final Predicate<List<String>> killWhen,
+        final long killDelayMs,
+        final long timeoutMs)
+        throws IOException, InterruptedException
+    {
+        final Process process = new ProcessBuilder(command(mainClass, dir.toString()))
+            .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         final List<String> lines = new ArrayList<>();
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         try (BufferedReader out = new BufferedReader(

@@ -5,11 +5,13 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.stream.Stream;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -293,9 +295,10 @@ class JournalTest
     }
 
     /**
-     * Writes 40 records (several segments), lets {@code damage} hurt the file holding the last one, reopens and
-     * checks that exactly the records before {@code firstLost} survive and that appending resumes at the first lost
-     * record's position.
+     * Writes 40 records (several segments) without forcing, takes what a crash would leave on disk at that point,
+     * lets {@code damage} hurt the image's file holding the last record (the records in it were never acknowledged),
+     * opens the image and checks that exactly the records before {@code firstLost} survive and that appending resumes
+     * at the first lost record's position.
      */
     private void assertTailDropped(final int firstLost, final TailDamage damage) throws IOException
     {
@@ -306,19 +309,22 @@ class JournalTest
         throws IOException
     {
         final List<Entry> written;
+        final Path image;
         final Path lastSegment;
         try (Journal journal = open())
         {
             written = appendRecords(journal, 0, 40);
-            lastSegment = segmentOf(journal.segmentFiles(), written.get(39).position());
-            assertEquals(segmentOf(journal.segmentFiles(), written.get(firstLost).position()), lastSegment,
+            final Path last = segmentOf(journal.segmentFiles(), written.get(39).position());
+            assertEquals(segmentOf(journal.segmentFiles(), written.get(firstLost).position()), last,
                 "test setup: damaged records must all be in the last segment");
-            assertEquals(journal.segmentFiles().get(journal.segmentCount() - 1), lastSegment);
+            assertEquals(journal.segmentFiles().get(journal.segmentCount() - 1), last);
+            image = crashImage();
+            lastSegment = image.resolve(last.getFileName());
         }
         damage.apply(lastSegment, written);
 
         final List<Entry> intact = written.subList(0, firstLost);
-        try (Journal journal = open())
+        try (Journal journal = open(image))
         {
             assertEntries(intact, readAll(journal));
             // A tail zeroed whole looks exactly like records never written: nothing to report.
@@ -327,13 +333,50 @@ class JournalTest
             final long position = journal.append(new UnsafeBuffer(next), 0, next.length);
             assertEquals(written.get(firstLost).position(), position, "append resumes after the intact prefix");
         }
-        try (Journal journal = open())
+        try (Journal journal = open(image))
         {
             final List<Entry> all = new ArrayList<>(intact);
             all.add(new Entry(written.get(firstLost).position(), payload(1000)));
             assertEntries(all, readAll(journal));
             assertEquals(-1, journal.droppedTailPosition(), "the dropped tail was cleared, the journal is intact");
         }
+    }
+
+    /**
+     * 40 records written (several segments) and the journal closed cleanly.
+     */
+    private Closed closedJournalOf40Records()
+    {
+        try (Journal journal = open())
+        {
+            return new Closed(appendRecords(journal, 0, 40), journal.segmentFiles().get(journal.segmentCount() - 1));
+        }
+    }
+
+    record Closed(List<Entry> written, Path lastSegment)
+    {
+    }
+
+    /**
+     * What a crash of the process would leave on disk now: a copy of the journal's files, taken while it is open (the
+     * copy reads the mapped pages), in a directory of its own.
+     */
+    private Path crashImage() throws IOException
+    {
+        final Path image = Files.createDirectories(dir.resolve("crash-image-" + System.nanoTime()));
+        try (Stream<Path> files = Files.list(dir))
+        {
+            for (final Path file : files.filter(Files::isRegularFile).toList())
+            {
+                Files.copy(file, image.resolve(file.getFileName()));
+            }
+        }
+        return image;
+    }
+
+    private static Journal open(final Path directory)
+    {
+        return Journal.open(new Journal.Context().directory(directory).segmentSize(SEGMENT));
     }
 
     @FunctionalInterface
@@ -343,15 +386,136 @@ class JournalTest
     }
 
     @Test
-    void aTailTruncatedMidRecordIsDropped() throws IOException
+    void aLastSegmentCutMidRecordOrAtARecordBoundaryIsRefused() throws IOException
     {
-        assertTailDropped(39, (segment, written) ->
+        final Closed closed = closedJournalOf40Records();
+        final List<Entry> written = closed.written();
+        final Path last = closed.lastSegment();
+        final Path copy = dir.resolve("last.copy");
+        Files.copy(last, copy);
+        for (final long cut : new long[] {offsetIn(last, written.get(39).position()) + 11,
+            offsetIn(last, written.get(37).position())})
         {
-            try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.WRITE))
+            try (FileChannel channel = FileChannel.open(last, StandardOpenOption.WRITE))
             {
-                channel.truncate(offsetIn(segment, written.get(39).position()) + 11);
+                channel.truncate(cut);
             }
-        });
+            assertCorrupt(last, cut, "cut short");
+            Files.copy(copy, last, StandardCopyOption.REPLACE_EXISTING);
+        }
+        try (Journal journal = open())
+        {
+            assertEntries(written, readAll(journal));
+        }
+    }
+
+    @Test
+    void acknowledgedRecordsZeroedInPlaceAreRefused() throws IOException
+    {
+        final Closed closed = closedJournalOf40Records();
+        final List<Entry> written = closed.written();
+        final Path last = closed.lastSegment();
+        // A clean close acknowledged everything: the zeroed records cannot be a crash's torn tail.
+        final long from = offsetIn(last, written.get(37).position());
+        fill(last, from, SEGMENT, (byte) 0);
+        assertCorrupt(last, from, "acknowledged records are lost");
+    }
+
+    @Test
+    void deletingTheNewestSegmentIsRefusedNamingIt() throws IOException
+    {
+        final List<Path> segments;
+        try (Journal journal = open())
+        {
+            appendRecords(journal, 0, 80);
+            segments = journal.segmentFiles();
+        }
+        assertTrue(segments.size() >= 3, "segments: " + segments.size());
+        final Path newest = segments.get(segments.size() - 1);
+        final byte[] saved = Files.readAllBytes(newest);
+        Files.delete(newest);
+        assertCorrupt(newest, 0, "segment file is missing");
+        // Losing the last two: the one left last is sealed too.
+        final Path secondNewest = segments.get(segments.size() - 2);
+        final byte[] savedSecond = Files.readAllBytes(secondNewest);
+        Files.delete(secondNewest);
+        assertCorrupt(secondNewest, 0, "segment file is missing");
+        Files.write(secondNewest, savedSecond);
+        Files.write(newest, saved);
+        try (Journal journal = open())
+        {
+            assertEquals(80, readAll(journal).size());
+        }
+    }
+
+    @Test
+    void deletingTheOnlySegmentIsRefused() throws IOException
+    {
+        final Path only;
+        try (Journal journal = open())
+        {
+            appendRecords(journal, 0, 3);
+            assertEquals(1, journal.segmentCount());
+            only = journal.segmentFiles().get(0);
+        }
+        Files.delete(only);
+        final JournalCorruptException ex = assertThrows(JournalCorruptException.class, this::open);
+        assertTrue(ex.getMessage().contains("every segment file is missing"), ex.getMessage());
+        assertEquals(liveMappingsBefore, MappedRegion.liveMappings());
+    }
+
+    @Test
+    void aCrashTearsOnlyWhatTheLastForceHadNotCheckpointed() throws IOException
+    {
+        final List<Entry> written = new ArrayList<>();
+        final Path image;
+        try (Journal journal = open())
+        {
+            written.addAll(appendRecords(journal, 0, 4));
+            journal.force();
+            written.addAll(appendRecords(journal, 4, 4));
+            journal.force();
+            written.addAll(appendRecords(journal, 8, 2));
+            assertEquals(1, journal.segmentCount(), "test setup: one segment");
+            image = crashImage();
+        }
+        final Path segment = image.resolve(JournalFormat.segmentFileName(0));
+        final byte[] saved = Files.readAllBytes(segment);
+        // Records 0..3 were checkpointed by the second force; 4..7 were made durable by it but the checkpoint
+        // written with it covers only the first force's records, so losing them reads like a torn tail.
+        fill(segment, written.get(4).position(), SEGMENT, (byte) 0);
+        try (Journal journal = open(image))
+        {
+            assertEntries(written.subList(0, 4), readAll(journal));
+        }
+        Files.write(segment, saved);
+        fill(segment, written.get(3).position(), SEGMENT, (byte) 0);
+        final JournalCorruptException ex = assertThrows(JournalCorruptException.class, () -> open(image));
+        assertEquals(segment, ex.segment());
+        assertTrue(ex.getMessage().contains("acknowledged records are lost"), ex.getMessage());
+    }
+
+    @Test
+    void aJournalWrittenBeforeCheckpointsStillOpens() throws IOException
+    {
+        final List<Entry> written;
+        final List<Path> segments;
+        try (Journal journal = open())
+        {
+            written = appendRecords(journal, 0, 40);
+            segments = journal.segmentFiles();
+        }
+        for (final Path segment : segments)
+        {
+            fill(segment, JournalFormat.CHECKPOINT_OFFSET, JournalFormat.HEADER_LENGTH, (byte) 0);
+        }
+        Files.write(dir.resolve("journal.lock"), new byte[0]);
+        try (Journal journal = open())
+        {
+            assertEntries(written, readAll(journal));
+        }
+        xorByte(segments.get(0), JournalFormat.CHECKPOINT_OFFSET, 0x01);
+        assertCorrupt(segments.get(0), JournalFormat.CHECKPOINT_OFFSET, "checkpoint checksum");
     }
 
     @Test
@@ -393,13 +557,9 @@ class JournalTest
     @Test
     void garbageAfterTheLastRecordIsIgnoredAndCleared() throws IOException
     {
-        final List<Entry> written;
-        final Path last;
-        try (Journal journal = open())
-        {
-            written = appendRecords(journal, 0, 40);
-            last = journal.segmentFiles().get(journal.segmentCount() - 1);
-        }
+        final Closed closed = closedJournalOf40Records();
+        final List<Entry> written = closed.written();
+        final Path last = closed.lastSegment();
         final long end = offsetIn(last, written.get(39).position()) + JournalFormat.alignedFrameLength(
             JournalFormat.FRAME_HEADER_LENGTH + written.get(39).payload().length);
         fill(last, end + 4, end + 200, (byte) 0x3C);
@@ -417,13 +577,9 @@ class JournalTest
     @Test
     void aBadRecordFollowedByValidOnesIsCorruptionNamingSegmentAndOffset() throws IOException
     {
-        final List<Entry> written;
-        final Path last;
-        try (Journal journal = open())
-        {
-            written = appendRecords(journal, 0, 40);
-            last = journal.segmentFiles().get(journal.segmentCount() - 1);
-        }
+        final Closed closed = closedJournalOf40Records();
+        final List<Entry> written = closed.written();
+        final Path last = closed.lastSegment();
         final long victim = written.get(37).position();
         assertEquals(last, segmentOf(List.of(last), victim));
         xorByte(last, offsetIn(last, victim) + JournalFormat.FRAME_HEADER_LENGTH, 0x04);
@@ -433,13 +589,9 @@ class JournalTest
     @Test
     void aFlippedLengthFollowedByValidRecordsIsCorruption() throws IOException
     {
-        final List<Entry> written;
-        final Path last;
-        try (Journal journal = open())
-        {
-            written = appendRecords(journal, 0, 40);
-            last = journal.segmentFiles().get(journal.segmentCount() - 1);
-        }
+        final Closed closed = closedJournalOf40Records();
+        final List<Entry> written = closed.written();
+        final Path last = closed.lastSegment();
         final long victim = written.get(36).position();
         xorByte(last, offsetIn(last, victim) + JournalFormat.LENGTH_FIELD_OFFSET + 1, 0x7F);
         assertCorrupt(last, offsetIn(last, victim), "valid record follows");
@@ -448,13 +600,9 @@ class JournalTest
     @Test
     void aZeroedHoleBeforeValidRecordsIsCorruption() throws IOException
     {
-        final List<Entry> written;
-        final Path last;
-        try (Journal journal = open())
-        {
-            written = appendRecords(journal, 0, 40);
-            last = journal.segmentFiles().get(journal.segmentCount() - 1);
-        }
+        final Closed closed = closedJournalOf40Records();
+        final List<Entry> written = closed.written();
+        final Path last = closed.lastSegment();
         final long victim = offsetIn(last, written.get(36).position());
         fill(last, victim, victim + JournalFormat.FRAME_HEADER_LENGTH, (byte) 0);
         assertCorrupt(last, victim, "end-of-data marker");

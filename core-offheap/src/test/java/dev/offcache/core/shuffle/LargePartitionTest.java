@@ -37,7 +37,7 @@ class LargePartitionTest
         final long liveBefore = MappedRegion.liveMappings();
         final ShufflePartitionStore store = new ShufflePartitionStore(workDir, PinSet.NONE);
         final PartitionId id = new PartitionId("big", 0, 0);
-        writeSparsePartition(store.pathOf(id), false);
+        writeSparsePartition(id, store.pathOf(id), false);
         try (MappedPartition partition = store.openPartition(id))
         {
             assertEquals(DATA_LENGTH, partition.length());
@@ -64,7 +64,7 @@ class LargePartitionTest
         final ShufflePartitionStore store = new ShufflePartitionStore(workDir, PinSet.NONE);
         final PartitionId id = new PartitionId("big", 0, 1);
         final Path path = store.pathOf(id);
-        writeSparsePartition(path, true);
+        writeSparsePartition(id, path, true);
         try (MappedPartition partition = store.openPartition(id))
         {
             partition.verify();
@@ -80,13 +80,14 @@ class LargePartitionTest
         }
     }
 
-    private static void writeSparsePartition(final Path path, final boolean realCrc) throws IOException
+    private static void writeSparsePartition(final PartitionId id, final Path path, final boolean realCrc)
+        throws IOException
     {
         Files.createDirectories(path.getParent());
         final CRC32C crc = new CRC32C();
         try (RandomAccessFile file = new RandomAccessFile(path.toFile(), "rw"))
         {
-            file.setLength(DATA_LENGTH + PartitionFile.FOOTER_LENGTH);
+            file.setLength(DATA_LENGTH + PartitionFile.footerLength(id));
             file.seek(GIB - 8);
             file.writeLong(0x1122334455667788L);
             file.seek(GIB);
@@ -118,8 +119,8 @@ class LargePartitionTest
                     offset += chunk;
                 }
             }
-            final UnsafeBuffer footer = new UnsafeBuffer(new byte[PartitionFile.FOOTER_LENGTH]);
-            PartitionFile.encodeFooter(footer, 0, DATA_LENGTH, (int) crc.getValue());
+            final UnsafeBuffer footer = new UnsafeBuffer(new byte[PartitionFile.footerLength(id)]);
+            PartitionFile.encodeFooter(footer, 0, id, DATA_LENGTH, (int) crc.getValue());
             file.seek(DATA_LENGTH);
             file.write(footer.byteArray());
         }

@@ -1,11 +1,12 @@
 package dev.offcache.core.shuffle;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Random;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import dev.offcache.core.checksum.Crc32c;
 import dev.offcache.core.region.MappedRegion;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -101,7 +103,7 @@ class ShufflePartitionStoreTest
 
         assertEquals(new PartitionInfo(id, workDir.resolve("job-1/3/7.data"), data.length, crc32c(data)), info);
         assertEquals(store.pathOf(id), info.path());
-        assertEquals(data.length + PartitionFile.FOOTER_LENGTH, info.path().toFile().length());
+        assertEquals(data.length + PartitionFile.footerLength(id), info.path().toFile().length());
         assertTrue(store.exists(id));
         try (MappedPartition partition = store.openPartition(id))
         {
@@ -125,7 +127,7 @@ class ShufflePartitionStoreTest
         final PartitionId id = new PartitionId("j", 0, 0);
         final PartitionInfo info = writePartition(store, id, new byte[0]);
         assertEquals(0, info.length());
-        assertEquals(PartitionFile.FOOTER_LENGTH, info.path().toFile().length());
+        assertEquals("j".length() + PartitionFile.TRAILER_LENGTH, info.path().toFile().length());
         try (MappedPartition partition = store.openPartition(id))
         {
             assertEquals(0, partition.length());
@@ -284,6 +286,152 @@ class ShufflePartitionStoreTest
         assertEquals(1, unpinned.deleteJob("job-a"));
         assertFalse(Files.exists(workDir.resolve("job-a")), "job directory removed once empty");
         assertTrue(unpinned.deleteStage("job-b", 0));
+        assertFalse(Files.exists(workDir.resolve("job-b")), "job directory removed with its last stage");
+    }
+
+    @Test
+    void deletingAStageRemovesTheJobDirectoryOnlyWithItsLastStage()
+    {
+        final ShufflePartitionStore store = new ShufflePartitionStore(workDir, PinSet.NONE);
+        writePartition(store, new PartitionId("job", 0, 0), randomBytes(1, 10));
+        writePartition(store, new PartitionId("job", 1, 0), randomBytes(2, 10));
+        assertTrue(store.deleteStage("job", 1));
+        assertTrue(Files.isDirectory(workDir.resolve("job")), "stage 0 still lives there");
+        assertTrue(store.deleteStage("job", 0));
+        assertFalse(Files.exists(workDir.resolve("job")), "no empty job directory is left behind");
+        // A writer of the same job after the directory went recreates it.
+        writePartition(store, new PartitionId("job", 2, 0), randomBytes(3, 10));
+        assertEquals(List.of(new PartitionId("job", 2, 0)), store.list());
+    }
+
+    @Test
+    void deleteJobKeepsTheStagesThatCallIsToldToKeep()
+    {
+        final ShufflePartitionStore store = new ShufflePartitionStore(
+            workDir, (jobId, stageId) -> stageId == 0);
+        for (int stage = 0; stage < 4; stage++)
+        {
+            writePartition(store, new PartitionId("job", stage, 0), randomBytes(stage, 10));
+        }
+        assertEquals(2, store.deleteJob("job", (jobId, stageId) -> stageId == 2));
+        assertEquals(List.of(new PartitionId("job", 0, 0), new PartitionId("job", 2, 0)), store.list(),
+            "the store's pins and the call's pins both kept their stage");
+        assertEquals(1, store.deleteJob("job", PinSet.NONE));
+        assertEquals(List.of(new PartitionId("job", 0, 0)), store.list());
+    }
+
+    @Test
+    void aValidFileOfAnotherPartitionInItsPlaceIsRefused() throws IOException
+    {
+        final ShufflePartitionStore store = new ShufflePartitionStore(workDir, PinSet.NONE);
+        final PartitionId p0 = new PartitionId("job", 1, 0);
+        final PartitionId p3 = new PartitionId("job", 1, 3);
+        final PartitionId otherJob = new PartitionId("jab", 1, 3);
+        final PartitionInfo info0 = writePartition(store, p0, randomBytes(0, 5000));
+        final PartitionInfo info3 = writePartition(store, p3, randomBytes(3, 5000));
+        writePartition(store, otherJob, randomBytes(3, 5000));
+        Files.copy(info0.path(), info3.path(), StandardCopyOption.REPLACE_EXISTING);
+        final CorruptPartitionException swapped = assertThrows(
+            CorruptPartitionException.class, () -> store.openPartition(p3));
+        assertTrue(swapped.getMessage().contains("holds partition job/1/0, not job/1/3"), swapped.getMessage());
+        assertEquals(info3.path(), swapped.path());
+
+        // Same stage and partition, same length, another job: refused as well.
+        Files.copy(store.pathOf(otherJob), info3.path(), StandardCopyOption.REPLACE_EXISTING);
+        final CorruptPartitionException otherJobsFile = assertThrows(
+            CorruptPartitionException.class, () -> store.openPartition(p3));
+        assertTrue(otherJobsFile.getMessage().contains("holds partition jab/1/3"), otherJobsFile.getMessage());
+
+        // A recorded path is honoured, and checked against the partition it should hold.
+        try (MappedPartition partition = store.openPartition(p0, info0.path()))
+        {
+            assertEquals(p0, partition.id());
+            assertArrayEquals(randomBytes(0, 5000), readAll(partition));
+        }
+        final Path moved = workDir.resolve("elsewhere.data");
+        Files.copy(info0.path(), moved);
+        try (MappedPartition partition = store.openPartition(p0, moved))
+        {
+            assertEquals(info0.crc32c(), partition.crc32c());
+        }
+        assertThrows(CorruptPartitionException.class, () -> store.openPartition(p3, moved));
+        final PartitionNotFoundException missing = assertThrows(
+            PartitionNotFoundException.class, () -> store.openPartition(p0, workDir.resolve("nothing.data")));
+        assertTrue(missing.getMessage().contains("nothing.data"), missing.getMessage());
+    }
+
+    @Test
+    void aVersion1FileIsRefusedSayingSo() throws IOException
+    {
+        final ShufflePartitionStore store = new ShufflePartitionStore(workDir, PinSet.NONE);
+        final PartitionId id = new PartitionId("old", 0, 0);
+        for (final int dataLength : new int[] {0, 16, 4096})
+        {
+            // data, then the version 1 footer: magic, version 1, data length, data CRC, footer CRC of [0, 20)
+            final byte[] data = randomBytes(dataLength, dataLength);
+            final UnsafeBuffer file = new UnsafeBuffer(new byte[dataLength + 24]);
+            file.putBytes(0, data);
+            file.putInt(dataLength, PartitionFile.MAGIC, ByteOrder.LITTLE_ENDIAN);
+            file.putInt(dataLength + 4, 1, ByteOrder.LITTLE_ENDIAN);
+            file.putLong(dataLength + 8, dataLength, ByteOrder.LITTLE_ENDIAN);
+            file.putInt(dataLength + 16, crc32c(data), ByteOrder.LITTLE_ENDIAN);
+            file.putInt(dataLength + 20, Crc32c.compute(file, dataLength, 20), ByteOrder.LITTLE_ENDIAN);
+            Files.createDirectories(store.pathOf(id).getParent());
+            Files.write(store.pathOf(id), file.byteArray());
+            final CorruptPartitionException ex = assertThrows(
+                CorruptPartitionException.class, () -> store.openPartition(id));
+            assertTrue(ex.getMessage().contains("format version 1"), ex.getMessage());
+        }
+    }
+
+    @Test
+    void aReadOnlyStoreReadsButNeverWritesDeletesOrCleans() throws IOException
+    {
+        final ShufflePartitionStore writer = new ShufflePartitionStore(workDir, PinSet.NONE);
+        final PartitionId id = new PartitionId("job", 0, 0);
+        writePartition(writer, id, randomBytes(5, 300));
+        final Path stale = workDir.resolve("job/0/.1.data.7-abc.tmp");
+        Files.write(stale, new byte[10]);
+
+        final ShufflePartitionStore reader = ShufflePartitionStore.openReadOnly(workDir);
+        assertTrue(reader.isReadOnly());
+        assertEquals(List.of(id), reader.list());
+        assertTrue(Files.exists(stale), "a read-only store cleans nothing, even a leftover");
+        try (MappedPartition partition = reader.openPartition(id))
+        {
+            partition.verify();
+        }
+        final IllegalStateException write = assertThrows(
+            IllegalStateException.class, () -> reader.openWriter(new PartitionId("job", 0, 1)));
+        assertTrue(write.getMessage().contains("read-only"), write.getMessage());
+        assertThrows(IllegalStateException.class, () -> reader.deleteStage("job", 0));
+        assertThrows(IllegalStateException.class, () -> reader.deleteJob("job"));
+        assertEquals(List.of(id), writer.list());
+
+        final ShufflePartitionStore missing = ShufflePartitionStore.openReadOnly(workDir.resolve("not-yet"));
+        assertEquals(List.of(), missing.list());
+        assertFalse(Files.exists(workDir.resolve("not-yet")), "a read-only store creates nothing");
+    }
+
+    @Test
+    void aSecondStoreInThisProcessKeepsTheFirstOnesInFlightWrites()
+    {
+        final ShufflePartitionStore first = new ShufflePartitionStore(workDir, PinSet.NONE);
+        final PartitionId id = new PartitionId("job", 0, 0);
+        final byte[] data = randomBytes(9, 1000);
+        try (PartitionWriter writer = first.openWriter(id))
+        {
+            writer.write(new UnsafeBuffer(data), 0, 500);
+            final ShufflePartitionStore second = new ShufflePartitionStore(workDir, PinSet.NONE);
+            assertEquals(List.of(), second.list());
+            assertTrue(Files.exists(writer.tempPath()), "still being written");
+            writer.write(new UnsafeBuffer(data), 500, 500);
+            writer.commit();
+            try (MappedPartition partition = second.openPartition(id))
+            {
+                assertArrayEquals(data, readAll(partition));
+            }
+        }
     }
 
     @ParameterizedTest
@@ -320,7 +468,7 @@ class ShufflePartitionStoreTest
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {0, 1, 10, 23, 1023, 1024 + 23})
+    @ValueSource(ints = {0, 1, 10, 23, 40, 1023, 1024 + 40})
     void truncatedFilesGiveCorruptPartitionExceptionNamingTheFile(final int keepBytes) throws IOException
     {
         final ShufflePartitionStore store = new ShufflePartitionStore(workDir, PinSet.NONE);
@@ -352,7 +500,7 @@ class ShufflePartitionStoreTest
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {0, 4, 8, 12, 16, 20, 23})
+    @ValueSource(ints = {0, 1, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40})
     void aFlippedFooterByteIsCaughtOnOpen(final int footerByte) throws IOException
     {
         final ShufflePartitionStore store = new ShufflePartitionStore(workDir, PinSet.NONE);
@@ -365,7 +513,7 @@ class ShufflePartitionStoreTest
     }
 
     @Test
-    void listAfterARestartShowsCommittedPartitionsAndCleansCrashLeftovers() throws IOException
+    void listAfterARestartShowsCommittedPartitionsAndCleansCrashLeftovers() throws Exception
     {
         final ShufflePartitionStore before = new ShufflePartitionStore(workDir, PinSet.NONE);
         final List<PartitionId> committed = List.of(
@@ -375,9 +523,11 @@ class ShufflePartitionStoreTest
         {
             writePartition(before, id, randomBytes(id.partitionId(), 100));
         }
-        final PartitionWriter crashed = before.openWriter(new PartitionId("a", 2, 2));
-        crashed.write(new UnsafeBuffer(new byte[100]), 0, 100);
-        final Path crashedTemp = crashed.tempPath();
+        // What a writer in a process that died leaves: its temporary file, named with its process id.
+        final Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        final Path crashedTemp = workDir.resolve("a/2/.2.data.pid" + gone.pid() + "-5-77.tmp");
+        Files.write(crashedTemp, new byte[100]);
         Files.createDirectories(workDir.resolve("a/notastage"));
         Files.writeString(workDir.resolve("a/0/readme.txt"), "not ours");
         Files.writeString(workDir.resolve("a/0/01.data"), "not a canonical name");
@@ -393,19 +543,27 @@ class ShufflePartitionStoreTest
                 assertArrayEquals(randomBytes(id.partitionId(), 100), readAll(partition));
             }
         }
-        assertThrows(UncheckedIOException.class, crashed::commit, "the crashed writer lost its temp file");
-        crashed.close();
     }
 
     @Test
-    void aStaleTempFileIsDeletedByListing() throws IOException
+    void aStaleTempFileIsDeletedByListing() throws Exception
     {
         final ShufflePartitionStore store = new ShufflePartitionStore(workDir, PinSet.NONE);
         writePartition(store, new PartitionId("a", 0, 0), new byte[3]);
-        final Path stale = workDir.resolve("a/0/.1.data.99-abc.tmp");
-        Files.write(stale, new byte[50]);
+        final Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        final Path deadWriters = workDir.resolve("a/0/.1.data.pid" + gone.pid() + "-1-abc.tmp");
+        final Path olderVersions = workDir.resolve("a/0/.2.data.99-abc.tmp");
+        final Path liveWriters = workDir.resolve("a/0/.3.data.pid" + ProcessHandle.current().parent()
+            .map(ProcessHandle::pid).orElseThrow() + "-1-abc.tmp");
+        for (final Path temp : List.of(deadWriters, olderVersions, liveWriters))
+        {
+            Files.write(temp, new byte[50]);
+        }
         assertEquals(List.of(new PartitionId("a", 0, 0)), store.list());
-        assertFalse(Files.exists(stale));
+        assertFalse(Files.exists(deadWriters), "its writer's process is gone");
+        assertFalse(Files.exists(olderVersions), "no process id: a crash leftover of an older version");
+        assertTrue(Files.exists(liveWriters), "another live process may still be writing it");
     }
 
     static void flipByte(final Path path, final long offset) throws IOException

@@ -32,7 +32,6 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import dev.offcache.core.shuffle.PartitionId;
-import dev.offcache.core.shuffle.PartitionInfo;
 import dev.offcache.core.shuffle.PartitionWriter;
 import dev.offcache.core.shuffle.ShufflePartitionStore;
 import dev.offcache.registry.coordinator.CachedDatasetCoordinator;
@@ -267,9 +266,7 @@ public class DatasetCacheBenchmark
                 try (PartitionWriter writer = stores.get(executor).openWriter(new PartitionId(jobId, 1, p)))
                 {
                     writer.write(staging, 0, rows * Long.BYTES);
-                    final PartitionInfo info = writer.commit();
-                    locations.add(new PartitionLocation("exec-" + executor, jobId, 1, p, info.path().toString(),
-                        info.length()));
+                    locations.add(PartitionLocation.of("exec-" + executor, writer.commit()));
                 }
             }
         }

@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -32,10 +34,14 @@ import org.tukaani.xz.XZInputStream;
  * benchmark:
  *
  * <pre>
- * java -cp jmh-benchmarks/target/benchmarks.jar dev.offcache.benchmarks.l1.HitRatioSimulation [traceDir]
+ * java -cp jmh-benchmarks/target/benchmarks.jar dev.offcache.benchmarks.l1.HitRatioSimulation [traceDir [results]]
  * </pre>
  *
- * <p>{@code traceDir} defaults to {@code /work/shared/traces/cache2k}. Columns: our W-TinyLFU policy driven directly;
+ * <p>{@code traceDir} defaults to {@code /work/shared/traces/cache2k}. Besides the Markdown table it writes the miss
+ * ratios as a measurement file for {@code offcache-perf} ({@code docs/perf-reports.md}, "Measurement files") to
+ * {@code results} (default {@value #DEFAULT_RESULTS} in the working directory): {@code offcache} is the
+ * {@link L1BlockStore} column, the baselines our LRU and Caffeine (Caffeine's admission is randomised, so it runs
+ * {@value #CAFFEINE_RUNS} times and the file holds every run). Columns: our W-TinyLFU policy driven directly;
  * the same policy behind the real {@link L1BlockStore} (4 KiB slots, accesses recorded through its lossy buffer);
  * our LRU; Caffeine {@code maximumSize} (same-thread executor). Every access of a miss is followed by an insert, as
  * a cache-aside reader would do. Trace attribution: the cache2k traces are copyrighted by headissue GmbH (Jens
@@ -44,6 +50,10 @@ import org.tukaani.xz.XZInputStream;
 public final class HitRatioSimulation
 {
     private static final int STORE_BLOCK = 4096;
+    private static final String DEFAULT_RESULTS = "hit-ratio-simulation.json";
+    private static final String DEFAULT_TRACES = "/work/shared/traces/cache2k";
+    private static final int CAFFEINE_RUNS = 3;
+    private static final List<String> RESULTS = new ArrayList<>();
 
     private HitRatioSimulation()
     {
@@ -57,7 +67,10 @@ public final class HitRatioSimulation
      */
     public static void main(final String[] args) throws IOException
     {
-        final Path traceDir = Path.of(args.length > 0 ? args[0] : "/work/shared/traces/cache2k");
+        final Path traceDir = Path.of(args.length > 0 ? args[0] : DEFAULT_TRACES);
+        final Path results = Path.of(args.length > 1 ? args[1] : DEFAULT_RESULTS);
+        final String loadAtStart = loadAverage();
+        final String startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         System.out.println("| workload | accesses | distinct | capacity | W-TinyLFU (ours) | L1BlockStore (ours) | " +
             "LRU (ours) | Caffeine |");
         System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
@@ -88,6 +101,8 @@ public final class HitRatioSimulation
         }
         System.out.println();
         System.out.println("cache2k traces: (c) headissue GmbH, Jens Wilke, CC BY 4.0.");
+        writeResults(results, args, startedAt, loadAtStart);
+        System.out.println("measurement file: " + results);
     }
 
     static void row(final String name, final long[] keys, final int capacity)
@@ -95,10 +110,78 @@ public final class HitRatioSimulation
         final double tinyLfu = simulate(new WindowTinyLfuPolicy(capacity), keys);
         final double store = simulateStore(PolicyKind.WINDOW_TINY_LFU, capacity, keys);
         final double lru = simulate(new LruPolicy(capacity), keys);
-        final double caffeine = simulateCaffeine(capacity, keys);
+        final double[] caffeine = new double[CAFFEINE_RUNS];
+        for (int run = 0; run < CAFFEINE_RUNS; run++)
+        {
+            caffeine[run] = simulateCaffeine(capacity, keys);
+        }
         System.out.println(String.format(Locale.ROOT, "| %s | %d | %d | %d | %.2f%% | %.2f%% | %.2f%% | %.2f%% |",
             name, keys.length, Arrays.stream(keys).distinct().count(), capacity,
-            tinyLfu * 100, store * 100, lru * 100, caffeine * 100));
+            tinyLfu * 100, store * 100, lru * 100, caffeine[0] * 100));
+        final String caseName = name + ", " + capacity + (name.startsWith("synthetic") ? " blocks" : " entries");
+        RESULTS.add(missRatio(caseName, "offcache", exact(percent(1 - store))));
+        RESULTS.add(missRatio(caseName, "lru", exact(percent(1 - lru))));
+        final StringBuilder runs = new StringBuilder("\"values\": [");
+        for (int run = 0; run < CAFFEINE_RUNS; run++)
+        {
+            runs.append(run == 0 ? "" : ", ").append(percent(1 - caffeine[run]));
+        }
+        RESULTS.add(missRatio(caseName, "caffeine", runs.append(']').toString()));
+    }
+
+    /** One entry of the measurement file: every miss is an origin read, so the miss ratio is what to compare. */
+    private static String missRatio(final String caseName, final String impl, final String value)
+    {
+        return "    {\"case\": \"" + caseName + "\", \"metric\": \"miss ratio\", \"unit\": \"%\", " +
+            "\"better\": \"lower\", \"impl\": \"" + impl + "\", " + value + "}";
+    }
+
+    /** A deterministic count is exact: its interval is the value itself, so any difference decides. */
+    private static String exact(final String value)
+    {
+        return "\"value\": " + value + ", \"low\": " + value + ", \"high\": " + value;
+    }
+
+    private static String percent(final double ratio)
+    {
+        return String.format(Locale.ROOT, "%.4f", ratio * 100);
+    }
+
+    /** Writes the measurement file (format offcache-measurements/1, docs/perf-reports.md). */
+    private static void writeResults(final Path file, final String[] args, final String startedAt,
+        final String loadAtStart) throws IOException
+    {
+        final String command = "java --add-opens java.base/jdk.internal.misc=ALL-UNNAMED -cp " +
+            "jmh-benchmarks/target/benchmarks.jar " + HitRatioSimulation.class.getName() +
+            (args.length > 0 ? " " + String.join(" ", args) : "");
+        final String json = "{\n" +
+            "  \"format\": \"offcache-measurements/1\",\n" +
+            "  \"suite\": \"l1.HitRatioSimulation\",\n" +
+            "  \"title\": \"Miss ratios (each miss is an origin read) of the L1 store's W-TinyLFU policy beside " +
+            "LRU and Caffeine, on the cache2k traces (capacities in entries) and a synthetic Parquet-like block " +
+            "workload (capacities in blocks); miss ratio = 100% - hit ratio.\",\n" +
+            "  \"command\": \"" + command + "\",\n" +
+            "  \"startedAt\": \"" + startedAt + "\",\n" +
+            "  \"load\": {\"start\": \"" + loadAtStart + "\", \"end\": \"" + loadAverage() + "\"},\n" +
+            "  \"notes\": [\"Counts, not timings: the figures do not depend on the machine or its load. offcache " +
+            "and LRU are deterministic, so their values are exact (low = high); Caffeine's admission is " +
+            "randomised, so it ran " + CAFFEINE_RUNS + " times and its interval is the runs' range. cache2k " +
+            "traces (c) headissue GmbH, Jens Wilke, CC BY 4.0.\"],\n" +
+            "  \"measurements\": [\n" + String.join(",\n", RESULTS) + "\n  ]\n}\n";
+        Files.writeString(file, json);
+    }
+
+    private static String loadAverage()
+    {
+        try
+        {
+            final String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return fields.length >= 3 ? fields[0] + " " + fields[1] + " " + fields[2] : "unknown";
+        }
+        catch (final IOException ex)
+        {
+            return "unknown";
+        }
     }
 
     /**

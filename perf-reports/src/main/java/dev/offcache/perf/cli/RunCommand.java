@@ -20,14 +20,18 @@ import picocli.CommandLine.Option;
 
 import dev.offcache.perf.jmh.JmhResult;
 import dev.offcache.perf.jmh.JmhResultReader;
+import dev.offcache.perf.measure.MeasurementFile;
+import dev.offcache.perf.pairing.SuiteResults;
 import dev.offcache.perf.report.MachineInfo;
 import dev.offcache.perf.report.ReportInput;
+import dev.offcache.perf.report.RepoPaths;
 import dev.offcache.perf.report.ReportWriter;
 import dev.offcache.perf.report.RunInfo;
 import dev.offcache.perf.run.BenchmarkPlan;
 import dev.offcache.perf.run.BenchmarkRunner;
 import dev.offcache.perf.run.Profile;
 import dev.offcache.perf.run.ProgressTracker;
+import dev.offcache.perf.run.RunEstimate;
 
 /**
  * {@code offcache-perf run}: runs a profile of the benchmark suites from {@code benchmarks.jar} and writes the raw
@@ -35,7 +39,7 @@ import dev.offcache.perf.run.ProgressTracker;
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
     description = "Runs benchmarks.jar with a profile's JMH options, shows progress, and writes jmh-result.json, " +
-        "jmh-output.log, run-info.json, report.md and charts/ into --out.")
+        "jmh-output.log, run-info.json, report.md, charts/ and measurements/ into --out.")
 public final class RunCommand implements Callable<Integer>
 {
     private static final long LOCK_RETRY_MAX_SECONDS = 10;
@@ -75,6 +79,14 @@ public final class RunCommand implements Callable<Integer>
         description = "When another JMH run holds the machine's JMH lock, retry for up to this long (default: 0).")
     private long lockWaitSeconds;
 
+    @Option(names = "--measurements", paramLabel = "FILE",
+        description = "A measurement file (results not from JMH, docs/perf-reports.md) to fold into the report; " +
+            "repeatable. Checked before the benchmarks start, copied into OUT/measurements/.")
+    private List<Path> measurementFiles = new ArrayList<>();
+
+    @Option(names = "--dry-run", description = "List what would run and how long it takes at least; run nothing.")
+    private boolean dryRun;
+
     @Override
     public Integer call() throws Exception
     {
@@ -84,7 +96,8 @@ public final class RunCommand implements Callable<Integer>
             Path.of(System.getProperty("java.home"), "bin", "java");
         final List<String> extra = jmhArgs == null || jmhArgs.isBlank() ? List.of() :
             Arrays.asList(jmhArgs.trim().split("\\s+"));
-        Files.createDirectories(out);
+        // Read the measurement files first: a typo in one must not surface after an hour of benchmarks.
+        final List<MeasurementFile> measurements = MeasurementInputs.read(measurementFiles);
         final BenchmarkRunner runner = new BenchmarkRunner(javaExecutable, benchmarksJar, profile, includes, extra,
             out);
 
@@ -94,10 +107,25 @@ public final class RunCommand implements Callable<Integer>
             throw new IllegalArgumentException("no benchmark in " + benchmarksJar + " matches " +
                 (includes.isEmpty() ? "(everything)" : String.join(" ", includes)));
         }
+        final List<String> effectiveArgs = new ArrayList<>(profile.jmhArgs());
+        effectiveArgs.addAll(extra);
+        final String shownCommand = BenchmarkRunner.quote(shownRunCommand(runner, javaExecutable, benchmarksJar));
+        final String rerun = rerunCommand(benchmarksJar);
         console.println("[perf] profile " + profile.cliName() + ": " + profile.description());
         console.println("[perf] " + plan.suites().size() + " suites, " + plan.benchmarks().size() +
             " benchmarks, " + plan.expectedRuns() + " runs (parameter combinations)");
-        console.println("[perf] command: " + BenchmarkRunner.quote(runner.runCommand()));
+        console.println("[perf] at least " + RunEstimate.of(effectiveArgs, plan.expectedRuns()).describe());
+        console.println("[perf] rerun: " + rerun);
+        console.println("[perf] command: " + shownCommand);
+        if (dryRun)
+        {
+            plan.suites().forEach(suite -> console.println("[perf]   " + SuiteResults.shorten(suite) + ": " +
+                plan.runsOf(suite) + (plan.runsOf(suite) == 1 ? " run" : " runs")));
+            console.println("[perf] dry run: nothing was run");
+            console.flush();
+            return 0;
+        }
+        Files.createDirectories(out);
         console.println("[perf] JMH output: " + runner.logFile());
         console.flush();
 
@@ -122,7 +150,7 @@ public final class RunCommand implements Callable<Integer>
         console.println("[perf] benchmarks.jar finished with exit code " + exit + " after " + tracker.elapsed() +
             " (" + tracker.runsStarted() + " runs, " + tracker.failures() + " failed)");
 
-        final RunInfo runInfo = new RunInfo(profile.cliName(), BenchmarkRunner.quote(runner.runCommand()),
+        final RunInfo runInfo = new RunInfo(profile.cliName(), rerun, shownCommand,
             started.truncatedTo(ChronoUnit.SECONDS).toString(), finished.truncatedTo(ChronoUnit.SECONDS).toString(),
             finished.getEpochSecond() - started.getEpochSecond(), exit, machine, MachineInfo.currentLoadAverage(),
             plan.benchmarks());
@@ -146,10 +174,11 @@ public final class RunCommand implements Callable<Integer>
         }
         final ReportWriter.Written written = ReportWriter.write(new ReportInput(
             title != null ? title : "offcache benchmark report (profile " + profile.cliName() + ")",
-            BenchmarkRunner.RESULT_FILE, runInfo.command(), machine,
+            RepoPaths.display(runner.resultFile()), runInfo.rerunCommand(), runInfo.command(), machine,
             "Measured on this machine by `offcache-perf run` (profile " + profile.cliName() + ", started " +
                 runInfo.startedAt() + ", " + runInfo.elapsedSeconds() + " s).",
-            runInfo.loadAfter(), results, notes, plan.benchmarks()), out);
+            runInfo.loadAfter(), results, MeasurementInputs.copyInto(measurements, out), notes, plan.benchmarks()),
+            out);
         console.println("[perf] report: " + written.markdown() + " (" + results.size() + " results, " +
             written.charts().size() + " charts)");
         if (exit != 0 || tracker.failures() > 0)
@@ -158,6 +187,61 @@ public final class RunCommand implements Callable<Integer>
                 " benchmark runs failed (the report has the others); see " + runner.logFile());
         }
         return 0;
+    }
+
+    /** The JMH command with the paths a reader can use: relative to the repository root, {@code java} for ours. */
+    private List<String> shownRunCommand(final BenchmarkRunner runner, final Path javaExecutable,
+        final Path benchmarksJar)
+    {
+        final String javaShown = java == null ? "java" : RepoPaths.display(javaExecutable);
+        final List<String> shown = new ArrayList<>();
+        for (final String arg : runner.runCommand())
+        {
+            if (arg.equals(javaExecutable.toString()))
+            {
+                shown.add(javaShown);
+            }
+            else if (arg.equals(benchmarksJar.toString()))
+            {
+                shown.add(RepoPaths.display(benchmarksJar));
+            }
+            else if (arg.equals(runner.resultFile().toString()))
+            {
+                shown.add(RepoPaths.display(runner.resultFile()));
+            }
+            else
+            {
+                shown.add(arg);
+            }
+        }
+        return shown;
+    }
+
+    /** This command line as typed from the repository root: what reruns the run, paths relative to the root. */
+    private String rerunCommand(final Path benchmarksJar)
+    {
+        final List<String> command = new ArrayList<>(List.of("perf-reports/bin/offcache-perf", "run", "--profile",
+            profile.cliName()));
+        includes.forEach(include -> command.addAll(List.of("--include", include)));
+        if (jmhArgs != null && !jmhArgs.isBlank())
+        {
+            command.addAll(List.of("--jmh-args", jmhArgs.trim()));
+        }
+        if (jar != null)
+        {
+            command.addAll(List.of("--jar", RepoPaths.display(benchmarksJar)));
+        }
+        if (java != null)
+        {
+            command.addAll(List.of("--java", RepoPaths.display(java)));
+        }
+        measurementFiles.forEach(file -> command.addAll(List.of("--measurements", RepoPaths.display(file))));
+        if (title != null)
+        {
+            command.addAll(List.of("--title", title));
+        }
+        command.addAll(List.of("--out", RepoPaths.display(out)));
+        return BenchmarkRunner.quote(command);
     }
 
     private static void printFlushed(final PrintWriter console, final String line)

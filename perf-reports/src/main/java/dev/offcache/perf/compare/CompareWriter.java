@@ -10,6 +10,7 @@ import java.util.List;
 
 import dev.offcache.perf.jmh.JmhResult;
 import dev.offcache.perf.jmh.Metric;
+import dev.offcache.perf.measure.Measurement;
 import dev.offcache.perf.pairing.SuiteResults;
 import dev.offcache.perf.report.Formats;
 
@@ -30,17 +31,19 @@ public final class CompareWriter
      *
      * @param baselineSource  name of the baseline file.
      * @param candidateSource name of the candidate file.
-     * @param changes         the changes.
+     * @param changes         the changes of the JMH results.
+     * @param measurementChanges the changes of the measurement files' values.
      * @param outDir          output directory (created if needed).
      * @return the file written.
      * @throws IOException on write failure.
      */
     public static Path write(final String baselineSource, final String candidateSource, final List<Change> changes,
-        final Path outDir) throws IOException
+        final List<MeasurementChange> measurementChanges, final Path outDir) throws IOException
     {
         Files.createDirectories(outDir);
         final StringBuilder md = new StringBuilder(8 * 1024);
-        final long flagged = changes.stream().filter(Change::flagged).count();
+        final long flagged = changes.stream().filter(Change::flagged).count() +
+            measurementChanges.stream().filter(MeasurementChange::flagged).count();
         md.append("# offcache benchmark comparison\n\n");
         md.append("Baseline: `").append(baselineSource).append("` · candidate: `").append(candidateSource)
             .append("` · written ").append(Instant.now().truncatedTo(ChronoUnit.SECONDS)).append("\n\n");
@@ -58,9 +61,24 @@ public final class CompareWriter
                     .append('\n');
             }
         }
+        for (final MeasurementChange change : measurementChanges)
+        {
+            if (change.flagged())
+            {
+                md.append("- `").append(change.suite()).append(" · ").append(change.key()).append("`: ")
+                    .append(describe(change)).append('\n');
+            }
+        }
         if (flagged > 0)
         {
             md.append('\n');
+        }
+        if (changes.isEmpty())
+        {
+            measurements(measurementChanges, md);
+            final Path file = outDir.resolve(COMPARE_FILE);
+            Files.writeString(file, md, StandardCharsets.UTF_8);
+            return file;
         }
         md.append("## All benchmarks\n\n");
         md.append("| benchmark | params | mode | threads | unit | baseline | ± | candidate | ± | change | verdict | " +
@@ -85,6 +103,7 @@ public final class CompareWriter
                 .append(" | ").append(allocCell(change))
                 .append(" |\n");
         }
+        measurements(measurementChanges, md);
         final Path file = outDir.resolve(COMPARE_FILE);
         Files.writeString(file, md, StandardCharsets.UTF_8);
         return file;
@@ -115,6 +134,51 @@ public final class CompareWriter
             text.append("ALLOC REGRESSION ").append(allocCell(change));
         }
         return text.toString();
+    }
+
+    private static void measurements(final List<MeasurementChange> changes, final StringBuilder md)
+    {
+        if (changes.isEmpty())
+        {
+            return;
+        }
+        md.append("\n## Measurement files (not JMH)\n\n");
+        md.append("| suite | case | metric | implementation | unit | better | baseline | interval | candidate | " +
+            "interval | change | verdict |\n");
+        md.append("|---|---|---|---|---|---|---:|---|---:|---|---:|---|\n");
+        for (final MeasurementChange change : changes)
+        {
+            final Measurement any = change.baseline() != null ? change.baseline() : change.candidate();
+            md.append("| ").append(Formats.cell(change.suite()))
+                .append(" | ").append(Formats.cell(any.caseName()))
+                .append(" | ").append(Formats.cell(any.metric()))
+                .append(" | ").append(Formats.cell(any.impl()))
+                .append(" | ").append(Formats.cell(any.unit()))
+                .append(" | ").append(any.higherIsBetter() ? "higher" : "lower")
+                .append(" | ").append(change.baseline() == null ? "–" :
+                    Formats.number(change.baseline().value().score()))
+                .append(" | ").append(change.baseline() == null ? "–" : Formats.interval(change.baseline()))
+                .append(" | ").append(change.candidate() == null ? "–" :
+                    Formats.number(change.candidate().value().score()))
+                .append(" | ").append(change.candidate() == null ? "–" : Formats.interval(change.candidate()))
+                .append(" | ").append(Formats.percent(change.changePercent()))
+                .append(" | ").append(verdictCell(change.verdict()))
+                .append(" |\n");
+        }
+    }
+
+    /**
+     * One line describing a flagged measurement change.
+     *
+     * @param change a flagged change.
+     * @return for example {@code REGRESSION 22,212 → 15,000 req/s (-32.5%)}.
+     */
+    public static String describe(final MeasurementChange change)
+    {
+        return "REGRESSION " + Formats.number(change.baseline().value().score()) + " → " +
+            Formats.number(change.candidate().value().score()) + " " + change.baseline().unit() + " (" +
+            Formats.percent(change.changePercent()) + ", " + (change.baseline().higherIsBetter() ? "higher" :
+            "lower") + " is better)";
     }
 
     private static String verdictCell(final ChangeVerdict verdict)

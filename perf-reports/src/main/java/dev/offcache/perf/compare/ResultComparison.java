@@ -7,6 +7,7 @@ import java.util.Map;
 
 import dev.offcache.perf.jmh.JmhResult;
 import dev.offcache.perf.jmh.Metric;
+import dev.offcache.perf.jmh.ScoreUnits;
 import dev.offcache.perf.jmh.Separation;
 
 /**
@@ -57,7 +58,20 @@ public final class ResultComparison
 
     private static ChangeVerdict verdict(final Metric baseline, final Metric candidate)
     {
-        return switch (Separation.of(baseline, candidate))
+        return verdict(baseline, candidate, ScoreUnits.higherIsBetter(baseline.unit()));
+    }
+
+    /**
+     * The verdict on one score that moved from a baseline result set to a candidate.
+     *
+     * @param baseline       the score before.
+     * @param candidate      the score after.
+     * @param higherIsBetter which way is better.
+     * @return the verdict.
+     */
+    static ChangeVerdict verdict(final Metric baseline, final Metric candidate, final boolean higherIsBetter)
+    {
+        return switch (Separation.of(baseline, candidate, higherIsBetter))
         {
             case FIRST_BETTER -> ChangeVerdict.REGRESSION;
             case SECOND_BETTER -> ChangeVerdict.IMPROVEMENT;

@@ -1,18 +1,12 @@
 package dev.offcache.perf.jmh;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * Reads a JMH result file written with {@code -rf json}. Rejects anything else with a {@link ResultFileException}
@@ -20,8 +14,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  */
 public final class JmhResultReader
 {
-    private static final ObjectMapper MAPPER = new ObjectMapper();
-
     private JmhResultReader()
     {
     }
@@ -35,39 +27,8 @@ public final class JmhResultReader
      */
     public static List<JmhResult> read(final Path file)
     {
-        final byte[] bytes;
-        try
-        {
-            bytes = Files.readAllBytes(file);
-        }
-        catch (final NoSuchFileException ex)
-        {
-            throw new ResultFileException(file, "no such file");
-        }
-        catch (final IOException ex)
-        {
-            throw new ResultFileException(file, "cannot be read: " + ex, ex);
-        }
-        if (new String(bytes, StandardCharsets.UTF_8).isBlank())
-        {
-            throw new ResultFileException(file,
-                "is empty: no JMH results (JMH leaves an empty file when no benchmark matched or the run failed)");
-        }
-        final JsonNode root;
-        try
-        {
-            root = MAPPER.readTree(bytes);
-        }
-        catch (final JsonProcessingException ex)
-        {
-            final String where = ex.getLocation() == null ? "" :
-                " at line " + ex.getLocation().getLineNr() + ", column " + ex.getLocation().getColumnNr();
-            throw new ResultFileException(file, "is not valid JSON: " + ex.getOriginalMessage() + where, ex);
-        }
-        catch (final IOException ex)
-        {
-            throw new ResultFileException(file, "cannot be parsed: " + ex, ex);
-        }
+        final JsonNode root = JsonFiles.read(file,
+            "is empty: no JMH results (JMH leaves an empty file when no benchmark matched or the run failed)");
         if (root == null || !root.isArray())
         {
             throw new ResultFileException(file, "is not a JMH result file: expected a JSON array of results " +

@@ -3,8 +3,8 @@ package dev.offcache.perf.jmh;
 import java.nio.file.Path;
 
 /**
- * A JMH result file that cannot be used: missing, empty, not JSON, or not in JMH's result format. The message names
- * the file and what is wrong with it.
+ * An input file that cannot be used (a JMH result file or a measurement file): missing, empty, not JSON, or not in
+ * its format. The message names the file and what is wrong with it; the command line shows it and exits with 1.
  */
 public final class ResultFileException extends RuntimeException
 {

@@ -27,6 +27,20 @@ public enum Separation
      */
     public static Separation of(final Metric first, final Metric second)
     {
+        return of(first, second, ScoreUnits.higherIsBetter(first.unit()));
+    }
+
+    /**
+     * Compares two metrics whose better direction is known from elsewhere (a measurement file says it), converting
+     * the second into the first one's unit.
+     *
+     * @param first          a metric.
+     * @param second         a metric in a compatible unit.
+     * @param higherIsBetter whether a higher score is better.
+     * @return the separation.
+     */
+    public static Separation of(final Metric first, final Metric second, final boolean higherIsBetter)
+    {
         if (!ScoreUnits.compatible(second.unit(), first.unit()))
         {
             return INCOMPARABLE;
@@ -36,7 +50,6 @@ public enum Separation
         {
             return NO_ERROR_BARS;
         }
-        final boolean higherIsBetter = ScoreUnits.higherIsBetter(first.unit());
         if (first.lower() > other.upper())
         {
             return higherIsBetter ? FIRST_BETTER : SECOND_BETTER;

@@ -1,11 +1,12 @@
 package dev.offcache.perf.pairing;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 import dev.offcache.perf.jmh.JmhResult;
 import dev.offcache.perf.jmh.Metric;
 import dev.offcache.perf.jmh.ScoreUnits;
-import dev.offcache.perf.jmh.Separation;
 
 /**
  * offcache's result beside one baseline's result for the same operation and parameters.
@@ -17,7 +18,7 @@ import dev.offcache.perf.jmh.Separation;
  * @param baselineName the baseline's name.
  */
 public record PairedResult(JmhResult ours, JmhResult baseline, String operation, String oursName,
-    String baselineName)
+    String baselineName) implements Comparison
 {
     /**
      * The operation as shown in tables and charts: with ours' variant when it is not plain {@code offcache}.
@@ -29,34 +30,30 @@ public record PairedResult(JmhResult ours, JmhResult baseline, String operation,
         return PairingConvention.OURS_IMPL.equals(oursName) ? operation : operation + " (" + oursName + ")";
     }
 
-    /**
-     * How many times better ours is than the baseline: {@code ours / baseline} for throughput,
-     * {@code baseline / ours} for time per operation, so above 1 always means offcache wins. The baseline is first
-     * converted into ours' unit.
-     *
-     * @return the speedup, or NaN when the units cannot be compared or a score is zero.
-     */
-    public double speedup()
+    @Override
+    public String subject()
     {
-        if (!ScoreUnits.compatible(baseline.primary().unit(), ours.primary().unit()))
-        {
-            return Double.NaN;
-        }
-        final double oursScore = ours.primary().score();
-        final double baselineScore = baseline.primary().in(ours.primary().unit()).score();
-        final double speedup = ScoreUnits.higherIsBetter(ours.primary().unit()) ?
-            oursScore / baselineScore : baselineScore / oursScore;
-        return Double.isFinite(speedup) ? speedup : Double.NaN;
+        return operationLabel();
     }
 
-    /**
-     * Whether one side is better beyond the error bars ({@link Separation#FIRST_BETTER} means ours).
-     *
-     * @return the separation of ours (first) and the baseline (second).
-     */
-    public Separation separation()
+    @Override
+    public Map<String, String> parameters()
     {
-        return Separation.of(ours.primary(), baseline.primary());
+        final Map<String, String> shared = new LinkedHashMap<>();
+        ours.params().forEach((k, v) ->
+        {
+            if (!PairingConvention.IMPL_PARAM.equals(k))
+            {
+                shared.put(k, v);
+            }
+        });
+        return shared;
+    }
+
+    @Override
+    public Metric oursMetric()
+    {
+        return ours.primary();
     }
 
     /**
@@ -64,10 +61,23 @@ public record PairedResult(JmhResult ours, JmhResult baseline, String operation,
      *
      * @return the metric, unconverted when the units are not compatible.
      */
-    public Metric baselineInOursUnit()
+    @Override
+    public Metric baselineMetric()
     {
         final Metric metric = baseline.primary();
         return ScoreUnits.compatible(metric.unit(), ours.primary().unit()) ? metric.in(ours.primary().unit()) : metric;
+    }
+
+    /**
+     * Which way is better, from ours' unit: throughput ({@code ops/<time>}) is higher-is-better, time per operation
+     * lower-is-better.
+     *
+     * @return true for throughput.
+     */
+    @Override
+    public boolean higherIsBetter()
+    {
+        return ScoreUnits.higherIsBetter(ours.primary().unit());
     }
 
     /**
@@ -77,9 +87,7 @@ public record PairedResult(JmhResult ours, JmhResult baseline, String operation,
      */
     public String sharedParamsLabel()
     {
-        return ours.params().entrySet().stream()
-            .filter(e -> !PairingConvention.IMPL_PARAM.equals(e.getKey()))
-            .map(e -> e.getKey() + "=" + e.getValue())
+        return parameters().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
             .collect(Collectors.joining(", "));
     }
 }

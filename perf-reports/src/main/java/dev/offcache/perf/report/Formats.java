@@ -2,7 +2,9 @@ package dev.offcache.perf.report;
 
 import java.util.Locale;
 
+import dev.offcache.perf.jmh.Metric;
 import dev.offcache.perf.jmh.Separation;
+import dev.offcache.perf.measure.Measurement;
 
 /**
  * How numbers and verdicts are written in the reports: a few significant digits, thousands grouped, never
@@ -55,14 +57,24 @@ public final class Formats
     }
 
     /**
-     * A speedup, two decimals and a times sign.
+     * A speedup with a times sign: two decimals, or two significant digits below 0.1× (so 0.011× and 0.014× do
+     * not both read 0.01×).
      *
      * @param speedup the ratio.
-     * @return for example {@code 4.00×}, or {@code n/a}.
+     * @return for example {@code 4.00×}, {@code 0.50×}, {@code 0.014×}, or {@code n/a}.
      */
     public static String speedup(final double speedup)
     {
-        return Double.isNaN(speedup) ? "n/a" : String.format(Locale.ROOT, "%.2f×", speedup);
+        if (Double.isNaN(speedup))
+        {
+            return "n/a";
+        }
+        if (speedup > 0 && speedup < 0.1)
+        {
+            final int decimals = 1 - (int) Math.floor(Math.log10(speedup));
+            return String.format(Locale.ROOT, "%." + decimals + "f×", speedup);
+        }
+        return String.format(Locale.ROOT, "%.2f×", speedup);
     }
 
     /**
@@ -103,5 +115,22 @@ public final class Formats
     public static String cell(final String text)
     {
         return text == null || text.isEmpty() ? "–" : text.replace("|", "\\|");
+    }
+
+    /**
+     * A measurement's interval as the tables show it.
+     *
+     * @param measurement a measurement.
+     * @return for example {@code 20,100 – 22,800 (2 runs)}, or {@code –} without an interval.
+     */
+    public static String interval(final Measurement measurement)
+    {
+        final Metric value = measurement.value();
+        if (!value.hasErrorBars())
+        {
+            return "–";
+        }
+        return number(value.lower()) + " – " + number(value.upper()) +
+            (measurement.samples() > 1 ? " (" + measurement.samples() + " runs)" : "");
     }
 }

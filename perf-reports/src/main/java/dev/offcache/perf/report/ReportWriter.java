@@ -2,6 +2,7 @@ package dev.offcache.perf.report;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -17,15 +18,22 @@ import java.util.TreeSet;
 
 import dev.offcache.perf.jmh.JmhResult;
 import dev.offcache.perf.jmh.Metric;
-import dev.offcache.perf.jmh.Separation;
+import dev.offcache.perf.measure.MeasuredPair;
+import dev.offcache.perf.measure.Measurement;
+import dev.offcache.perf.measure.MeasurementFile;
+import dev.offcache.perf.measure.MeasurementSuite;
+import dev.offcache.perf.pairing.Comparison;
 import dev.offcache.perf.pairing.PairedResult;
 import dev.offcache.perf.pairing.Pairing;
+import dev.offcache.perf.pairing.SpeedupSpread;
 import dev.offcache.perf.pairing.SuiteResults;
 
 /**
- * Writes the benchmark report: {@code report.md} with the machine, the command, a summary, per suite the tables of
- * offcache against its baselines (score, error, speedup, verdict, allocation per operation) and the benchmarks
- * without a baseline; and one PNG chart per suite and mode under {@code charts/}.
+ * Writes the benchmark report: {@code report.md} with the command to rerun it, the machine, a summary (per suite the
+ * geometric mean beside the median, worst and best pair), per suite a speedup chart, the tables of offcache against
+ * its baselines (score, error, speedup, verdict, allocation per operation) with score charts, and the results
+ * without a baseline; then the suites of the measurement files (results not from JMH) in the same form. The charts
+ * go to {@code charts/} (its old PNGs are removed first).
  */
 public final class ReportWriter
 {
@@ -34,6 +42,9 @@ public final class ReportWriter
     /** The directory of the charts, inside the output directory. */
     public static final String CHARTS_DIR = "charts";
 
+    /** The mean is called out as pulled by extremes when it is this many times off the median. */
+    private static final double SKEWED_MEAN = 2.0;
+
     private ReportWriter()
     {
     }
@@ -41,12 +52,24 @@ public final class ReportWriter
     /**
      * What was written.
      *
-     * @param markdown the report file.
-     * @param charts   the chart files.
-     * @param suites   the paired results the report shows.
+     * @param markdown          the report file.
+     * @param charts            the chart files.
+     * @param suites            the paired JMH results the report shows.
+     * @param measurementSuites the paired measurement files the report shows.
      */
-    public record Written(Path markdown, List<Path> charts, List<SuiteResults> suites)
+    public record Written(Path markdown, List<Path> charts, List<SuiteResults> suites,
+        List<MeasurementSuite> measurementSuites)
     {
+        /**
+         * Pairs in the report, JMH and measurement files together.
+         *
+         * @return the count.
+         */
+        public int pairCount()
+        {
+            return suites.stream().mapToInt(s -> s.pairs().size()).sum() +
+                measurementSuites.stream().mapToInt(s -> s.pairs().size()).sum();
+        }
     }
 
     /**
@@ -60,31 +83,64 @@ public final class ReportWriter
     public static Written write(final ReportInput input, final Path outDir) throws IOException
     {
         Files.createDirectories(outDir);
-        final List<SuiteResults> suites = Pairing.pair(input.results());
+        removeOldCharts(outDir.resolve(CHARTS_DIR));
+        final List<SuiteResults> suites = input.results().isEmpty() ? List.of() : Pairing.pair(input.results());
+        final List<MeasurementSuite> measurementSuites = input.measurements().stream()
+            .map(MeasurementSuite::pair).toList();
         final List<Path> charts = new ArrayList<>();
-        final StringBuilder md = new StringBuilder(16 * 1024);
+        final StringBuilder md = new StringBuilder(32 * 1024);
 
         header(input, md);
+        command(input, md);
         machine(input, md);
-        summary(suites, md);
+        summary(suites, measurementSuites, md);
         for (final SuiteResults suite : suites)
         {
             suite(suite, outDir, charts, md);
+        }
+        for (final MeasurementSuite suite : measurementSuites)
+        {
+            measurementSuite(suite, outDir, charts, md);
         }
         missing(input, md);
 
         final Path markdown = outDir.resolve(REPORT_FILE);
         Files.writeString(markdown, md, StandardCharsets.UTF_8);
-        return new Written(markdown, List.copyOf(charts), suites);
+        return new Written(markdown, List.copyOf(charts), suites, measurementSuites);
+    }
+
+    private static void removeOldCharts(final Path chartsDir) throws IOException
+    {
+        if (!Files.isDirectory(chartsDir))
+        {
+            return;
+        }
+        try (DirectoryStream<Path> pngs = Files.newDirectoryStream(chartsDir, "*.png"))
+        {
+            for (final Path png : pngs)
+            {
+                Files.delete(png);
+            }
+        }
     }
 
     private static void header(final ReportInput input, final StringBuilder md)
     {
-        final Set<String> jmhVersions = new TreeSet<>();
-        input.results().forEach(r -> jmhVersions.add(r.environment().jmhVersion()));
         md.append("# ").append(input.title()).append("\n\n");
-        md.append("Results: `").append(input.source()).append("` · ").append(input.results().size())
-            .append(" results · JMH ").append(String.join(", ", jmhVersions)).append(" · report written ")
+        final List<String> sources = new ArrayList<>();
+        if (!input.results().isEmpty())
+        {
+            final Set<String> jmhVersions = new TreeSet<>();
+            input.results().forEach(r -> jmhVersions.add(r.environment().jmhVersion()));
+            sources.add("Results: `" + input.source() + "` · " + input.results().size() + " results · JMH " +
+                String.join(", ", jmhVersions));
+        }
+        if (!input.measurements().isEmpty())
+        {
+            sources.add(input.measurements().size() + " measurement file" +
+                (input.measurements().size() == 1 ? "" : "s") + " (not JMH)");
+        }
+        md.append(String.join(" · ", sources)).append(" · report written ")
             .append(Instant.now().truncatedTo(ChronoUnit.SECONDS)).append(" by `offcache-perf`\n\n");
         for (final String note : input.notes())
         {
@@ -92,13 +148,42 @@ public final class ReportWriter
         }
         md.append("How to read it: **speedup** is how many times better offcache is than the baseline " +
             "(ours ÷ baseline for throughput, baseline ÷ ours for time per operation), so above 1× offcache wins. " +
-            "The **verdict** names a winner only when JMH's 99.9% confidence intervals do not overlap; " +
+            "The **verdict** names a winner only when the two 99.9% confidence intervals do not overlap; " +
             "*no error bars* means a single measurement iteration, where no winner can be claimed. " +
-            "**alloc** is bytes allocated per operation (`gc.alloc.rate.norm`, from `-prof gc`).\n\n");
-        md.append("## Command\n\n```\n")
-            .append(input.command() == null ? "(unknown: the results file came without a run-info.json)" :
-                input.command())
-            .append("\n```\n\n");
+            "**alloc** is bytes allocated per operation (`gc.alloc.rate.norm`, from `-prof gc`). " +
+            "Each suite's **speedup chart** draws one bar per pair on a log axis centred at 1× " +
+            "(a 0.5× and a 2× are bars of one length pointing opposite ways), with the speedups both intervals " +
+            "allow as whiskers; " +
+            "a suite's headline is its geometric mean **beside the median and the worst pair**, since one extreme " +
+            "pair can carry the mean.\n\n");
+    }
+
+    private static void command(final ReportInput input, final StringBuilder md)
+    {
+        md.append("## Command\n\n");
+        if (input.command() != null)
+        {
+            md.append("From the repository root:\n\n```\n").append(input.command()).append("\n```\n\n");
+        }
+        if (input.jmhCommand() != null && !input.jmhCommand().equals(input.command()))
+        {
+            md.append(input.command() == null ? "The recorded JMH command:" : "which ran JMH as:")
+                .append("\n\n```\n").append(input.jmhCommand()).append("\n```\n\n");
+        }
+        if (input.command() == null && input.jmhCommand() == null && !input.results().isEmpty())
+        {
+            md.append("```\n(unknown: the results file came without a run-info.json)\n```\n\n");
+        }
+        if (!input.measurements().isEmpty())
+        {
+            md.append("Measurement files, each produced by its own command (shown with its suite below):\n\n");
+            for (final MeasurementFile file : input.measurements())
+            {
+                md.append("- [").append(file.suite()).append("](#").append(anchor(file.suite())).append("): `")
+                    .append(file.command()).append("`\n");
+            }
+            md.append('\n');
+        }
     }
 
     private static void machine(final ReportInput input, final StringBuilder md)
@@ -125,9 +210,12 @@ public final class ReportWriter
         row(md, "logical CPUs", Integer.toString(machine.logicalCpus()));
         row(md, "memory", machine.memory());
         row(md, "OS", machine.os());
-        row(md, "benchmark JVM", String.join("; ", jvms));
-        row(md, "benchmark JVM args", "`" + String.join("`; `", jvmArgs) + "`");
-        row(md, "iterations", String.join("; ", iterations));
+        if (!input.results().isEmpty())
+        {
+            row(md, "benchmark JVM", String.join("; ", jvms));
+            row(md, "benchmark JVM args", "`" + String.join("`; `", jvmArgs) + "`");
+            row(md, "iterations", String.join("; ", iterations));
+        }
         row(md, "load average (1m 5m 15m)", machine.loadAverage() +
             (input.loadAfter() == null ? "" : " at the start, " + input.loadAfter() + " at the end"));
         md.append('\n');
@@ -163,65 +251,108 @@ public final class ReportWriter
         md.append("| ").append(key).append(" | ").append(Formats.cell(value)).append(" |\n");
     }
 
-    private static void summary(final List<SuiteResults> suites, final StringBuilder md)
+    private static void summary(final List<SuiteResults> suites, final List<MeasurementSuite> measurementSuites,
+        final StringBuilder md)
     {
         md.append("## Summary\n\n");
-        md.append("| suite | pairs | offcache better | baseline better | no clear winner | " +
-            "geometric-mean speedup | without baseline |\n");
-        md.append("|---|---:|---:|---:|---:|---:|---:|\n");
+        md.append("Per suite: the pairs each side wins beyond the error bars, and the speedups' geometric mean " +
+            "beside the median pair, the worst pair and the best pair (a pair is offcache against one baseline on " +
+            "one operation and parameter set).\n\n");
+        md.append("| suite | pairs | offcache better | baseline better | no clear winner | geometric mean | " +
+            "median pair | worst pair | best pair | without baseline |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---|---|---|---:|\n");
         for (final SuiteResults suite : suites)
         {
-            int oursBetter = 0;
-            int baselineBetter = 0;
-            for (final PairedResult pair : suite.pairs())
-            {
-                final Separation separation = pair.separation();
-                if (separation == Separation.FIRST_BETTER)
-                {
-                    oursBetter++;
-                }
-                else if (separation == Separation.SECOND_BETTER)
-                {
-                    baselineBetter++;
-                }
-            }
-            md.append("| [").append(suite.shortName()).append("](#").append(anchor(suite.shortName())).append(") | ")
-                .append(suite.pairs().size()).append(" | ")
-                .append(oursBetter).append(" | ")
-                .append(baselineBetter).append(" | ")
-                .append(suite.pairs().size() - oursBetter - baselineBetter).append(" | ")
-                .append(Formats.speedup(geometricMeanSpeedup(suite.pairs()))).append(" | ")
-                .append(suite.standalone().size()).append(" |\n");
+            summaryRow(suite.shortName(), suite.shortName(), SpeedupSpread.of(suite.pairs()), suite.standalone().size(),
+                md);
+        }
+        for (final MeasurementSuite suite : measurementSuites)
+        {
+            summaryRow(suite.name() + " (not JMH)", suite.name(), SpeedupSpread.of(suite.pairs()),
+                suite.unpaired().size(), md);
         }
         md.append('\n');
     }
 
-    /**
-     * The geometric mean of the pairs' speedups (the usual average of ratios).
-     *
-     * @param pairs pairs.
-     * @return the mean, or NaN when no pair has a speedup.
-     */
-    public static double geometricMeanSpeedup(final List<PairedResult> pairs)
+    private static void summaryRow(final String name, final String heading, final SpeedupSpread spread,
+        final int standalone, final StringBuilder md)
     {
-        double logSum = 0;
-        int count = 0;
-        for (final PairedResult pair : pairs)
+        md.append("| [").append(name).append("](#").append(anchor(heading)).append(") | ")
+            .append(spread.pairs()).append(" | ")
+            .append(spread.oursBetter()).append(" | ")
+            .append(spread.baselineBetter()).append(" | ")
+            .append(spread.noClearWinner()).append(" | ")
+            .append(Formats.speedup(spread.geometricMean())).append(" | ")
+            .append(spread.withSpeedup() == 2 ? "–" : pairCell(spread.median())).append(" | ")
+            .append(pairCell(spread.worst())).append(" | ")
+            .append(pairCell(spread.best())).append(" | ")
+            .append(standalone).append(" |\n");
+    }
+
+    private static String pairCell(final Comparison pair)
+    {
+        return pair == null ? "–" : Formats.cell(Formats.speedup(pair.speedup()) + " " + pairName(pair));
+    }
+
+    private static String pairName(final Comparison pair)
+    {
+        return pair.label() + " vs " + pair.baselineName();
+    }
+
+    /**
+     * The sentence under a suite's heading: wins, the mean beside median, worst and best pair.
+     *
+     * @param spread the suite's spread.
+     * @return Markdown.
+     */
+    static String headline(final SpeedupSpread spread)
+    {
+        final StringBuilder text = new StringBuilder();
+        text.append("**").append(spread.pairs()).append(spread.pairs() == 1 ? " pair" : " pairs")
+            .append(": offcache better in ").append(spread.oursBetter()).append(", baseline better in ")
+            .append(spread.baselineBetter()).append(", no clear winner in ").append(spread.noClearWinner())
+            .append(".**");
+        if (spread.median() != null)
         {
-            final double speedup = pair.speedup();
-            if (speedup > 0 && Double.isFinite(speedup))
+            text.append(" Speedup: geometric mean ").append(Formats.speedup(spread.geometricMean()));
+            if (spread.withSpeedup() == 1)
             {
-                logSum += Math.log(speedup);
-                count++;
+                text.append(" (one pair)");
+            }
+            else
+            {
+                if (spread.withSpeedup() > 2)
+                {
+                    text.append(", median ").append(Formats.speedup(spread.median().speedup())).append(" (")
+                        .append(pairName(spread.median())).append(")");
+                }
+                text.append(", worst ")
+                    .append(Formats.speedup(spread.worst().speedup())).append(" (").append(pairName(spread.worst()))
+                    .append("), best ").append(Formats.speedup(spread.best().speedup())).append(" (")
+                    .append(pairName(spread.best())).append(")");
+            }
+            text.append('.');
+            final double skew = spread.geometricMean() / spread.median().speedup();
+            if (spread.withSpeedup() > 2 && (skew > SKEWED_MEAN || skew < 1 / SKEWED_MEAN))
+            {
+                text.append(" The mean is ").append(Formats.number(Math.max(skew, 1 / skew)))
+                    .append("× off the median: it is carried by extreme pairs, read the median and the worst pair.");
             }
         }
-        return count == 0 ? Double.NaN : Math.exp(logSum / count);
+        return text.toString();
     }
 
     private static void suite(final SuiteResults suite, final Path outDir, final List<Path> charts,
         final StringBuilder md) throws IOException
     {
         md.append("## ").append(suite.shortName()).append("\n\n");
+        if (!suite.pairs().isEmpty())
+        {
+            md.append(headline(SpeedupSpread.of(suite.pairs()))).append("\n\n");
+            chart(md, charts, outDir, ChartWriter.fileName(suite.shortName(), "", "speedup"),
+                suite.shortName() + " speedup", file -> ChartWriter.speedups(suite.shortName() +
+                    " — speedup of offcache over each baseline", suite.pairs(), file));
+        }
         final Map<String, List<PairedResult>> pairsByMode = new LinkedHashMap<>();
         suite.pairs().forEach(p -> pairsByMode.computeIfAbsent(p.ours().mode(), m -> new ArrayList<>()).add(p));
         for (final Map.Entry<String, List<PairedResult>> entry : pairsByMode.entrySet())
@@ -231,13 +362,13 @@ public final class ReportWriter
             md.append("### ").append(describeMode(mode)).append(": offcache against baseline\n\n");
             md.append("| operation | params | threads | unit | offcache | ± | baseline | baseline score | ± | " +
                 "speedup | verdict | alloc B/op offcache | alloc B/op baseline |");
-            md.append(sample ? " offcache p50 / p99 | baseline p50 / p99 |\n" : "\n");
+            md.append(sample ? " offcache p50 / p99 | baseline p50 / p99 | speedup p50 / p99 |\n" : "\n");
             md.append("|---|---|---:|---|---:|---:|---|---:|---:|---:|---|---:|---:|");
-            md.append(sample ? "---:|---:|\n" : "\n");
+            md.append(sample ? "---:|---:|---:|\n" : "\n");
             for (final PairedResult pair : entry.getValue())
             {
-                final Metric ours = pair.ours().primary();
-                final Metric baseline = pair.baselineInOursUnit();
+                final Metric ours = pair.oursMetric();
+                final Metric baseline = pair.baselineMetric();
                 md.append("| ").append(Formats.cell(pair.operationLabel()))
                     .append(" | ").append(Formats.cell(pair.sharedParamsLabel()))
                     .append(" | ").append(pair.ours().threads())
@@ -257,24 +388,38 @@ public final class ReportWriter
                     md.append(' ').append(Formats.number(ours.percentile("50.0"))).append(" / ")
                         .append(Formats.number(ours.percentile("99.0")))
                         .append(" | ").append(Formats.number(baseline.percentile("50.0"))).append(" / ")
-                        .append(Formats.number(baseline.percentile("99.0"))).append(" |");
+                        .append(Formats.number(baseline.percentile("99.0")))
+                        .append(" | ").append(Formats.speedup(percentileSpeedup(pair, "50.0"))).append(" / ")
+                        .append(Formats.speedup(percentileSpeedup(pair, "99.0"))).append(" |");
                 }
                 md.append('\n');
             }
             md.append('\n');
-            final String chartName = ChartWriter.fileName(suite, mode, "pairs");
-            final Path chart = outDir.resolve(CHARTS_DIR).resolve(chartName);
-            if (ChartWriter.pairs(suite.shortName() + " — " + describeMode(mode), entry.getValue(), chart))
+            final String title = suite.shortName() + " — " + describeMode(mode);
+            chart(md, charts, outDir, ChartWriter.fileName(suite.shortName(), mode, "pairs"),
+                suite.shortName() + " " + mode + " scores",
+                file -> ChartWriter.scores(title + ", scores", entry.getValue(), file));
+            if (sample)
             {
-                charts.add(chart);
-                md.append("![").append(suite.shortName()).append(' ').append(mode).append("](").append(CHARTS_DIR)
-                    .append('/').append(chartName).append(")\n\n");
+                chart(md, charts, outDir, ChartWriter.fileName(suite.shortName(), mode, "percentiles"),
+                    suite.shortName() + " p50 and p99",
+                    file -> ChartWriter.percentiles(suite.shortName() + " — latency p50 and p99", entry.getValue(),
+                        file));
             }
         }
         if (!suite.standalone().isEmpty())
         {
             standalone(suite, outDir, charts, md);
         }
+    }
+
+    /** Baseline's percentile ÷ ours': above 1 offcache's latency at that percentile is lower. */
+    private static double percentileSpeedup(final PairedResult pair, final String percentile)
+    {
+        final double ours = pair.oursMetric().percentile(percentile);
+        final double baseline = pair.baselineMetric().percentile(percentile);
+        final double speedup = baseline / ours;
+        return Double.isFinite(speedup) && speedup > 0 ? speedup : Double.NaN;
     }
 
     private static void standalone(final SuiteResults suite, final Path outDir, final List<Path> charts,
@@ -300,14 +445,118 @@ public final class ReportWriter
         md.append('\n');
         for (final Map.Entry<String, List<JmhResult>> entry : byMode.entrySet())
         {
-            final String chartName = ChartWriter.fileName(suite, entry.getKey(), "standalone");
-            final Path chart = outDir.resolve(CHARTS_DIR).resolve(chartName);
-            ChartWriter.standalone(suite.shortName() + " — " + describeMode(entry.getKey()) + ", without baseline",
-                entry.getValue(), chart);
-            charts.add(chart);
-            md.append("![").append(suite.shortName()).append(' ').append(entry.getKey()).append(" without baseline](")
-                .append(CHARTS_DIR).append('/').append(chartName).append(")\n\n");
+            chart(md, charts, outDir, ChartWriter.fileName(suite.shortName(), entry.getKey(), "standalone"),
+                suite.shortName() + " " + entry.getKey() + " without baseline", file ->
+                {
+                    ChartWriter.standalone(suite.shortName() + " — " + describeMode(entry.getKey()) +
+                        ", without baseline", entry.getValue(), file);
+                    return true;
+                });
         }
+    }
+
+    private static void measurementSuite(final MeasurementSuite suite, final Path outDir, final List<Path> charts,
+        final StringBuilder md) throws IOException
+    {
+        final MeasurementFile file = suite.file();
+        md.append("## ").append(suite.name()).append("\n\n");
+        if (file.title() != null)
+        {
+            md.append(file.title()).append("\n\n");
+        }
+        md.append("Not JMH: measured by\n\n```\n").append(file.command()).append("\n```\n\n");
+        md.append("| | |\n|---|---|\n");
+        row(md, "file", RepoPaths.display(file.source()));
+        if (file.startedAt() != null)
+        {
+            row(md, "started", file.startedAt());
+        }
+        if (file.machine() != null)
+        {
+            row(md, "machine", file.machine());
+        }
+        if (file.loadAtStart() != null || file.loadAtEnd() != null)
+        {
+            row(md, "load average (1m 5m 15m)", (file.loadAtStart() == null ? "?" : file.loadAtStart()) +
+                " at the start, " + (file.loadAtEnd() == null ? "?" : file.loadAtEnd()) + " at the end");
+        }
+        md.append('\n');
+        for (final String note : file.notes())
+        {
+            md.append("> ").append(note).append("\n\n");
+        }
+        if (!suite.pairs().isEmpty())
+        {
+            md.append(headline(SpeedupSpread.of(suite.pairs()))).append("\n\n");
+            chart(md, charts, outDir, ChartWriter.fileName(suite.name(), "", "speedup"), suite.name() + " speedup",
+                png -> ChartWriter.speedups(suite.name() + " — speedup of offcache over each baseline",
+                    suite.pairs(), png));
+            md.append("| case | metric | unit | better | offcache | interval | baseline | baseline value | " +
+                "interval | speedup | verdict |\n");
+            md.append("|---|---|---|---|---:|---|---|---:|---|---:|---|\n");
+            final Map<String, List<MeasuredPair>> byUnit = new LinkedHashMap<>();
+            for (final MeasuredPair pair : suite.pairs())
+            {
+                byUnit.computeIfAbsent(pair.ours().unit(), u -> new ArrayList<>()).add(pair);
+                md.append("| ").append(Formats.cell(pair.ours().caseName()))
+                    .append(" | ").append(Formats.cell(pair.ours().metric()))
+                    .append(" | ").append(Formats.cell(pair.ours().unit()))
+                    .append(" | ").append(pair.higherIsBetter() ? "higher" : "lower")
+                    .append(" | ").append(Formats.number(pair.ours().value().score()))
+                    .append(" | ").append(Formats.cell(Formats.interval(pair.ours())))
+                    .append(" | ").append(Formats.cell(pair.baselineName()))
+                    .append(" | ").append(Formats.number(pair.baseline().value().score()))
+                    .append(" | ").append(Formats.cell(Formats.interval(pair.baseline())))
+                    .append(" | ").append(Formats.speedup(pair.speedup()))
+                    .append(" | ").append(Formats.pairVerdict(pair.separation()))
+                    .append(" |\n");
+            }
+            md.append('\n');
+            for (final Map.Entry<String, List<MeasuredPair>> entry : byUnit.entrySet())
+            {
+                final String unit = entry.getKey();
+                chart(md, charts, outDir, ChartWriter.fileName(suite.name(), unit, "pairs"),
+                    suite.name() + " " + unit, png -> ChartWriter.scores(suite.name() + " — " + unit,
+                        entry.getValue(), png));
+            }
+        }
+        if (!suite.unpaired().isEmpty())
+        {
+            md.append("### Without a partner\n\n")
+                .append("| case | metric | implementation | unit | better | value | interval |\n");
+            md.append("|---|---|---|---|---|---:|---|\n");
+            for (final Measurement measurement : suite.unpaired())
+            {
+                md.append("| ").append(Formats.cell(measurement.caseName()))
+                    .append(" | ").append(Formats.cell(measurement.metric()))
+                    .append(" | ").append(Formats.cell(measurement.impl()))
+                    .append(" | ").append(Formats.cell(measurement.unit()))
+                    .append(" | ").append(measurement.higherIsBetter() ? "higher" : "lower")
+                    .append(" | ").append(Formats.number(measurement.value().score()))
+                    .append(" | ").append(Formats.cell(Formats.interval(measurement)))
+                    .append(" |\n");
+            }
+            md.append('\n');
+        }
+    }
+
+    /** Draws a chart and links it, when the drawing produced one. */
+    private static void chart(final StringBuilder md, final List<Path> charts, final Path outDir,
+        final String fileName, final String alt, final ChartDrawing drawing) throws IOException
+    {
+        final Path file = outDir.resolve(CHARTS_DIR).resolve(fileName);
+        if (drawing.draw(file))
+        {
+            charts.add(file);
+            md.append("![").append(alt).append("](").append(CHARTS_DIR).append('/').append(fileName).append(")\n\n");
+        }
+    }
+
+    /** One chart's drawing: true when it wrote the file. */
+    @FunctionalInterface
+    private interface ChartDrawing
+    {
+        boolean draw(Path file) throws IOException;
     }
 
     private static void missing(final ReportInput input, final StringBuilder md)

@@ -13,7 +13,10 @@ import com.fasterxml.jackson.databind.SerializationFeature;
  * from the same JSON still names the machine, the command and the load during the run.
  *
  * @param profile     the profile name.
- * @param command     the exact benchmark command.
+ * @param rerunCommand the {@code offcache-perf run} command that reruns the run from the repository root (profile,
+ *                    filters, JMH options, measurement files, output directory), with paths relative to the root;
+ *                    null in files written before it was recorded.
+ * @param command     the benchmark command it ran, with paths relative to the repository root.
  * @param startedAt   start time, ISO-8601 UTC.
  * @param finishedAt  end time, ISO-8601 UTC.
  * @param elapsedSeconds wall time of the run.
@@ -22,8 +25,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
  * @param loadAfter   the load averages at the end.
  * @param planned     the benchmarks the run was to measure ({@code -l}); missing results are reported.
  */
-public record RunInfo(String profile, String command, String startedAt, String finishedAt, long elapsedSeconds,
-    int exitCode, MachineInfo machine, String loadAfter, List<String> planned)
+public record RunInfo(String profile, String rerunCommand, String command, String startedAt, String finishedAt,
+    long elapsedSeconds, int exitCode, MachineInfo machine, String loadAfter, List<String> planned)
 {
     /** File name next to the results. */
     public static final String FILE_NAME = "run-info.json";

@@ -88,6 +88,18 @@ public final class BenchmarkPlan
     }
 
     /**
+     * The runs expected of one benchmark class.
+     *
+     * @param suite a suite from {@link #suites()}.
+     * @return its runs.
+     */
+    public int runsOf(final String suite)
+    {
+        return runsByBenchmark.entrySet().stream().filter(e -> suiteOf(e.getKey()).equals(suite))
+            .mapToInt(Map.Entry::getValue).sum();
+    }
+
+    /**
      * Whether nothing matched.
      *
      * @return true when the plan is empty.

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 import dev.offcache.perf.Fixtures;
+import dev.offcache.perf.report.RepoPaths;
 import dev.offcache.perf.report.RunInfo;
 
 class OffcachePerfCliTest
@@ -43,7 +44,7 @@ class OffcachePerfCliTest
         assertEquals(0, execute("report", "--json", Fixtures.path(Fixtures.REPORT).toString(), "--out",
             report.toString(), "--command", "java -jar benchmarks.jar -rf json"));
         assertTrue(out.toString().startsWith("[perf] report: " + report.resolve("report.md") +
-            " (14 results, 6 pairs, 6 charts)"), out.toString());
+            " (14 results, 0 measurement files, 6 pairs, 11 charts)"), out.toString());
         assertTrue(Files.isRegularFile(report.resolve("report.md")));
         assertTrue(Files.isRegularFile(report.resolve("charts").resolve("slab.SlabAllocateBenchmark-thrpt-pairs.png")));
         assertEquals("", err.toString());
@@ -90,7 +91,8 @@ class OffcachePerfCliTest
     void missingOptionsAndSubcommandsAreUsageErrors()
     {
         assertEquals(2, execute("report", "--out", dir.toString()));
-        assertTrue(err.toString().contains("Missing required option: '--json=FILE'"), err.toString());
+        assertTrue(err.toString().contains("Missing input: give --json FILE (JMH results) and/or --measurements FILE"),
+            err.toString());
         assertEquals(2, execute());
         assertEquals(2, execute("benchmark"));
     }
@@ -228,11 +230,13 @@ class OffcachePerfCliTest
         Files.setPosixFilePermissions(fakeJava, PosixFilePermissions.fromString("rwxr-xr-x"));
         final Path runDir = dir.resolve("run");
 
+        final String parquet = Fixtures.measurements(Fixtures.PARQUET).toString();
         assertEquals(0, execute("run", "--profile", "quick", "--include", "Slab", "--jar", jar.toString(),
-            "--java", fakeJava.toString(), "--jmh-args", "-p slotSize=4096", "--out", runDir.toString()),
-            err::toString);
+            "--java", fakeJava.toString(), "--jmh-args", "-p slotSize=4096", "--measurements", parquet,
+            "--out", runDir.toString()), err::toString);
 
         final List<String> calls = Files.readAllLines(argsFile);
+        assertEquals(2, calls.size(), "one listing, one run");
         assertEquals("-jar " + jar + " -p slotSize=4096 -lp Slab", calls.get(0));
         assertEquals("-jar " + jar + " -f 1 -wi 1 -w 1s -i 5 -r 500ms -prof gc -p slotSize=4096 -rf json -rff " +
             runDir.resolve("jmh-result.json") + " Slab", calls.get(1));
@@ -248,15 +252,136 @@ class OffcachePerfCliTest
         assertEquals("quick", info.profile());
         assertEquals(0, info.exitCode());
         assertTrue(info.command().endsWith("-rff " + runDir.resolve("jmh-result.json") + " Slab"), info.command());
+        // The command that reruns it all: profile, filters, JMH options, measurement files, output.
+        assertEquals("perf-reports/bin/offcache-perf run --profile quick --include Slab " +
+            "--jmh-args '-p slotSize=4096' --jar " + jar + " --java " + fakeJava + " --measurements " +
+            RepoPaths.display(Path.of(parquet)) + " --out " + runDir, info.rerunCommand());
+        assertTrue(console.contains("[perf] rerun: " + info.rerunCommand()), console);
+        assertTrue(console.contains("[perf] at least 5 runs × 1 fork × (1 × 1 s warm-up + 5 × 500 ms measurement) " +
+            "= 18 s of iterations"), console);
+        assertTrue(Files.isRegularFile(runDir.resolve("measurements").resolve(Fixtures.PARQUET)));
         final String report = Files.readString(runDir.resolve("report.md"));
         assertTrue(report.contains("- `dev.offcache.benchmarks.server.HttpServerBenchmark.get`"), report);
-        assertTrue(report.contains(info.command()), report);
+        assertTrue(report.contains("From the repository root:\n\n```\n" + info.rerunCommand() + "\n```\n\n" +
+            "which ran JMH as:\n\n```\n" + info.command() + "\n```"), report);
+        assertTrue(report.contains("## parquet.ColumnScan\n"), report);
 
         // A later report from the same directory names the recorded machine and command.
         assertEquals(0, execute("report", "--json", runDir.resolve("jmh-result.json").toString(), "--out",
             dir.resolve("again").toString()));
         final String again = Files.readString(dir.resolve("again").resolve("report.md"));
         assertTrue(again.contains("Recorded by `offcache-perf run` (profile quick"), again);
-        assertTrue(again.contains(info.command()), again);
+        assertTrue(again.contains(info.rerunCommand()), again);
+        assertTrue(again.contains("## parquet.ColumnScan\n"), "measurement files beside the JSON are read: " + again);
+        assertTrue(Files.isRegularFile(dir.resolve("again").resolve("measurements").resolve(Fixtures.PARQUET)));
+    }
+
+    @Test
+    void reportTakesMeasurementFilesWithoutJmhResults() throws IOException
+    {
+        final Path report = dir.resolve("m");
+        assertEquals(0, execute("report", "--measurements", Fixtures.measurements(Fixtures.NGINX_CAPTURED).toString(),
+            "--measurements", Fixtures.measurements(Fixtures.HIT_RATIO_CAPTURED).toString(), "--out",
+            report.toString()), err::toString);
+        assertTrue(out.toString().startsWith("[perf] report: " + report.resolve("report.md") +
+            " (0 results, 2 measurement files, 53 pairs, "), out.toString());
+        final String md = Files.readString(report.resolve("report.md"));
+        assertTrue(md.contains("## cache-server.L2VsNginx\n"), md);
+        assertTrue(md.contains("## l1.HitRatioSimulation\n"), md);
+        assertTrue(Files.isRegularFile(report.resolve("charts").resolve("l1.HitRatioSimulation-speedup.png")));
+        assertTrue(Files.isRegularFile(report.resolve("charts").resolve("cache-server.L2VsNginx-ms-pairs.png")));
+    }
+
+    @Test
+    void aMalformedMeasurementFileIsAClearErrorWithExitCodeOne() throws IOException
+    {
+        final Path bad = Files.writeString(dir.resolve("bad.json"), "{\"format\": \"offcache-measurements/1\", " +
+            "\"suite\": \"a\", \"command\": \"c\", \"measurements\": [{\"case\": \"c\", \"metric\": \"m\", " +
+            "\"impl\": \"x\", \"unit\": \"%\", \"better\": \"more\", \"value\": 1}]}");
+        assertEquals(1, execute("report", "--json", Fixtures.path(Fixtures.REPORT).toString(), "--measurements",
+            bad.toString(), "--out", dir.resolve("o").toString()));
+        assertEquals("offcache-perf: error: " + bad + ": measurements[0] (\"c\" / m / x): \"better\" must be " +
+            "\"higher\" or \"lower\", not \"more\"\n", err.toString());
+        assertTrue(Files.notExists(dir.resolve("o").resolve("report.md")));
+
+        // run checks the files before it lists or runs a single benchmark.
+        final Path argsFile = dir.resolve("args.txt");
+        final Path fakeJava = fakeJava("echo \"$@\" >> '" + argsFile + "'");
+        final Path jar = Files.writeString(dir.resolve("benchmarks.jar"), "not really a jar");
+        assertEquals(1, execute("run", "--jar", jar.toString(), "--java", fakeJava.toString(), "--measurements",
+            dir.resolve("missing.json").toString(), "--out", dir.resolve("r").toString()));
+        assertTrue(err.toString().endsWith("offcache-perf: error: " + dir.resolve("missing.json") +
+            ": no such file\n"), err.toString());
+        assertTrue(Files.notExists(argsFile), "nothing was run");
+    }
+
+    @Test
+    void compareDiffsTwoReportDirectoriesWithTheirMeasurementFiles() throws IOException
+    {
+        final Path before = reportDir("before", Fixtures.COMPARE_BASELINE, 22_000, 23_000);
+        final Path after = reportDir("after", Fixtures.COMPARE_BASELINE, 15_000, 16_000);
+        assertEquals(3, execute("compare", "--baseline", before.toString(), "--candidate", after.toString(), "--out",
+            dir.resolve("c").toString(), "--fail-on-regression"));
+        assertTrue(out.toString().contains("[perf] x.Load · case · throughput · offcache: REGRESSION 22,500 → " +
+            "15,500 req/s (-31.1%, higher is better)"), out.toString());
+        assertTrue(out.toString().contains("(8 benchmarks, 2 measurements, 1 flagged)"), out.toString());
+        final String md = Files.readString(dir.resolve("c").resolve("compare.md"));
+        assertTrue(md.lines().anyMatch(("| x.Load | case | throughput | offcache | req/s | higher | 22,500 | " +
+            "22,000 – 23,000 (2 runs) | 15,500 | 15,000 – 16,000 (2 runs) | -31.1% | **REGRESSION** |")::equals), md);
+        assertTrue(md.lines().anyMatch(l -> l.startsWith("| x.Load | case | throughput | nginx |") &&
+            l.endsWith("| +0.0% | within error |")), md);
+        // The committed report directory against itself: nothing flagged.
+        assertEquals(0, execute("compare", "--baseline", before.toString(), "--candidate", before.toString(),
+            "--out", dir.resolve("same").toString(), "--fail-on-regression"));
+        assertEquals(1, execute("compare", "--baseline", dir.toString(), "--candidate", before.toString(), "--out",
+            dir.resolve("x").toString()));
+        assertTrue(err.toString().contains(dir + " is a directory without jmh-result.json or measurements/*.json"),
+            err.toString());
+    }
+
+    @Test
+    void aDryRunListsTheSuitesAndTheTimeWithoutRunningThem() throws IOException
+    {
+        final Path argsFile = dir.resolve("args.txt");
+        final Path fakeJava = fakeJava("echo \"$@\" >> '" + argsFile + "'",
+            "echo 'Benchmarks: '",
+            "echo 'dev.offcache.benchmarks.slab.SlabAllocateBenchmark.allocateRelease'",
+            "echo '  param \"impl\" = {offcache, allocateDirect}'",
+            "echo 'dev.offcache.benchmarks.server.HttpServerBenchmark.get'");
+        final Path jar = Files.writeString(dir.resolve("benchmarks.jar"), "not really a jar");
+        assertEquals(0, execute("run", "--profile", "full", "--dry-run", "--jar", jar.toString(), "--java",
+            fakeJava.toString(), "--out", dir.resolve("o").toString()), err::toString);
+        assertTrue(out.toString().contains("[perf] at least 3 runs × 3 forks × (5 × 2 s warm-up + 5 × 2 s " +
+            "measurement) = 3 min of iterations"), out.toString());
+        assertTrue(out.toString().contains("[perf]   slab.SlabAllocateBenchmark: 2 runs\n[perf]   " +
+            "server.HttpServerBenchmark: 1 run\n[perf] dry run: nothing was run"), out.toString());
+        assertEquals(1, Files.readAllLines(argsFile).size(), "only the listing ran");
+        assertTrue(Files.notExists(dir.resolve("o")));
+    }
+
+    /** A report directory: JMH results and one measurement file with the L2's runs given. */
+    private Path reportDir(final String name, final String jmhFixture, final double run1, final double run2)
+        throws IOException
+    {
+        final Path report = Files.createDirectories(dir.resolve(name).resolve("measurements"));
+        Files.copy(Fixtures.path(jmhFixture), dir.resolve(name).resolve("jmh-result.json"));
+        Files.writeString(report.resolve("load.json"), "{\"format\": \"offcache-measurements/1\", \"suite\": " +
+            "\"x.Load\", \"command\": \"sh load.sh\", \"measurements\": [" +
+            "{\"case\": \"case\", \"metric\": \"throughput\", \"unit\": \"req/s\", \"better\": \"higher\", " +
+            "\"impl\": \"offcache\", \"values\": [" + run1 + ", " + run2 + "]}, " +
+            "{\"case\": \"case\", \"metric\": \"throughput\", \"unit\": \"req/s\", \"better\": \"higher\", " +
+            "\"impl\": \"nginx\", \"values\": [20000, 21000]}]}");
+        return dir.resolve(name);
+    }
+
+    /** A stand-in for java: runs the given lines for -lp (the listing) and exits 0 otherwise. */
+    private Path fakeJava(final String record, final String... listing) throws IOException
+    {
+        final Path fake = dir.resolve("fake-java");
+        Files.writeString(fake, "#!/bin/sh\n" + record + "\nfor a in \"$@\"; do if [ \"$a\" = -lp ]; then\n" +
+            String.join("\n", listing) + (listing.length == 0 ? ":" : "") + "\nexit 0\nfi; done\nexit 0\n",
+            StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return fake;
     }
 }

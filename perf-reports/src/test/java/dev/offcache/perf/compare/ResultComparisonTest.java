@@ -73,7 +73,7 @@ class ResultComparisonTest
     @Test
     void markdownListsTheFlaggedFirstAndEveryChange() throws IOException
     {
-        final Path file = CompareWriter.write("a.json", "b.json", changes, out);
+        final Path file = CompareWriter.write("a.json", "b.json", changes, List.of(), out);
         final String md = Files.readString(file, StandardCharsets.UTF_8);
         assertTrue(md.contains("## 2 flagged\n\n" +
             "- `compare.CompareBenchmark.regressed [thrpt, 1 thr]`: REGRESSION 1000.0 → 700.0 ops/s (-30.0%)\n" +

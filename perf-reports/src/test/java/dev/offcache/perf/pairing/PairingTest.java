@@ -109,7 +109,7 @@ class PairingTest
         assertEquals("baseline", read.baselineName());
         // 0.3 ms/op against 120 us/op: the baseline is converted to us/op before the ratio.
         assertEquals(2.5, read.speedup(), 1e-12);
-        assertEquals(300.0, read.baselineInOursUnit().score(), 1e-9);
+        assertEquals(300.0, read.baselineMetric().score(), 1e-9);
         assertEquals(Separation.FIRST_BETTER, read.separation());
         assertEquals(List.of("oursWarm"), range.standalone().stream().map(JmhResult::method).toList());
 

@@ -230,6 +230,20 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
     }
 
     /**
+     * Removes a key's entry only if it is still the given job's.
+     *
+     * @param key   the key.
+     * @param jobId the job whose entry may go.
+     * @return the removed entries.
+     */
+    public CompletableFuture<List<RemovedEntry>> invalidate(final CacheKey key, final String jobId)
+    {
+        Ids.requireNonNull(key, "key");
+        Ids.requireId(jobId, "jobId");
+        return submit(WireCodec.INVALIDATE_JOB, writer(WireCodec.INVALIDATE_JOB).key(key).putString(jobId));
+    }
+
+    /**
      * Removes every materialized entry with a partition on the executor.
      *
      * @param executorId the executor.
@@ -843,6 +857,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
                     complete(request, AbortOutcome.values()[reader.getByte()]);
                     break;
                 case WireCodec.INVALIDATE:
+                case WireCodec.INVALIDATE_JOB:
                 case WireCodec.INVALIDATE_EXECUTOR:
                 case WireCodec.REMOVE_SESSION:
                 case WireCodec.SWEEP:

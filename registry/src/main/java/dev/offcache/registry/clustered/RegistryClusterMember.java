@@ -155,11 +155,14 @@ public final class RegistryClusterMember implements AutoCloseable
         {
             ctx.portBase(Integer.parseInt(args[3]));
         }
-        final ShutdownSignalBarrier barrier = new ShutdownSignalBarrier();
-        try (RegistryClusterMember member = launch(ctx))
+        // The barrier is closed last: Agrona's shutdown hook waits for that close, so the JVM exits on SIGINT or
+        // SIGTERM only once the member has closed (and never, were the barrier left open).
+        try (ShutdownSignalBarrier barrier = new ShutdownSignalBarrier();
+            RegistryClusterMember member = launch(ctx))
         {
             LOG.info("registry cluster member {} running in {}", member.memberId(), args[2]);
             barrier.await();
+            LOG.info("registry cluster member {} stopping on a signal", member.memberId());
         }
     }
 

@@ -62,7 +62,9 @@ import dev.offcache.registry.state.StateChangeListener;
 public final class RegistryClusteredService implements ClusteredService, StateChangeListener
 {
     static final int SNAPSHOT_MAGIC = 0x4f435247;
-    static final int SNAPSHOT_VERSION = 1;
+    /** Version 2 records locations with their CRC32C; version 1 snapshots (without) are still loaded. */
+    static final int SNAPSHOT_VERSION = 2;
+    static final int SNAPSHOT_VERSION_WITHOUT_CRCS = 1;
 
     private final CachedEpochClock clock = new CachedEpochClock();
     private final Set<String> deadExecutors = new HashSet<>();
@@ -400,6 +402,12 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
             case WireCodec.INVALIDATE:
                 reply.removed(state.invalidate(reader.key()));
                 break;
+            case WireCodec.INVALIDATE_JOB:
+            {
+                final CacheKey key = reader.key();
+                reply.removed(state.invalidate(key, reader.getString()));
+                break;
+            }
             case WireCodec.INVALIDATE_EXECUTOR:
             {
                 final String executorId = reader.getString();
@@ -673,9 +681,13 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
     private void decodeSnapshot(final WireCodec.Reader in)
     {
         in.getInt();
-        if (in.getInt() != SNAPSHOT_MAGIC || in.getInt() != SNAPSHOT_VERSION)
+        final int magic = in.getInt();
+        final int version = in.getInt();
+        if (magic != SNAPSHOT_MAGIC || (version != SNAPSHOT_VERSION && version != SNAPSHOT_VERSION_WITHOUT_CRCS))
         {
-            throw new IllegalStateException("not a registry snapshot of version " + SNAPSHOT_VERSION);
+            throw new IllegalStateException("not a registry snapshot this member reads (magic " +
+                Integer.toHexString(magic) + ", version " + version + "; reads versions " +
+                SNAPSHOT_VERSION_WITHOUT_CRCS + " and " + SNAPSHOT_VERSION + ")");
         }
         final long snapshotTime = in.getLong();
         applied = in.getLong();

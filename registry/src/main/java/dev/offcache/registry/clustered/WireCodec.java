@@ -1,6 +1,5 @@
 package dev.offcache.registry.clustered;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -10,6 +9,7 @@ import org.agrona.ExpandableArrayBuffer;
 import org.agrona.MutableDirectBuffer;
 
 import dev.offcache.registry.codec.FieldReader;
+import dev.offcache.registry.codec.LocationCodec;
 import dev.offcache.registry.front.Resolution;
 import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
@@ -26,13 +26,14 @@ import dev.offcache.registry.state.StageRef;
  *
  * <pre>
  *   command  := type:int8 clientId:int64 sequence:int64 floor:int64 body      (ingress, one message)
- *   body     := LOOKUP key | BEGIN key job | COMPLETE key job schema count:int32 location* | ABORT key job
- *             | INVALIDATE key | INVALIDATE_EXECUTOR id | REMOVE_SESSION id | ACQUIRE key job | AWAIT key
- *             | SWEEP | ENTRIES | PINNED | EXECUTOR_LIVE id live:int8
+ *   body     := LOOKUP key | BEGIN key job | COMPLETE key job schema locations | ABORT key job
+ *             | INVALIDATE key | INVALIDATE_JOB key job | INVALIDATE_EXECUTOR id | REMOVE_SESSION id
+ *             | ACQUIRE key job | AWAIT key | SWEEP | ENTRIES | PINNED | EXECUTOR_LIVE id live:int8
  *   egress   := kind:int8 sequence:int64 chunkIndex:int32 chunkCount:int32 chunk  (REPLY or RELEASE)
  *   reply    := status:int8 (OK result | REFUSED message)
- *   entry    := 0 | 1 job | 2 materialized;   materialized := job schema atMs:int64 count:int32 location*
- *   location := executorId jobId stageId:int32 partitionId:int32 path length:int64
+ *   entry    := 0 | 1 job | 2 materialized;   materialized := job schema atMs:int64 locations
+ *   locations := see {@link LocationCodec}: written with CRCs; logs, snapshots and cached answers written before
+ *               CRCs were recorded read without
  * </pre>
  *
  * A reply or release longer than one egress message is split into chunks that the client reassembles by sequence.
@@ -68,6 +69,8 @@ public final class WireCodec
     public static final byte PINNED = 12;
     /** The scheduler's live-executor view changed (replicated, so every member validates reads alike). */
     public static final byte EXECUTOR_LIVE = 13;
+    /** Remove one entry if it is still the given job's. */
+    public static final byte INVALIDATE_JOB = 14;
 
     /** Egress kind: the answer to a command. */
     public static final byte REPLY = 1;
@@ -232,16 +235,7 @@ public final class WireCodec
 
         Writer locations(final List<PartitionLocation> locations)
         {
-            putInt(locations.size());
-            for (final PartitionLocation location : locations)
-            {
-                putString(location.executorId());
-                putString(location.jobId());
-                putInt(location.stageId());
-                putInt(location.partitionId());
-                putString(location.path());
-                putLong(location.length());
-            }
+            position += LocationCodec.encode(buffer, position, locations);
             return this;
         }
 
@@ -325,19 +319,7 @@ public final class WireCodec
 
         List<PartitionLocation> locations()
         {
-            final int count = count();
-            final List<PartitionLocation> locations = new ArrayList<>(count);
-            for (int i = 0; i < count; i++)
-            {
-                final String executorId = getString();
-                final String jobId = getString();
-                final int stageId = getInt();
-                final int partitionId = getInt();
-                final String path = getString();
-                final long length = getLong();
-                locations.add(new PartitionLocation(executorId, jobId, stageId, partitionId, path, length));
-            }
-            return locations;
+            return LocationCodec.decode(this);
         }
 
         CacheEntry entry()

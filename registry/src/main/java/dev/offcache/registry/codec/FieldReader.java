@@ -74,6 +74,17 @@ public class FieldReader
     }
 
     /**
+     * The next int, without consuming it.
+     *
+     * @return the int.
+     */
+    public int peekInt()
+    {
+        need(Integer.BYTES);
+        return source.getInt(position);
+    }
+
+    /**
      * Reads a byte.
      *
      * @return the byte.

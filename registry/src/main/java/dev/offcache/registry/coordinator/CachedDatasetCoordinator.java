@@ -17,7 +17,6 @@ import dev.offcache.registry.front.Acquisition;
 import dev.offcache.registry.front.AsyncCacheRegistry;
 import dev.offcache.registry.front.RegistryClosedException;
 import dev.offcache.registry.front.Resolution;
-import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CompletionOutcome;
 import dev.offcache.registry.state.Ids;
@@ -34,11 +33,14 @@ import dev.offcache.registry.state.Materialized;
  *     <li><b>pending</b>: waits on the registry's notification, then reads back; when the claim is aborted, follows
  *     the {@link AbortPolicy}; when it went away otherwise (invalidated, executor lost) tries again;</li>
  *     <li><b>failures</b>: a failed job aborts its claim (waiters are released) and fails the action; a fetch
- *     failure on read-back invalidates the entry (its stages are unpinned and deleted) and re-materializes once.
- *     The query only ever sees every partition of one materialization, so a result is never wrong or partial.</li>
+ *     failure on read-back invalidates the entry if it is still that materialization (its stages are unpinned and
+ *     deleted) and re-materializes once; a second one invalidates that one too and fails the action. The engine's
+ *     {@link FetchFailureListener} hears of each. The query only ever sees every partition of one
+ *     materialization, so a result is never wrong or partial.</li>
  * </ul>
- * Read-back runs on the coordinator's worker threads (it blocks on remote fetches). The coordinator owns those
- * threads only; the registry, the cleanup, the job runner and the transport clients belong to the engine.
+ * Where the read-back runs is per action ({@link ReadPlacement}); it runs on the coordinator's worker threads (it
+ * blocks on remote fetches). The coordinator owns those threads only; the registry, the cleanup, the job runner,
+ * the stores and the transport clients belong to the engine.
  *
  * @param <P> the engine's plan type.
  */
@@ -47,6 +49,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
     private final Context<P> ctx;
     private final AsyncCacheRegistry registry;
     private final PartitionReadBack readBack;
+    private final ReadPlacement defaultPlacement;
     private final ReadBackCounters counters;
     private final ExecutorService workers;
     private final AtomicLong jobSequence = new AtomicLong();
@@ -58,8 +61,9 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         this.registry = ctx.registry;
         this.counters =
             ctx.countersManager == null ? new ReadBackCounters() : new ReadBackCounters(ctx.countersManager);
-        this.readBack = new PartitionReadBack(
-            ctx.localExecutorId, ctx.localStore, ctx.remoteExecutors, ctx.fetchTimeoutNs, ctx.verifyLocal, counters);
+        this.defaultPlacement = PartitionReadBack.placement(ctx.localExecutorId, ctx.localStore);
+        this.readBack = new PartitionReadBack(defaultPlacement, ctx.remoteExecutors, ctx.fetchTimeoutNs,
+            ctx.verifyLocal, counters, PartitionReadBack.DEFAULT_POOL_BYTES, ctx.fetchFailureListener);
         final AtomicInteger threadCount = new AtomicInteger();
         this.workers = Executors.newFixedThreadPool(ctx.workerThreads, runnable ->
         {
@@ -83,21 +87,39 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
     }
 
     /**
-     * Runs an action over a cached node.
+     * Runs an action over a cached node, reading back where {@link Context#readingOn} says.
      *
      * @param node   the cached node of the action's plan.
      * @param reader the query above the node.
      * @param <R>    the result type.
      * @return completes with the query's result, or exceptionally with {@link MaterializationFailedException}
-     * (the job failed), {@link FetchFailedException} (read-back failed again after one re-materialization) or
-     * the reader's own exception.
+     * (the job failed), {@link FetchFailedException} (read-back failed again after one re-materialization; that
+     * materialization is invalidated too) or the reader's own exception.
      */
     public <R> CompletableFuture<R> execute(final CachedNode<P> node, final OutputReader<R> reader)
     {
+        return execute(node, reader, defaultPlacement);
+    }
+
+    /**
+     * Runs an action over a cached node, reading back where the engine places this action's query: partitions of
+     * the executors {@code placement} names are read locally (from the files their locations name), the others
+     * fetched.
+     *
+     * @param node      the cached node of the action's plan.
+     * @param reader    the query above the node.
+     * @param placement where the query runs.
+     * @param <R>       the result type.
+     * @return as {@link #execute(CachedNode, OutputReader)}.
+     */
+    public <R> CompletableFuture<R> execute(
+        final CachedNode<P> node, final OutputReader<R> reader, final ReadPlacement placement)
+    {
         Ids.requireNonNull(node, "node");
         Ids.requireNonNull(reader, "reader");
+        Ids.requireNonNull(placement, "placement");
         counters.actions.increment();
-        return attempt(node, reader, new Budget());
+        return attempt(node, reader, new Budget(placement));
     }
 
     /**
@@ -146,7 +168,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         if (budget.rounds++ >= ctx.maxRounds)
         {
             // The key keeps changing hands (claims invalidated or lost one after another): answer without it.
-            return computeInline(node, reader);
+            return computeInline(node, reader, budget.placement);
         }
         final String jobId = nextJobId();
         return registry.acquire(node.key(), jobId).thenComposeAsync(acquisition ->
@@ -179,10 +201,10 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         {
             case ABORTED:
                 return ctx.abortPolicy == AbortPolicy.COMPUTE_INLINE ?
-                    computeInline(node, reader) : attempt(node, reader, budget);
+                    computeInline(node, reader, budget.placement) : attempt(node, reader, budget);
             case SESSION_REMOVED:
                 // Caching into a session being torn down would leave output nobody removes.
-                return computeInline(node, reader);
+                return computeInline(node, reader, budget.placement);
             case SHUTDOWN:
                 return CompletableFuture.failedFuture(
                     new RegistryClosedException("registry shut down while waiting for " + node.key(), null));
@@ -223,7 +245,8 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
                     {
                         // The claim went away while the job ran (session removed, invalidated): its output is not
                         // pinned, so read it now and then let job cleanup delete all of it.
-                        return readOnce(entry, reader).whenComplete((r, e) -> ctx.cleanup.cleanJob(jobId));
+                        return readOnce(entry, reader, budget.placement)
+                            .whenComplete((r, e) -> ctx.cleanup.cleanJob(jobId));
                     }
                     // The output stage is pinned now: clean the job's other stages while reading it back, and answer
                     // once both are done (an action's end means its job is cleaned).
@@ -233,7 +256,8 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         }, workers).thenCompose(Function.identity());
     }
 
-    private <R> CompletableFuture<R> computeInline(final CachedNode<P> node, final OutputReader<R> reader)
+    private <R> CompletableFuture<R> computeInline(
+        final CachedNode<P> node, final OutputReader<R> reader, final ReadPlacement placement)
     {
         counters.inlineComputations.increment();
         final String jobId = nextJobId() + "-inline";
@@ -248,14 +272,14 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
                     CompletableFuture.failedFuture(new MaterializationFailedException(node.key(), jobId, cause)));
             }
             final Materialized entry = new Materialized(jobId, output.schema(), output.locations(), 0);
-            return readOnce(entry, reader).whenComplete((r, e) -> ctx.cleanup.cleanJob(jobId));
+            return readOnce(entry, reader, placement).whenComplete((r, e) -> ctx.cleanup.cleanJob(jobId));
         }, workers).thenCompose(Function.identity());
     }
 
     private <R> CompletableFuture<R> readBack(final CachedNode<P> node, final Materialized entry,
         final OutputReader<R> reader, final Budget budget)
     {
-        try (PartitionViews views = readBack.readAll(entry.locations()))
+        try (PartitionViews views = readBack.readAll(entry.locations(), budget.placement))
         {
             return CompletableFuture.completedFuture(reader.read(entry.schema(), views));
         }
@@ -264,7 +288,10 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
             counters.fetchFailures.increment();
             if (budget.rematerialized)
             {
-                return CompletableFuture.failedFuture(ex);
+                // This materialization is broken too: drop it as well (only if it still is the key's entry), so
+                // the next action does not pay the same failure; then fail.
+                return invalidateIfStill(node.key(), entry.jobId())
+                    .<R>thenCompose(ignored -> CompletableFuture.failedFuture(ex));
             }
             budget.rematerialized = true;
             counters.rematerializations.increment();
@@ -277,9 +304,10 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         }
     }
 
-    private <R> CompletableFuture<R> readOnce(final Materialized entry, final OutputReader<R> reader)
+    private <R> CompletableFuture<R> readOnce(
+        final Materialized entry, final OutputReader<R> reader, final ReadPlacement placement)
     {
-        try (PartitionViews views = readBack.readAll(entry.locations()))
+        try (PartitionViews views = readBack.readAll(entry.locations(), placement))
         {
             return CompletableFuture.completedFuture(reader.read(entry.schema(), views));
         }
@@ -296,14 +324,10 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
 
     private CompletableFuture<Void> invalidateIfStill(final CacheKey key, final String jobId)
     {
-        // Only the materialization that failed to read is dropped, not a newer one another action already made.
-        return registry.lookup(key).thenCompose(current -> isJob(current, jobId) ?
-            registry.invalidate(key).thenApply(removed -> null) : CompletableFuture.completedFuture(null));
-    }
-
-    private static boolean isJob(final CacheEntry entry, final String jobId)
-    {
-        return entry instanceof Materialized && entry.jobId().equals(jobId);
+        // Only the materialization that failed to read is dropped, not a newer one another action already made: one
+        // conditional command, so nothing can land between looking and removing. A registry failure here is not the
+        // action's: the entry is dropped later by whoever reads it next.
+        return registry.invalidate(key, jobId).handle((removed, error) -> null);
     }
 
     private CompletableFuture<JobOutput> submit(final String jobId, final P input)
@@ -327,8 +351,14 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
 
     private static final class Budget
     {
+        final ReadPlacement placement;
         int rounds;
         boolean rematerialized;
+
+        Budget(final ReadPlacement placement)
+        {
+            this.placement = placement;
+        }
     }
 
     /**
@@ -347,6 +377,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         private RemoteExecutors remoteExecutors;
         private AbortPolicy abortPolicy = AbortPolicy.CLAIM_AND_MATERIALIZE;
         private long fetchTimeoutNs = TimeUnit.SECONDS.toNanos(10);
+        private FetchFailureListener fetchFailureListener = FetchFailureListener.NONE;
         private boolean verifyLocal = true;
         private int workerThreads = 4;
         private int maxRounds = 8;
@@ -391,8 +422,9 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         }
 
         /**
-         * The executor the read-back runs on and its store: its partitions are read through local mappings.
-         * Default: none (every partition is fetched).
+         * Where read-back runs for actions that do not say ({@link #execute(CachedNode, OutputReader)}): the
+         * executor and a store over its shuffle directory; its partitions are read through local mappings. Default:
+         * none (every partition is fetched). Actions placed by the engine pass a {@link ReadPlacement} instead.
          *
          * @param executorId the executor id.
          * @param store      its shuffle store (not owned).
@@ -440,6 +472,19 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         public Context<P> fetchTimeoutNs(final long fetchTimeoutNs)
         {
             this.fetchTimeoutNs = fetchTimeoutNs;
+            return this;
+        }
+
+        /**
+         * Told of every partition a read-back could not read (for example, to mark its executor suspect). Default:
+         * nothing.
+         *
+         * @param listener the listener.
+         * @return this.
+         */
+        public Context<P> fetchFailureListener(final FetchFailureListener listener)
+        {
+            this.fetchFailureListener = listener;
             return this;
         }
 
@@ -518,6 +563,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
             Ids.requireNonNull(cleanup, "cleanup");
             Ids.requireNonNull(remoteExecutors, "remoteExecutors");
             Ids.requireNonNull(abortPolicy, "abortPolicy");
+            Ids.requireNonNull(fetchFailureListener, "fetchFailureListener");
             Ids.requireId(jobIdPrefix, "jobIdPrefix");
             if (jobIdPrefix.indexOf('/') >= 0 || jobIdPrefix.indexOf('\\') >= 0)
             {

@@ -1,5 +1,6 @@
 package dev.offcache.registry.coordinator;
 
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -8,6 +9,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import dev.offcache.core.region.MappedRegion;
 import dev.offcache.core.shuffle.MappedPartition;
@@ -18,10 +21,12 @@ import dev.offcache.transport.client.BlockClient;
 import dev.offcache.transport.source.ShufflePartitionSource;
 
 /**
- * Reads a dataset's partitions with locality: a partition on the reading executor is mapped read-only from its
- * shuffle store (zero copy, CRC32C verified); any other is fetched over Aeron from its executor's block server (the
- * server verifies the CRC before sending) into an anonymous off-heap region. Either every partition is read or a
- * {@link FetchFailedException} names the first one that could not be, and nothing stays mapped.
+ * Reads a dataset's partitions with locality: a partition on an executor the {@link ReadPlacement} reads locally is
+ * mapped read-only from the file its location names (zero copy, checked to hold that partition and the CRC32C the
+ * registry recorded, and by default its data CRC32C verified); any other is fetched over Aeron from its executor's
+ * block server (which checks the same before sending) into an anonymous off-heap region. Either every partition is
+ * read or a {@link FetchFailedException} names the first one that could not be, and nothing stays mapped; every
+ * partition that could not be read is told to the {@link FetchFailureListener}.
  *
  * <p>The regions remote partitions land in are kept for reuse once a read-back is closed (power-of-two sizes, at
  * most {@code poolBytes} idle in total), so a warm action maps nothing new; {@link #close()} unmaps them.
@@ -33,13 +38,15 @@ public final class PartitionReadBack implements AutoCloseable
      */
     public static final long DEFAULT_POOL_BYTES = 256L * 1024 * 1024;
 
-    private final String localExecutorId;
-    private final ShufflePartitionStore localStore;
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionReadBack.class);
+
+    private final ReadPlacement defaultPlacement;
     private final RemoteExecutors remote;
     private final long fetchTimeoutNs;
     private final boolean verifyLocal;
     private final ReadBackCounters counters;
     private final long poolBytes;
+    private final FetchFailureListener failureListener;
     private final ConcurrentLinkedQueue<MappedRegion> pool = new ConcurrentLinkedQueue<>();
     private final AtomicLong pooled = new AtomicLong();
     private volatile boolean closed;
@@ -62,62 +69,90 @@ public final class PartitionReadBack implements AutoCloseable
         final boolean verifyLocal,
         final ReadBackCounters counters)
     {
-        this(localExecutorId, localStore, remote, fetchTimeoutNs, verifyLocal, counters, DEFAULT_POOL_BYTES);
+        this(placement(localExecutorId, localStore), remote, fetchTimeoutNs, verifyLocal, counters,
+            DEFAULT_POOL_BYTES, FetchFailureListener.NONE);
     }
 
     /**
-     * A read-back with a given cap on pooled fetch regions.
+     * A read-back.
      *
-     * @param localExecutorId the executor the reader runs on, or null: every partition is then remote.
-     * @param localStore      that executor's store (not owned), or null.
-     * @param remote          clients of the other executors (not owned).
-     * @param fetchTimeoutNs  deadline of one remote fetch.
-     * @param verifyLocal     whether to check a local partition's CRC32C before handing it out.
-     * @param counters        where local and remote reads are counted.
-     * @param poolBytes       idle fetch regions kept for reuse, in bytes; 0 unmaps each after use.
+     * @param defaultPlacement where {@link #readAll(List)} reads (per-call placements go to
+     *                         {@link #readAll(List, ReadPlacement)}).
+     * @param remote           clients of the executors (not owned).
+     * @param fetchTimeoutNs   deadline of one remote fetch.
+     * @param verifyLocal      whether to check a local partition's data CRC32C before handing it out.
+     * @param counters         where local and remote reads are counted.
+     * @param poolBytes        idle fetch regions kept for reuse, in bytes; 0 unmaps each after use.
+     * @param failureListener  told of every partition that could not be read.
      */
     public PartitionReadBack(
-        final String localExecutorId,
-        final ShufflePartitionStore localStore,
+        final ReadPlacement defaultPlacement,
         final RemoteExecutors remote,
         final long fetchTimeoutNs,
         final boolean verifyLocal,
         final ReadBackCounters counters,
-        final long poolBytes)
+        final long poolBytes,
+        final FetchFailureListener failureListener)
     {
         if (poolBytes < 0)
         {
             throw new IllegalArgumentException("poolBytes must not be negative: " + poolBytes);
         }
-        this.poolBytes = poolBytes;
-        if ((localExecutorId == null) != (localStore == null))
+        if (defaultPlacement == null || remote == null || counters == null || failureListener == null)
         {
-            throw new IllegalArgumentException("localExecutorId and localStore must both be set or both be null");
-        }
-        if (remote == null || counters == null)
-        {
-            throw new IllegalArgumentException("remote executors and counters must not be null");
+            throw new IllegalArgumentException(
+                "placement, remote executors, counters and failure listener must not be null");
         }
         if (fetchTimeoutNs <= 0)
         {
             throw new IllegalArgumentException("fetchTimeoutNs must be positive: " + fetchTimeoutNs);
         }
-        this.localExecutorId = localExecutorId;
-        this.localStore = localStore;
+        this.poolBytes = poolBytes;
+        this.defaultPlacement = defaultPlacement;
         this.remote = remote;
         this.fetchTimeoutNs = fetchTimeoutNs;
         this.verifyLocal = verifyLocal;
         this.counters = counters;
+        this.failureListener = failureListener;
     }
 
     /**
-     * Reads every partition.
+     * The placement of a reader on {@code executorId} with that executor's store, or on no executor.
+     *
+     * @param executorId the executor, or null.
+     * @param store      its store, or null.
+     * @return the placement.
+     */
+    static ReadPlacement placement(final String executorId, final ShufflePartitionStore store)
+    {
+        if ((executorId == null) != (store == null))
+        {
+            throw new IllegalArgumentException("localExecutorId and localStore must both be set or both be null");
+        }
+        return executorId == null ? ReadPlacement.remoteOnly() : ReadPlacement.onExecutor(executorId, store);
+    }
+
+    /**
+     * Reads every partition where the default placement says.
      *
      * @param locations the dataset's locations.
      * @return the views, owned by the caller (close them).
      * @throws FetchFailedException naming the first partition that could not be read.
      */
     public PartitionViews readAll(final List<PartitionLocation> locations)
+    {
+        return readAll(locations, defaultPlacement);
+    }
+
+    /**
+     * Reads every partition: locally those of the executors the placement names, the others over Aeron.
+     *
+     * @param locations the dataset's locations.
+     * @param placement where this read runs.
+     * @return the views, owned by the caller (close them).
+     * @throws FetchFailedException naming the first partition that could not be read.
+     */
+    public PartitionViews readAll(final List<PartitionLocation> locations, final ReadPlacement placement)
     {
         final PartitionViews views = new PartitionViews(locations);
         @SuppressWarnings({"unchecked", "rawtypes"})
@@ -129,7 +164,7 @@ public final class PartitionReadBack implements AutoCloseable
             for (int i = 0; i < locations.size() && failure == null; i++)
             {
                 final PartitionLocation location = locations.get(i);
-                if (!location.executorId().equals(localExecutorId))
+                if (placement.localStore(location.executorId()) == null)
                 {
                     fetches[i] = fetchRemote(views, i, location);
                 }
@@ -137,15 +172,17 @@ public final class PartitionReadBack implements AutoCloseable
             for (int i = 0; i < locations.size() && failure == null; i++)
             {
                 final PartitionLocation location = locations.get(i);
-                if (location.executorId().equals(localExecutorId))
+                final ShufflePartitionStore store = placement.localStore(location.executorId());
+                if (store != null)
                 {
-                    readLocal(views, i, location);
+                    readLocal(views, i, location, store);
                 }
             }
         }
         catch (final FetchFailedException ex)
         {
             failure = ex;
+            tell(ex);
         }
         // Every fetch in flight writes into a region of the views: wait for all of them (they end by their
         // deadline at the latest) before anything is unmapped.
@@ -159,6 +196,7 @@ public final class PartitionReadBack implements AutoCloseable
                 }
                 catch (final FetchFailedException ex)
                 {
+                    tell(ex);
                     if (failure == null)
                     {
                         failure = ex;
@@ -174,12 +212,26 @@ public final class PartitionReadBack implements AutoCloseable
         return views;
     }
 
-    private void readLocal(final PartitionViews views, final int i, final PartitionLocation location)
+    private void tell(final FetchFailedException failure)
+    {
+        try
+        {
+            failureListener.onFetchFailure(failure.location(), failure.getCause());
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.warn("fetch failure listener failed on {}", failure.location(), ex);
+        }
+    }
+
+    private void readLocal(
+        final PartitionViews views, final int i, final PartitionLocation location, final ShufflePartitionStore store)
     {
         final MappedPartition partition;
         try
         {
-            partition = localStore.openPartition(partitionId(location));
+            // The recorded path, checked (by the footer) to hold this partition, whatever the reader's store root.
+            partition = store.openPartition(location.partition(), Path.of(location.path()));
         }
         catch (final RuntimeException ex)
         {
@@ -196,6 +248,11 @@ public final class PartitionReadBack implements AutoCloseable
             {
                 throw new IllegalStateException("local file holds " + partition.length() + " bytes, the registry " +
                     "recorded " + location.length());
+            }
+            if (location.hasCrc() && Integer.toUnsignedLong(partition.crc32c()) != location.crc32c())
+            {
+                throw new IllegalStateException(String.format("local file's data CRC32C is %08x, the registry " +
+                    "recorded %08x (another write of the partition)", partition.crc32c(), location.crc32c()));
             }
             if (verifyLocal)
             {
@@ -231,8 +288,11 @@ public final class PartitionReadBack implements AutoCloseable
             () -> giveBack(region));
         try
         {
-            return client.fetch(ShufflePartitionSource.idOf(partitionId(location)), 0, length, destination, 0,
-                fetchTimeoutNs);
+            final PartitionId id = location.partition();
+            // The server refuses a file whose data CRC is not the one the registry recorded.
+            final String transportId = location.hasCrc() ?
+                ShufflePartitionSource.idOf(id, (int) location.crc32c()) : ShufflePartitionSource.idOf(id);
+            return client.fetch(transportId, 0, length, destination, 0, fetchTimeoutNs);
         }
         catch (final RuntimeException ex)
         {
@@ -306,10 +366,5 @@ public final class PartitionReadBack implements AutoCloseable
             pooled.addAndGet(-region.capacity());
         }
         region.close();
-    }
-
-    private static PartitionId partitionId(final PartitionLocation location)
-    {
-        return new PartitionId(location.jobId(), location.stageId(), location.partitionId());
     }
 }

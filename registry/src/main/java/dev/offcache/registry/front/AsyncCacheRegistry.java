@@ -71,6 +71,16 @@ public interface AsyncCacheRegistry extends AutoCloseable
     CompletableFuture<List<RemovedEntry>> invalidate(CacheKey key);
 
     /**
+     * Removes a key's entry only if it is still the given job's, in one command (a newer materialization another
+     * action made is never dropped); releases the key's waiters when the entry was that job's claim.
+     *
+     * @param key   the key.
+     * @param jobId the job whose entry may go.
+     * @return the removed entry, if any.
+     */
+    CompletableFuture<List<RemovedEntry>> invalidate(CacheKey key, String jobId);
+
+    /**
      * Removes every materialized entry with a partition on the executor.
      *
      * @param executorId the lost executor.

@@ -202,6 +202,21 @@ public final class CacheRegistry implements AsyncCacheRegistry
     }
 
     /**
+     * Removes a key's entry only if it is still the given job's (see
+     * {@link dev.offcache.registry.state.CacheState#invalidate(CacheKey, String)}).
+     *
+     * @param key   the key.
+     * @param jobId the job whose entry may go.
+     * @return the removed entry, if any.
+     */
+    public CompletableFuture<List<RemovedEntry>> invalidate(final CacheKey key, final String jobId)
+    {
+        Ids.requireNonNull(key, "key");
+        Ids.requireId(jobId, "jobId");
+        return publish(CommandType.INVALIDATE_JOB, key, jobId, null, null, null);
+    }
+
+    /**
      * Removes every materialized entry with a partition on the executor.
      *
      * @param executorId the lost executor.

@@ -165,6 +165,9 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
             case INVALIDATE:
                 releaseReason = Resolution.Reason.INVALIDATED;
                 return state.invalidate(command.key);
+            case INVALIDATE_JOB:
+                releaseReason = Resolution.Reason.INVALIDATED;
+                return state.invalidate(command.key, command.jobId);
             case INVALIDATE_EXECUTOR:
                 releaseReason = Resolution.Reason.EXECUTOR_LOST;
                 return state.invalidateExecutor(command.id);

@@ -1,6 +1,5 @@
 package dev.offcache.registry.journal;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import org.agrona.DirectBuffer;
@@ -8,6 +7,7 @@ import org.agrona.ExpandableArrayBuffer;
 import org.agrona.MutableDirectBuffer;
 
 import dev.offcache.registry.codec.FieldReader;
+import dev.offcache.registry.codec.LocationCodec;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CacheStateMachine;
 import dev.offcache.registry.state.DatasetSchema;
@@ -21,9 +21,9 @@ import dev.offcache.registry.state.PartitionLocation;
  * <pre>
  *   record  := effectCount:int32 effect*
  *   effect  := CLAIM   sessionId cacheId jobId
- *            | PROMOTE sessionId cacheId jobId schema materializedAtMs:int64 count:int32 location*
+ *            | PROMOTE sessionId cacheId jobId schema materializedAtMs:int64 locations
  *            | REMOVE  sessionId cacheId
- *   location := executorId jobId stageId:int32 partitionId:int32 path length:int64
+ *   locations := see {@link LocationCodec} (with CRCs; records written before CRCs were recorded read without)
  *   string  := length:int32 utf8-bytes            (little-endian throughout)
  * </pre>
  *
@@ -81,20 +81,7 @@ public final class ChangeCodec
         putString(entry.schema().description());
         buffer.putLong(limit, entry.materializedAtMs());
         limit += Long.BYTES;
-        final List<PartitionLocation> locations = entry.locations();
-        buffer.putInt(limit, locations.size());
-        limit += Integer.BYTES;
-        for (final PartitionLocation location : locations)
-        {
-            putString(location.executorId());
-            putString(location.jobId());
-            buffer.putInt(limit, location.stageId());
-            buffer.putInt(limit + Integer.BYTES, location.partitionId());
-            limit += 2 * Integer.BYTES;
-            putString(location.path());
-            buffer.putLong(limit, location.length());
-            limit += Long.BYTES;
-        }
+        limit += LocationCodec.encode(buffer, limit, entry.locations());
     }
 
     void remove(final CacheKey key)
@@ -116,11 +103,10 @@ public final class ChangeCodec
         final CacheKey key, final DatasetSchema schema, final String jobId, final List<PartitionLocation> locations)
     {
         long bytes = Integer.BYTES + 3L * (1 + bound(key.sessionId()) + bound(key.cacheId())) + 2L * bound(jobId) +
-            bound(schema.description()) + Long.BYTES + Integer.BYTES;
+            bound(schema.description()) + Long.BYTES + LocationCodec.HEADER_BYTES;
         for (final PartitionLocation location : locations)
         {
-            bytes += bound(location.executorId()) + bound(location.jobId()) + bound(location.path()) +
-                2 * Integer.BYTES + Long.BYTES;
+            bytes += LocationCodec.maxBytes(location);
         }
         return bytes;
     }
@@ -206,22 +192,6 @@ public final class ChangeCodec
         final String jobId = reader.getString();
         final DatasetSchema schema = new DatasetSchema(reader.getString());
         final long materializedAtMs = reader.getLong();
-        final int count = reader.getInt();
-        if (count <= 0 || count > reader.remaining())
-        {
-            throw new IllegalArgumentException("implausible location count " + count);
-        }
-        final List<PartitionLocation> locations = new ArrayList<>(count);
-        for (int i = 0; i < count; i++)
-        {
-            final String executorId = reader.getString();
-            final String locationJob = reader.getString();
-            final int stageId = reader.getInt();
-            final int partitionId = reader.getInt();
-            final String path = reader.getString();
-            final long length = reader.getLong();
-            locations.add(new PartitionLocation(executorId, locationJob, stageId, partitionId, path, length));
-        }
-        return new Materialized(jobId, schema, locations, materializedAtMs);
+        return new Materialized(jobId, schema, LocationCodec.decode(reader), materializedAtMs);
     }
 }

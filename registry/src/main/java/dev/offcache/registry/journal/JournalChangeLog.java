@@ -41,7 +41,9 @@ public final class JournalChangeLog implements ChangeLog
 {
     private static final Logger LOG = LoggerFactory.getLogger(JournalChangeLog.class);
     private static final int SNAPSHOT_MAGIC = 0x5352434F; // "OCRS" little-endian
-    private static final int SNAPSHOT_VERSION = 1;
+    /** Version 2 snapshots record locations with their CRC32C; version 1 ones (without) are still read. */
+    private static final int SNAPSHOT_VERSION = 2;
+    private static final int SNAPSHOT_VERSION_WITHOUT_CRCS = 1;
     private static final int SNAPSHOT_HEADER = 2 * Integer.BYTES + Long.BYTES + Integer.BYTES;
     private static final String SNAPSHOT_PREFIX = "snapshot-";
     private static final String SNAPSHOT_SUFFIX = ".bin";
@@ -108,6 +110,13 @@ public final class JournalChangeLog implements ChangeLog
             throw new IllegalStateException("journal in " + journal.directory() + " starts at position " +
                 journal.startPosition() + " but the newest snapshot covers only up to " + covered +
                 ": records are missing, refusing to start with a partial registry");
+        }
+        if (journal.appendPosition() < covered)
+        {
+            // A snapshot is taken right after a roll, so the segment it was taken at is never deleted with it.
+            throw new IllegalStateException("journal in " + journal.directory() + " ends at position " +
+                journal.appendPosition() + ", before the newest snapshot's position " + covered + ": the segment " +
+                "it continues in is missing, refusing to start with a partial registry");
         }
         final long replayFrom = covered;
         final long[] replayed = new long[1];
@@ -389,9 +398,13 @@ public final class JournalChangeLog implements ChangeLog
             throw new IllegalStateException("registry snapshot " + file + " is truncated: " + bytes.length + " bytes");
         }
         final int end = bytes.length - Integer.BYTES;
-        if (buffer.getInt(0) != SNAPSHOT_MAGIC || buffer.getInt(Integer.BYTES) != SNAPSHOT_VERSION)
+        final int version = buffer.getInt(Integer.BYTES);
+        if (buffer.getInt(0) != SNAPSHOT_MAGIC ||
+            (version != SNAPSHOT_VERSION && version != SNAPSHOT_VERSION_WITHOUT_CRCS))
         {
-            throw new IllegalStateException("registry snapshot " + file + " has a bad magic or version at offset 0");
+            throw new IllegalStateException("registry snapshot " + file + " has a bad magic or version at offset 0 " +
+                "(version " + version + "; this registry reads versions " + SNAPSHOT_VERSION_WITHOUT_CRCS + " and " +
+                SNAPSHOT_VERSION + ")");
         }
         if (Crc32c.compute(buffer, 0, end) != buffer.getInt(end))
         {

@@ -8,7 +8,8 @@ import java.util.Set;
  *
  * <p>Guarantees: one claim per key at a time; a completion promotes only a {@link Pending} entry owned by the
  * completing job; a duplicate completion is idempotent; every other completion is {@link CompletionOutcome#STALE}
- * and changes nothing; abort clears only that job's claim; removals are whole-entry and return what they removed.
+ * and changes nothing; abort clears only that job's claim, a conditional invalidation only that job's entry; removals
+ * are whole-entry and return what they removed.
  * Bad arguments (null or empty ids, empty or inconsistent locations) throw {@link IllegalArgumentException} before
  * anything changes.
  */
@@ -61,6 +62,16 @@ public interface CacheState
      * @return the removed entry (zero or one).
      */
     List<RemovedEntry> invalidate(CacheKey key);
+
+    /**
+     * Removes a key's entry only if it is still the given job's (pending or materialized): for a reader that found
+     * that materialization broken, so a newer one another action made meanwhile is left alone.
+     *
+     * @param key   the key.
+     * @param jobId the job whose entry may go.
+     * @return the removed entry (zero or one).
+     */
+    List<RemovedEntry> invalidate(CacheKey key, String jobId);
 
     /**
      * Removes every materialized entry with a partition on the executor.

@@ -169,6 +169,22 @@ public final class CacheStateMachine implements CacheState
      * {@inheritDoc}
      */
     @Override
+    public List<RemovedEntry> invalidate(final CacheKey key, final String jobId)
+    {
+        Ids.requireNonNull(key, "key");
+        Ids.requireId(jobId, "jobId");
+        final CacheEntry existing = entries.get(key);
+        if (existing == null || !existing.jobId().equals(jobId))
+        {
+            return List.of();
+        }
+        return List.of(new RemovedEntry(key, remove(key)));
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
     public List<RemovedEntry> invalidateExecutor(final String executorId)
     {
         Ids.requireId(executorId, "executorId");

@@ -95,9 +95,9 @@ final class ChildJvmExecutor implements ExecutorNode
         final int rows)
     {
         final String answer = call("WRITE " + jobId + " " + stageId + " " + partitionId + " " + seed + " " + rows);
-        final int space = answer.lastIndexOf(' ');
-        return new PartitionLocation(id, jobId, stageId, partitionId, answer.substring(0, space),
-            Long.parseLong(answer.substring(space + 1)));
+        final String[] fields = answer.split(" ");
+        return new PartitionLocation(id, jobId, stageId, partitionId, fields[0], Long.parseLong(fields[1]),
+            Long.parseLong(fields[2]));
     }
 
     public int deleteJob(final String jobId, final Set<StageRef> keep)
@@ -115,6 +115,11 @@ final class ChildJvmExecutor implements ExecutorNode
     public boolean stageExists(final String jobId, final int stageId)
     {
         return Boolean.parseBoolean(call("EXISTS " + jobId + " " + stageId));
+    }
+
+    public boolean jobExists(final String jobId)
+    {
+        return Boolean.parseBoolean(call("JOB_EXISTS " + jobId));
     }
 
     public void kill()

@@ -244,6 +244,7 @@ class DatasetCacheEndToEndTest
                 for (final ExecutorNode executor : cluster.executors.values())
                 {
                     assertFalse(executor.stageExists(before.jobId(), 1), "old output deleted on " + executor.id());
+                    assertFalse(executor.jobExists(before.jobId()), "no empty job directory on " + executor.id());
                 }
             }
             assertEquals(cases.length, cluster.coordinator.counters().rematerializations());
@@ -317,6 +318,7 @@ class DatasetCacheEndToEndTest
             {
                 assertFalse(cluster.executors.get(survivor).stageExists(firstJob, 1),
                     "the lost entry's stage deleted on " + survivor);
+                assertFalse(cluster.executors.get(survivor).jobExists(firstJob), "and its job directory");
                 assertTrue(cluster.executors.get(survivor).stageExists(rebuilt.jobId(), 1));
             }
         }
@@ -383,6 +385,7 @@ class DatasetCacheEndToEndTest
             assertFalse(executor.stageExists(jobId, 0), "intermediate stage of " + jobId + " on " + executor.id());
             assertEquals(present, executor.stageExists(jobId, 1), "output stage of " + jobId + " on " +
                 executor.id());
+            assertEquals(present, executor.jobExists(jobId), "job directory of " + jobId + " on " + executor.id());
         }
     }
 
@@ -401,7 +404,7 @@ class DatasetCacheEndToEndTest
         }
     }
 
-    private static void assertNoDirsLeft(final List<Path> dirs)
+    static void assertNoDirsLeft(final List<Path> dirs)
     {
         for (final Path dir : dirs)
         {
@@ -420,12 +423,12 @@ class DatasetCacheEndToEndTest
         }
     }
 
-    private static <T> T get(final CompletableFuture<T> future) throws Exception
+    static <T> T get(final CompletableFuture<T> future) throws Exception
     {
         return future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    private static ExecutionException assertFailure(final CompletableFuture<?> future) throws Exception
+    static ExecutionException assertFailure(final CompletableFuture<?> future) throws Exception
     {
         try
         {
@@ -438,7 +441,7 @@ class DatasetCacheEndToEndTest
         return fail("expected a failure");
     }
 
-    private static void awaitTrue(final BooleanSupplier condition, final String what) throws InterruptedException
+    static void awaitTrue(final BooleanSupplier condition, final String what) throws InterruptedException
     {
         final long deadline = System.nanoTime() + WAIT.toNanos();
         while (!condition.getAsBoolean())

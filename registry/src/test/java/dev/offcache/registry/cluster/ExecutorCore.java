@@ -18,8 +18,8 @@ import dev.offcache.transport.source.ShufflePartitionSource;
 
 /**
  * One executor's state, the same in-process and in a child JVM: a work dir, a shuffle store, an Aeron block server
- * serving that store. Cleanup calls carry the pins to honour (the scheduler's {@code pinnedStages()} at call time),
- * which the store reads through its {@link PinSet} during that call. Calls are serialized.
+ * serving that store. Job cleanup calls carry the pins to honour (the scheduler's {@code pinnedStages()} at call
+ * time), which the store takes per call. Calls are serialized.
  */
 final class ExecutorCore implements AutoCloseable
 {
@@ -27,14 +27,12 @@ final class ExecutorCore implements AutoCloseable
     private final ShufflePartitionStore store;
     private final ShufflePartitionSource source;
     private final BlockServer server;
-    private volatile Set<StageRef> keep = Set.of();
 
     ExecutorCore(final String id, final Path workDir, final AeronMedia media, final String requestChannel,
         final int requestStreamId)
     {
         this.id = id;
-        this.store = new ShufflePartitionStore(workDir,
-            (jobId, stageId) -> keep.contains(new StageRef(jobId, stageId)));
+        this.store = new ShufflePartitionStore(workDir, PinSet.NONE);
         this.source = new ShufflePartitionSource(store);
         this.server = BlockServer.start(new BlockServer.Context().aeron(media.aeron()).blockSource(source)
             .requestChannel(requestChannel).requestStreamId(requestStreamId));
@@ -63,15 +61,7 @@ final class ExecutorCore implements AutoCloseable
 
     synchronized int deleteJob(final String jobId, final Set<StageRef> pinned)
     {
-        keep = pinned;
-        try
-        {
-            return store.deleteJob(jobId);
-        }
-        finally
-        {
-            keep = Set.of();
-        }
+        return store.deleteJob(jobId, (job, stageId) -> pinned.contains(new StageRef(job, stageId)));
     }
 
     synchronized boolean deleteStage(final String jobId, final int stageId)
@@ -82,6 +72,11 @@ final class ExecutorCore implements AutoCloseable
     boolean stageExists(final String jobId, final int stageId)
     {
         return Files.isDirectory(store.workDir().resolve(jobId).resolve(Integer.toString(stageId)));
+    }
+
+    boolean jobExists(final String jobId)
+    {
+        return Files.exists(store.workDir().resolve(jobId));
     }
 
     public void close()

@@ -19,10 +19,11 @@ import dev.offcache.transport.media.TransportChannels;
  * shuffle store and a block server on {@code aeron:udp?endpoint=127.0.0.1:<udpPort>}, prints
  * {@code READY <aeronDir>}, then answers one line per command on stdin:
  * <pre>
- * WRITE job stage partition seed rows  → OK path length
+ * WRITE job stage partition seed rows  → OK path length crc32c
  * DELETE_JOB job stage,stage,…|-       → OK deletedStages
  * DELETE_STAGE job stage               → OK true|false
  * EXISTS job stage                     → OK true|false
+ * JOB_EXISTS job                       → OK true|false
  * EXIT                                 → BYE (then exits)
  * </pre>
  * Failures answer {@code ERR message}. Closing stdin also ends it.
@@ -79,7 +80,7 @@ public final class ExecutorMain
             {
                 final PartitionInfo info = core.write(parts[1], Integer.parseInt(parts[2]),
                     Integer.parseInt(parts[3]), Long.parseLong(parts[4]), Integer.parseInt(parts[5]));
-                return info.path() + " " + info.length();
+                return info.path() + " " + info.length() + " " + Integer.toUnsignedLong(info.crc32c());
             }
             case "DELETE_JOB":
             {
@@ -97,6 +98,8 @@ public final class ExecutorMain
                 return Boolean.toString(core.deleteStage(parts[1], Integer.parseInt(parts[2])));
             case "EXISTS":
                 return Boolean.toString(core.stageExists(parts[1], Integer.parseInt(parts[2])));
+            case "JOB_EXISTS":
+                return Boolean.toString(core.jobExists(parts[1]));
             default:
                 throw new IllegalArgumentException("unknown command: " + parts[0]);
         }

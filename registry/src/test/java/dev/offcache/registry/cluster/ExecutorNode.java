@@ -36,6 +36,11 @@ interface ExecutorNode extends AutoCloseable
     boolean stageExists(String jobId, int stageId);
 
     /**
+     * Whether the job's directory is still there.
+     */
+    boolean jobExists(String jobId);
+
+    /**
      * SIGKILL (child JVM) or stop serving (in process).
      */
     void kill();

@@ -3,7 +3,6 @@ package dev.offcache.registry.cluster;
 import java.nio.file.Path;
 import java.util.Set;
 
-import dev.offcache.core.shuffle.PartitionInfo;
 import dev.offcache.core.shuffle.ShufflePartitionStore;
 import dev.offcache.registry.state.PartitionLocation;
 import dev.offcache.registry.state.StageRef;
@@ -48,8 +47,7 @@ final class InProcessExecutor implements ExecutorNode
     public PartitionLocation runTask(final String jobId, final int stageId, final int partitionId, final long seed,
         final int rows)
     {
-        final PartitionInfo info = core.write(jobId, stageId, partitionId, seed, rows);
-        return new PartitionLocation(id(), jobId, stageId, partitionId, info.path().toString(), info.length());
+        return PartitionLocation.of(id(), core.write(jobId, stageId, partitionId, seed, rows));
     }
 
     public synchronized boolean isAlive()
@@ -70,6 +68,11 @@ final class InProcessExecutor implements ExecutorNode
     public boolean stageExists(final String jobId, final int stageId)
     {
         return core.stageExists(jobId, stageId);
+    }
+
+    public boolean jobExists(final String jobId)
+    {
+        return core.jobExists(jobId);
     }
 
     public void kill()

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -31,6 +32,7 @@ import dev.offcache.registry.eviction.EvictionPolicy;
 import dev.offcache.registry.front.AsyncCacheRegistry;
 import dev.offcache.registry.front.CacheRegistry;
 import dev.offcache.registry.front.RemovalListener;
+import dev.offcache.registry.state.PartitionLocation;
 import dev.offcache.registry.state.StageRef;
 import dev.offcache.transport.client.BlockClient;
 import dev.offcache.transport.media.AeronMedia;
@@ -60,11 +62,16 @@ final class TestCluster implements AutoCloseable
     /** The clustered registry's client (owned), or null. */
     final RegistryClusterClient clustered;
     final CachedDatasetCoordinator<ToyDataset> coordinator;
+    /** What the coordinator's fetch failure listener heard, in order. */
+    final List<FetchFailure> fetchFailures = new CopyOnWriteArrayList<>();
+    /** Executors whose client the read-back cannot get (as if the engine had none for them). */
+    final Set<String> unreachable = ConcurrentHashMap.newKeySet();
 
     TestCluster(final Path root, final int inProcess, final int childJvms, final AbortPolicy abortPolicy,
         final EvictionPolicy evictionPolicy)
     {
-        this(root, inProcess, childJvms, abortPolicy, evictionPolicy, true);
+        this(root, new Options().executors(inProcess, childJvms).abortPolicy(abortPolicy)
+            .evictionPolicy(evictionPolicy));
     }
 
     /**
@@ -74,7 +81,8 @@ final class TestCluster implements AutoCloseable
     TestCluster(final Path root, final int inProcess, final int childJvms, final AbortPolicy abortPolicy,
         final EvictionPolicy evictionPolicy, final boolean watchChildren)
     {
-        this(root, inProcess, childJvms, abortPolicy, evictionPolicy, watchChildren, null);
+        this(root, new Options().executors(inProcess, childJvms).abortPolicy(abortPolicy)
+            .evictionPolicy(evictionPolicy).watchChildren(watchChildren));
     }
 
     /**
@@ -85,13 +93,15 @@ final class TestCluster implements AutoCloseable
     TestCluster(final Path root, final int inProcess, final AbortPolicy abortPolicy,
         final Function<RemovalListener, RegistryClusterClient> connect)
     {
-        this(root, inProcess, 0, abortPolicy, EvictionPolicy.none(), true, connect);
+        this(root, new Options().executors(inProcess, 0).abortPolicy(abortPolicy).connect(connect));
     }
 
-    private TestCluster(final Path root, final int inProcess, final int childJvms, final AbortPolicy abortPolicy,
-        final EvictionPolicy evictionPolicy, final boolean watchChildren,
-        final Function<RemovalListener, RegistryClusterClient> connect)
+    TestCluster(final Path root, final Options options)
     {
+        final int inProcess = options.inProcess;
+        final int childJvms = options.childJvms;
+        final boolean watchChildren = options.watchChildren;
+        final Function<RemovalListener, RegistryClusterClient> connect = options.connect;
         clock.update(System.currentTimeMillis());
         media = AeronMedia.launch(new AeronMedia.Context()
             .publicationLingerTimeoutNs(TimeUnit.MILLISECONDS.toNanos(200))
@@ -108,7 +118,7 @@ final class TestCluster implements AutoCloseable
                 live.add(id);
                 clients.put(id, BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
                     .requestChannel(node.requestChannel()).requestStreamId(node.requestStreamId())
-                    .fetchTimeoutNs(TimeUnit.SECONDS.toNanos(3))));
+                    .fetchTimeoutNs(options.fetchTimeoutNs)));
             }
             jobs = new ToyJobRunner(this::liveExecutors);
             cleanup = new StageCleanup(new ClusterStages());
@@ -120,9 +130,9 @@ final class TestCluster implements AutoCloseable
                     .liveExecutors(live::contains)
                     .removalListener(cleanup)
                     .clock(clock)
-                    .evictionPolicy(evictionPolicy));
+                    .evictionPolicy(options.evictionPolicy));
                 cleanup.pinnedStages(registry::pinnedStages);
-                front = registry;
+                front = options.registryView.apply(registry);
             }
             else
             {
@@ -139,11 +149,12 @@ final class TestCluster implements AutoCloseable
                 .remoteExecutors(id ->
                 {
                     clientLookups.computeIfAbsent(id, k -> new AtomicLong()).incrementAndGet();
-                    return clients.get(id);
+                    return unreachable.contains(id) ? null : clients.get(id);
                 })
-                .abortPolicy(abortPolicy)
+                .abortPolicy(options.abortPolicy)
                 .countersManager(new CountersManager(countersMetadata, countersValues))
-                .fetchTimeoutNs(TimeUnit.SECONDS.toNanos(3)));
+                .fetchFailureListener((location, cause) -> fetchFailures.add(new FetchFailure(location, cause)))
+                .fetchTimeoutNs(options.fetchTimeoutNs));
             for (final ExecutorNode node : executors.values())
             {
                 if (watchChildren && node instanceof ChildJvmExecutor child)
@@ -265,7 +276,75 @@ final class TestCluster implements AutoCloseable
         }
     }
 
-    private static int freeUdpPort()
+    /**
+     * One partition the read-back could not read, as the engine's listener heard it.
+     */
+    record FetchFailure(PartitionLocation location, Throwable cause)
+    {
+    }
+
+    /**
+     * How to build a cluster.
+     */
+    static final class Options
+    {
+        int inProcess = 2;
+        int childJvms;
+        AbortPolicy abortPolicy = AbortPolicy.CLAIM_AND_MATERIALIZE;
+        EvictionPolicy evictionPolicy = EvictionPolicy.none();
+        boolean watchChildren = true;
+        Function<RemovalListener, RegistryClusterClient> connect;
+        long fetchTimeoutNs = TimeUnit.SECONDS.toNanos(3);
+        Function<CacheRegistry, AsyncCacheRegistry> registryView = registry -> registry;
+
+        /** In-process executors (at least one: exec-0 is where read-back runs) and child-JVM executors after them. */
+        Options executors(final int inProcess, final int childJvms)
+        {
+            this.inProcess = inProcess;
+            this.childJvms = childJvms;
+            return this;
+        }
+
+        Options abortPolicy(final AbortPolicy abortPolicy)
+        {
+            this.abortPolicy = abortPolicy;
+            return this;
+        }
+
+        Options evictionPolicy(final EvictionPolicy evictionPolicy)
+        {
+            this.evictionPolicy = evictionPolicy;
+            return this;
+        }
+
+        Options watchChildren(final boolean watchChildren)
+        {
+            this.watchChildren = watchChildren;
+            return this;
+        }
+
+        Options connect(final Function<RemovalListener, RegistryClusterClient> connect)
+        {
+            this.connect = connect;
+            return this;
+        }
+
+        /** The coordinator's fetch deadline and the block clients' default. */
+        Options fetchTimeoutNs(final long fetchTimeoutNs)
+        {
+            this.fetchTimeoutNs = fetchTimeoutNs;
+            return this;
+        }
+
+        /** What the coordinator sees of the in-process registry (a wrapper that interleaves other actions). */
+        Options registryView(final Function<CacheRegistry, AsyncCacheRegistry> registryView)
+        {
+            this.registryView = registryView;
+            return this;
+        }
+    }
+
+    static int freeUdpPort()
     {
         try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress()))
         {

@@ -75,6 +75,10 @@ final class ClusterCommands
         {
             return client.invalidate(c.key());
         }
+        if (command instanceof Command.InvalidateJob c)
+        {
+            return client.invalidate(c.key(), c.job());
+        }
         if (command instanceof Command.InvalidateExecutor c)
         {
             return client.invalidateExecutor(c.executor());

@@ -8,16 +8,21 @@ import java.util.concurrent.TimeUnit;
 import io.aeron.cluster.service.ClientSession;
 import io.aeron.cluster.service.Cluster;
 import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.NoOpIdleStrategy;
 import org.junit.jupiter.api.Test;
 
+import dev.offcache.registry.codec.LegacyLocations;
 import dev.offcache.registry.eviction.EvictionPolicy;
 import dev.offcache.registry.state.CacheKey;
+import dev.offcache.registry.state.Materialized;
+import dev.offcache.registry.state.PartitionLocation;
 import dev.offcache.registry.state.Pending;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * The service's de-duplication and waiter bookkeeping, driven directly (no Aeron): a fake cluster and session
@@ -80,6 +85,35 @@ class ClusteredServiceDedupTest
         assertArrayEquals(release, sent.get(1));
         assertEquals(3, service.appliedCommands());
         assertNotEquals(0, service.duplicateCommands());
+    }
+
+    @Test
+    void aConditionalInvalidateRemovesOnlyThatJobsEntryAndLegacyCompletionsStillApply()
+    {
+        service.onStart(cluster(), null);
+        final List<PartitionLocation> locations = List.of(
+            new PartitionLocation("e1", "j1", 1, 0, "/w/j1/1/0.data", 10, 0x1234L),
+            new PartitionLocation("e2", "j1", 1, 1, "/w/j1/1/1.data", 20, 0x5678L));
+        command(WireCodec.BEGIN, 1, 1, w -> w.key(KEY).putString("j1"));
+        command(WireCodec.COMPLETE, 2, 1, w -> w.key(KEY).putString("j1").putString("v").locations(locations));
+        command(WireCodec.INVALIDATE_JOB, 3, 1, w -> w.key(KEY).putString("j0"));
+        command(WireCodec.ENTRIES, 4, 1, ClusteredServiceDedupTest::noBody);
+        assertEquals(locations, ((Materialized) service.probedEntries().get(KEY)).locations(),
+            "another job's invalidation left it; the CRCs came through the log");
+        command(WireCodec.INVALIDATE_JOB, 5, 1, w -> w.key(KEY).putString("j1"));
+        command(WireCodec.ENTRIES, 6, 1, ClusteredServiceDedupTest::noBody);
+        assertNull(service.probedEntries().get(KEY), "that job's invalidation removed it");
+
+        // A completion in the log as the previous version wrote it (locations without CRCs) still applies.
+        command(WireCodec.BEGIN, 7, 1, w -> w.key(KEY).putString("j1"));
+        final ExpandableArrayBuffer legacy = new ExpandableArrayBuffer(128);
+        final int length = LegacyLocations.encode(legacy, locations);
+        command(WireCodec.COMPLETE, 8, 1, w -> w.key(KEY).putString("j1").putString("v").putBytes(legacy, 0, length));
+        command(WireCodec.ENTRIES, 9, 1, ClusteredServiceDedupTest::noBody);
+        for (final PartitionLocation location : ((Materialized) service.probedEntries().get(KEY)).locations())
+        {
+            assertEquals(PartitionLocation.NO_CRC, location.crc32c());
+        }
     }
 
     private static void noBody(final WireCodec.Writer writer)

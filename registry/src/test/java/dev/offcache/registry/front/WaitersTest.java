@@ -25,6 +25,7 @@ import dev.offcache.registry.state.PartitionLocation;
 import dev.offcache.registry.state.RemovedEntry;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -115,7 +116,20 @@ class WaitersTest
     void invalidationSessionRemovalAndShutdownReleaseWaiters() throws Exception
     {
         assertReleasedBy(key -> registry.invalidate(key), Resolution.Reason.INVALIDATED, "inv");
+        assertReleasedBy(key -> registry.entries().thenCompose(entries ->
+            registry.invalidate(key, entries.get(key).jobId())), Resolution.Reason.INVALIDATED, "inv-job");
+
         assertReleasedBy(key -> registry.removeSession(key.sessionId()), Resolution.Reason.SESSION_REMOVED, "sess");
+        // A conditional invalidation naming another job leaves the claim and its waiters alone.
+        final CacheKey kept = new CacheKey("inv-other", "c");
+        assertInstanceOf(Acquisition.Claimed.class, registry.acquire(kept, "owner").get(5, TimeUnit.SECONDS));
+        final Acquisition.Wait stillWaiting =
+            assertInstanceOf(Acquisition.Wait.class, registry.acquire(kept, "j2").get(5, TimeUnit.SECONDS));
+        assertTrue(registry.invalidate(kept, "someone-else").get(5, TimeUnit.SECONDS).isEmpty());
+        assertFalse(stillWaiting.resolution().isDone());
+        registry.completeMaterialization(kept, "owner", new DatasetSchema("s"), locations("owner", "e1"))
+            .get(5, TimeUnit.SECONDS);
+        assertInstanceOf(Resolution.Ready.class, stillWaiting.resolution().get(5, TimeUnit.SECONDS));
 
         final CacheKey key = new CacheKey("shutdown", "c");
         assertInstanceOf(Acquisition.Claimed.class, registry.acquire(key, "j").get(5, TimeUnit.SECONDS));

@@ -120,6 +120,7 @@ class JournalChangeLogTest
     void aTornTailRecordIsDroppedAndEverythingBeforeItKept() throws Exception
     {
         final Map<CacheKey, CacheEntry> beforeLast;
+        final Path image = dir.resolve("crash-image");
         try (CacheRegistry registry = durable(1_000))
         {
             registry.beginMaterialization(new CacheKey("s", "a"), "ja").get(5, TimeUnit.SECONDS);
@@ -127,14 +128,94 @@ class JournalChangeLogTest
                 .get(5, TimeUnit.SECONDS);
             beforeLast = registry.entries().get(5, TimeUnit.SECONDS);
             registry.beginMaterialization(new CacheKey("s", "b"), "jb").get(5, TimeUnit.SECONDS);
+            // What a crash of the registry's process leaves: its files as they are while it runs.
+            copyTree(dir, image);
         }
-        final List<Long> positions = recordPositions();
+        // Positions from the closed original (opening the image would acknowledge what it holds).
+        final List<Long> positions = recordPositions(dir);
         assertEquals(3, positions.size());
         // A crash in the middle of the last append: its payload is half written.
-        flipByte(segment0(), positions.get(2) + 12);
-        try (CacheRegistry registry = durable(1_000))
+        flipByte(segment0(image), positions.get(2) + 12);
+        try (CacheRegistry registry = CacheRegistry.launch(new CacheRegistry.Context().clock(clock)
+            .changeLog(open(image, 1_000))))
         {
             assertEquals(beforeLast, registry.entries().get(5, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void acknowledgedRecordsLostAfterACleanShutdownStopStartUp() throws Exception
+    {
+        try (CacheRegistry registry = durable(1_000))
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                registry.beginMaterialization(new CacheKey("s", "c" + i), "j" + i).get(5, TimeUnit.SECONDS);
+            }
+        }
+        final List<Long> positions = recordPositions(dir);
+        flipByte(segment0(dir), positions.get(2) + 12);
+        final JournalCorruptException ex = assertThrows(JournalCorruptException.class, () -> open(dir, 1_000));
+        assertTrue(ex.getMessage().contains("acknowledged records are lost"), ex.getMessage());
+    }
+
+    @Test
+    void losingTheNewestSegmentOrTheJournalAfterASnapshotStopsStartUp() throws Exception
+    {
+        try (CacheRegistry registry = CacheRegistry.launch(new CacheRegistry.Context().clock(clock)
+            .changeLog(JournalChangeLog.open(new JournalChangeLog.Context().directory(dir).segmentSize(4096)
+                .snapshotEveryRecords(1_000_000)))))
+        {
+            for (int i = 0; i < 300; i++)
+            {
+                registry.beginMaterialization(new CacheKey("session", "cache-" + i), "job-" + i)
+                    .get(5, TimeUnit.SECONDS);
+            }
+        }
+        final List<Path> segments = new ArrayList<>();
+        try (Stream files = new Stream(dir.resolve("journal")))
+        {
+            for (final String name : files.names)
+            {
+                if (name.endsWith(".journal"))
+                {
+                    segments.add(dir.resolve("journal").resolve(name));
+                }
+            }
+        }
+        assertTrue(segments.size() >= 3, "segments: " + segments);
+        final Path newest = segments.get(segments.size() - 1);
+        Files.delete(newest);
+        final JournalCorruptException missing = assertThrows(JournalCorruptException.class, () -> open(dir, 1_000));
+        assertTrue(missing.getMessage().contains(newest.getFileName().toString()), missing.getMessage());
+
+        // A snapshot, then a journal directory replaced by an empty one (lock file and all): the records after the
+        // snapshot would be silently gone.
+        Files.delete(dir.resolve("journal").resolve("journal.lock"));
+        for (final Path segment : segments.subList(0, segments.size() - 1))
+        {
+            Files.delete(segment);
+        }
+        try (CacheRegistry registry = durable(1_000))
+        {
+            registry.beginMaterialization(new CacheKey("s", "x"), "jx").get(5, TimeUnit.SECONDS);
+        }
+        try (JournalChangeLog log = open(dir, 1_000))
+        {
+            log.snapshot(new CacheStateMachine(clock));
+        }
+        try (Stream files = new Stream(dir.resolve("journal")))
+        {
+            for (final String name : files.names)
+            {
+                Files.delete(dir.resolve("journal").resolve(name));
+            }
+        }
+        try (JournalChangeLog log = open(dir, 1_000))
+        {
+            final IllegalStateException gone = assertThrows(IllegalStateException.class,
+                () -> log.recover(new CacheStateMachine(clock)));
+            assertTrue(gone.getMessage().contains("before the newest snapshot's position"), gone.getMessage());
         }
     }
 
@@ -226,16 +307,26 @@ class JournalChangeLogTest
 
     private JournalChangeLog open(final long snapshotEvery)
     {
+        return open(dir, snapshotEvery);
+    }
+
+    private static JournalChangeLog open(final Path root, final long snapshotEvery)
+    {
         return JournalChangeLog.open(new JournalChangeLog.Context()
-            .directory(dir)
+            .directory(root)
             .segmentSize(64 * 1024)
             .snapshotEveryRecords(snapshotEvery));
     }
 
     private List<Long> recordPositions()
     {
+        return recordPositions(dir);
+    }
+
+    private static List<Long> recordPositions(final Path root)
+    {
         final List<Long> positions = new ArrayList<>();
-        try (Journal journal = Journal.open(new Journal.Context().directory(dir.resolve("journal")).segmentSize(
+        try (Journal journal = Journal.open(new Journal.Context().directory(root.resolve("journal")).segmentSize(
             64 * 1024)))
         {
             assertEquals(1, journal.segmentCount());
@@ -246,17 +337,37 @@ class JournalChangeLogTest
 
     private Path segment0() throws Exception
     {
-        try (Stream files = new Stream(dir.resolve("journal")))
+        return segment0(dir);
+    }
+
+    private static Path segment0(final Path root) throws Exception
+    {
+        try (Stream files = new Stream(root.resolve("journal")))
         {
             for (final String name : files.names)
             {
                 if (name.endsWith(".journal"))
                 {
-                    return dir.resolve("journal").resolve(name);
+                    return root.resolve("journal").resolve(name);
                 }
             }
         }
         throw new AssertionError("no segment file");
+    }
+
+    private static void copyTree(final Path from, final Path to) throws Exception
+    {
+        for (final String sub : List.of("journal", "snapshots"))
+        {
+            Files.createDirectories(to.resolve(sub));
+            try (Stream files = new Stream(from.resolve(sub)))
+            {
+                for (final String name : files.names)
+                {
+                    Files.copy(from.resolve(sub).resolve(name), to.resolve(sub).resolve(name));
+                }
+            }
+        }
     }
 
     private static void flipByte(final Path file, final long offset) throws Exception

@@ -221,6 +221,27 @@ public sealed interface Command
         }
     }
 
+    /**
+     * The conditional invalidation a reader sends after a fetch failure: only that job's entry goes.
+     */
+    record InvalidateJob(CacheKey key, String job) implements Command
+    {
+        public Object apply(final CacheState state)
+        {
+            return state.invalidate(key, job);
+        }
+
+        public Object apply(final ReferenceModel model)
+        {
+            return model.invalidate(key, job);
+        }
+
+        public CompletableFuture<?> publish(final CacheRegistry registry)
+        {
+            return registry.invalidate(key, job);
+        }
+    }
+
     record InvalidateExecutor(String executor) implements Command
     {
         public Object apply(final CacheState state)

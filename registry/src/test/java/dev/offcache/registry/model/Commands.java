@@ -55,6 +55,7 @@ public final class Commands
             .as((key, job, kind) -> new Command.BadComplete(key, job, badLocations(job, kind)));
         final Arbitrary<Command> abort = Combinators.combine(keys, jobs).as(Command.Abort::new);
         final Arbitrary<Command> invalidate = keys.map(Command.Invalidate::new);
+        final Arbitrary<Command> invalidateJob = Combinators.combine(keys, jobs).as(Command.InvalidateJob::new);
         final Arbitrary<Command> invalidateExecutor = executors.map(Command.InvalidateExecutor::new);
         final Arbitrary<Command> removeSession = sessions.map(Command.RemoveSession::new);
         final Arbitrary<Command> executorLive = Combinators.combine(executors, Arbitraries.of(true, false))
@@ -69,6 +70,7 @@ public final class Commands
             Tuple.of(1, badComplete),
             Tuple.of(3, abort),
             Tuple.of(2, invalidate),
+            Tuple.of(2, invalidateJob),
             Tuple.of(1, invalidateExecutor),
             Tuple.of(1, removeSession),
             Tuple.of(1, executorLive),
@@ -81,8 +83,11 @@ public final class Commands
         final List<PartitionLocation> out = new ArrayList<>();
         for (int p = 0; p < executors.size(); p++)
         {
+            // some locations without a CRC, as journaled before CRCs were recorded
+            final long size = length + p;
+            final long crc = size % 3 == 0 ? PartitionLocation.NO_CRC : size * 0x9E3779B1L & 0xFFFF_FFFFL;
             out.add(new PartitionLocation(executors.get(p), job, stage, p, "/work/" + job + "/" + stage + "/" + p,
-                length + p));
+                length + p, crc));
         }
         return out;
     }

@@ -114,6 +114,16 @@ public final class ReferenceModel
         return out;
     }
 
+    public Set<RemovedEntry> invalidate(final CacheKey key, final String job)
+    {
+        final Set<RemovedEntry> out = new HashSet<>();
+        if (map.containsKey(key) && map.get(key).jobId().equals(job))
+        {
+            out.add(remove(key));
+        }
+        return out;
+    }
+
     public Set<RemovedEntry> invalidateExecutor(final String executor)
     {
         final Set<RemovedEntry> out = new HashSet<>();

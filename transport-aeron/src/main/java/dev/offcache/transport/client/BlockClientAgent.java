@@ -27,9 +27,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The block client's duty cycle; every field is owned by the agent thread. It keeps the connection (HELLO until
- * the server's response image appears; a lost image fails every fetch already sent), sends queued FETCH frames,
- * expires fetches past their deadline, and hands response fragments of the connected image to its
- * {@link ResponseAssembler}.
+ * the server's response image appears), sends queued FETCH frames, expires fetches past their deadline, and hands
+ * response fragments of the connected image to its {@link ResponseAssembler}. A lost image fails every fetch sent
+ * or queued, and until the server answers a HELLO again every new fetch fails at once with
+ * {@link ErrorCode#CONNECTION_LOST}: a known-lost connection never holds a fetch until its deadline. (Before the
+ * first connection, fetches wait for it within their deadline.)
  */
 final class BlockClientAgent implements Agent, FragmentHandler
 {
@@ -54,6 +56,8 @@ final class BlockClientAgent implements Agent, FragmentHandler
     private String helloChannel;
     private int connectedImageSessionId = NO_IMAGE;
     private volatile boolean connected;
+    private String lostReason;
+    private long lostAtNs;
     private long nowNs;
     private long nextHousekeepingNs;
     private long nextHelloNs;
@@ -150,9 +154,16 @@ final class BlockClientAgent implements Agent, FragmentHandler
         Fetch fetch;
         while ((fetch = submissions.poll()) != null)
         {
+            count++;
+            if (lostReason != null)
+            {
+                fetch.fail(new FetchException(ErrorCode.CONNECTION_LOST, "connection to " + ctx.requestChannel() +
+                    " lost " + (nowNs - lostAtNs) / 1_000_000 + " ms ago (" + lostReason + ") and not " +
+                    "re-established: fetch " + fetch.describe()));
+                continue;
+            }
             fetch.deadlineNs = nowNs + fetch.timeoutNs;
             waiting.add(fetch);
-            count++;
         }
         return count;
     }
@@ -184,6 +195,7 @@ final class BlockClientAgent implements Agent, FragmentHandler
             if (!image.isClosed() && !image.isEndOfStream())
             {
                 connected = true;
+                lostReason = null;
                 connectedImageSessionId = image.sessionId();
                 LOG.debug("connected: responses from session {} on {} stream {} source {}", connectedImageSessionId,
                     helloChannel, ctx.responseStreamId(), image.sourceIdentity());
@@ -208,7 +220,9 @@ final class BlockClientAgent implements Agent, FragmentHandler
         connected = false;
         connectedImageSessionId = NO_IMAGE;
         nextHelloNs = nowNs;
-        failInFlight(ErrorCode.CONNECTION_LOST, reason);
+        lostReason = reason;
+        lostAtNs = nowNs;
+        failAll(ErrorCode.CONNECTION_LOST, reason);
     }
 
     private int sendWaiting()

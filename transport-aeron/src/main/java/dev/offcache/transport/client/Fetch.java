@@ -1,7 +1,5 @@
 package dev.offcache.transport.client;
 
-import java.util.concurrent.CompletableFuture;
-
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -17,7 +15,7 @@ final class Fetch
     final int destinationOffset;
     final ChunkHandler handler;
     final long timeoutNs;
-    final CompletableFuture<Long> future = new CompletableFuture<>();
+    final FetchFuture future = new FetchFuture();
     long correlationId;
     long deadlineNs;
     long totalLength = -1;
@@ -48,7 +46,34 @@ final class Fetch
         return destination == null ? Long.MAX_VALUE : (long) destination.capacity() - destinationOffset;
     }
 
-    void deliver(final DirectBuffer buffer, final int offset, final int length, final long position)
+    /**
+     * Hands one piece to the destination or handler, unless the fetch has ended (for any reason).
+     *
+     * @return false when the fetch had ended and nothing was delivered.
+     */
+    boolean deliver(final DirectBuffer buffer, final int offset, final int length, final long position)
+    {
+        if (!future.beginDelivery())
+        {
+            return false;
+        }
+        try
+        {
+            write(buffer, offset, length, position);
+        }
+        finally
+        {
+            future.endDelivery();
+        }
+        return true;
+    }
+
+    boolean hasEnded()
+    {
+        return done || future.isEnded();
+    }
+
+    private void write(final DirectBuffer buffer, final int offset, final int length, final long position)
     {
         if (destination != null)
         {

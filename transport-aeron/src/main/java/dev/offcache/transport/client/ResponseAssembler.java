@@ -46,7 +46,7 @@ final class ResponseAssembler
         if ((flags & FrameDescriptor.BEGIN_FRAG_FLAG) == 0)
         {
             final ChunkCursor cursor = cursors.get(sessionId);
-            if (cursor != null && cursor.fetch != null)
+            if (cursor != null && cursor.fetch != null && stillOpen(cursor))
             {
                 continueChunk(cursor, buffer, offset, length, (flags & FrameDescriptor.END_FRAG_FLAG) != 0);
             }
@@ -99,6 +99,11 @@ final class ResponseAssembler
         if (fetch == null)
         {
             return; // timed out or cancelled: skip the rest of this chunk
+        }
+        if (fetch.hasEnded())
+        {
+            abandon(fetch); // ended by its caller (cancelled, completed): stop the server sending the rest
+            return;
         }
         final long position = in.offset();
         final long totalLength = in.length();
@@ -169,12 +174,42 @@ final class ResponseAssembler
         }
     }
 
+    /**
+     * Whether the fetch a cursor continues is still running. A fetch ends on this thread (timeout, lost connection,
+     * close) or on its caller's (cancel): either way the cursor drops it, so no later fragment of the chunk it was in
+     * reaches the destination.
+     */
+    private boolean stillOpen(final ChunkCursor cursor)
+    {
+        final Fetch fetch = cursor.fetch;
+        if (fetch.hasEnded())
+        {
+            cursor.fetch = null;
+            abandon(fetch);
+            return false;
+        }
+        return true;
+    }
+
+    private void abandon(final Fetch fetch)
+    {
+        if (inFlight.remove(fetch.correlationId) != null)
+        {
+            cancel.accept(fetch.correlationId);
+        }
+    }
+
     private void deliver(final ChunkCursor cursor, final DirectBuffer buffer, final int offset, final int length)
     {
         final Fetch fetch = cursor.fetch;
         try
         {
-            fetch.deliver(buffer, offset, length, fetch.received);
+            if (!fetch.deliver(buffer, offset, length, fetch.received))
+            {
+                cursor.fetch = null;
+                abandon(fetch);
+                return;
+            }
         }
         catch (final RuntimeException ex)
         {

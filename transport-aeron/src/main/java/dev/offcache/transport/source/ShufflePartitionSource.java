@@ -16,8 +16,11 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Serves committed shuffle partitions of a {@link ShufflePartitionStore}. Ids are {@code jobId/stageId/partitionId}
- * (see {@link #idOf(PartitionId)}). Each open maps the partition read-only and, unless switched off, verifies its
- * CRC32C <em>before</em> the first byte is sent, so a corrupt partition is answered with
+ * (see {@link #idOf(PartitionId)}), optionally followed by {@code @crc32c} (eight hex digits, see
+ * {@link #idOf(PartitionId, int)}): the CRC32C the client expects, for example the one a registry recorded. Each
+ * open maps the partition read-only, checks that the file holds that partition (its footer names it) and, when
+ * the id carries one, that its CRC32C is the expected one, and unless switched off verifies the data's CRC32C
+ * <em>before</em> the first byte is sent, so a corrupt or misplaced partition is answered with
  * {@link ErrorCode#CORRUPT} and none of its bytes reach the client. The mapping is owned by the handle and unmapped
  * on release (a partition deleted while being served stays readable until then). Not-found ids that this source
  * served before are answered {@link ErrorCode#DELETED}, others {@link ErrorCode#NOT_FOUND}.
@@ -27,6 +30,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 public final class ShufflePartitionSource implements BlockSource
 {
     private static final int REMEMBERED_SERVED_IDS = 4096;
+    private static final char CRC_SEPARATOR = '@';
+    private static final long NO_EXPECTED_CRC = -1;
 
     private final ShufflePartitionStore store;
     private final boolean verifyOnOpen;
@@ -79,19 +84,39 @@ public final class ShufflePartitionSource implements BlockSource
     }
 
     /**
-     * Parse a transport id.
+     * The transport id of a partition whose data must have a given CRC32C: the server refuses
+     * ({@link ErrorCode#CORRUPT}) a file with any other.
      *
-     * @param id {@code jobId/stageId/partitionId}.
+     * @param id     the partition.
+     * @param crc32c the CRC32C of its data the caller expects.
+     * @return {@code jobId/stageId/partitionId@crc32c}, the CRC as eight lower-case hex digits.
+     */
+    public static String idOf(final PartitionId id, final int crc32c)
+    {
+        return idOf(id) + CRC_SEPARATOR + String.format("%08x", crc32c);
+    }
+
+    /**
+     * Parse a transport id (the expected CRC32C, if any, is ignored).
+     *
+     * @param id {@code jobId/stageId/partitionId}, optionally followed by {@code @crc32c}.
      * @return the partition id.
      * @throws IllegalArgumentException naming what is wrong.
      */
     public static PartitionId parseId(final String id)
     {
+        final int at = id.indexOf(CRC_SEPARATOR);
+        return parsePartition(at < 0 ? id : id.substring(0, at), id);
+    }
+
+    private static PartitionId parsePartition(final String id, final String whole)
+    {
         final int second = id.lastIndexOf('/');
         final int first = second > 0 ? id.lastIndexOf('/', second - 1) : -1;
         if (first <= 0)
         {
-            throw new IllegalArgumentException("partition id must be jobId/stageId/partitionId: '" + id + "'");
+            throw new IllegalArgumentException("partition id must be jobId/stageId/partitionId[@crc32c]: '" + whole +
+                "'");
         }
         try
         {
@@ -100,7 +125,35 @@ public final class ShufflePartitionSource implements BlockSource
         }
         catch (final NumberFormatException ex)
         {
-            throw new IllegalArgumentException("partition id must be jobId/stageId/partitionId: '" + id + "'", ex);
+            throw new IllegalArgumentException("partition id must be jobId/stageId/partitionId[@crc32c]: '" + whole +
+                "'", ex);
+        }
+    }
+
+    /**
+     * The expected CRC32C an id carries.
+     *
+     * @return the CRC, or {@code NO_EXPECTED_CRC} when the id has none.
+     */
+    private static long expectedCrc(final String id)
+    {
+        final int at = id.indexOf(CRC_SEPARATOR);
+        if (at < 0)
+        {
+            return NO_EXPECTED_CRC;
+        }
+        final String hex = id.substring(at + 1);
+        if (hex.length() != 8)
+        {
+            throw new IllegalArgumentException("expected CRC32C must be 8 hex digits: '" + id + "'");
+        }
+        try
+        {
+            return Long.parseLong(hex, 16);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("expected CRC32C must be 8 hex digits: '" + id + "'", ex);
         }
     }
 
@@ -120,16 +173,19 @@ public final class ShufflePartitionSource implements BlockSource
     public BlockHandle open(final DirectBuffer idBuffer, final int idOffset, final int idLength)
         throws BlockSourceException
     {
-        final String id = idBuffer.getStringWithoutLengthAscii(idOffset, idLength);
+        final String request = idBuffer.getStringWithoutLengthAscii(idOffset, idLength);
         final PartitionId partitionId;
+        final long expectedCrc;
         try
         {
-            partitionId = parseId(id);
+            partitionId = parseId(request);
+            expectedCrc = expectedCrc(request);
         }
         catch (final IllegalArgumentException ex)
         {
             throw new BlockSourceException(ErrorCode.BAD_REQUEST, ex.getMessage());
         }
+        final String id = idOf(partitionId);
 
         final MappedPartition partition;
         try
@@ -151,6 +207,13 @@ public final class ShufflePartitionSource implements BlockSource
 
         try
         {
+            if (expectedCrc != NO_EXPECTED_CRC && partition.crc32c() != (int) expectedCrc)
+            {
+                partition.close();
+                throw new BlockSourceException(ErrorCode.CORRUPT, String.format("shuffle partition %s holds data " +
+                    "with CRC32C %08x, the client expects %08x (another write of the partition)", id,
+                    partition.crc32c(), (int) expectedCrc));
+            }
             if (verifyOnOpen)
             {
                 partition.verify();

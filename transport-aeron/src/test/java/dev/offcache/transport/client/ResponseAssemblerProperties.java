@@ -183,7 +183,7 @@ class ResponseAssemblerProperties
         assertTrue(inFlight.isEmpty(), "every fetch left the in-flight map");
     }
 
-    private static byte[] chunkMessage(
+    static byte[] chunkMessage(
         final long correlationId,
         final long position,
         final long total,
@@ -198,7 +198,7 @@ class ResponseAssemblerProperties
         return message.byteArray();
     }
 
-    private static byte[] errorMessage(final long correlationId, final int code)
+    static byte[] errorMessage(final long correlationId, final int code)
     {
         final String text = "deadline";
         final UnsafeBuffer message = new UnsafeBuffer(new byte[FrameHeader.LENGTH + text.length()]);
