@@ -14,10 +14,10 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
+import dev.offcache.origin.s3.S3Origin;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.origin.HttpOrigin;
 import dev.offcache.range.origin.ObjectStore;
-import dev.offcache.range.origin.S3Origin;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.TransportKind;
 import dev.offcache.server.s3.S3Buckets;

@@ -16,8 +16,8 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
+import dev.offcache.origin.s3.S3Origin;
 import dev.offcache.range.metrics.MetricNames;
-import dev.offcache.range.origin.S3Origin;
 import org.gaul.s3proxy.AuthenticationType;
 import org.gaul.s3proxy.S3Proxy;
 import org.jclouds.ContextBuilder;

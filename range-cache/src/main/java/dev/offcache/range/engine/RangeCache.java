@@ -11,6 +11,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.config.RangeCacheContext;
@@ -441,6 +442,184 @@ public final class RangeCache implements AutoCloseable
         final int n = (int) Math.min(length, size);
         read(key, size - n, destination, destinationOffset, n);
         return n;
+    }
+
+    /**
+     * {@link #read(String, long, MutableDirectBuffer, int, int)} into a {@code byte[]}, for callers that use no
+     * Agrona type. A read whose blocks all hit copies straight from the cached blocks and allocates nothing.
+     *
+     * @param key               the object key.
+     * @param position          the first byte.
+     * @param destination       where the bytes go.
+     * @param destinationOffset where in the destination.
+     * @param length            how many bytes.
+     * @throws IllegalArgumentException on a bad key, negative numbers or a range past the end of the object.
+     * @throws OriginException          when the origin fails; nothing is cached then.
+     */
+    public void read(
+        final String key, final long position, final byte[] destination, final int destinationOffset, final int length)
+    {
+        if (destination == null)
+        {
+            throw new IllegalArgumentException("destination array is null");
+        }
+        checkSpan(destinationOffset, length, destination.length);
+        readInto(key, position, destination, null, destinationOffset, length);
+    }
+
+    /**
+     * {@link #read(String, long, MutableDirectBuffer, int, int)} into a {@link ByteBuffer} (heap or direct): fills it
+     * from its position to its limit and advances the position by that many bytes, like a positional channel read
+     * that never returns short. A read whose blocks all hit allocates nothing.
+     *
+     * @param key         the object key.
+     * @param position    the first byte of the object.
+     * @param destination where the bytes go: {@code destination.remaining()} of them.
+     * @throws IllegalArgumentException on a bad key, a read-only buffer or a range past the end of the object.
+     * @throws OriginException          when the origin fails; nothing is cached then.
+     */
+    public void read(final String key, final long position, final ByteBuffer destination)
+    {
+        checkWritable(destination);
+        final int length = destination.remaining();
+        readInto(key, position, null, destination, destination.position(), length);
+        destination.position(destination.position() + length);
+    }
+
+    /**
+     * {@link #readTail(String, MutableDirectBuffer, int, int)} into a {@code byte[]}.
+     *
+     * @param key               the object key.
+     * @param destination       where the bytes go.
+     * @param destinationOffset where in the destination.
+     * @param length            bytes wanted; fewer when the object is smaller.
+     * @return the bytes read, which are the object's last ones.
+     */
+    public int readTail(final String key, final byte[] destination, final int destinationOffset, final int length)
+    {
+        if (length < 0)
+        {
+            throw new IllegalArgumentException("negative length " + length + " for the tail of '" + key + "'");
+        }
+        final long size = size(key);
+        final int n = (int) Math.min(length, size);
+        read(key, size - n, destination, destinationOffset, n);
+        return n;
+    }
+
+    /**
+     * The object's last {@code destination.remaining()} bytes (fewer when the object is smaller) into a
+     * {@link ByteBuffer}, from its position on; the position advances by the bytes read.
+     *
+     * @param key         the object key.
+     * @param destination where the bytes go.
+     * @return the bytes read, which are the object's last ones.
+     */
+    public int readTail(final String key, final ByteBuffer destination)
+    {
+        checkWritable(destination);
+        final long size = size(key);
+        final int n = (int) Math.min(destination.remaining(), size);
+        final int limit = destination.limit();
+        destination.limit(destination.position() + n);
+        try
+        {
+            read(key, size - n, destination);
+        }
+        finally
+        {
+            destination.limit(limit);
+        }
+        return n;
+    }
+
+    /**
+     * The shared body of the {@code byte[]} and {@link ByteBuffer} reads: exactly one of {@code array} and
+     * {@code buffer} is set, and {@code offset} is an index into it. Hits are copied from the blocks on the calling
+     * thread; from the first miss on, the rest goes through the miss path into a wrapper of the same memory.
+     */
+    private void readInto(
+        final String key, final long position, final byte[] array, final ByteBuffer buffer, final int offset,
+        final int length)
+    {
+        final ObjectEntry entry = directory.entry(key);
+        long size = entry.size;
+        if (size < 0)
+        {
+            size = await(directory.size(entry));
+        }
+        checkRange(key, position, length, size);
+        final boolean bypass = isBypassed(key);
+        long at = position;
+        int to = offset;
+        int remaining = length;
+        if (!bypass)
+        {
+            while (remaining > 0)
+            {
+                final long blockIndex = at >>> blockShift;
+                final int blockLength = blockLength(blockIndex, size);
+                final BlockRef ref = acquire(BlockKeys.pack(entry.id, blockIndex), blockLength);
+                if (ref == null)
+                {
+                    break;
+                }
+                final int inBlock = (int) (at & (blockSize - 1));
+                final int n = Math.min(remaining, blockLength - inBlock);
+                try
+                {
+                    if (array != null)
+                    {
+                        ref.buffer().getBytes(inBlock, array, to, n);
+                    }
+                    else
+                    {
+                        ref.buffer().getBytes(inBlock, buffer, to, n);
+                    }
+                }
+                finally
+                {
+                    ref.release();
+                }
+                metrics.blockRequest();
+                metrics.blockHit();
+                at += n;
+                to += n;
+                remaining -= n;
+            }
+            if (remaining == 0)
+            {
+                return;
+            }
+        }
+        final UnsafeBuffer wrapper = array != null ? new UnsafeBuffer(array) : new UnsafeBuffer(buffer);
+        await(slowRead(entry, size, FetchClass.DEMAND, bypass,
+            List.of(new RangeRequest(at, remaining, wrapper, to)), new ReadFuture()));
+    }
+
+    private static void checkWritable(final ByteBuffer destination)
+    {
+        if (destination == null)
+        {
+            throw new IllegalArgumentException("destination buffer is null");
+        }
+        if (destination.isReadOnly())
+        {
+            throw new IllegalArgumentException("destination buffer is read-only");
+        }
+    }
+
+    private static void checkSpan(final int offset, final int length, final int capacity)
+    {
+        if (length < 0)
+        {
+            throw new IllegalArgumentException("negative length: " + length);
+        }
+        if (offset < 0 || (long) offset + length > capacity)
+        {
+            throw new IllegalArgumentException("destination [" + offset + ", " + ((long) offset + length) +
+                ") is outside its buffer of " + capacity + " bytes");
+        }
     }
 
     /**

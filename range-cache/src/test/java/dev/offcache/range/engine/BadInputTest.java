@@ -1,5 +1,6 @@
 package dev.offcache.range.engine;
 
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -32,7 +33,7 @@ class BadInputTest
             refused("past the end", () -> f.cache.read("ok", BLOCK, buffer, 0, BLOCK + 1));
             refused("past the end", () -> f.cache.read("ok", 2 * BLOCK + 1, buffer, 0, 0));
             refused("outside its buffer", () -> f.cache.read("ok", 0, buffer, 2 * BLOCK, BLOCK + 1));
-            refused("null", () -> f.cache.read("ok", 0, null, 0, 1));
+            refused("null", () -> f.cache.read("ok", 0, (MutableDirectBuffer) null, 0, 1));
             refused("empty", () -> f.cache.read("", 0, buffer, 0, 1));
             refused("'..'", () -> f.cache.read("a/../ok", 0, buffer, 0, 1));
             refused("'..'", () -> f.cache.read("..", 0, buffer, 0, 1));

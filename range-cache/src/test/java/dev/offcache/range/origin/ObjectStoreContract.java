@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * What every origin must do, run against each real origin (local files, S3Proxy, an HTTP server on loopback).
  */
-abstract class ObjectStoreContract
+public abstract class ObjectStoreContract
 {
     protected ObjectStore origin;
 
@@ -66,7 +66,7 @@ abstract class ObjectStoreContract
         return bytes;
     }
 
-    static <T> T get(final CompletableFuture<T> future) throws Exception
+    protected static <T> T get(final CompletableFuture<T> future) throws Exception
     {
         return future.get(20, TimeUnit.SECONDS);
     }

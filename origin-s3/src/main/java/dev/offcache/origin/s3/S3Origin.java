@@ -1,4 +1,4 @@
-package dev.offcache.range.origin;
+package dev.offcache.origin.s3;
 
 import java.net.URI;
 import java.nio.ByteBuffer;
@@ -28,6 +28,12 @@ import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
+
+import dev.offcache.range.origin.ObjectKeys;
+import dev.offcache.range.origin.ObjectNotFoundException;
+import dev.offcache.range.origin.ObjectStore;
+import dev.offcache.range.origin.OriginException;
+import dev.offcache.range.origin.PreconditionFailedException;
 
 /**
  * An origin over an S3 bucket through the AWS SDK v2 async client (Netty): ranged GETs stream straight into the

@@ -1,0 +1,147 @@
+package dev.offcache.embed;
+
+import java.io.Serializable;
+import java.util.Locale;
+import java.util.function.Function;
+
+/**
+ * The settings of a shared engine cache, read from an engine's own configuration (Hadoop {@code Configuration},
+ * Iceberg catalog properties, Spark's {@code spark.hadoop.*}) under {@code offcache.*} keys. Two adapters with equal
+ * settings share one cache in the JVM ({@link JvmCaches}); the settings are a value (equals, hashCode), and
+ * serializable, so an adapter shipped to another JVM finds that JVM's cache for the same settings.
+ *
+ * <table>
+ * <caption>keys</caption>
+ * <tr><th>key</th><th>default</th><th>meaning</th></tr>
+ * <tr><td>{@code offcache.l1.mb}</td><td>200</td><td>RAM budget of the JVM's L1 (0: no store, reads pass
+ * through)</td></tr>
+ * <tr><td>{@code offcache.block.size}</td><td>1 MiB</td><td>bytes per block, a power of two in [4 KiB, 16 MiB];
+ * {@code K}/{@code M} suffixes</td></tr>
+ * <tr><td>{@code offcache.metadata.cache.mb}</td><td>50</td><td>parsed Parquet footers held</td></tr>
+ * <tr><td>{@code offcache.io.threads}</td><td>16</td><td>origin reads in flight (fetch permits)</td></tr>
+ * </table>
+ *
+ * @param l1Bytes            the L1 byte budget; 0 for pass-through.
+ * @param blockSize          bytes per block.
+ * @param metadataCacheBytes the footer cache's byte budget.
+ * @param ioThreads          origin reads in flight.
+ */
+public record CacheSettings(long l1Bytes, int blockSize, long metadataCacheBytes, int ioThreads)
+    implements Serializable
+{
+    /** Key of the L1 budget in MiB. */
+    public static final String L1_MB = "offcache.l1.mb";
+    /** Key of the block size. */
+    public static final String BLOCK_SIZE = "offcache.block.size";
+    /** Key of the footer cache budget in MiB. */
+    public static final String METADATA_CACHE_MB = "offcache.metadata.cache.mb";
+    /** Key of the origin reads in flight. */
+    public static final String IO_THREADS = "offcache.io.threads";
+
+    /**
+     * Validates the settings.
+     */
+    public CacheSettings
+    {
+        if (l1Bytes < 0)
+        {
+            throw new IllegalArgumentException("invalid " + L1_MB + ": must be >= 0, got " + (l1Bytes >> 20));
+        }
+        if (Integer.bitCount(blockSize) != 1 || blockSize < 4096 || blockSize > (16 << 20))
+        {
+            throw new IllegalArgumentException("invalid " + BLOCK_SIZE + ": must be a power of two in [4K, 16M], got " +
+                blockSize);
+        }
+        if (l1Bytes > 0 && l1Bytes < blockSize)
+        {
+            throw new IllegalArgumentException("invalid " + L1_MB + ": smaller than one block of " + blockSize +
+                " bytes");
+        }
+        if (metadataCacheBytes < 0)
+        {
+            throw new IllegalArgumentException("invalid " + METADATA_CACHE_MB + ": must be >= 0");
+        }
+        if (ioThreads < 2 || ioThreads > 1024)
+        {
+            throw new IllegalArgumentException("invalid " + IO_THREADS + ": must be in [2, 1024], got " + ioThreads);
+        }
+    }
+
+    /**
+     * The defaults: 200 MiB of L1, 1 MiB blocks, 50 MiB of footers, 16 origin reads in flight.
+     *
+     * @return the defaults.
+     */
+    public static CacheSettings defaults()
+    {
+        return new CacheSettings(200L << 20, 1 << 20, 50L << 20, 16);
+    }
+
+    /**
+     * Reads the settings from an engine's configuration; absent keys keep their defaults, a bad value is refused
+     * with a message naming the key.
+     *
+     * @param lookup returns a key's value, or null when unset.
+     * @return the settings.
+     */
+    public static CacheSettings from(final Function<String, String> lookup)
+    {
+        final CacheSettings d = defaults();
+        return new CacheSettings(
+            mebibytes(lookup, L1_MB, d.l1Bytes),
+            (int) bytes(lookup, BLOCK_SIZE, d.blockSize),
+            mebibytes(lookup, METADATA_CACHE_MB, d.metadataCacheBytes),
+            (int) number(lookup, IO_THREADS, d.ioThreads));
+    }
+
+    private static long mebibytes(final Function<String, String> lookup, final String key, final long fallback)
+    {
+        final String value = lookup.apply(key);
+        return value == null || value.isBlank() ? fallback : parse(key, value.trim()) << 20;
+    }
+
+    private static long number(final Function<String, String> lookup, final String key, final long fallback)
+    {
+        final String value = lookup.apply(key);
+        return value == null || value.isBlank() ? fallback : parse(key, value.trim());
+    }
+
+    private static long bytes(final Function<String, String> lookup, final String key, final long fallback)
+    {
+        final String raw = lookup.apply(key);
+        if (raw == null || raw.isBlank())
+        {
+            return fallback;
+        }
+        final String value = raw.trim().toUpperCase(Locale.ROOT);
+        int shift = 0;
+        String digits = value;
+        for (final String[] unit : new String[][]{{"KIB", "10"}, {"MIB", "20"}, {"K", "10"}, {"M", "20"}})
+        {
+            if (value.endsWith(unit[0]))
+            {
+                shift = Integer.parseInt(unit[1]);
+                digits = value.substring(0, value.length() - unit[0].length()).trim();
+                break;
+            }
+        }
+        return parse(key, digits) << shift;
+    }
+
+    private static long parse(final String key, final String value)
+    {
+        try
+        {
+            final long n = Long.parseLong(value);
+            if (n < 0 || n > (1L << 40))
+            {
+                throw new IllegalArgumentException("invalid " + key + "='" + value + "': out of range");
+            }
+            return n;
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("invalid " + key + "='" + value + "': is not a number", ex);
+        }
+    }
+}

@@ -1,0 +1,17 @@
+package dev.offcache.hadoop.fs;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.contract.AbstractContractSeekTest;
+import org.apache.hadoop.fs.contract.AbstractFSContract;
+
+/**
+ * Hadoop's seek contract suite over {@link OffcacheFileSystem} wrapping the local file system.
+ */
+public class OffcacheLocalSeekContractTest extends AbstractContractSeekTest
+{
+    @Override
+    protected AbstractFSContract createContract(final Configuration conf)
+    {
+        return new OffcacheLocalContract(conf);
+    }
+}

@@ -1,0 +1,67 @@
+package dev.offcache.hadoop.runtime;
+
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileSystem;
+
+/**
+ * What an engine does with the runtime jar, run in a child JVM whose class path is only the shaded jar and Hadoop's
+ * shaded client: register offcache for {@code file}, read a file twice, print what the stream's statistics say.
+ */
+public final class RuntimeProbe
+{
+    private RuntimeProbe()
+    {
+    }
+
+    /**
+     * Runs the probe.
+     *
+     * @param args the directory to write the file in.
+     * @throws Exception on any failure (the parent test reads the exit code and output).
+     */
+    public static void main(final String[] args) throws Exception
+    {
+        final Path file = Path.of(args[0], "probe.bin");
+        final byte[] data = new byte[3 << 20];
+        for (int i = 0; i < data.length; i++)
+        {
+            data[i] = (byte) (i * 7 + (i >>> 11));
+        }
+        Files.write(file, data);
+        final Configuration conf = new Configuration();
+        conf.set("fs.file.impl", "dev.offcache.hadoop.fs.OffcacheFileSystem");
+        conf.setBoolean("fs.file.impl.disable.cache", true);
+        conf.set("offcache.l1.mb", "8");
+        try
+        {
+            final FileSystem fs = FileSystem.get(URI.create("file:///"), conf);
+            long hits = 0;
+            for (int round = 0; round < 2; round++)
+            {
+                try (FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path(file.toUri())))
+                {
+                    final byte[] got = new byte[data.length];
+                    in.readFully(0, got);
+                    if (!Arrays.equals(data, got))
+                    {
+                        throw new AssertionError("bytes differ in round " + round);
+                    }
+                    hits = in.getIOStatistics().counters().get("offcache_cache_block_hits");
+                }
+            }
+            System.out.println("OK fs=" + fs.getClass().getName() + " hits=" + hits);
+            fs.close();
+        }
+        catch (final Exception ex)
+        {
+            System.err.println("FAILED: " + ex);
+            System.exit(2);
+        }
+    }
+}
