@@ -71,7 +71,7 @@ public abstract class ObjectStoreContract
         return future.get(20, TimeUnit.SECONDS);
     }
 
-    static Throwable failure(final CompletableFuture<?> future)
+    protected static Throwable failure(final CompletableFuture<?> future)
     {
         final ExecutionException error = assertThrows(ExecutionException.class,
             () -> future.get(20, TimeUnit.SECONDS));
