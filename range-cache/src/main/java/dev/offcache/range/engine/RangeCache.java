@@ -17,6 +17,7 @@ import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.config.RangeCacheContext;
 import dev.offcache.range.fetch.BlockFetcher;
 import dev.offcache.range.metrics.RangeMetrics;
+import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
 import dev.offcache.range.store.BlockKeys;
@@ -104,6 +105,27 @@ public final class RangeCache implements AutoCloseable
         final ObjectEntry entry = directory.entry(key);
         final long size = entry.size;
         return size >= 0 ? size : await(directory.size(entry));
+    }
+
+    /**
+     * What the origin says about the version of an object the cache holds: its size, last-modified time and entity
+     * tag ({@link ObjectStore#stat}), asked once per object and remembered with its size (so a later read needs no
+     * HEAD either), for as long as the engine remembers the object. Never fetches bytes. For callers that answer
+     * with the object's metadata, such as the L2 server's S3 API.
+     *
+     * @param key the object key.
+     * @return the metadata; fails with {@link dev.offcache.range.origin.ObjectNotFoundException} for a missing object.
+     */
+    public CompletableFuture<ObjectInfo> statAsync(final String key)
+    {
+        try
+        {
+            return directory.stat(directory.entry(key));
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
     }
 
     /**
