@@ -351,7 +351,12 @@ public final class OffcacheServerCommand implements Callable<Integer>
         {
             origin = new FileSystemOrigin(dir, fetchThreads);
         }
-        final ServerProgram started = ServerProgram.start(this, keys, exampleKey, origin, disk, diskIsTemp);
+        S3Credentials s3Keys = null;
+        if (s3ApiEnabled() && !disableAuth)
+        {
+            s3Keys = null != s3ApiKeys ? S3Credentials.parse(s3ApiKeys) : S3Credentials.generate(new SecureRandom());
+        }
+        final ServerProgram started = ServerProgram.start(this, keys, exampleKey, origin, disk, diskIsTemp, s3Keys);
         program = started;
         final String base = "http://" + listenHost() + ":" + started.server().address().getPort();
         out.println("offcache-server listening on " + base + " (transport " + started.server().transport() +
@@ -365,8 +370,32 @@ public final class OffcacheServerCommand implements Callable<Integer>
             out.println("  curl -H 'Authorization: Bearer " + exampleKey + "' -o /dev/null -w '%{http_code} " +
                 "%{size_download}\\n' " + base + "/obj/" + SampleObjects.RANDOM);
         }
+        printS3Api(out, started, s3Keys);
         out.flush();
         return started;
+    }
+
+    /** The S3 API's address and, with generated keys, a ready AWS CLI line for a sample object. */
+    private void printS3Api(final PrintWriter out, final ServerProgram started, final S3Credentials s3Keys)
+    {
+        if (null == started.server().s3Address())
+        {
+            return;
+        }
+        final String endpoint = "http://" + s3ApiHost() + ":" + started.server().s3Address().getPort();
+        final boolean generated = null != s3Keys && null == s3ApiKeys;
+        out.println("S3 API on " + endpoint + ", bucket " + s3ApiBucketName() + " (" + (disableAuth ?
+            "authentication DISABLED" : "AWS Signature V4" + (generated ? ", access key generated for this run" :
+            "")) + ")");
+        if (generated)
+        {
+            final String id = s3Keys.accessKeyIds().get(0);
+            out.println("Try it with the AWS CLI:");
+            out.println("  AWS_ACCESS_KEY_ID=" + id + " AWS_SECRET_ACCESS_KEY=" + s3Keys.secretOf(id) +
+                " AWS_DEFAULT_REGION=" + s3ApiRegionName() + " aws --endpoint-url " + endpoint +
+                " s3api get-object --bucket " + s3ApiBucketName() + " --key " + SampleObjects.HELLO +
+                " --range bytes=0-99 /dev/stdout");
+        }
     }
 
     private void validate()

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +18,11 @@ import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
+import dev.offcache.server.http.ObjectKeyPolicy;
+import dev.offcache.server.s3.EngineBackend;
+import dev.offcache.server.s3.S3Api;
+import dev.offcache.server.s3.S3Buckets;
+import dev.offcache.server.s3.S3Credentials;
 import dev.offcache.server.source.EngineObjectNames;
 import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
@@ -66,6 +72,7 @@ public final class ServerProgram implements AutoCloseable
      * @param origin     the origin; the program owns it (closed with the engine, or at once if start fails).
      * @param diskPath   the SSD tier's directory.
      * @param diskIsTemp whether to delete {@code diskPath} at close.
+     * @param s3Keys     the S3 API's access-key pairs (null when it is off or auth is disabled).
      * @return the running program.
      * @throws InterruptedException when interrupted while binding.
      */
@@ -75,7 +82,8 @@ public final class ServerProgram implements AutoCloseable
         final String apiKey,
         final ObjectStore origin,
         final Path diskPath,
-        final boolean diskIsTemp) throws InterruptedException
+        final boolean diskIsTemp,
+        final S3Credentials s3Keys) throws InterruptedException
     {
         final int blockSize = options.blockSizeKb * 1024;
         final EngineObjectNames names = new EngineObjectNames();
@@ -153,7 +161,8 @@ public final class ServerProgram implements AutoCloseable
                 .prefetchThreads(options.prefetchThreads)
                 .shutdownGrace(Duration.ofSeconds(options.shutdownGraceSeconds))
                 .tierMetrics(store.metrics())
-                .moreMetrics(cache.metrics()::toPrometheusText));
+                .moreMetrics(cache.metrics()::toPrometheusText)
+                .s3(options.s3ApiEnabled() ? s3Api(options, s3Keys, cache, store) : null));
             return new ServerProgram(store, cache, fetchThreads, server, diskIsTemp ? diskPath : null, apiKey);
         }
         catch (final InterruptedException | RuntimeException ex)
@@ -162,6 +171,22 @@ public final class ServerProgram implements AutoCloseable
             cache.close();
             throw ex;
         }
+    }
+
+    private static S3Api s3Api(
+        final OffcacheServerCommand options, final S3Credentials keys, final RangeCache cache,
+        final TieredBlockStore store)
+    {
+        return new S3Api.Context()
+            .listen(options.s3ApiHost(), options.s3ApiPort())
+            .credentials(keys)
+            .authDisabled(options.disableAuth)
+            .buckets(new S3Buckets(List.of(new S3Buckets.Bucket(options.s3ApiBucketName(), options.s3ApiRegionName(),
+                new EngineBackend(cache, store)))))
+            .keyPolicy(new ObjectKeyPolicy(options.maxKeyLength, options.allowedPrefixes()))
+            .writes(options.s3ApiWrites)
+            .domain(options.s3ApiDomain)
+            .conclude();
     }
 
     /**

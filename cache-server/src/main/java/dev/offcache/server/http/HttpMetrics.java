@@ -28,6 +28,8 @@ public final class HttpMetrics
     final LongAdder streamsAborted = new LongAdder();
     final LongAdder budgetWaits = new LongAdder();
     final LongAdder connectionsRefused = new LongAdder();
+    /** S3 error answers by code; codes are a few constants. */
+    private final ConcurrentHashMap<String, LongAdder> s3Errors = new ConcurrentHashMap<>();
     private final ConcurrentHistogram firstByteMicros = new ConcurrentHistogram(3_600_000_000L, 2);
     private final ConcurrentHistogram responseMicros = new ConcurrentHistogram(3_600_000_000L, 2);
 
@@ -47,6 +49,28 @@ public final class HttpMetrics
             adder = byStatus.get(slot);
         }
         adder.increment();
+    }
+
+    void s3Error(final String code)
+    {
+        LongAdder adder = s3Errors.get(code);
+        if (null == adder)
+        {
+            adder = s3Errors.computeIfAbsent(code, (k) -> new LongAdder());
+        }
+        adder.increment();
+    }
+
+    /**
+     * S3 error answers with a code.
+     *
+     * @param code the S3 code ({@code NoSuchKey}, ...).
+     * @return the count.
+     */
+    public long s3Errors(final String code)
+    {
+        final LongAdder adder = s3Errors.get(code);
+        return null == adder ? 0 : adder.sum();
     }
 
     void firstByte(final long nanos)
@@ -97,6 +121,13 @@ public final class HttpMetrics
                     first = false;
                 }
             }
+        }
+        boolean firstS3 = true;
+        for (final Map.Entry<String, LongAdder> entry : new TreeMap<>(s3Errors).entrySet())
+        {
+            text.counter("offcache_server_s3_errors_total", firstS3 ? "S3 API error answers by S3 error code." : "",
+                "code=\"" + entry.getKey() + "\"", entry.getValue().sum());
+            firstS3 = false;
         }
         text.counter("offcache_server_http_response_bytes_total", "Body bytes written to clients.", "",
             responseBytes.sum())

@@ -51,6 +51,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     private static final String RANGES = "/ranges/";
 
     private final ServerResources resources;
+    private final S3Front s3;
     private final ArrayDeque<FullHttpRequest> queued = new ArrayDeque<>();
     private boolean busy;
     private String acceptedAuthorization;
@@ -59,7 +60,19 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
 
     RequestHandler(final ServerResources resources)
     {
+        this(resources, null);
+    }
+
+    /**
+     * A handler for one connection.
+     *
+     * @param resources what connections share.
+     * @param s3        the S3 front of a connection to the S3 listener, or {@code null} for the {@code /obj} API.
+     */
+    RequestHandler(final ServerResources resources, final S3Front s3)
+    {
         this.resources = resources;
+        this.s3 = s3;
     }
 
     @Override
@@ -148,6 +161,11 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         if (!request.decoderResult().isSuccess())
         {
             respond(ctx, "other", HttpResponseStatus.BAD_REQUEST, "malformed HTTP request", false);
+            return;
+        }
+        if (null != s3)
+        {
+            s3.handle(this, ctx, request, keepAlive, startNanos);
             return;
         }
         final String uri = request.uri();
@@ -589,7 +607,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         void accept(long size);
     }
 
-    private void stream(
+    void stream(
         final ChannelHandlerContext ctx,
         final String endpoint,
         final String key,
@@ -656,7 +674,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         return response;
     }
 
-    private void send(
+    void send(
         final ChannelHandlerContext ctx, final String endpoint, final FullHttpResponse response,
         final boolean keepAlive)
     {

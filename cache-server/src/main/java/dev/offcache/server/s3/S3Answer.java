@@ -26,12 +26,24 @@ public sealed interface S3Answer
     /**
      * A complete answer.
      *
-     * @param status  the status.
-     * @param headers the headers.
-     * @param body    the body text (XML, UTF-8), empty for none; never sent for {@code HEAD}.
+     * @param status    the status.
+     * @param headers   the headers.
+     * @param body      the body text (XML, UTF-8), empty for none; never sent for {@code HEAD}.
+     * @param errorCode the S3 error code of an error answer (for the metrics), {@code null} otherwise.
      */
-    record Complete(int status, HttpHeaders headers, String body) implements S3Answer
+    record Complete(int status, HttpHeaders headers, String body, S3ErrorCode errorCode) implements S3Answer
     {
+        /**
+         * A successful answer.
+         *
+         * @param status  the status.
+         * @param headers the headers.
+         * @param body    the body, empty for none.
+         */
+        public Complete(final int status, final HttpHeaders headers, final String body)
+        {
+            this(status, headers, body, null);
+        }
     }
 
     /**

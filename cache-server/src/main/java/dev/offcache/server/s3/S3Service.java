@@ -105,7 +105,7 @@ public final class S3Service
             headers.set(HttpHeaderNames.ALLOW, "GET, HEAD");
         }
         return new S3Answer.Complete(error.code().status(), headers,
-            S3Xml.error(error, null == request ? null : request.rawPath(), requestId));
+            S3Xml.error(error, null == request ? null : request.rawPath(), requestId), error.code());
     }
 
     private CompletableFuture<S3Answer> dispatch(

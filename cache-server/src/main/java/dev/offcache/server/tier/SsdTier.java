@@ -605,6 +605,33 @@ public final class SsdTier implements AutoCloseable
         unlink(entry);
     }
 
+    /**
+     * Drops every block of an object (its origin rewrote or deleted it through the cache), so no later read, not
+     * even after a restart, finds the old version's bytes under the name.
+     *
+     * @param name the object's name.
+     * @return how many blocks were dropped.
+     */
+    public int removeObject(final ObjectName name)
+    {
+        final List<Entry> victims = new ArrayList<>();
+        synchronized (this)
+        {
+            for (final Map.Entry<BlockName, Entry> entry : index.entrySet())
+            {
+                if (entry.getKey().name().equals(name))
+                {
+                    victims.add(entry.getValue());
+                }
+            }
+        }
+        for (final Entry victim : victims)
+        {
+            remove(victim);
+        }
+        return victims.size();
+    }
+
     private void evictOverBudget()
     {
         while (true)
