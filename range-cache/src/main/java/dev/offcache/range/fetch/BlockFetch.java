@@ -20,6 +20,7 @@ public final class BlockFetch
 
     final long blockKey;
     final long blockIndex;
+    /** The expected length; see {@link #expectedLength()}. */
     final int length;
     final boolean admit;
     /** Whether a demand read waits for this block; written under the budget lock once a run exists. */
@@ -96,12 +97,25 @@ public final class BlockFetch
     }
 
     /**
+     * Returns the length expected when the fetch began: the block's length, or the block size when the object's size
+     * was not known yet (the fetched length may then be shorter, for the object's last block).
+     *
+     * @return bytes.
+     */
+    public int expectedLength()
+    {
+        return length;
+    }
+
+    /**
      * Hands the block to every waiter, then forgets them.
      *
      * @param source the bytes.
      * @param offset where the block starts.
+     * @param length the block's length (shorter than {@link #expectedLength()} only for the last block of an object
+     *               whose size was learned by this fetch).
      */
-    public void complete(final DirectBuffer source, final int offset)
+    public void complete(final DirectBuffer source, final int offset, final int length)
     {
         final BlockWaiter[] toWake = finish();
         for (final BlockWaiter waiter : toWake)
