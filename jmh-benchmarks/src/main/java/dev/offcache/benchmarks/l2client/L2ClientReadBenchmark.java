@@ -56,7 +56,6 @@ public class L2ClientReadBenchmark
     public int rangeBytes;
 
     private Path dir;
-    private ExecutorService io;
     private RangeCache cache;
     private L2HttpServer server;
     private L2Origin l2Client;
@@ -93,12 +92,11 @@ public class L2ClientReadBenchmark
             .blockSize(BLOCK)
             .build();
         names.bind(cache);
-        io = Executors.newFixedThreadPool(2);
         server = L2HttpServer.start(new L2HttpServer.Context()
             .listen("127.0.0.1", 0)
             .transport(TransportKind.NIO)
             .ioThreads(1)
-            .source(new EngineRangeSource(cache, io))
+            .source(new EngineRangeSource(cache))
             .apiKeys(ApiKeys.parse("bench-key-0123456789"))
             .authDisabled(true)
             .tierMetrics(store.metrics()));
@@ -133,7 +131,6 @@ public class L2ClientReadBenchmark
         l2Client.close();
         jdkClient.close();
         server.close();
-        io.shutdownNow();
         cache.close();
         try (Stream<Path> files = Files.walk(dir))
         {

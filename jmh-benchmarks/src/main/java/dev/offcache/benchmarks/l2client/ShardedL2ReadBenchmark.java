@@ -187,7 +187,6 @@ public class ShardedL2ReadBenchmark
     /** One L2 server wired as the offcache-server program wires it, with a RAM tier that holds every object. */
     private static final class Server
     {
-        final ExecutorService io = Executors.newFixedThreadPool(2);
         final RangeCache cache;
         final L2HttpServer http;
 
@@ -211,7 +210,7 @@ public class ShardedL2ReadBenchmark
                 .listen("127.0.0.1", 0)
                 .transport(TransportKind.NIO)
                 .ioThreads(1)
-                .source(new EngineRangeSource(cache, io))
+                .source(new EngineRangeSource(cache))
                 .apiKeys(ApiKeys.parse(API_KEY))
                 .authDisabled(true)
                 .tierMetrics(store.metrics()));
@@ -220,7 +219,6 @@ public class ShardedL2ReadBenchmark
         void close()
         {
             http.close();
-            io.shutdownNow();
             cache.close();
         }
     }

@@ -183,12 +183,13 @@ public final class BlockStream
             {
                 redrain = false;
                 drainOnce();
+                if (!finished && !redrain)
+                {
+                    // a flush may complete writes at once and resume the stream: that sets redrain, so loop again
+                    sink.onIdle();
+                }
             }
             while (redrain && !finished);
-            if (!finished)
-            {
-                sink.onIdle();
-            }
         }
         catch (final Throwable ex)
         {
@@ -275,9 +276,19 @@ public final class BlockStream
         return delivered;
     }
 
-    /** Takes the next chunks into the look-ahead; returns whether it took any. */
+    /**
+     * Takes the next chunks into the look-ahead; returns whether it took any. The look-ahead exists to start fetches
+     * early, so it never runs ahead of a sink that cannot take more: nothing is taken while the sink is paused, and
+     * taking stops at a chunk that is ready to go out at once (a hit with nothing pending before it), which the drain
+     * hands over before it takes the next. A stalled reader of cached data thus holds no more than the sink took.
+     */
     private boolean fill()
     {
+        if (paused)
+        {
+            closeRun(true);
+            return false;
+        }
         // Refill in batches of up to one GET's worth: a sink that takes one chunk at a time (a slow reader) then
         // still gets whole runs fetched behind it rather than one block per GET.
         final long remaining = totalChunks - tail;
@@ -328,9 +339,25 @@ public final class BlockStream
             slot.blockLength = cache.blockLength(blockIndex, objectSize);
             cursorPosition += length;
             resolve(slot);
+            if (slot.state != PENDING && nothingPendingBefore(tail - 1))
+            {
+                break;
+            }
         }
         closeRun(ringFull);
         return tail != tailBefore;
+    }
+
+    private boolean nothingPendingBefore(final long seq)
+    {
+        for (long at = head; at < seq; at++)
+        {
+            if (ring[(int) (at % ring.length)].state == PENDING)
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
