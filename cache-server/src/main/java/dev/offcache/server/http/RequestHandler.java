@@ -268,7 +268,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final long startNanos)
     {
         final String rangeHeader = request.headers().get(HttpHeaderNames.RANGE);
-        onSize(ctx, "obj", key, keepAlive, !head && wantsInterim(request), (size) ->
+        onSize(ctx, "obj", key, keepAlive, wantsInterim(request), (size) ->
         {
             final HttpResponse response;
             final long start;
