@@ -48,19 +48,28 @@ final class ServerHarness implements AutoCloseable
         final TransportKind transport, final int port, final UnaryOperator<ObjectStore> wrapOrigin,
         final UnaryOperator<RangeCacheBuilder> engine) throws InterruptedException
     {
+        this(BLOCK, originDir, ssdDir, ramBlocks, memoryBudget, transport, port, wrapOrigin, engine);
+    }
+
+    /** The same with another block size. */
+    ServerHarness(final int blockSize, final Path originDir, final Path ssdDir, final int ramBlocks,
+        final long memoryBudget, final TransportKind transport, final int port,
+        final UnaryOperator<ObjectStore> wrapOrigin, final UnaryOperator<RangeCacheBuilder> engine)
+        throws InterruptedException
+    {
         origin = new CountingOrigin(originDir);
         final EngineObjectNames names = new EngineObjectNames();
         store = TieredBlockStore.open(new TieredBlockStore.Context()
-            .blockSize(BLOCK)
-            .ramBudgetBytes((long) ramBlocks * BLOCK)
-            .ssdBudgetBytes(256L * BLOCK)
+            .blockSize(blockSize)
+            .ramBudgetBytes((long) ramBlocks * blockSize)
+            .ssdBudgetBytes(256L * blockSize)
             .ssdDir(ssdDir)
             .names(names));
         cache = engine.apply(RangeCache.newBuilder()
             .origin(wrapOrigin.apply(origin))
             .l1Store(store)
             .tier(RangeCacheContext.Tier.L2)
-            .blockSize(BLOCK))
+            .blockSize(blockSize))
             .build();
         names.bind(cache);
         store.metrics().countLookupsOf(cache.metrics());

@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * An origin with a fixed latency in front of every GET and HEAD, as an object store's time to first byte: the
  * request is sent to the wrapped origin only after {@code latency}, so concurrent requests overlap their waits
  * the way they do over a network. For benchmarks and tests of the miss path (a local directory answers in
- * microseconds; S3 in tens of milliseconds). Counts the GETs and HEADs that reach it.
+ * microseconds; S3 in tens of milliseconds). Counts the GETs and HEADs that reach it, and the most GETs in flight at
+ * once.
  *
  * <p>Memory and ownership: owns the wrapped origin (closed with it); holds no buffers.
  */
@@ -20,6 +21,8 @@ public final class DelayingOrigin extends ForwardingObjectStore
     private final Executor delayed;
     private final AtomicLong gets = new AtomicLong();
     private final AtomicLong heads = new AtomicLong();
+    private final AtomicLong getsInFlight = new AtomicLong();
+    private final AtomicLong peakGetsInFlight = new AtomicLong();
 
     /**
      * Wraps an origin.
@@ -49,7 +52,19 @@ public final class DelayingOrigin extends ForwardingObjectStore
     public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
     {
         gets.incrementAndGet();
-        return later().thenCompose((ignored) -> delegate().read(key, offset, destination));
+        peakGetsInFlight.accumulateAndGet(getsInFlight.incrementAndGet(), Math::max);
+        return later().thenCompose((ignored) -> delegate().read(key, offset, destination))
+            .whenComplete((bytes, error) -> getsInFlight.decrementAndGet());
+    }
+
+    /**
+     * Returns the most GETs that were in flight (waiting out the latency or reading) at once.
+     *
+     * @return the peak.
+     */
+    public long peakGetsInFlight()
+    {
+        return peakGetsInFlight.get();
     }
 
     /**
