@@ -213,7 +213,8 @@ public final class OffcacheServerCommand implements Callable<Integer>
 
     private Map<String, String> env = Map.of();
     /** Variables the launcher script reads, not the program. */
-    private static final List<String> LAUNCHER_VARIABLES = List.of("OFFCACHE_JAVA_OPTS");
+    private static final List<String> LAUNCHER_VARIABLES =
+        List.of("OFFCACHE_JAVA_OPTS", "OFFCACHE_HEAP_MB", "OFFCACHE_YOUNG_MB", "OFFCACHE_DIRECT_MB");
 
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile ServerProgram program;

@@ -74,7 +74,7 @@ public final class TieredBlockStore implements BlockStore
         private int blockSize = 1024 * 1024;
         private Path ssdDir;
         private long ssdBudgetBytes = 10L * 1024 * 1024 * 1024;
-        private int spillQueueCapacity = 32;
+        private int spillQueueCapacity = -1;
         private long ssdScrubBytesPerSecond;
         private int ssdReadThreads = 4;
         private int ssdOpenFiles = SsdTier.DEFAULT_OPEN_FILES;
@@ -141,7 +141,8 @@ public final class TieredBlockStore implements BlockStore
 
         /**
          * How many RAM evictions may wait for the SSD writer before further ones are dropped. The RAM slab gets
-         * this many slots beyond the budget, so pending spills do not stall fills.
+         * this many slots beyond the budget, so pending spills do not stall fills. Default: a quarter of the RAM
+         * tier's blocks, at least 4 and at most 32 (16 MiB of headroom for a 64 MiB tier of 1 MiB blocks).
          *
          * @param capacity queue capacity.
          * @return this.
@@ -242,6 +243,10 @@ public final class TieredBlockStore implements BlockStore
             {
                 throw new IllegalArgumentException("need ssdReadThreads >= 1 and ssdOpenFiles >= 0: " +
                     ssdReadThreads + ", " + ssdOpenFiles);
+            }
+            if (spillQueueCapacity == -1)
+            {
+                spillQueueCapacity = (int) Math.min(32, Math.max(4, ramBudgetBytes / blockSize / 4));
             }
             if (spillQueueCapacity < 1)
             {
