@@ -134,6 +134,11 @@ public final class SsdTier implements AutoCloseable
         {
             return BlockFileFormat.HEADER_LENGTH + (long) length;
         }
+
+        boolean verified()
+        {
+            return verified;
+        }
     }
 
     private SsdTier(final Path dir, final long budgetBytes, final int maxOpenFiles, final TierMetrics metrics)
@@ -167,7 +172,8 @@ public final class SsdTier implements AutoCloseable
      * @param metrics      where to count.
      * @return the open tier.
      */
-    public static SsdTier open(final Path dir, final long budgetBytes, final int maxOpenFiles, final TierMetrics metrics)
+    public static SsdTier open(
+        final Path dir, final long budgetBytes, final int maxOpenFiles, final TierMetrics metrics)
     {
         if (budgetBytes < BlockFileFormat.HEADER_LENGTH)
         {
@@ -518,6 +524,28 @@ public final class SsdTier implements AutoCloseable
         }
         metrics.ssdVerifiedReads.increment();
         return entry.length();
+    }
+
+    /**
+     * Checks a block's CRC32C (reading its file into {@code scratch}), so that it may be sent from its file from now
+     * on; a block already verified is not read again. A block that fails is dropped and counted.
+     *
+     * @param entry   the block.
+     * @param scratch a buffer of at least the block's length, owned by the caller.
+     * @return whether the block is verified (and still here).
+     */
+    boolean verify(final Entry entry, final MutableDirectBuffer scratch)
+    {
+        if (entry.verified)
+        {
+            return true;
+        }
+        if (entry.length() > scratch.capacity() || !check(entry, scratch))
+        {
+            return false;
+        }
+        metrics.ssdVerifiedReads.increment();
+        return true;
     }
 
     /**

@@ -54,6 +54,8 @@ public final class TieredBlockStore implements BlockStore
     private final BlockingQueue<Spill> spills;
     private final Thread spillWriter;
     private final ExecutorService ssdReaders;
+    /** One block of scratch memory per SSD reader thread, for verifying blocks; freed at close. */
+    private final ArrayBlockingQueue<UnsafeBuffer> scratchBuffers;
     private final ByteBuffer scrubStaging;
     private final UnsafeBuffer scrubView;
     private final AtomicInteger spillsPending = new AtomicInteger();
@@ -74,7 +76,7 @@ public final class TieredBlockStore implements BlockStore
         private int blockSize = 1024 * 1024;
         private Path ssdDir;
         private long ssdBudgetBytes = 10L * 1024 * 1024 * 1024;
-        private int spillQueueCapacity = -1;
+        private int spillQueueCapacity = 32;
         private long ssdScrubBytesPerSecond;
         private int ssdReadThreads = 4;
         private int ssdOpenFiles = SsdTier.DEFAULT_OPEN_FILES;
@@ -141,8 +143,8 @@ public final class TieredBlockStore implements BlockStore
 
         /**
          * How many RAM evictions may wait for the SSD writer before further ones are dropped. The RAM slab gets
-         * this many slots beyond the budget, so pending spills do not stall fills. Default: a quarter of the RAM
-         * tier's blocks, at least 4 and at most 32 (16 MiB of headroom for a 64 MiB tier of 1 MiB blocks).
+         * this many slots beyond the budget, so pending spills do not stall fills (default 32: a burst of evictions,
+         * such as one cold 16 MiB read through a small RAM tier, must not drop blocks on their way to SSD).
          *
          * @param capacity queue capacity.
          * @return this.
@@ -244,10 +246,6 @@ public final class TieredBlockStore implements BlockStore
                 throw new IllegalArgumentException("need ssdReadThreads >= 1 and ssdOpenFiles >= 0: " +
                     ssdReadThreads + ", " + ssdOpenFiles);
             }
-            if (spillQueueCapacity == -1)
-            {
-                spillQueueCapacity = (int) Math.min(32, Math.max(4, ramBudgetBytes / blockSize / 4));
-            }
             if (spillQueueCapacity < 1)
             {
                 throw new IllegalArgumentException("spill queue capacity must be >= 1: " + spillQueueCapacity);
@@ -269,6 +267,7 @@ public final class TieredBlockStore implements BlockStore
         this.names = ctx.names;
         this.ssd = SsdTier.open(ctx.ssdDir, ctx.ssdBudgetBytes, ctx.ssdOpenFiles, metrics);
         final AtomicInteger readerIds = new AtomicInteger();
+        this.scratchBuffers = new ArrayBlockingQueue<>(ctx.ssdReadThreads);
         this.ssdReaders = Executors.newFixedThreadPool(ctx.ssdReadThreads, (task) ->
         {
             final Thread thread = new Thread(task, "offcache-ssd-read-" + readerIds.getAndIncrement());
@@ -330,23 +329,50 @@ public final class TieredBlockStore implements BlockStore
     }
 
     /**
-     * An SSD block not verified yet (its first read since the tier opened): read, checked and promoted to RAM on the
-     * tier's reader threads ({@code ssdReadThreads}), so an event loop never waits for the disk.
+     * An SSD block not verified yet (its first read since the tier opened): read and CRC-checked on the tier's reader
+     * threads ({@code ssdReadThreads}), so an event loop never waits for the disk; once it passes, it is sent from its
+     * file ({@link #openFile}). It is not promoted into RAM, so a stream's look-ahead never needs a free RAM slot to
+     * serve what the SSD tier holds (the page cache keeps the file's bytes after the check).
      */
     @Override
-    public CompletableFuture<BlockRef> loadAsync(final long blockKey)
+    public CompletableFuture<Boolean> loadAsync(final long blockKey)
     {
-        if (closed || null == ssd.find(blockKey, names))
+        final SsdTier.Entry entry = closed ? null : ssd.find(blockKey, names);
+        if (null == entry)
         {
             return null;
         }
         try
         {
-            return CompletableFuture.supplyAsync(() -> acquire(blockKey), ssdReaders);
+            return CompletableFuture.supplyAsync(() -> verify(entry), ssdReaders);
         }
         catch (final RejectedExecutionException ex)
         {
             return null;
+        }
+    }
+
+    private boolean verify(final SsdTier.Entry entry)
+    {
+        if (entry.verified())
+        {
+            return true;
+        }
+        UnsafeBuffer scratch = scratchBuffers.poll();
+        if (null == scratch)
+        {
+            scratch = new UnsafeBuffer(ByteBuffer.allocateDirect(ctx.blockSize));
+        }
+        try
+        {
+            return !closed && ssd.verify(entry, scratch);
+        }
+        finally
+        {
+            if (!scratchBuffers.offer(scratch))
+            {
+                BufferUtil.free(scratch.byteBuffer());
+            }
         }
     }
 
@@ -687,6 +713,11 @@ public final class TieredBlockStore implements BlockStore
         }
         ssd.close();
         slab.close();
+        UnsafeBuffer scratch;
+        while (null != (scratch = scratchBuffers.poll()))
+        {
+            BufferUtil.free(scratch.byteBuffer());
+        }
         if (null != scrubStaging && !spillWriter.isAlive())
         {
             // the writer (the only user) has stopped; otherwise the buffer's cleaner frees it later

@@ -221,7 +221,7 @@ class ServerReadPathTest
                 assertEquals(16 * mib, direct.read(key, 0, plain).orTimeout(30, TimeUnit.SECONDS).join());
                 bestDirect = Math.min(bestDirect, System.nanoTime() - directStart);
             }
-            System.out.printf("cold 16 MiB, 30 ms origin: through L2 %.1f ms, one direct GET %.1f ms (best cold reads)%n",
+            System.out.printf("cold 16 MiB, 30 ms origin: through L2 %.1f ms, one direct GET %.1f ms (best)%n",
                 bestL2 / 1e6, bestDirect / 1e6);
             assertEquals(0, client.metrics().readFallbacksTotal());
             assertTrue(bestL2 <= 2 * bestDirect, "L2 " + bestL2 / 1e6 + " ms > 2 x direct " + bestDirect / 1e6 + " ms");

@@ -4,8 +4,6 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.BiConsumer;
 
@@ -69,11 +67,18 @@ public final class BlockStream
     private final int fillBatch;
     private final long totalChunks;
     private final int blockShift;
-    private final Runnable scheduledDrain = this::runScheduled;
-    private final Runnable creditAvailable = this::onCreditAvailable;
-    private final Runnable creditWakeUp = () -> execute(creditAvailable);
-    private final AtomicBoolean scheduled = new AtomicBoolean();
-    private final AtomicInteger slotsToFetch = new AtomicInteger();
+    private static final AtomicIntegerFieldUpdater<BlockStream> SCHEDULED =
+        AtomicIntegerFieldUpdater.newUpdater(BlockStream.class, "scheduled");
+    private static final AtomicIntegerFieldUpdater<BlockStream> SLOTS_TO_FETCH =
+        AtomicIntegerFieldUpdater.newUpdater(BlockStream.class, "slotsToFetch");
+
+    /** The drain task, made on first use: a stream served from memory never needs it. */
+    private Runnable scheduledDrain;
+    /** Given to the blocks of the open run: another reader joined one, so send the run now. */
+    private Runnable sendRequest;
+    private volatile boolean sendRequested;
+    private volatile int scheduled;
+    private volatile int slotsToFetch;
     private RunAssembler runs;
     private long head;
     private long tail;
@@ -210,9 +215,13 @@ public final class BlockStream
             {
                 return;
             }
-            if (slotsToFetch.get() > 0)
+            if (slotsToFetch > 0)
             {
                 fetchReturnedSlots();
+            }
+            if (sendRequested)
+            {
+                closeRun(false);
             }
             final boolean filled = fill();
             if (delivered == 0 && !filled)
@@ -324,7 +333,8 @@ public final class BlockStream
                 if (!awaitingCredit)
                 {
                     awaitingCredit = true;
-                    credit.await(creditWakeUp);
+                    // rare (the budget is exhausted): a wake-up that hops back onto the executor
+                    credit.await(() -> execute(this::onCreditAvailable));
                 }
                 break;
             }
@@ -361,10 +371,11 @@ public final class BlockStream
     }
 
     /**
-     * Submits the open run unless it may still grow: the look-ahead is full and room is coming, because the chunk at
-     * its head is ready for a sink that takes chunks (the drain hands it over next and fills again), or because a
-     * request this stream sent (or a load) is still in flight. Blocks the stream merely joined do not count: they may
-     * sit in another reader's open run, and two readers must never wait on each other; nor does a paused sink.
+     * Submits the open run unless it may still grow: the look-ahead is full and room is coming, because the sink is
+     * paused (its writes complete and resume it), the chunk at the head is ready to go out, or a chunk outside the open
+     * run is still being fetched or loaded. Another reader that joins a block of the open run asks for it to be sent
+     * at once ({@link BlockFetch#sendRequest}), so no one else ever waits on this stream's reader; and a run that
+     * every pending chunk waits on is never kept.
      */
     private void closeRun(final boolean ringFull)
     {
@@ -373,9 +384,9 @@ public final class BlockStream
         {
             return;
         }
-        if (ringFull && !finished)
+        if (ringFull && !finished && !sendRequested)
         {
-            if (!paused && head < tail && ring[(int) (head % ring.length)].state != PENDING)
+            if (paused || (head < tail && ring[(int) (head % ring.length)].state != PENDING))
             {
                 return;
             }
@@ -383,13 +394,13 @@ public final class BlockStream
             {
                 final Slot slot = ring[(int) (seq % ring.length)];
                 final boolean loading = slot.fetch == null && !slot.needsFetch;
-                final boolean sent = slot.owned && !open.holds(slot.fetch);
-                if (slot.state == PENDING && (loading || sent))
+                if (slot.state == PENDING && (loading || !open.holds(slot.fetch)))
                 {
                     return;
                 }
             }
         }
+        sendRequested = false;
         open.submit();
     }
 
@@ -418,11 +429,10 @@ public final class BlockStream
                 slot.ready(FILE, null, file, null);
                 return;
             }
-            final CompletableFuture<BlockRef> load = engine.loadAsync(slot.blockKey);
+            final CompletableFuture<Boolean> load = engine.loadAsync(slot.blockKey);
             if (load != null)
             {
                 slot.fetch = null;
-                slot.owned = false;
                 slot.state = PENDING;
                 load.whenComplete(slot);
                 return;
@@ -441,7 +451,6 @@ public final class BlockStream
             if (existing != null)
             {
                 slot.fetch = existing;
-                slot.owned = false;
                 slot.state = PENDING;
                 if (fetcher.join(existing, slot, true))
                 {
@@ -452,6 +461,12 @@ public final class BlockStream
             }
             final BlockFetch fetch = new BlockFetch(slot.blockKey, slot.blockIndex, slot.blockLength,
                 FetchClass.DEMAND, useStore);
+            if (sendRequest == null)
+            {
+                sendRequest = this::onSendRequested;
+            }
+            // before the fetch can be joined: a joiner must be able to ask for the run to be sent
+            fetch.sendRequest(sendRequest);
             slot.fetch = fetch;
             slot.state = PENDING;
             fetch.join(slot);
@@ -478,7 +493,6 @@ public final class BlockStream
                     return;
                 }
             }
-            slot.owned = true;
             runs().add(fetch);
             return;
         }
@@ -496,13 +510,13 @@ public final class BlockStream
     /** Slots whose load from a slower tier found nothing: fetch them now (on the executor, which owns the runs). */
     private void fetchReturnedSlots()
     {
-        for (long seq = head; seq < tail && slotsToFetch.get() > 0; seq++)
+        for (long seq = head; seq < tail && slotsToFetch > 0; seq++)
         {
             final Slot slot = ring[(int) (seq % ring.length)];
             if (slot.state == PENDING && slot.needsFetch)
             {
                 slot.needsFetch = false;
-                slotsToFetch.decrementAndGet();
+                SLOTS_TO_FETCH.decrementAndGet(this);
                 if (runs != null && runs.openBlocks() > 0 && !runs.wouldExtend(slot.blockIndex))
                 {
                     runs.submit();
@@ -537,41 +551,36 @@ public final class BlockStream
         publish(slot);
     }
 
-    /** A load from a slower tier finished (on the store's thread). */
-    private void onLoaded(final Slot slot, final BlockRef ref, final Throwable error)
+    /** A load from a slower tier finished (on the store's thread): look again, in memory or in a file. */
+    private void onLoaded(final Slot slot, final Boolean available, final Throwable error)
     {
-        if (error == null && ref != null && ref.length() == slot.blockLength)
-        {
-            cache.metrics().blockHit();
-            cache.metrics().loadedHit();
-            if (cancelled)
-            {
-                ref.release();
-                slot.state = RELEASED;
-                return;
-            }
-            slot.ref = ref;
-            slot.kind = MEMORY;
-            publish(slot);
-            return;
-        }
-        if (ref != null)
-        {
-            ref.release();
-            cache.metrics().fallback();
-        }
         if (error != null)
         {
             cache.metrics().fallback();
         }
-        cache.metrics().blockMiss();
+        if (error == null && Boolean.TRUE.equals(available) && !cancelled)
+        {
+            final BlockFile file = cache.openFile(slot.blockKey, slot.blockLength);
+            final BlockRef ref = file == null ? cache.acquireInMemory(slot.blockKey, slot.blockLength) : null;
+            if (file != null || ref != null)
+            {
+                cache.metrics().blockHit();
+                cache.metrics().loadedHit();
+                slot.kind = file != null ? FILE : MEMORY;
+                slot.file = file;
+                slot.ref = ref;
+                publish(slot);
+                return;
+            }
+        }
         if (cancelled)
         {
             slot.state = RELEASED;
             return;
         }
+        cache.metrics().blockMiss();
         slot.needsFetch = true;
-        slotsToFetch.incrementAndGet();
+        SLOTS_TO_FETCH.incrementAndGet(this);
         schedule();
     }
 
@@ -595,9 +604,16 @@ public final class BlockStream
 
     private void schedule()
     {
-        if (scheduled.compareAndSet(false, true))
+        if (SCHEDULED.compareAndSet(this, 0, 1))
         {
-            execute(scheduledDrain);
+            Runnable task = scheduledDrain;
+            if (task == null)
+            {
+                // only the thread that won the flag gets here, so one task is made, once
+                task = this::runScheduled;
+                scheduledDrain = task;
+            }
+            execute(task);
         }
     }
 
@@ -618,9 +634,16 @@ public final class BlockStream
         }
     }
 
+    /** Another reader joined a block of the open run (any thread). */
+    private void onSendRequested()
+    {
+        sendRequested = true;
+        schedule();
+    }
+
     private void runScheduled()
     {
-        scheduled.set(false);
+        scheduled = 0;
         drain();
     }
 
@@ -674,7 +697,7 @@ public final class BlockStream
      * One chunk in the look-ahead: what it is, and, once ready, what holds its bytes. Written by the executor while
      * {@code EMPTY}; by a fetch or load callback while {@code PENDING}; its {@code state} publishes the rest.
      */
-    private static final class Slot implements BlockWaiter, BiConsumer<BlockRef, Throwable>
+    private static final class Slot implements BlockWaiter, BiConsumer<Boolean, Throwable>
     {
         private static final AtomicIntegerFieldUpdater<Slot> STATE =
             AtomicIntegerFieldUpdater.newUpdater(Slot.class, "state");
@@ -688,7 +711,6 @@ public final class BlockStream
         long blockKey;
         int blockLength;
         BlockFetch fetch;
-        boolean owned;
         boolean needsFetch;
         volatile int state = EMPTY;
         int kind;
@@ -717,7 +739,6 @@ public final class BlockStream
             file = null;
             copy = null;
             fetch = null;
-            owned = false;
             error = null;
             kind = 0;
             state = EMPTY;
@@ -760,9 +781,9 @@ public final class BlockStream
 
         /** A load from a slower tier completed. */
         @Override
-        public void accept(final BlockRef loaded, final Throwable error)
+        public void accept(final Boolean available, final Throwable error)
         {
-            stream.onLoaded(this, loaded, error);
+            stream.onLoaded(this, available, error);
         }
     }
 }

@@ -781,7 +781,7 @@ public final class RangeCache implements AutoCloseable
     }
 
     /** A load from the store's slower tier, or null for a miss; store failures are fallbacks (misses). */
-    CompletableFuture<BlockRef> loadAsync(final long blockKey)
+    CompletableFuture<Boolean> loadAsync(final long blockKey)
     {
         try
         {

@@ -25,8 +25,14 @@ public final class BlockFetch
     final boolean admit;
     /** Whether a demand read waits for this block; written under the budget lock once a run exists. */
     volatile boolean demand;
-    /** The run carrying this block; set under the budget lock. */
-    FetchRun run;
+    /** The run carrying this block; set under the budget lock, read without it only to tell "not sent yet". */
+    volatile FetchRun run;
+    /**
+     * Asks the owner to send the run this block waits in, when the owner keeps runs open (a stream at its look-ahead's
+     * edge); null otherwise. A reader that joins a block not sent yet calls it, so it never waits on a stranger's
+     * open run.
+     */
+    private volatile Runnable sendRequest;
 
     private final List<BlockWaiter> waiters = new ArrayList<>(2);
     private int state = PENDING;
@@ -68,6 +74,23 @@ public final class BlockFetch
     public long blockIndex()
     {
         return blockIndex;
+    }
+
+    /**
+     * Tells the fetch who to ask to send its run early (see {@link BlockFetcher#join}); set by an owner that may keep
+     * the run open.
+     *
+     * @param request asks the owner to submit its open run now; runs quickly on the joiner's thread.
+     */
+    public void sendRequest(final Runnable request)
+    {
+        this.sendRequest = request;
+    }
+
+    /** The owner's send request when the block's run has not been sent yet, else null. */
+    Runnable pendingSendRequest()
+    {
+        return run == null ? sendRequest : null;
     }
 
     /**

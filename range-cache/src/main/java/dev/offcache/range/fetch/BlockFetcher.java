@@ -143,7 +143,8 @@ public final class BlockFetcher implements AutoCloseable
     }
 
     /**
-     * Joins a demand reader to a block in flight, promoting its run if it is prefetch.
+     * Joins a demand reader to a block in flight, promoting its run if it is prefetch, and asking its owner to send
+     * the run at once if the owner is still growing it.
      *
      * @param fetch  the fetch.
      * @param waiter the reader.
@@ -160,6 +161,12 @@ public final class BlockFetcher implements AutoCloseable
         if (demand && !fetch.demand)
         {
             budget.promote(fetch);
+        }
+        final Runnable sendRequest = fetch.pendingSendRequest();
+        if (sendRequest != null)
+        {
+            // the block waits in its owner's open run: ask the owner to send it now rather than wait for it to grow
+            sendRequest.run();
         }
         return true;
     }

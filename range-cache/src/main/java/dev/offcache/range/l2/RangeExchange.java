@@ -73,7 +73,7 @@ final class RangeExchange extends Exchange
                 fail(total < 0 ? FallbackReason.STATUS : FallbackReason.MALFORMED, null);
                 return false;
             }
-            // the range starts past the end: the answer is "no bytes" (its body is an error text), and it tells the size
+            // the range starts past the end: the answer is "no bytes" (its body is an error text); it tells the size
             expected = 0;
             pastTheEnd = true;
             reportSize(total);

@@ -50,16 +50,17 @@ public interface BlockStore extends AutoCloseable
     }
 
     /**
-     * Starts loading a block the store holds in a slower tier (read, check, and bring into memory on the store's own
-     * threads), for a caller that must not wait: the returned future completes with a retained reference (the
-     * caller releases it) or with {@code null} when the block turned out not to be there or failed its check. Returns
-     * {@code null} at once when there is nothing to load (a miss). A stream calls it after {@link
-     * #acquireInMemory(long)} and {@link #openFile(long, int)} found nothing. The default has no slower tier.
+     * Starts making a block the store holds in a slower tier available without waiting (read and checked on the
+     * store's own threads), for a caller that must not wait: the returned future completes with {@code true} when
+     * {@link #acquireInMemory(long)} or {@link #openFile(long, int)} will now find the block, or {@code false} when it
+     * turned out not to be there or failed its check (then it is a miss). Returns {@code null} at once when there is
+     * nothing to load. A stream calls it after {@link #acquireInMemory(long)} and {@link #openFile(long, int)} found
+     * nothing, and looks again when it completes. The default has no slower tier.
      *
      * @param blockKey the packed key of the block.
      * @return the load in progress, or {@code null} for a miss.
      */
-    default CompletableFuture<BlockRef> loadAsync(final long blockKey)
+    default CompletableFuture<Boolean> loadAsync(final long blockKey)
     {
         return null;
     }

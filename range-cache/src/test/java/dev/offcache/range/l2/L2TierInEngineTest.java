@@ -91,7 +91,7 @@ class L2TierInEngineTest
         assertTrue(l2.metrics().get(L2ClientMetrics.Counter.L2_HITS) > 0);
         final L2ClientMetrics metrics = l2.metrics();
         assertEquals(metrics.get(L2ClientMetrics.Counter.READS), metrics.get(L2ClientMetrics.Counter.L2_HITS));
-        assertEquals(0, l2.metrics().get(L2ClientMetrics.Counter.HEADS), "no HEAD: the first GET's answer told the size");
+        assertEquals(0, l2.metrics().get(L2ClientMetrics.Counter.HEADS), "no HEAD: the first GET told the size");
         assertEquals(SIZE, cache.sizeNow(KEY));
     }
 

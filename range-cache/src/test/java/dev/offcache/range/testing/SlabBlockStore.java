@@ -31,6 +31,7 @@ public final class SlabBlockStore implements BlockStore, EvictionStats
     private final AtomicLong evictions = new AtomicLong();
     private volatile boolean failing;
     private volatile boolean slowerTier;
+    private final java.util.Set<Long> loaded = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     public SlabBlockStore(final long capacityBytes, final int slotSize)
     {
@@ -56,23 +57,30 @@ public final class SlabBlockStore implements BlockStore, EvictionStats
     public void slowerTier(final boolean slower)
     {
         this.slowerTier = slower;
+        loaded.clear();
     }
 
     @Override
     public BlockRef acquireInMemory(final long blockKey)
     {
-        return slowerTier ? null : acquire(blockKey);
+        return slowerTier && !loaded.contains(blockKey) ? null : acquire(blockKey);
     }
 
     @Override
-    public CompletableFuture<BlockRef> loadAsync(final long blockKey)
+    public CompletableFuture<Boolean> loadAsync(final long blockKey)
     {
         if (!slowerTier)
         {
             return null;
         }
         final BlockRef ref = acquire(blockKey);
-        return ref == null ? null : CompletableFuture.supplyAsync(() -> ref);
+        if (ref == null)
+        {
+            return null;
+        }
+        ref.release();
+        // "loaded" on another thread: from then on the memory lookup finds it
+        return CompletableFuture.supplyAsync(() -> loaded.add(blockKey) || true);
     }
 
     @Override
