@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -97,6 +98,32 @@ class BlockStreamTest
                 new CountingOrigin.Get("mixed", 18L * BLOCK, 2 * BLOCK)), sorted(f.origin.log()));
             assertEquals(20, f.cache.metrics().value(MetricNames.BLOCK_REQUESTS) - requestsBefore);
             assertEquals(3, f.cache.metrics().value(MetricNames.BLOCK_HITS) - hitsBefore);
+        }
+    }
+
+    @Test
+    void aReaderJoiningABlockOfTheOpenRunGetsTheRunSentAtOnce() throws Exception
+    {
+        try (EngineFixture f = new EngineFixture(BLOCK, 128L * BLOCK, (b) -> b.maxCoalescedGetBytes(8 * BLOCK)))
+        {
+            final byte[] data = f.object("edge", 40 * BLOCK, 9);
+            f.read("edge", 3L * BLOCK, 1);
+            f.origin.reset();
+            final CompletableFuture<Void> gate = f.origin.gateGets((key) -> true);
+            final Recorder sink = new Recorder(f.cache, 0, data.length);
+            startOnLoop(f, "edge", new long[] {0}, new long[] {data.length}, StreamCredit.unbounded(), sink);
+            // look-ahead of 16 chunks: runs 0..2 and 4..11 sent (held at the gate), 12..15 kept open to grow
+            // (start() returned: its first look-ahead is done, synchronously)
+            assertEquals(2, f.origin.log().size(), "two runs sent; the run at the look-ahead's edge is still open");
+            final UnsafeBuffer other = new UnsafeBuffer(new byte[BLOCK]);
+            final CompletableFuture<Void> read = f.cache.readAsync("edge", 13L * BLOCK, other, 0, BLOCK, false);
+            awaitTrue(() -> f.origin.running() == 3, "the joiner had the open run sent");
+            assertEquals(new CountingOrigin.Get("edge", 12L * BLOCK, 4 * BLOCK), f.origin.log().get(2));
+            gate.complete(null);
+            read.get(30, TimeUnit.SECONDS);
+            assertArrayEquals(Arrays.copyOfRange(data, 13 * BLOCK, 14 * BLOCK), other.byteArray());
+            sink.done.get(30, TimeUnit.SECONDS);
+            assertArrayEquals(data, sink.bytes());
         }
     }
 
