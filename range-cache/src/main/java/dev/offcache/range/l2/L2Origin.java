@@ -218,11 +218,7 @@ public final class L2Origin extends ForwardingObjectStore
         final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
         final LongConsumer objectSize)
     {
-        ObjectKeys.validate(key);
-        if (offset < 0)
-        {
-            throw new IllegalArgumentException("negative offset " + offset + " for '" + key + "'");
-        }
+        ObjectKeys.validateRead(key, offset);
         if (!destination.hasRemaining())
         {
             return CompletableFuture.completedFuture(0);

@@ -58,7 +58,7 @@ final class FaultyL2Server implements AutoCloseable
     final AtomicInteger requests = new AtomicInteger();
     final AtomicInteger connections = new AtomicInteger();
     final List<String> prefetchBodies = new CopyOnWriteArrayList<>();
-    /** Body bytes of GETs sent before a mid-body fault, summed. */
+    /** Body bytes sent before a mid-body fault (GET or POST /ranges), summed. */
     final AtomicInteger bytesSentBeforeFault = new AtomicInteger();
     volatile Fault fault = Fault.NONE;
     /** Milliseconds to wait before each answer (0: answer at once). */
@@ -244,29 +244,7 @@ final class FaultyL2Server implements AutoCloseable
             "Content-Range: bytes " + (fault == Fault.WRONG_CONTENT_RANGE ? start + 1 : start) + "-" + end + "/" +
             object.length + "\r\n";
         write(out, "HTTP/1.1 206 Partial Content\r\n" + contentRange + "Content-Length: " + length + "\r\n\r\n");
-        switch (fault)
-        {
-            case SHORT_BODY:
-            case STALL_MID_BODY:
-            case CLOSE_MID_STREAM:
-                final int half = length / 2;
-                out.write(object, start, half);
-                out.flush();
-                bytesSentBeforeFault.addAndGet(half);
-                if (fault == Fault.STALL_MID_BODY)
-                {
-                    Thread.sleep(60_000);
-                }
-                else if (fault == Fault.CLOSE_MID_STREAM)
-                {
-                    socket.setSoLinger(true, 0);
-                }
-                return false;
-            default:
-                out.write(object, start, length);
-                out.flush();
-                return true;
-        }
+        return body(object, start, length, fault, out, socket);
     }
 
     /** A framed POST /ranges answer: per range an 8-byte little-endian length (clamped to the object), the bytes. */
@@ -290,14 +268,23 @@ final class FaultyL2Server implements AutoCloseable
         final byte[] all = framed.toByteArray();
         write(out, "HTTP/1.1 200 OK\r\nOffcache-Object-Size: " + object.length + "\r\nContent-Length: " +
             all.length + "\r\n\r\n");
+        return body(all, 0, all.length, fault, out, socket);
+    }
+
+    /** Sends a body, or half of it and then the mid-body fault; returns whether the connection stays usable. */
+    private boolean body(
+        final byte[] bytes, final int start, final int length, final Fault fault, final OutputStream out,
+        final Socket socket) throws IOException, InterruptedException
+    {
         switch (fault)
         {
             case SHORT_BODY:
             case STALL_MID_BODY:
             case CLOSE_MID_STREAM:
-                final int half = all.length / 2;
-                out.write(all, 0, half);
+                final int half = length / 2;
+                out.write(bytes, start, half);
                 out.flush();
+                bytesSentBeforeFault.addAndGet(half);
                 if (fault == Fault.STALL_MID_BODY)
                 {
                     Thread.sleep(60_000);
@@ -308,7 +295,7 @@ final class FaultyL2Server implements AutoCloseable
                 }
                 return false;
             default:
-                out.write(all);
+                out.write(bytes, start, length);
                 out.flush();
                 return true;
         }

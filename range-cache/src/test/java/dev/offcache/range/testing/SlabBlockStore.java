@@ -80,7 +80,11 @@ public final class SlabBlockStore implements BlockStore, EvictionStats
         }
         ref.release();
         // "loaded" on another thread: from then on the memory lookup finds it
-        return CompletableFuture.supplyAsync(() -> loaded.add(blockKey) || true);
+        return CompletableFuture.supplyAsync(() ->
+        {
+            loaded.add(blockKey);
+            return true;
+        });
     }
 
     @Override
