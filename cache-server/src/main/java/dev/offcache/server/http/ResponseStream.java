@@ -17,7 +17,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
 
@@ -112,7 +111,8 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         final int length)
     {
         writeFramesUpTo(range);
-        return write(new DefaultHttpContent(BlockByteBuf.wrap(ref, offset, length)), length);
+        // the HTTP encoder takes a bare ByteBuf as body content once the headers went out: no wrapper per chunk
+        return write(BlockByteBuf.wrap(ref, offset, length), length);
     }
 
     @Override
@@ -137,7 +137,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         {
             BufferUtil.free(copy);
         }
-        return write(new DefaultHttpContent(buf), length);
+        return write(buf, length);
     }
 
     @Override
@@ -256,7 +256,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         {
             final ByteBuf prefix = ctx.alloc().directBuffer(Long.BYTES, Long.BYTES);
             prefix.writeLongLE(lengths[framesWritten++]);
-            ctx.write(new DefaultHttpContent(prefix));
+            ctx.write(prefix);
             metrics.responseBytes.add(Long.BYTES);
             unflushed = true;
         }

@@ -184,11 +184,13 @@ class ServerReadPathTest
     }
 
     @Test
-    void aCold16MiBObjectBehindA30MsOriginIsTwoOverlappingGets() throws Exception
+    void aCold16MiBObjectBehindASlowOriginIsTwoOverlappingGets() throws Exception
     {
         final int mib = 1024 * 1024;
         final Path dir = origin();
-        final long latency = TimeUnit.MILLISECONDS.toNanos(30);
+        // 200 ms rather than S3's ~30: the latency, not this shared machine's CPU, must dominate the times compared
+        // (L2ColdReadBenchmark measures the 30 ms case)
+        final long latency = TimeUnit.MILLISECONDS.toNanos(200);
         final AtomicReference<DelayingOrigin> slow = new AtomicReference<>();
         harness = new ServerHarness(mib, dir, tmp.resolve("ssd"), 64, 64L * mib, TransportKind.AUTO, 0,
             (o) -> slow.updateAndGet((x) -> new DelayingOrigin(o, latency)), (engine) -> engine);
@@ -221,7 +223,7 @@ class ServerReadPathTest
                 assertEquals(16 * mib, direct.read(key, 0, plain).orTimeout(30, TimeUnit.SECONDS).join());
                 bestDirect = Math.min(bestDirect, System.nanoTime() - directStart);
             }
-            System.out.printf("cold 16 MiB, 30 ms origin: through L2 %.1f ms, one direct GET %.1f ms (best)%n",
+            System.out.printf("cold 16 MiB, 200 ms origin: through L2 %.1f ms, one direct GET %.1f ms (best)%n",
                 bestL2 / 1e6, bestDirect / 1e6);
             assertEquals(0, client.metrics().readFallbacksTotal());
             assertTrue(bestL2 <= 2 * bestDirect, "L2 " + bestL2 / 1e6 + " ms > 2 x direct " + bestDirect / 1e6 + " ms");
