@@ -457,16 +457,13 @@ class S3ApiClientsTest
                 "--s3-bucket", bucket, "--s3-access-key", S3ProxyServer.ACCESS_KEY, "--s3-secret-key",
                 S3ProxyServer.SECRET_KEY), scratch.resolve("ssd"), "1"))
             {
+                // S3A as set up for S3Proxy, then pointed at the server's S3 API with its keys: only the endpoint
+                // and the keys change
                 final Configuration conf = new Configuration();
+                proxy.s3aSettings().forEach(conf::set);
                 conf.set("fs.s3a.endpoint", "http://127.0.0.1:" + s3Origin.server().s3Address().getPort());
-                conf.set("fs.s3a.endpoint.region", "us-east-1");
-                conf.set("fs.s3a.path.style.access", "true");
-                conf.set("fs.s3a.connection.ssl.enabled", "false");
                 conf.set("fs.s3a.access.key", ID);
                 conf.set("fs.s3a.secret.key", SECRET);
-                conf.set("fs.s3a.aws.credentials.provider", "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
-                conf.set("fs.s3a.attempts.maximum", "1");
-                conf.set("fs.s3a.retry.limit", "1");
                 conf.set("fs.s3a.impl.disable.cache", "true");
                 final org.apache.hadoop.fs.Path path =
                     new org.apache.hadoop.fs.Path("s3a://" + bucket + "/tables/t/part-0.parquet");
