@@ -371,6 +371,38 @@ class S3ApiClientsTest
     }
 
     @Test
+    void withAuthDisabledUnsignedAndWronglySignedRequestsAreServed() throws Exception
+    {
+        final Path ssdDir = Files.createTempDirectory("offcache-s3-open");
+        final CommandLine commandLine = OffcacheServerCommand.commandLine(java.util.Map.of());
+        commandLine.setOut(new PrintWriter(new StringWriter(), true));
+        commandLine.parseArgs("--origin-dir", origin.toString(), "--disk-path", ssdDir.toString(), "--listen",
+            "127.0.0.1:0", "--s3-api-listen", "127.0.0.1:0", "--s3-api-bucket", BUCKET, "--disable-auth",
+            "--ram-mb", "4", "--memory-budget-mb", "16", "--io-threads", "1");
+        try (ServerProgram open = commandLine.<OffcacheServerCommand>getCommand().start();
+            S3Client anyKey = S3Client.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:" + open.server().s3Address().getPort()))
+                .region(Region.US_EAST_1).forcePathStyle(true)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("ANYONE", "any")))
+                .httpClientBuilder(Apache5HttpClient.builder()).build())
+        {
+            final HttpResponse<String> unsigned = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+                "http://127.0.0.1:" + open.server().s3Address().getPort() + "/" + BUCKET + "/data/z.txt"))
+                .header("Range", "bytes=1-2").build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(206, unsigned.statusCode(), unsigned.body());
+            assertEquals("zz", unsigned.body());
+            assertEquals("zzz", anyKey.getObject((r) -> r.bucket(BUCKET).key("data/z.txt"),
+                ResponseTransformer.toBytes()).asUtf8String(), "any signature is accepted");
+            assertEquals("NoSuchKey", code(() -> anyKey.getObject((r) -> r.bucket(BUCKET).key("data/none"),
+                ResponseTransformer.toBytes())), "the rest of the API is unchanged");
+        }
+        finally
+        {
+            deleteTree(ssdDir);
+        }
+    }
+
+    @Test
     void passThroughWritesReachTheOriginAndNoOldByteIsServedAfterThem() throws Exception
     {
         final Path scratch = Files.createTempDirectory("offcache-s3-writes");
