@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.offcache.server.s3.S3Api;
 import dev.offcache.server.source.RangeSource;
 import dev.offcache.server.tier.TierMetrics;
 import io.netty.bootstrap.ServerBootstrap;
@@ -47,6 +48,7 @@ public final class L2HttpServer implements AutoCloseable
     private final ChannelGroup channels = new DefaultChannelGroup("offcache-http", GlobalEventExecutor.INSTANCE);
     private final ServerResources resources;
     private final Channel serverChannel;
+    private final Channel s3Channel;
     private boolean closed;
 
     /** Configuration of an {@link L2HttpServer}; {@link #conclude()} checks it. */
@@ -71,6 +73,7 @@ public final class L2HttpServer implements AutoCloseable
         private Duration idleTimeout = Duration.ofSeconds(120);
         private TierMetrics tierMetrics;
         private Supplier<String> moreMetrics;
+        private S3Api s3;
 
         /**
          * Where to listen.
@@ -291,6 +294,18 @@ public final class L2HttpServer implements AutoCloseable
         }
 
         /**
+         * Serves the S3 API too, on its own listener over the same event loops, source and budget.
+         *
+         * @param api the S3 API, or {@code null} for none.
+         * @return this.
+         */
+        public Context s3(final S3Api api)
+        {
+            this.s3 = api;
+            return this;
+        }
+
+        /**
          * Checks the configuration.
          *
          * @return this.
@@ -341,47 +356,74 @@ public final class L2HttpServer implements AutoCloseable
             new ServerState());
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
         this.workerGroup = new MultiThreadIoEventLoopGroup(ctx.ioThreads, transport.ioHandlerFactory());
+        Channel main = null;
+        Channel s3 = null;
         try
         {
-            final ServerBootstrap bootstrap = new ServerBootstrap()
-                .group(bossGroup, workerGroup)
-                .channel(transport.serverChannelClass())
-                .option(ChannelOption.SO_BACKLOG, 1024)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
-                .childHandler(new ChannelInitializer<SocketChannel>()
-                {
-                    @Override
-                    protected void initChannel(final SocketChannel channel)
-                    {
-                        if (channels.size() >= ctx.maxConnections)
-                        {
-                            metrics.connectionsRefused.increment();
-                            channel.close();
-                            return;
-                        }
-                        channels.add(channel);
-                        channel.pipeline()
-                            .addLast("idle", new IdleStateHandler(0, 0, ctx.idleTimeout.toMillis(),
-                                TimeUnit.MILLISECONDS))
-                            .addLast("idle-close", IDLE_CLOSER)
-                            .addLast("codec", new HttpServerCodec(8192, 16384, 65536))
-                            .addLast("aggregator", new HttpObjectAggregator(ctx.maxBodyBytes))
-                            .addLast("handler", new RequestHandler(resources));
-                    }
-                });
-            this.serverChannel = bootstrap.bind(new InetSocketAddress(ctx.host, ctx.port)).sync().channel();
+            main = bind(ctx.host, ctx.port, metrics, null);
+            s3 = null == ctx.s3 ? null : bind(ctx.s3.host(), ctx.s3.port(), metrics, ctx.s3);
         }
         catch (final InterruptedException | RuntimeException ex)
         {
+            if (null != main)
+            {
+                main.close().awaitUninterruptibly();
+            }
+            channels.close().awaitUninterruptibly();
             shutdownGroups();
             resources.prefetch().close();
             throw ex;
         }
+        this.serverChannel = main;
+        this.s3Channel = s3;
         resources.state().ready(true);
-        LOG.info("offcache L2 server listening on {} (transport {}, memory budget {} MiB, auth {})",
+        LOG.info("offcache L2 server listening on {} (transport {}, memory budget {} MiB, auth {}){}",
             serverChannel.localAddress(), transport, ctx.memoryBudgetBytes >> 20,
-            ctx.authDisabled ? "DISABLED" : "on");
+            ctx.authDisabled ? "DISABLED" : "on", null == s3Channel ? "" : ", S3 API on " + s3Channel.localAddress());
+    }
+
+    /**
+     * Binds one listener: the {@code /obj} API, or with {@code s3} the S3 API, whose connections put an
+     * {@link S3Front} before the same request handling (and an aggregator that refuses an oversized body in S3's
+     * words).
+     */
+    private Channel bind(final String host, final int port, final HttpMetrics metrics, final S3Api s3)
+        throws InterruptedException
+    {
+        final ServerBootstrap bootstrap = new ServerBootstrap()
+            .group(bossGroup, workerGroup)
+            .channel(transport.serverChannelClass())
+            .option(ChannelOption.SO_BACKLOG, 1024)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            // two chunks of a stream fit under the high-water mark, so a stream of large blocks writes one while
+            // the next is handed over instead of pausing after each
+            .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
+                Math.max(256 * 1024, ctx.source.blockSize()),
+                Math.max(1024 * 1024, 2 * ctx.source.blockSize() + 65536)))
+            .childHandler(new ChannelInitializer<SocketChannel>()
+            {
+                @Override
+                protected void initChannel(final SocketChannel channel)
+                {
+                    if (channels.size() >= ctx.maxConnections)
+                    {
+                        metrics.connectionsRefused.increment();
+                        channel.close();
+                        return;
+                    }
+                    channels.add(channel);
+                    channel.pipeline()
+                        .addLast("idle", new IdleStateHandler(0, 0, ctx.idleTimeout.toMillis(),
+                            TimeUnit.MILLISECONDS))
+                        .addLast("idle-close", IDLE_CLOSER)
+                        .addLast("codec", new HttpServerCodec(8192, 16384, 65536))
+                        .addLast("aggregator", null == s3 ? new HttpObjectAggregator(ctx.maxBodyBytes) :
+                            new S3Aggregator(ctx.maxBodyBytes, s3.writes()))
+                        .addLast("handler", null == s3 ? new RequestHandler(resources) :
+                            new RequestHandler(resources, new S3Front(s3, resources)));
+                }
+            });
+        return bootstrap.bind(new InetSocketAddress(host, port)).sync().channel();
     }
 
     private static final ChannelHandler IDLE_CLOSER = new IdleCloser();
@@ -424,6 +466,16 @@ public final class L2HttpServer implements AutoCloseable
     public InetSocketAddress address()
     {
         return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    /**
+     * The bound address of the S3 API.
+     *
+     * @return the local address, or {@code null} when the S3 API is off.
+     */
+    public InetSocketAddress s3Address()
+    {
+        return null == s3Channel ? null : (InetSocketAddress) s3Channel.localAddress();
     }
 
     /**
@@ -470,6 +522,10 @@ public final class L2HttpServer implements AutoCloseable
         closed = true;
         resources.state().ready(false);
         serverChannel.close().awaitUninterruptibly();
+        if (null != s3Channel)
+        {
+            s3Channel.close().awaitUninterruptibly();
+        }
         final long deadline = System.nanoTime() + ctx.shutdownGrace.toNanos();
         while (resources.state().activeResponses() > 0 && System.nanoTime() < deadline)
         {

@@ -189,7 +189,9 @@ class L2ClientBreakerAndWarmingTest
             }
             worstNs = Math.max(worstNs, System.nanoTime() - start);
         }
-        assertTrue(worstNs < TimeUnit.MILLISECONDS.toNanos(50), "slowest notifyWritten took " + worstNs + " ns");
+        // a call that waited for the hung server would take at least the 400 ms abandon timeout; below that bound a
+        // loaded machine's scheduling pauses (70 ms seen at load 15 on 2 cores) are not blocking
+        assertTrue(worstNs < TimeUnit.MILLISECONDS.toNanos(300), "slowest notifyWritten took " + worstNs + " ns");
         final L2ClientMetrics metrics = client.metrics();
         assertEquals(5_000, metrics.get(L2ClientMetrics.Counter.WARM_NOTIFIED));
         assertEquals(5_000 - queued, metrics.get(L2ClientMetrics.Counter.WARM_DROPPED_QUEUE_FULL));
