@@ -168,9 +168,19 @@ public final class OffcacheServerCommand implements Callable<Integer>
     int ioThreads;
 
     @Option(names = "--fetch-threads", defaultValue = "16", paramLabel = "N",
-        description = "Threads that wait on the cache engine for HTTP reads (SSD reads, origin fetches), also the " +
-            "local origin's I/O threads (env OFFCACHE_FETCH_THREADS). Default: ${DEFAULT-VALUE}.")
+        description = "The local origin's (--origin-dir) read threads (env OFFCACHE_FETCH_THREADS). No thread " +
+            "waits for a response: bodies stream from the engine on the event loops. Default: ${DEFAULT-VALUE}.")
     int fetchThreads;
+
+    @Option(names = "--ssd-read-threads", defaultValue = "4", paramLabel = "N",
+        description = "Threads that read SSD blocks not yet verified since start (read, CRC-check, promote to RAM) " +
+            "(env OFFCACHE_SSD_READ_THREADS). Default: ${DEFAULT-VALUE}.")
+    int ssdReadThreads;
+
+    @Option(names = "--ssd-open-files", defaultValue = "1024", paramLabel = "N",
+        description = "Verified SSD block files kept open between sends (sendfile without an open and close per " +
+            "chunk); 0 opens one per chunk (env OFFCACHE_SSD_OPEN_FILES). Default: ${DEFAULT-VALUE}.")
+    int ssdOpenFiles;
 
     // The engine settings below derive the same OFFCACHE_* variable names the range-cache engine reads itself.
     @Option(names = "--fetch-permits", defaultValue = "32", paramLabel = "N",
@@ -239,7 +249,8 @@ public final class OffcacheServerCommand implements Callable<Integer>
 
     private Map<String, String> env = Map.of();
     /** Variables the launcher script reads, not the program. */
-    private static final List<String> LAUNCHER_VARIABLES = List.of("OFFCACHE_JAVA_OPTS");
+    private static final List<String> LAUNCHER_VARIABLES =
+        List.of("OFFCACHE_JAVA_OPTS", "OFFCACHE_HEAP_MB", "OFFCACHE_YOUNG_MB", "OFFCACHE_DIRECT_MB");
 
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile ServerProgram program;
@@ -422,6 +433,11 @@ public final class OffcacheServerCommand implements Callable<Integer>
             throw invalid("--io-threads", "must be >= 0, was " + ioThreads);
         }
         positive("--fetch-threads", fetchThreads);
+        positive("--ssd-read-threads", ssdReadThreads);
+        if (ssdOpenFiles < 0)
+        {
+            throw invalid("--ssd-open-files", "must be >= 0, was " + ssdOpenFiles);
+        }
         positive("--max-connections", maxConnections);
         positive("--prefetch-queue", prefetchQueue);
         positive("--prefetch-threads", prefetchThreads);

@@ -6,10 +6,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 import dev.offcache.range.config.RangeCacheContext;
@@ -32,8 +28,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A running L2 server assembled from checked options: the range-cache engine (tier L2) over the origin with the
  * tiered RAM + SSD store (which names its SSD blocks through the engine's {@link RangeCache#objectKey}), and the
- * HTTP front over the engine. It owns all of them and closes them in order: HTTP (drain, stop prefetch) → fetch
- * threads → engine (store: spill RAM to SSD; origin) → a temporary SSD directory, if it made one.
+ * HTTP front over the engine. It owns all of them and closes them in order: HTTP (drain, stop prefetch) → engine
+ * (store: spill RAM to SSD; origin) → a temporary SSD directory, if it made one.
  */
 public final class ServerProgram implements AutoCloseable
 {
@@ -41,7 +37,6 @@ public final class ServerProgram implements AutoCloseable
 
     private final TieredBlockStore store;
     private final RangeCache cache;
-    private final ExecutorService fetchThreads;
     private final L2HttpServer server;
     private final Path temporaryDiskPath;
     private final String apiKey;
@@ -50,14 +45,12 @@ public final class ServerProgram implements AutoCloseable
     private ServerProgram(
         final TieredBlockStore store,
         final RangeCache cache,
-        final ExecutorService fetchThreads,
         final L2HttpServer server,
         final Path temporaryDiskPath,
         final String apiKey)
     {
         this.store = store;
         this.cache = cache;
-        this.fetchThreads = fetchThreads;
         this.server = server;
         this.temporaryDiskPath = temporaryDiskPath;
         this.apiKey = apiKey;
@@ -97,6 +90,8 @@ public final class ServerProgram implements AutoCloseable
                 .ssdBudgetBytes(options.diskMb * 1024L * 1024)
                 .ssdDir(diskPath)
                 .ssdScrubBytesPerSecond(options.ssdScrubMbPerS * 1024L * 1024)
+                .ssdReadThreads(options.ssdReadThreads)
+                .ssdOpenFiles(options.ssdOpenFiles)
                 .names(names));
         }
         catch (final RuntimeException ex)
@@ -129,21 +124,15 @@ public final class ServerProgram implements AutoCloseable
         }
         // The store was opened before the engine that owns it: give it the engine's names now, before any read.
         names.bind(cache);
+        store.metrics().countLookupsOf(cache.metrics());
         final int knownSizes = names.rememberSizes(store.ssd().objectSizes(), options.maxObjects);
         if (knownSizes > 0)
         {
             LOG.info("SSD tier recorded the sizes of {} objects: they are served without an origin HEAD", knownSizes);
         }
-        final AtomicInteger threadIds = new AtomicInteger();
-        final ExecutorService fetchThreads = Executors.newFixedThreadPool(options.fetchThreads, (r) ->
-        {
-            final Thread thread = new Thread(r, "offcache-fetch-" + threadIds.getAndIncrement());
-            thread.setDaemon(true);
-            return thread;
-        });
         try
         {
-            final EngineRangeSource source = new EngineRangeSource(cache, fetchThreads);
+            final EngineRangeSource source = new EngineRangeSource(cache);
             final L2HttpServer server = L2HttpServer.start(new L2HttpServer.Context()
                 .listen(options.listenHost(), options.listenPort())
                 .transport(options.transport)
@@ -163,11 +152,10 @@ public final class ServerProgram implements AutoCloseable
                 .tierMetrics(store.metrics())
                 .moreMetrics(cache.metrics()::toPrometheusText)
                 .s3(options.s3ApiEnabled() ? s3Api(options, s3Keys, cache, store) : null));
-            return new ServerProgram(store, cache, fetchThreads, server, diskIsTemp ? diskPath : null, apiKey);
+            return new ServerProgram(store, cache, server, diskIsTemp ? diskPath : null, apiKey);
         }
         catch (final InterruptedException | RuntimeException ex)
         {
-            fetchThreads.shutdownNow();
             cache.close();
             throw ex;
         }
@@ -238,15 +226,6 @@ public final class ServerProgram implements AutoCloseable
         }
         closed = true;
         server.close();
-        fetchThreads.shutdown();
-        try
-        {
-            fetchThreads.awaitTermination(5, TimeUnit.SECONDS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
         cache.close();
         if (null != temporaryDiskPath)
         {

@@ -26,7 +26,7 @@ public final class HttpMetrics
     final LongAdder prefetchCompleted = new LongAdder();
     final LongAdder prefetchFailed = new LongAdder();
     final LongAdder streamsAborted = new LongAdder();
-    final LongAdder budgetWaits = new LongAdder();
+    final LongAdder interimResponses = new LongAdder();
     final LongAdder connectionsRefused = new LongAdder();
     /** S3 error answers by code; codes are a few constants. */
     private final ConcurrentHashMap<String, LongAdder> s3Errors = new ConcurrentHashMap<>();
@@ -71,6 +71,16 @@ public final class HttpMetrics
     {
         final LongAdder adder = s3Errors.get(code);
         return null == adder ? 0 : adder.sum();
+    }
+
+    /**
+     * Interim responses sent.
+     *
+     * @return the count.
+     */
+    public long interimResponses()
+    {
+        return interimResponses.sum();
     }
 
     void firstByte(final long nanos)
@@ -135,8 +145,11 @@ public final class HttpMetrics
                 streamsAborted.sum())
             .counter("offcache_server_http_connections_refused_total", "Connections closed: over the limit.", "",
                 connectionsRefused.sum())
-            .counter("offcache_server_memory_budget_waits_total", "Chunks that waited for the memory budget.", "",
-                budgetWaits.sum())
+            .counter("offcache_server_http_interim_responses_total",
+                "102 Processing interim responses sent while an object's size was looked up.", "",
+                interimResponses.sum())
+            .counter("offcache_server_memory_budget_waits_total", "Times a stream waited for the memory budget.", "",
+                budget.waits())
             .counter("offcache_server_prefetch_requests_total", "Prefetch entries by outcome.",
                 "outcome=\"accepted\"", prefetchAccepted.sum())
             .counter("offcache_server_prefetch_requests_total", "", "outcome=\"rejected\"", prefetchRejected.sum())
@@ -148,7 +161,8 @@ public final class HttpMetrics
             .gauge("offcache_server_memory_in_flight_peak_bytes", "Most response bytes ever in flight.", "",
                 budget.peakBytes())
             .gauge("offcache_server_memory_budget_bytes", "The response memory budget.", "", budget.limitBytes());
-        summary(text, "offcache_server_http_first_byte_seconds", "Time from request to the first body byte.",
+        summary(text, "offcache_server_http_first_byte_seconds",
+            "Time from request to the response headers (written as soon as the object's size is known).",
             firstByteMicros);
         summary(text, "offcache_server_http_response_seconds", "Time from request to the last body byte.",
             responseMicros);

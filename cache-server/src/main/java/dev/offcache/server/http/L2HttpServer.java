@@ -395,7 +395,11 @@ public final class L2HttpServer implements AutoCloseable
             .channel(transport.serverChannelClass())
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.TCP_NODELAY, true)
-            .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+            // two chunks of a stream fit under the high-water mark, so a stream of large blocks writes one while
+            // the next is handed over instead of pausing after each
+            .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
+                Math.max(256 * 1024, ctx.source.blockSize()),
+                Math.max(1024 * 1024, 2 * ctx.source.blockSize() + 65536)))
             .childHandler(new ChannelInitializer<SocketChannel>()
             {
                 @Override

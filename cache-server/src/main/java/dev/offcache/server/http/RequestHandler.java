@@ -49,6 +49,11 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     private static final int MAX_QUEUED_REQUESTS = 16;
     private static final String OBJ = "/obj/";
     private static final String RANGES = "/ranges/";
+    /** Request header by which a client says it takes {@code 102 Processing} interim responses. */
+    static final String INTERIM_HEADER = "Offcache-Interim";
+    private static final String INTERIM_VALUE = "102";
+    /** Response header of {@code POST /ranges}: the object's size (its frames may be clamped to it). */
+    static final String OBJECT_SIZE = "Offcache-Object-Size";
 
     private final ServerResources resources;
     private final S3Front s3;
@@ -281,7 +286,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final long startNanos)
     {
         final String rangeHeader = request.headers().get(HttpHeaderNames.RANGE);
-        onSize(ctx, "obj", key, keepAlive, (size) ->
+        onSize(ctx, "obj", key, keepAlive, wantsInterim(request), (size) ->
         {
             final HttpResponse response;
             final long start;
@@ -354,29 +359,32 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
             respond(ctx, "ranges", HttpResponseStatus.BAD_REQUEST, ex.getMessage(), keepAlive);
             return;
         }
-        onSize(ctx, "ranges", key, keepAlive, (size) ->
+        onSize(ctx, "ranges", key, keepAlive, wantsInterim(request), (size) ->
         {
             final long[] starts = new long[ranges.length];
             final long[] lengths = new long[ranges.length];
             long total = 0;
             for (int i = 0; i < ranges.length; i++)
             {
-                if (ranges[i][1] > size)
+                if (ranges[i][0] > size)
                 {
                     final FullHttpResponse refused = error(HttpResponseStatus.REQUESTED_RANGE_NOT_SATISFIABLE,
-                        "range " + i + " ends at " + ranges[i][1] + ", past the end (" + size + ")");
+                        "range " + i + " starts at " + ranges[i][0] + ", past the end (" + size + ")");
                     refused.headers().set(HttpHeaderNames.CONTENT_RANGE, "bytes */" + size);
+                    refused.headers().set(OBJECT_SIZE, size);
                     send(ctx, "ranges", refused, keepAlive);
                     return;
                 }
+                // an end past the object is clamped, as for a Range header: the frame says how many bytes follow
                 starts[i] = ranges[i][0];
-                lengths[i] = ranges[i][1] - ranges[i][0];
+                lengths[i] = Math.min(ranges[i][1], size) - ranges[i][0];
                 total += Long.BYTES + lengths[i];
             }
             final HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
             response.headers()
                 .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM)
-                .set(HttpHeaderNames.CONTENT_LENGTH, total);
+                .set(HttpHeaderNames.CONTENT_LENGTH, total)
+                .set(OBJECT_SIZE, size);
             HttpUtil.setKeepAlive(response, keepAlive);
             stream(ctx, "ranges", key, starts, lengths, true, response, keepAlive, startNanos);
         });
@@ -534,12 +542,17 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         send(ctx, "metrics", response, keepAlive);
     }
 
-    /** Looks up the size, then continues on the event loop; a missing object is a 404, a failure a 500. */
+    /**
+     * Looks up the size, then continues on the event loop; a missing object is a 404, a failure a 500. While the size
+     * is not known (a HEAD at a slow origin), a client that asked for them ({@value #INTERIM_HEADER}) gets
+     * {@code 102 Processing} interim responses, so a healthy server never looks dead to it.
+     */
     private void onSize(
         final ChannelHandlerContext ctx,
         final String endpoint,
         final String key,
         final boolean keepAlive,
+        final boolean interim,
         final SizeConsumer then)
     {
         final CompletableFuture<Long> size = resources.source().size(key);
@@ -550,17 +563,31 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
             onSizeKnown(ctx, endpoint, key, keepAlive, then, known, null == known ? failureOf(size) : null);
             return;
         }
+        final InterimResponses interims = interim ? new InterimResponses(ctx, size, resources.metrics()) : null;
         size.whenComplete((known, error) ->
         {
             try
             {
-                ctx.executor().execute(() -> onSizeKnown(ctx, endpoint, key, keepAlive, then, known, error));
+                ctx.executor().execute(() ->
+                {
+                    if (null != interims)
+                    {
+                        interims.stop();
+                    }
+                    onSizeKnown(ctx, endpoint, key, keepAlive, then, known, error);
+                });
             }
             catch (final RejectedExecutionException ex)
             {
                 // shutting down
             }
         });
+    }
+
+    private static boolean wantsInterim(final FullHttpRequest request)
+    {
+        return request.protocolVersion().equals(HttpVersion.HTTP_1_1) &&
+            request.headers().contains(INTERIM_HEADER, INTERIM_VALUE, true);
     }
 
     private void onSizeKnown(
@@ -618,9 +645,10 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final boolean keepAlive,
         final long startNanos)
     {
-        current = new ResponseStream(
-            ctx, this, resources, inFlight, endpoint, key, starts, lengths, framed, response, keepAlive, startNanos);
-        current.pump();
+        final ResponseStream writer = new ResponseStream(
+            ctx, this, resources, inFlight, endpoint, lengths, framed, response, keepAlive, startNanos);
+        current = writer;
+        writer.start(resources.source().openStream(key, starts, lengths, resources.budget(), ctx.executor(), writer));
     }
 
     void respondSourceFailure(
@@ -700,9 +728,9 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     @Override
     public void channelWritabilityChanged(final ChannelHandlerContext ctx)
     {
-        if (ctx.channel().isWritable() && null != current)
+        if (null != current)
         {
-            current.pump();
+            current.writabilityChanged();
         }
         ctx.fireChannelWritabilityChanged();
     }

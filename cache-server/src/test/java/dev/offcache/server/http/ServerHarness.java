@@ -1,15 +1,14 @@
 package dev.offcache.server.http;
 
 import java.nio.file.Path;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.UnaryOperator;
 
 import dev.offcache.range.config.RangeCacheContext;
 import dev.offcache.range.engine.RangeCache;
+import dev.offcache.range.engine.RangeCacheBuilder;
+import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.source.EngineObjectNames;
 import dev.offcache.server.source.EngineRangeSource;
-import dev.offcache.server.source.RangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
 
 /**
@@ -24,48 +23,61 @@ final class ServerHarness implements AutoCloseable
     final CountingOrigin origin;
     final TieredBlockStore store;
     final RangeCache cache;
-    final ExecutorService io = Executors.newFixedThreadPool(8);
     final L2HttpServer server;
 
     ServerHarness(final Path originDir, final Path ssdDir, final int ramBlocks, final long memoryBudget,
         final TransportKind transport) throws InterruptedException
     {
-        this(originDir, ssdDir, ramBlocks, memoryBudget, transport, 0, UnaryOperator.identity());
+        this(originDir, ssdDir, ramBlocks, memoryBudget, transport, 0, UnaryOperator.identity(),
+            UnaryOperator.identity());
     }
 
     /** The same on a given port (0: any), so a test can stop a server and start it again at the same address. */
     ServerHarness(final Path originDir, final Path ssdDir, final int ramBlocks, final long memoryBudget,
         final TransportKind transport, final int port) throws InterruptedException
     {
-        this(originDir, ssdDir, ramBlocks, memoryBudget, transport, port, UnaryOperator.identity());
+        this(originDir, ssdDir, ramBlocks, memoryBudget, transport, port, UnaryOperator.identity(),
+            UnaryOperator.identity());
     }
 
-    /** The same with the HTTP layer reading through {@code wrapSource} (to slow it down, say). */
+    /**
+     * The same with the engine reading its origin (the counting one) through {@code wrapOrigin} (a latency in front
+     * of it, say) and further engine settings.
+     */
     ServerHarness(final Path originDir, final Path ssdDir, final int ramBlocks, final long memoryBudget,
-        final TransportKind transport, final int port, final UnaryOperator<RangeSource> wrapSource)
+        final TransportKind transport, final int port, final UnaryOperator<ObjectStore> wrapOrigin,
+        final UnaryOperator<RangeCacheBuilder> engine) throws InterruptedException
+    {
+        this(BLOCK, originDir, ssdDir, ramBlocks, memoryBudget, transport, port, wrapOrigin, engine);
+    }
+
+    /** The same with another block size. */
+    ServerHarness(final int blockSize, final Path originDir, final Path ssdDir, final int ramBlocks,
+        final long memoryBudget, final TransportKind transport, final int port,
+        final UnaryOperator<ObjectStore> wrapOrigin, final UnaryOperator<RangeCacheBuilder> engine)
         throws InterruptedException
     {
         origin = new CountingOrigin(originDir);
         final EngineObjectNames names = new EngineObjectNames();
         store = TieredBlockStore.open(new TieredBlockStore.Context()
-            .blockSize(BLOCK)
-            .ramBudgetBytes((long) ramBlocks * BLOCK)
-            .ssdBudgetBytes(256L * BLOCK)
+            .blockSize(blockSize)
+            .ramBudgetBytes((long) ramBlocks * blockSize)
+            .ssdBudgetBytes(256L * blockSize)
             .ssdDir(ssdDir)
             .names(names));
-        cache = RangeCache.newBuilder()
-            .origin(origin)
+        cache = engine.apply(RangeCache.newBuilder()
+            .origin(wrapOrigin.apply(origin))
             .l1Store(store)
             .tier(RangeCacheContext.Tier.L2)
-            .blockSize(BLOCK)
+            .blockSize(blockSize))
             .build();
         names.bind(cache);
-        final EngineRangeSource source = new EngineRangeSource(cache, io);
+        store.metrics().countLookupsOf(cache.metrics());
         server = L2HttpServer.start(new L2HttpServer.Context()
             .listen("127.0.0.1", port)
             .transport(transport)
             .ioThreads(2)
-            .source(wrapSource.apply(source))
+            .source(new EngineRangeSource(cache))
             .apiKeys(ApiKeys.parse(KEY))
             .memoryBudgetBytes(memoryBudget)
             .maxBodyBytes(256 * 1024)
@@ -87,7 +99,6 @@ final class ServerHarness implements AutoCloseable
     public void close()
     {
         server.close();
-        io.shutdownNow();
         cache.close();
     }
 }

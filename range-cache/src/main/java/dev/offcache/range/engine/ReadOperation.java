@@ -1,10 +1,8 @@
 package dev.offcache.range.engine;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -12,14 +10,21 @@ import org.agrona.MutableDirectBuffer;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.fetch.BlockFetch;
 import dev.offcache.range.fetch.BlockWaiter;
+import dev.offcache.range.fetch.RunAssembler;
 import dev.offcache.range.store.BlockKeys;
 import dev.offcache.range.store.FetchClass;
 
 /**
- * One read on the slow path (some block missing): the blocks it needs, in windows of {@code windowBlocks} with at
- * most {@code windowsInFlight} windows fetching at once, so a large read never holds more than that many blocks
- * in flight. Per window: probe the store per block, join blocks already in flight, own the rest and hand them to
- * the fetcher, which coalesces them into GETs. Each block that arrives is copied into every range that overlaps it.
+ * One read on the slow path (some block missing): the blocks it needs, in block order, at most {@code readAhead}
+ * of them started and not yet done, so a large read never holds more than that many blocks in flight. Per block:
+ * probe the store, join the block's fetch in flight, or own a new fetch; owned blocks go to a {@link RunAssembler},
+ * which cuts them into origin requests only at the coalescing cap and at blocks the read did not own, never at the
+ * read-ahead's edge (a run waits there while other blocks of the read are still in flight, then grows). Each block
+ * that arrives is copied into every range that overlaps it.
+ *
+ * <p>A read of an object whose size is not known yet (a cold read through an origin whose answers report sizes)
+ * starts without it: its blocks are asked for whole, the first answer tells the size, and the ranges are checked
+ * against it before anything is copied.
  *
  * <p>Memory: copies go straight from the store's slot or the fetcher's staging buffer into the caller's buffers,
  * guarded so that none happens after the caller gave up ({@link #abandon()}).
@@ -38,16 +43,19 @@ final class ReadOperation implements BlockWaiter
     private final MutableDirectBuffer[] destinations;
     private final int[] destinationOffsets;
     private final long[] blocks;
-    private final int windowBlocks;
-    private final int windowCount;
-    private final AtomicIntegerArray pendingPerWindow;
-    private final AtomicInteger windowsDone = new AtomicInteger();
-    private final AtomicInteger credits;
+    private final int readAhead;
+    private final boolean gatherSpans;
+    private final boolean[] owned;
+    private final AtomicInteger ownedInFlight = new AtomicInteger();
+    private final AtomicInteger started = new AtomicInteger();
+    private final AtomicInteger done = new AtomicInteger();
     private final AtomicInteger wip = new AtomicInteger();
     private final AtomicInteger copies = new AtomicInteger();
     private final ReadFuture future;
-    private int nextWindow;
+    private RunAssembler runs;
+    private int next;
     private volatile boolean failed;
+    private volatile boolean rangesChecked;
 
     ReadOperation(
         final RangeCache cache,
@@ -78,14 +86,10 @@ final class ReadOperation implements BlockWaiter
             destinationOffsets[i] = range.destinationOffset();
         }
         blocks = blocksOf(positions, lengths, cache.blockShift());
-        windowBlocks = cache.windowBlocks();
-        windowCount = Math.max(1, (blocks.length + windowBlocks - 1) / windowBlocks);
-        pendingPerWindow = new AtomicIntegerArray(windowCount);
-        for (int w = 0; w < windowCount; w++)
-        {
-            pendingPerWindow.set(w, Math.min(windowBlocks, blocks.length - w * windowBlocks));
-        }
-        credits = new AtomicInteger(cache.windowsInFlight());
+        owned = new boolean[blocks.length];
+        readAhead = cache.readAheadBlocks();
+        gatherSpans = n > 1;
+        rangesChecked = objectSize >= 0;
     }
 
     ReadFuture future()
@@ -101,7 +105,10 @@ final class ReadOperation implements BlockWaiter
         }
         if (blocks.length == 0)
         {
-            future.succeed();
+            if (checkRanges())
+            {
+                future.succeed();
+            }
         }
         else
         {
@@ -113,24 +120,35 @@ final class ReadOperation implements BlockWaiter
     @Override
     public void onBlock(final long blockIndex, final DirectBuffer source, final int offset, final int length)
     {
-        if (beginCopy())
+        ownedDone(blockIndex);
+        if (checkRanges() && beginCopy())
         {
             try
             {
-                copyBlock(blockIndex, source, offset);
+                copyBlock(blockIndex, source, offset, length);
             }
             finally
             {
                 copies.decrementAndGet();
             }
         }
-        blockDone(Arrays.binarySearch(blocks, blockIndex));
+        blockDone();
     }
 
     @Override
     public void onBlockFailed(final long blockIndex, final Throwable cause)
     {
+        ownedDone(blockIndex);
         fail(cause);
+    }
+
+    private void ownedDone(final long blockIndex)
+    {
+        final int slot = Arrays.binarySearch(blocks, blockIndex);
+        if (slot >= 0 && owned[slot])
+        {
+            ownedInFlight.decrementAndGet();
+        }
     }
 
     /**
@@ -172,21 +190,49 @@ final class ReadOperation implements BlockWaiter
         future.fail(cause);
     }
 
-    private void blockDone(final int blockSlot)
+    private void blockDone()
     {
-        final int window = blockSlot / windowBlocks;
-        if (pendingPerWindow.decrementAndGet(window) == 0)
+        if (done.incrementAndGet() == blocks.length)
         {
-            if (windowsDone.incrementAndGet() == windowCount)
+            if (checkRanges())
             {
                 future.succeed();
             }
-            else
+        }
+        else
+        {
+            drain();
+        }
+    }
+
+    /**
+     * For a read that started without the object's size: once the size is known, checks every range against it
+     * (once). A range past the end fails the read before anything more is copied.
+     *
+     * @return false when the read failed on its ranges.
+     */
+    private boolean checkRanges()
+    {
+        if (rangesChecked)
+        {
+            return !failed;
+        }
+        final long size = entry.size;
+        if (size < 0)
+        {
+            return !failed;
+        }
+        rangesChecked = true;
+        for (int i = 0; i < positions.length; i++)
+        {
+            if (positions[i] + lengths[i] > size)
             {
-                credits.incrementAndGet();
-                drain();
+                fail(new IllegalArgumentException("range [" + positions[i] + ", " + (positions[i] + lengths[i]) +
+                    ") is past the end of '" + entry.key + "' (" + size + " bytes)"));
+                return false;
             }
         }
+        return !failed;
     }
 
     private void drain()
@@ -198,13 +244,35 @@ final class ReadOperation implements BlockWaiter
         int missed = 1;
         do
         {
-            while (!failed && !future.isDone() && nextWindow < windowCount && credits.get() > 0)
+            while (!failed && !future.isDone() && next < blocks.length && started.get() - done.get() < readAhead)
             {
-                credits.decrementAndGet();
-                final int window = nextWindow++;
+                final int slot = next++;
+                started.incrementAndGet();
                 try
                 {
-                    startWindow(window);
+                    final BlockFetch mine = resolve(blocks[slot]);
+                    if (mine != null)
+                    {
+                        // marked before the run can be sent, so its completion always finds the mark
+                        owned[slot] = true;
+                        ownedInFlight.addAndGet(runs().add(mine));
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    fail(ex);
+                }
+            }
+            final RunAssembler open = runs;
+            // Keep a run open at the read-ahead's edge only while a run this read sent is in flight: it completes,
+            // makes room, and the open run grows. Anything else (the last block, a failure, only joined blocks
+            // pending) closes it, so no block waits for a request that would never be sent.
+            if (open != null && open.openBlocks() > 0 && (next == blocks.length || failed || future.isDone() ||
+                ownedInFlight.get() == 0))
+            {
+                try
+                {
+                    ownedInFlight.addAndGet(open.submit());
                 }
                 catch (final Throwable ex)
                 {
@@ -216,41 +284,29 @@ final class ReadOperation implements BlockWaiter
         while (missed != 0);
     }
 
-    private void startWindow(final int window)
+    private RunAssembler runs()
     {
-        final int from = window * windowBlocks;
-        final int to = Math.min(blocks.length, from + windowBlocks);
-        List<BlockFetch> owned = null;
-        for (int i = from; i < to; i++)
+        if (runs == null)
         {
-            final BlockFetch fetch = resolve(blocks[i], i);
-            if (fetch != null)
-            {
-                if (owned == null)
-                {
-                    owned = new ArrayList<>(to - i);
-                }
-                owned.add(fetch);
-            }
+            runs = cache.fetcher().assembler(entry.key, objectSize,
+                objectSize < 0 ? (size) -> cache.learnedSize(entry, size) : null, gatherSpans);
         }
-        if (owned != null)
-        {
-            cache.fetcher().fetch(entry.key, objectSize, owned);
-        }
+        return runs;
     }
 
     /**
      * Serves a block from the store, joins its fetch in flight, or owns a new fetch (returned).
      */
-    private BlockFetch resolve(final long blockIndex, final int blockSlot)
+    private BlockFetch resolve(final long blockIndex)
     {
         final long blockKey = BlockKeys.pack(entry.id, blockIndex);
-        final int blockLength = cache.blockLength(blockIndex, objectSize);
+        // -1: the object's size is not known yet; a cached block is then taken at whatever length it has
+        final int blockLength = objectSize < 0 ? -1 : cache.blockLength(blockIndex, objectSize);
         cache.metrics().blockRequest();
         boolean counted = false;
         while (true)
         {
-            if (!bypass && serveFromStore(blockKey, blockIndex, blockLength, blockSlot, !counted))
+            if (!bypass && serveFromStore(blockKey, blockIndex, blockLength, !counted))
             {
                 return null;
             }
@@ -269,7 +325,8 @@ final class ReadOperation implements BlockWaiter
                 cache.fetcher().forget(existing);
                 continue;
             }
-            final BlockFetch fetch = new BlockFetch(blockKey, blockIndex, blockLength, fetchClass, !bypass);
+            final BlockFetch fetch = new BlockFetch(blockKey, blockIndex,
+                blockLength < 0 ? cache.blockSize() : blockLength, fetchClass, !bypass);
             fetch.join(this);
             if (cache.fetcher().tryOwn(fetch) != null)
             {
@@ -283,7 +340,7 @@ final class ReadOperation implements BlockWaiter
                 {
                     try
                     {
-                        fetch.complete(ref.buffer(), 0);
+                        fetch.complete(ref.buffer(), 0, ref.length());
                     }
                     finally
                     {
@@ -298,7 +355,7 @@ final class ReadOperation implements BlockWaiter
     }
 
     private boolean serveFromStore(
-        final long blockKey, final long blockIndex, final int blockLength, final int blockSlot, final boolean count)
+        final long blockKey, final long blockIndex, final int blockLength, final boolean count)
     {
         if (fetchClass == FetchClass.PREFETCH)
         {
@@ -311,7 +368,7 @@ final class ReadOperation implements BlockWaiter
             {
                 cache.metrics().blockHit();
             }
-            blockDone(blockSlot);
+            blockDone();
             return true;
         }
         final BlockRef ref = cache.acquire(blockKey, blockLength);
@@ -321,11 +378,11 @@ final class ReadOperation implements BlockWaiter
         }
         try
         {
-            if (beginCopy())
+            if (checkRanges() && beginCopy())
             {
                 try
                 {
-                    copyBlock(blockIndex, ref.buffer(), 0);
+                    copyBlock(blockIndex, ref.buffer(), 0, ref.length());
                 }
                 finally
                 {
@@ -341,14 +398,14 @@ final class ReadOperation implements BlockWaiter
         {
             cache.metrics().blockHit();
         }
-        blockDone(blockSlot);
+        blockDone();
         return true;
     }
 
-    private void copyBlock(final long blockIndex, final DirectBuffer source, final int offset)
+    private void copyBlock(final long blockIndex, final DirectBuffer source, final int offset, final int length)
     {
         final long blockStart = blockIndex << cache.blockShift();
-        final long blockEnd = Math.min(objectSize, blockStart + cache.blockSize());
+        final long blockEnd = blockStart + length;
         for (int i = 0; i < positions.length; i++)
         {
             final MutableDirectBuffer destination = destinations[i];

@@ -45,6 +45,20 @@ final class ContentRange
     }
 
     /**
+     * The complete length of a {@code Content-Range} value ({@code bytes S-E/T} or {@code bytes * /T}), or -1 when
+     * it is missing, unknown ({@code *}) or malformed.
+     */
+    static long total(final String contentRange)
+    {
+        if (contentRange == null || !contentRange.startsWith("bytes "))
+        {
+            return -1;
+        }
+        final int slash = contentRange.indexOf('/', 6);
+        return slash < 0 ? -1 : parse(contentRange, slash + 1, contentRange.length());
+    }
+
+    /**
      * A {@code Content-Length} value, or -1 when missing or not a non-negative decimal.
      */
     static long parseLength(final String value)

@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 
 /**
@@ -17,6 +18,11 @@ import io.netty.util.ReferenceCountUtil;
  * {@link #start()} runs on the connection's event loop, so the state needs no synchronisation; the exchange
  * finishes exactly once, either by {@link #succeed()} (the connection may be reused) or by {@link #fail} (the
  * connection is closed and the subclass falls back to the origin).
+ *
+ * <p>Requests ask for interim responses ({@code Offcache-Interim: 102}): while the server looks up the object's size
+ * at a slow origin it answers {@code 102 Processing} (first within 150 ms, then every second). An interim response
+ * counts as an answer (the server is alive, for the breaker too); from then on the stall timeout, not the header
+ * deadline, bounds the wait for the final headers.
  */
 abstract class Exchange
 {
@@ -25,6 +31,9 @@ abstract class Exchange
     Channel channel;
     boolean done;
     boolean headersSeen;
+    private boolean interimSeen;
+    private boolean interimEndPending;
+    private boolean stallArmed;
     boolean keepAlive;
     private boolean reusedConnection;
     private boolean retried;
@@ -121,7 +130,7 @@ abstract class Exchange
     {
         loop.schedule(() ->
         {
-            if (!done && !headersSeen)
+            if (!done && !headersSeen && !interimSeen)
             {
                 fail(FallbackReason.NO_HEADERS, null);
             }
@@ -134,6 +143,17 @@ abstract class Exchange
         {
             if (done)
             {
+                return;
+            }
+            if (msg instanceof HttpResponse && isInterim((HttpResponse) msg))
+            {
+                onInterim();
+                return;
+            }
+            if (interimEndPending && msg instanceof LastHttpContent && !(msg instanceof HttpResponse))
+            {
+                // the decoder ends an interim response with an empty last part: it is not this exchange's body
+                interimEndPending = false;
                 return;
             }
             if (msg instanceof HttpResponse)
@@ -152,7 +172,10 @@ abstract class Exchange
                     return;
                 }
                 progress();
-                armStallCheck();
+                if (!stallArmed)
+                {
+                    armStallCheck();
+                }
             }
             if (!done && msg instanceof HttpContent)
             {
@@ -175,13 +198,35 @@ abstract class Exchange
         }
     }
 
+    private static boolean isInterim(final HttpResponse response)
+    {
+        final int code = response.status().code();
+        return code >= 100 && code < 200 && code != 101 && response.decoderResult().isSuccess();
+    }
+
+    private void onInterim()
+    {
+        if (!interimSeen)
+        {
+            interimSeen = true;
+            client.breaker().onAnswered(admission);
+            progress();
+            armStallCheck();
+        }
+        else
+        {
+            progress();
+        }
+        interimEndPending = true;
+    }
+
     final void onBroken(final Throwable cause)
     {
         if (done)
         {
             return;
         }
-        if (!headersSeen && reusedConnection && !retried)
+        if (!headersSeen && !interimSeen && reusedConnection && !retried)
         {
             // An idle keep-alive connection the server already closed: not a sign of trouble, try a fresh one.
             retried = true;
@@ -209,6 +254,7 @@ abstract class Exchange
 
     private void armStallCheck()
     {
+        stallArmed = true;
         final long stallNs = client.stallTimeoutNs();
         final long waitNs = lastProgressNs + stallNs - System.nanoTime();
         channel.eventLoop().schedule(() ->
@@ -248,8 +294,9 @@ abstract class Exchange
         detachAndClose();
         if (reason.unresponsive())
         {
-            // After the headers the probe has already been reported; a stall then counts as an ordinary call.
-            client.breaker().onUnresponsive(headersSeen ? CircuitBreaker.Admission.PASS : admission);
+            // After the headers (or an interim response) the probe has already been reported; a stall then counts as
+            // an ordinary call.
+            client.breaker().onUnresponsive(headersSeen || interimSeen ? CircuitBreaker.Admission.PASS : admission);
         }
         onFailed(reason, cause);
     }

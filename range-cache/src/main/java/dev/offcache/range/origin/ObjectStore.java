@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.LongConsumer;
 
 import dev.offcache.range.store.FetchClass;
 
@@ -74,6 +75,84 @@ public interface ObjectStore extends AutoCloseable
         final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass)
     {
         return read(key, offset, destination);
+    }
+
+    /**
+     * Whether this store's reads tell the object's size (an HTTP 206 carries it in {@code Content-Range}), so the
+     * engine may read an object whose size it does not know yet without asking for the size first: one round trip
+     * per cold object instead of a HEAD and a GET. The default is false.
+     *
+     * @return whether {@link #read(String, long, ByteBuffer, FetchClass, LongConsumer)} reports sizes.
+     */
+    default boolean readsReportSize()
+    {
+        return false;
+    }
+
+    /**
+     * {@link #read(String, long, ByteBuffer, FetchClass)} that also hands the object's size to {@code objectSize},
+     * before the returned future completes, when the answer carries it. The default reports nothing.
+     *
+     * @param key         the object key.
+     * @param offset      the first byte to read; may lie past the end (then 0 bytes are read).
+     * @param destination where the bytes go; the caller owns it.
+     * @param fetchClass  demand or prefetch.
+     * @param objectSize  told the object's size when the answer carries it; called at most once.
+     * @return as {@link #read(String, long, ByteBuffer)}.
+     */
+    default CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+        final LongConsumer objectSize)
+    {
+        return read(key, offset, destination, fetchClass);
+    }
+
+    /**
+     * Whether {@link #readVectored} sends several ranges as one request (the L2 client: one {@code POST /ranges}),
+     * so the engine gathers the missing ranges of a vectored read into one call. The default is false.
+     *
+     * @return whether vectored reads are one request.
+     */
+    default boolean readsVectored()
+    {
+        return false;
+    }
+
+    /**
+     * Reads several ranges of one object, each into its own destination (from its position to its limit), filling
+     * each as far as the object holds. The default starts one {@link #read(String, long, ByteBuffer, FetchClass,
+     * LongConsumer)} per range, all at once.
+     *
+     * @param key          the object key.
+     * @param offsets      the first byte of each range.
+     * @param destinations where each range goes; the caller owns them.
+     * @param fetchClass   demand or prefetch.
+     * @param objectSize   told the object's size when an answer carries it; may be called more than once, with the
+     *                     same value.
+     * @return the bytes read into each destination; fails as a single read would.
+     */
+    default CompletableFuture<int[]> readVectored(
+        final String key, final long[] offsets, final ByteBuffer[] destinations, final FetchClass fetchClass,
+        final LongConsumer objectSize)
+    {
+        final int n = offsets.length;
+        final int[] counts = new int[n];
+        final CompletableFuture<?>[] reads = new CompletableFuture<?>[n];
+        for (int i = 0; i < n; i++)
+        {
+            final int index = i;
+            CompletableFuture<Integer> read;
+            try
+            {
+                read = read(key, offsets[i], destinations[i], fetchClass, objectSize);
+            }
+            catch (final RuntimeException ex)
+            {
+                read = CompletableFuture.failedFuture(ex);
+            }
+            reads[i] = read.thenAccept((bytes) -> counts[index] = bytes);
+        }
+        return CompletableFuture.allOf(reads).thenApply((ignored) -> counts);
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.offcache.range.store;
 
+import java.util.concurrent.CompletableFuture;
+
 import dev.offcache.core.slab.BlockRef;
 import org.agrona.DirectBuffer;
 
@@ -31,6 +33,36 @@ public interface BlockStore extends AutoCloseable
     default BlockRef acquireInMemory(final long blockKey)
     {
         return acquire(blockKey);
+    }
+
+    /**
+     * A block the store keeps in a file and can hand out as an open file region without reading it (sent with
+     * sendfile by the L2 server), or {@code null}. Like {@link #acquireInMemory(long)} it never waits for I/O beyond
+     * opening a file, so an event loop may call it. The default keeps no blocks in files.
+     *
+     * @param blockKey       the packed key of the block.
+     * @param expectedLength the length the block must have; a block of another length is not returned.
+     * @return the open block (the caller owns one reference and releases it), or {@code null}.
+     */
+    default BlockFile openFile(final long blockKey, final int expectedLength)
+    {
+        return null;
+    }
+
+    /**
+     * Starts making a block the store holds in a slower tier available without waiting (read and checked on the
+     * store's own threads), for a caller that must not wait: the returned future completes with {@code true} when
+     * {@link #acquireInMemory(long)} or {@link #openFile(long, int)} will now find the block, or {@code false} when it
+     * turned out not to be there or failed its check (then it is a miss). Returns {@code null} at once when there is
+     * nothing to load. A stream calls it after {@link #acquireInMemory(long)} and {@link #openFile(long, int)} found
+     * nothing, and looks again when it completes. The default has no slower tier.
+     *
+     * @param blockKey the packed key of the block.
+     * @return the load in progress, or {@code null} for a miss.
+     */
+    default CompletableFuture<Boolean> loadAsync(final long blockKey)
+    {
+        return null;
     }
 
     /**
