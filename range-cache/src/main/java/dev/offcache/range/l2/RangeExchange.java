@@ -53,6 +53,12 @@ final class RangeExchange extends Exchange
     }
 
     @Override
+    long bodyBytes()
+    {
+        return length;
+    }
+
+    @Override
     HttpRequest request()
     {
         final HttpRequest request = client.newRequest(HttpMethod.GET, client.objectPath(key));
