@@ -61,7 +61,7 @@ public final class ApiKeys
      */
     public boolean allows(final String authorization)
     {
-        if (null == authorization || authorization.length() > 4096 || !authorization.startsWith(BEARER))
+        if (null == authorization || authorization.length() > 4096 || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length()))
         {
             return false;
         }

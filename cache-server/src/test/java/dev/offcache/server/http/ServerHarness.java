@@ -57,6 +57,17 @@ final class ServerHarness implements AutoCloseable
         final UnaryOperator<ObjectStore> wrapOrigin, final UnaryOperator<RangeCacheBuilder> engine)
         throws InterruptedException
     {
+        this(blockSize, originDir, ssdDir, ramBlocks, memoryBudget, transport, port, wrapOrigin, engine,
+            UnaryOperator.identity());
+    }
+
+    /** The same with further server settings (limits, timeouts). */
+    ServerHarness(final int blockSize, final Path originDir, final Path ssdDir, final int ramBlocks,
+        final long memoryBudget, final TransportKind transport, final int port,
+        final UnaryOperator<ObjectStore> wrapOrigin, final UnaryOperator<RangeCacheBuilder> engine,
+        final UnaryOperator<L2HttpServer.Context> serverSettings)
+        throws InterruptedException
+    {
         origin = new CountingOrigin(originDir);
         final EngineObjectNames names = new EngineObjectNames();
         store = TieredBlockStore.open(new TieredBlockStore.Context()
@@ -73,7 +84,7 @@ final class ServerHarness implements AutoCloseable
             .build();
         names.bind(cache);
         store.metrics().countLookupsOf(cache.metrics());
-        server = L2HttpServer.start(new L2HttpServer.Context()
+        server = L2HttpServer.start(serverSettings.apply(new L2HttpServer.Context()
             .listen("127.0.0.1", port)
             .transport(transport)
             .ioThreads(2)
@@ -82,7 +93,7 @@ final class ServerHarness implements AutoCloseable
             .memoryBudgetBytes(memoryBudget)
             .maxBodyBytes(256 * 1024)
             .prefetchQueueCapacity(4)
-            .tierMetrics(store.metrics()));
+            .tierMetrics(store.metrics())));
     }
 
     String base()
