@@ -59,6 +59,15 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     /** Request header by which a client says it takes {@code 102 Processing} interim responses. */
     static final String INTERIM_HEADER = "Offcache-Interim";
     private static final String INTERIM_VALUE = "102";
+    /**
+     * Request header by which a client asks for a checksummed body ({@value #CHECKSUM_VALUE}): each chunk of the
+     * range that lies in one block is followed by its CRC32C. The answer says so in the same header and names the
+     * block size in {@value #BLOCK_SIZE}. Any other client gets plain HTTP.
+     */
+    static final String CHECKSUM_HEADER = "Offcache-Checksum";
+    static final String CHECKSUM_VALUE = "crc32c";
+    /** Response header of a checksummed body: the block size that cuts the range into chunks. */
+    static final String BLOCK_SIZE = "Offcache-Block-Size";
     /** Response header of {@code POST /ranges}: the object's size (its frames may be clamped to it). */
     static final String OBJECT_SIZE = "Offcache-Object-Size";
 
@@ -336,6 +345,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         // a Range in a unit other than bytes is ignored: the whole object (RFC 9110, section 14.2)
         final String rangeHeader = rangeHeaders.isEmpty() || !ByteRange.isBytes(rangeHeaders.get(0)) ? null :
             rangeHeaders.get(0);
+        final boolean checksummed = !head && request.headers().contains(CHECKSUM_HEADER, CHECKSUM_VALUE, true);
         onSize(ctx, "obj", key, keepAlive, wantsInterim(request), (size) ->
         {
             final HttpResponse response;
@@ -379,6 +389,15 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
                 .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM)
                 .set(HttpHeaderNames.ACCEPT_RANGES, HttpHeaderValues.BYTES)
                 .set(HttpHeaderNames.CONTENT_LENGTH, length);
+            if (checksummed)
+            {
+                final int block = resources.source().blockSize();
+                final long chunks = length == 0 ? 0 : (start + length - 1) / block - start / block + 1;
+                response.headers()
+                    .set(CHECKSUM_HEADER, CHECKSUM_VALUE)
+                    .set(BLOCK_SIZE, block)
+                    .set(HttpHeaderNames.CONTENT_LENGTH, length + Integer.BYTES * chunks);
+            }
             HttpUtil.setKeepAlive(response, keepAlive);
             if (head)
             {
@@ -388,7 +407,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
                 send(ctx, "obj", full, keepAlive);
                 return;
             }
-            stream(ctx, "obj", key, new long[] {start}, new long[] {length}, false, response, keepAlive, startNanos);
+            stream(ctx, "obj", key, new long[] {start}, new long[] {length}, false, checksummed, response, keepAlive,
+                startNanos);
         });
     }
 
@@ -695,8 +715,23 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final boolean keepAlive,
         final long startNanos)
     {
-        final ResponseStream writer = new ResponseStream(
-            ctx, this, resources, inFlight, endpoint, lengths, framed, response, keepAlive, startNanos);
+        stream(ctx, endpoint, key, starts, lengths, framed, false, response, keepAlive, startNanos);
+    }
+
+    private void stream(
+        final ChannelHandlerContext ctx,
+        final String endpoint,
+        final String key,
+        final long[] starts,
+        final long[] lengths,
+        final boolean framed,
+        final boolean checksummed,
+        final HttpResponse response,
+        final boolean keepAlive,
+        final long startNanos)
+    {
+        final ResponseStream writer = new ResponseStream(ctx, this, resources, inFlight, endpoint, lengths, framed,
+            checksummed, response, keepAlive, startNanos);
         current = writer;
         writer.start(resources.source().openStream(key, starts, lengths, resources.budget(), ctx.executor(), writer));
     }

@@ -25,6 +25,8 @@ public enum FallbackReason
      * a server that keeps a call alive with a trickle of bytes, or of interim responses, is no answer either.
      */
     DEADLINE("deadline", true),
+    /** A chunk's bytes did not match the CRC32C the server sent with them (damaged on the server or on the way). */
+    CHECKSUM("checksum", false),
     /** The connection closed cleanly (or the body ended) before the announced length. */
     SHORT_BODY("short_body", false),
     /** The connection failed (reset, I/O error) in the middle of the body. */

@@ -66,6 +66,11 @@ public final class L2Origin extends ForwardingObjectStore
     /** Request header asking the server for {@code 102 Processing} interim responses while it looks up a size. */
     static final String INTERIM_HEADER = "Offcache-Interim";
     static final String INTERIM_VALUE = "102";
+    /** Request header asking for a checksummed body (each block's part followed by its CRC32C), and its answer. */
+    static final String CHECKSUM_HEADER = "Offcache-Checksum";
+    static final String CHECKSUM_VALUE = "crc32c";
+    /** Response header of a checksummed body: the block size that cuts the range into chunks. */
+    static final String BLOCK_SIZE_HEADER = "Offcache-Block-Size";
     /** Response header of {@code POST /ranges} with the object's size. */
     static final String OBJECT_SIZE_HEADER = "Offcache-Object-Size";
 
