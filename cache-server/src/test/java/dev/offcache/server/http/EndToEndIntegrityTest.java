@@ -52,16 +52,7 @@ class EndToEndIntegrityTest
             TransportKind.AUTO))
         {
             final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            assertEquals(202, http.send(HttpRequest.newBuilder(URI.create(harness.base() + "/prefetch"))
-                .header("Authorization", "Bearer " + ServerHarness.KEY)
-                .POST(HttpRequest.BodyPublishers.ofString("{\"key\":\"lake.bin\",\"size\":" + object.length + "}"))
-                .build(), HttpResponse.BodyHandlers.ofString()).statusCode());
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (harness.store.ssd().blockCount() < BLOCKS)
-            {
-                assertTrue(System.nanoTime() < deadline, "prefetch did not land");
-                Thread.sleep(10);
-            }
+            harness.prefetchToSsd("lake.bin", object.length, BLOCKS);
             // a whole read checks every block file's CRC: from now on the blocks go out from their files unchecked
             final HttpRequest plain = HttpRequest.newBuilder(URI.create(harness.base() + "/obj/lake.bin"))
                 .header("Authorization", "Bearer " + ServerHarness.KEY).build();

@@ -1,6 +1,11 @@
 package dev.offcache.server.http;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 import dev.offcache.range.config.RangeCacheContext;
@@ -94,6 +99,34 @@ final class ServerHarness implements AutoCloseable
             .maxBodyBytes(256 * 1024)
             .prefetchQueueCapacity(4)
             .tierMetrics(store.metrics())));
+    }
+
+    /**
+     * Prefetches a whole object over HTTP ({@code POST /prefetch}) and waits until the SSD tier holds
+     * {@code blocks} blocks.
+     */
+    void prefetchToSsd(final String key, final long size, final int blocks) throws Exception
+    {
+        final HttpResponse<String> prefetch = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1).build()
+            .send(HttpRequest.newBuilder(URI.create(base() + "/prefetch"))
+                .header("Authorization", "Bearer " + KEY)
+                .POST(HttpRequest.BodyPublishers.ofString(
+                    "{\"key\":\"" + key + "\",\"size\":" + size + "}"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        if (prefetch.statusCode() != 202)
+        {
+            throw new AssertionError("prefetch refused: " + prefetch.statusCode() + " " + prefetch.body());
+        }
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (store.ssd().blockCount() < blocks)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("prefetch did not land: " + store.ssd().blockCount() + " of " + blocks);
+            }
+            Thread.sleep(10);
+        }
     }
 
     String base()
