@@ -17,6 +17,12 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.sync.ResponseTransformer;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -137,7 +143,7 @@ class OffcacheServerCommandTest
     }
 
     @Test
-    void embeddedDefaultServesSamplesWithAPrintedKeyAndCurlLine() throws Exception
+    void embeddedDefaultServesSamplesWithAPrintedKeyCurlLineAndAwsCliLine() throws Exception
     {
         final CommandLine commandLine = commandLine(Map.of());
         commandLine.parseArgs("--listen", "127.0.0.1:0", "--ram-mb", "16", "--memory-budget-mb", "16");
@@ -158,6 +164,22 @@ class OffcacheServerCommandTest
             assertEquals(401, HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(curl.group(2)))
                 .build(), HttpResponse.BodyHandlers.discarding()).statusCode());
             assertEquals(program.apiKey(), curl.group(1));
+
+            // the printed AWS CLI line, its credentials, region, endpoint, bucket and key, run by the AWS SDK
+            final Matcher aws = Pattern.compile("AWS_ACCESS_KEY_ID=(\\S+) AWS_SECRET_ACCESS_KEY=(\\S+) " +
+                "AWS_DEFAULT_REGION=(\\S+) aws --endpoint-url (\\S+) s3api get-object --bucket (\\S+) --key (\\S+) " +
+                "--range bytes=0-99 /dev/stdout").matcher(out.toString());
+            assertTrue(aws.find(), out.toString());
+            try (S3Client s3 = S3Client.builder().endpointOverride(URI.create(aws.group(4)))
+                .region(Region.of(aws.group(3))).forcePathStyle(true)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(aws.group(1),
+                    aws.group(2))))
+                .httpClientBuilder(Apache5HttpClient.builder()).build())
+            {
+                assertArrayEquals(Arrays.copyOf(hello, Math.min(100, hello.length)), s3.getObject((r) -> r
+                    .bucket(aws.group(5)).key(aws.group(6)).range("bytes=0-99"), ResponseTransformer.toBytes())
+                    .asByteArray());
+            }
         }
     }
 
