@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory;
  * A deadline for reading a whole request (head and body) once its first byte arrived: a client that sends a request
  * a byte at a time (each byte resets the idle timer) holds a connection slot without ever asking for anything, so
  * when the deadline passes and the connection has no request to serve, it is closed and counted. The deadline is
- * armed by the first raw bytes after the previous request ended ({@link #beforeCodec()}, ahead of the HTTP codec)
- * and disarmed when the codec hands over the request's last part ({@link #afterCodec()}). A connection whose
+ * armed when a read of raw bytes ({@link #beforeCodec()}, ahead of the HTTP codec) leaves a request unfinished, and
+ * disarmed when the codec hands over the request's last part ({@link #afterCodec()}), so a request that arrives in
+ * one read costs no timer. A connection whose
  * earlier requests are still being answered (pipelined, with reading paused) is not closed for it: the check is made
  * again a deadline later. One per connection; runs on its event loop.
  */
@@ -82,12 +83,13 @@ final class RequestReadDeadline
             if (!inRequest && msg instanceof ByteBuf && ((ByteBuf) msg).isReadable())
             {
                 inRequest = true;
-                if (null == timer)
-                {
-                    arm(ctx, timeoutNs);
-                }
             }
             super.channelRead(ctx, msg);
+            // armed only when the read left a request unfinished: one that arrived whole costs no timer
+            if (inRequest && null == timer && ctx.channel().isActive())
+            {
+                arm(ctx, timeoutNs);
+            }
         }
 
         @Override
