@@ -217,6 +217,16 @@ public final class OffcacheServerCommand implements Callable<Integer>
         description = "Most open client connections (env OFFCACHE_MAX_CONNECTIONS). Default: ${DEFAULT-VALUE}.")
     int maxConnections;
 
+    @Option(names = "--max-connections-per-address", defaultValue = "1000", paramLabel = "N",
+        description = "Most open connections from one client address, so one client cannot take every slot " +
+            "(env OFFCACHE_MAX_CONNECTIONS_PER_ADDRESS). Default: ${DEFAULT-VALUE}.")
+    int maxConnectionsPerAddress;
+
+    @Option(names = "--request-read-timeout-ms", defaultValue = "10000", paramLabel = "MS",
+        description = "How long a client may take to send a whole request from its first byte; a connection " +
+            "without one by then is closed (env OFFCACHE_REQUEST_READ_TIMEOUT_MS). Default: ${DEFAULT-VALUE}.")
+    int requestReadTimeoutMs;
+
     @Option(names = "--prefetch-queue", defaultValue = "1024", paramLabel = "N",
         description = "Prefetch requests that may wait; more are dropped (env OFFCACHE_PREFETCH_QUEUE). " +
             "Default: ${DEFAULT-VALUE}.")
@@ -439,6 +449,8 @@ public final class OffcacheServerCommand implements Callable<Integer>
             throw invalid("--ssd-open-files", "must be >= 0, was " + ssdOpenFiles);
         }
         positive("--max-connections", maxConnections);
+        positive("--max-connections-per-address", maxConnectionsPerAddress);
+        positive("--request-read-timeout-ms", requestReadTimeoutMs);
         positive("--prefetch-queue", prefetchQueue);
         positive("--prefetch-threads", prefetchThreads);
         positive("--max-ranges", maxRanges);

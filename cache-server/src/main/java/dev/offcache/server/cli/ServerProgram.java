@@ -145,6 +145,8 @@ public final class ServerProgram implements AutoCloseable
                 .maxRanges(options.maxRanges)
                 .maxBodyBytes(options.maxBodyKb * 1024)
                 .maxConnections(options.maxConnections)
+                .maxConnectionsPerAddress(options.maxConnectionsPerAddress)
+                .requestReadTimeout(Duration.ofMillis(options.requestReadTimeoutMs))
                 .memoryBudgetBytes(options.memoryBudgetMb * 1024L * 1024)
                 .prefetchQueueCapacity(options.prefetchQueue)
                 .prefetchThreads(options.prefetchThreads)

@@ -23,6 +23,7 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -46,6 +47,7 @@ public final class L2HttpServer implements AutoCloseable
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
     private final ChannelGroup channels = new DefaultChannelGroup("offcache-http", GlobalEventExecutor.INSTANCE);
+    private final ConnectionsPerAddress perAddress;
     private final ServerResources resources;
     private final Channel serverChannel;
     private final Channel s3Channel;
@@ -67,6 +69,8 @@ public final class L2HttpServer implements AutoCloseable
         private int maxRanges = 4096;
         private int maxBodyBytes = 1024 * 1024;
         private int maxConnections = 10_000;
+        private int maxConnectionsPerAddress = 1_000;
+        private Duration requestReadTimeout = Duration.ofSeconds(10);
         private int prefetchQueueCapacity = 1024;
         private int prefetchThreads = 2;
         private Duration shutdownGrace = Duration.ofSeconds(10);
@@ -222,6 +226,33 @@ public final class L2HttpServer implements AutoCloseable
         }
 
         /**
+         * Most open connections from one client address, so that one client cannot take every slot; further ones
+         * are closed at once.
+         *
+         * @param connections the limit.
+         * @return this.
+         */
+        public Context maxConnectionsPerAddress(final int connections)
+        {
+            this.maxConnectionsPerAddress = connections;
+            return this;
+        }
+
+        /**
+         * How long a client may take to send a whole request (head and body) from its first byte; a connection that
+         * has not sent one by then, and has no earlier request being answered, is closed. Bounds what a client that
+         * sends a byte at a time (resetting the idle timer each time) can hold.
+         *
+         * @param timeout the deadline.
+         * @return this.
+         */
+        public Context requestReadTimeout(final Duration timeout)
+        {
+            this.requestReadTimeout = timeout;
+            return this;
+        }
+
+        /**
          * Prefetch requests that may wait before new ones are dropped.
          *
          * @param capacity the queue's capacity.
@@ -327,8 +358,9 @@ public final class L2HttpServer implements AutoCloseable
                 throw new IllegalArgumentException("memory budget " + memoryBudgetBytes + " is below one block (" +
                     source.blockSize() + ")");
             }
-            if (maxRanges < 1 || maxBodyBytes < 1024 || maxConnections < 1 || prefetchQueueCapacity < 1 ||
-                prefetchThreads < 1 || ioThreads < 0)
+            if (maxRanges < 1 || maxBodyBytes < 1024 || maxConnections < 1 || maxConnectionsPerAddress < 1 ||
+                prefetchQueueCapacity < 1 || prefetchThreads < 1 || ioThreads < 0 ||
+                requestReadTimeout.isNegative() || requestReadTimeout.isZero())
             {
                 throw new IllegalArgumentException("limits must be positive");
             }
@@ -340,6 +372,7 @@ public final class L2HttpServer implements AutoCloseable
     {
         this.ctx = ctx;
         this.transport = ctx.transport.resolve();
+        this.perAddress = new ConnectionsPerAddress(ctx.maxConnectionsPerAddress);
         final HttpMetrics metrics = new HttpMetrics();
         final MemoryBudget budget = new MemoryBudget(ctx.memoryBudgetBytes, ctx.source.blockSize());
         this.resources = new ServerResources(
@@ -405,18 +438,25 @@ public final class L2HttpServer implements AutoCloseable
                 @Override
                 protected void initChannel(final SocketChannel channel)
                 {
-                    if (channels.size() >= ctx.maxConnections)
+                    if (channels.size() >= ctx.maxConnections || !perAddress.tryOpen(channel))
                     {
                         metrics.connectionsRefused.increment();
                         channel.close();
                         return;
                     }
                     channels.add(channel);
+                    final RequestReadDeadline deadline = new RequestReadDeadline(ctx.requestReadTimeout.toNanos(),
+                        metrics);
                     channel.pipeline()
                         .addLast("idle", new IdleStateHandler(0, 0, ctx.idleTimeout.toMillis(),
                             TimeUnit.MILLISECONDS))
                         .addLast("idle-close", IDLE_CLOSER)
-                        .addLast("codec", new HttpServerCodec(8192, 16384, 65536))
+                        .addLast("read-deadline", deadline.beforeCodec())
+                        // the codec's own pipelining bound (128) fails the connection in the middle of a response;
+                        // RequestHandler bounds it instead, ending after the last complete one
+                        .addLast("codec", new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(8192)
+                            .setMaxHeaderSize(16384).setMaxChunkSize(65536), Integer.MAX_VALUE))
+                        .addLast("read-deadline-end", deadline.afterCodec())
                         .addLast("aggregator", null == s3 ? new HttpObjectAggregator(ctx.maxBodyBytes) :
                             new S3Aggregator(ctx.maxBodyBytes, s3.writes()))
                         .addLast("handler", null == s3 ? new RequestHandler(resources) :
@@ -496,6 +536,16 @@ public final class L2HttpServer implements AutoCloseable
     public MemoryBudget memoryBudget()
     {
         return resources.budget();
+    }
+
+    /**
+     * Client connections open now (both listeners).
+     *
+     * @return the count.
+     */
+    public int openConnections()
+    {
+        return channels.size();
     }
 
     /**

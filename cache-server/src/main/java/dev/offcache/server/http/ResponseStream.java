@@ -1,11 +1,14 @@
 package dev.offcache.server.http;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
 
 import org.agrona.BufferUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.offcache.core.checksum.Crc32c;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.engine.BlockStream;
 import dev.offcache.range.engine.StreamSink;
@@ -34,7 +37,11 @@ import io.netty.handler.codec.http.LastHttpContent;
  * (the L2 client then completes the rest from the origin).
  *
  * <p>With {@code framed}, each range is preceded by its length as an 8-byte little-endian integer
- * ({@code POST /ranges}). Not thread-safe: every method runs on the channel's event loop.
+ * ({@code POST /ranges}). With {@code checksummed}, each chunk (the part of the range in one block) is followed by
+ * the CRC32C of its bytes, 4 bytes big-endian ({@code Offcache-Checksum: crc32c}, see {@code docs/cache-server.md}):
+ * a whole SSD block sent from its file carries the CRC recorded when the block was written, so damage on disk since
+ * its last check reaches the client as a mismatch, not as wrong bytes; other chunks carry the CRC of the bytes read
+ * to send them. Not thread-safe: every method runs on the channel's event loop.
  */
 final class ResponseStream implements StreamSink, ChannelFutureListener
 {
@@ -55,6 +62,8 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
     private final String endpoint;
     private final long[] lengths;
     private final boolean framed;
+    private final boolean checksummed;
+    private CRC32C crc;
     private final HttpResponse headers;
     private final boolean keepAlive;
     private final long startNanos;
@@ -75,10 +84,12 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         final String endpoint,
         final long[] lengths,
         final boolean framed,
+        final boolean checksummed,
         final HttpResponse headers,
         final boolean keepAlive,
         final long startNanos)
     {
+        this.checksummed = checksummed;
         this.ctx = ctx;
         this.handler = handler;
         this.inFlight = inFlight;
@@ -111,8 +122,9 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         final int length)
     {
         writeFramesUpTo(range);
+        final long checksum = checksummed ? Crc32c.compute(ref.buffer(), offset, length) & 0xFFFF_FFFFL : -1;
         // the HTTP encoder takes a bare ByteBuf as body content once the headers went out: no wrapper per chunk
-        return write(BlockByteBuf.wrap(ref, offset, length), length);
+        return writeChecksum(write(BlockByteBuf.wrap(ref, offset, length), length), checksum);
     }
 
     @Override
@@ -120,6 +132,16 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         final int length)
     {
         writeFramesUpTo(range);
+        if (checksummed)
+        {
+            if (offset == 0 && length == file.length() && file.crc32c() >= 0)
+            {
+                // the CRC recorded with the block, not one of the bytes sent: a file damaged since is caught
+                final long recorded = file.crc32c();
+                return writeChecksum(write(new BlockFileRegion(file, offset, length), length), recorded);
+            }
+            return writeFromFile(file, offset, length);
+        }
         return write(new BlockFileRegion(file, offset, length), length);
     }
 
@@ -137,7 +159,63 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         {
             BufferUtil.free(copy);
         }
-        return write(buf, length);
+        final long checksum = checksummed ? crcOf(buf) : -1;
+        return writeChecksum(write(buf, length), checksum);
+    }
+
+    /** A part of a block file (no recorded CRC covers it): read, checksummed and sent from memory. */
+    private boolean writeFromFile(final BlockFile file, final int offset, final int length)
+    {
+        final ByteBuf buf = ctx.alloc().directBuffer(length, length);
+        try
+        {
+            long at = file.dataPosition() + offset;
+            while (buf.isWritable())
+            {
+                final int n = buf.writeBytes(file.channel(), at, buf.writableBytes());
+                if (n < 0)
+                {
+                    throw new IOException("block file ended early");
+                }
+                at += n;
+            }
+        }
+        catch (final IOException ex)
+        {
+            buf.release();
+            file.release();
+            budget.release(length);
+            onError(ex);
+            return false;
+        }
+        file.release();
+        final long checksum = crcOf(buf);
+        return writeChecksum(write(buf, length), checksum);
+    }
+
+    private long crcOf(final ByteBuf buf)
+    {
+        if (null == crc)
+        {
+            crc = new CRC32C();
+        }
+        crc.reset();
+        crc.update(buf.nioBuffer(buf.readerIndex(), buf.readableBytes()));
+        return crc.getValue();
+    }
+
+    /** Writes a chunk's CRC32C after it when the response is checksummed; passes {@code more} on. */
+    private boolean writeChecksum(final boolean more, final long checksum)
+    {
+        if (checksum >= 0)
+        {
+            final ByteBuf tail = ctx.alloc().directBuffer(Integer.BYTES, Integer.BYTES);
+            tail.writeInt((int) checksum);
+            ctx.write(tail);
+            metrics.responseBytes.add(Integer.BYTES);
+            unflushed = true;
+        }
+        return more;
     }
 
     @Override

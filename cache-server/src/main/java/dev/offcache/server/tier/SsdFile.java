@@ -16,12 +16,21 @@ public final class SsdFile implements BlockFile
 {
     private final FileChannel channel;
     private final int length;
+    private final int crc;
     private final AtomicInteger refs = new AtomicInteger(1);
 
-    SsdFile(final FileChannel channel, final int length)
+    SsdFile(final FileChannel channel, final int length, final int crc)
     {
         this.channel = channel;
         this.length = length;
+        this.crc = crc;
+    }
+
+    /** The data CRC32C from the block's header, as written with the block. */
+    @Override
+    public long crc32c()
+    {
+        return crc & 0xFFFF_FFFFL;
     }
 
     @Override

@@ -714,7 +714,7 @@ public final class SsdTier implements AutoCloseable
             // evicted between lookup and open (NoSuchFileException), or unreadable: the caller takes another path
             return null;
         }
-        final SsdFile opened = new SsdFile(channel, entry.length());
+        final SsdFile opened = new SsdFile(channel, entry.length(), entry.crc());
         SsdFile result = opened;
         SsdFile evicted = null;
         synchronized (this)

@@ -401,7 +401,7 @@ class L2HttpServerTest
             assertTrue(response.startsWith("HTTP/1.1 400"), path + " -> " + firstLine(response));
             assertTrue(response.contains("\"status\":400"), response);
         }
-        for (final String range : new String[] {"bytes=abc", "bytes=5-2", "bytes=0-1,3-4", "items=0-1", "bytes=-",
+        for (final String range : new String[] {"bytes=abc", "bytes=5-2", "bytes=0-1,3-4", "bytes=-",
             "bytes=1-2-3", "bytes=99999999999999999999-"})
         {
             assertEquals(400, get("/obj/big.bin", range).statusCode(), range);
@@ -443,6 +443,45 @@ class L2HttpServerTest
 
         assertEquals(200, get("/health", null).statusCode());
         assertArrayEquals(big, get("/obj/big.bin", null).body());
+    }
+
+    @Test
+    void httpDetailsAsTheRfcsSayThem() throws Exception
+    {
+        // RFC 7235: the auth scheme is case-insensitive
+        for (final String scheme : new String[] {"bearer", "BEARER", "bEaReR"})
+        {
+            final String response = raw("GET /obj/dir/nested.bin HTTP/1.1\r\nHost: x\r\nAuthorization: " + scheme +
+                " " + ServerHarness.KEY + "\r\nConnection: close\r\n\r\n");
+            assertTrue(response.startsWith("HTTP/1.1 200"), scheme + " -> " + firstLine(response));
+        }
+        final String auth = "Authorization: Bearer " + ServerHarness.KEY + "\r\n";
+        // RFC 9110 14.2: a Range in a unit the server does not know is ignored (the whole object); units are
+        // case-insensitive
+        final HttpResponse<byte[]> items = get("/obj/big.bin", "items=0-1");
+        assertEquals(200, items.statusCode());
+        assertArrayEquals(big, items.body());
+        final HttpResponse<byte[]> upper = get("/obj/big.bin", "Bytes=10-19");
+        assertEquals(206, upper.statusCode());
+        assertArrayEquals(Arrays.copyOfRange(big, 10, 20), upper.body());
+        // two Range headers are not served silently by the first
+        final String twice = raw("GET /obj/big.bin HTTP/1.1\r\nHost: x\r\n" + auth +
+            "Range: bytes=0-9\r\nRange: bytes=20-29\r\nConnection: close\r\n\r\n");
+        assertTrue(twice.startsWith("HTTP/1.1 400"), firstLine(twice));
+        assertTrue(twice.contains("more than one Range header"), twice);
+        // RFC 9110 15.5.6: a 405 names what the resource allows
+        final HttpResponse<String> delete = client.send(request("/obj/big.bin").DELETE().build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertEquals(405, delete.statusCode());
+        assertEquals("GET, HEAD", delete.headers().firstValue("Allow").orElse(null));
+        final HttpResponse<String> getRanges = client.send(request("/ranges/big.bin").GET().build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertEquals(405, getRanges.statusCode());
+        assertEquals("POST", getRanges.headers().firstValue("Allow").orElse(null));
+        final HttpResponse<String> postMetrics = client.send(request("/metrics")
+            .POST(HttpRequest.BodyPublishers.ofString("")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(405, postMetrics.statusCode());
+        assertEquals("GET", postMetrics.headers().firstValue("Allow").orElse(null));
     }
 
     @Test

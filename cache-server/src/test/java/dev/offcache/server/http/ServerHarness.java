@@ -1,6 +1,11 @@
 package dev.offcache.server.http;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 import dev.offcache.range.config.RangeCacheContext;
@@ -57,6 +62,17 @@ final class ServerHarness implements AutoCloseable
         final UnaryOperator<ObjectStore> wrapOrigin, final UnaryOperator<RangeCacheBuilder> engine)
         throws InterruptedException
     {
+        this(blockSize, originDir, ssdDir, ramBlocks, memoryBudget, transport, port, wrapOrigin, engine,
+            UnaryOperator.identity());
+    }
+
+    /** The same with further server settings (limits, timeouts). */
+    ServerHarness(final int blockSize, final Path originDir, final Path ssdDir, final int ramBlocks,
+        final long memoryBudget, final TransportKind transport, final int port,
+        final UnaryOperator<ObjectStore> wrapOrigin, final UnaryOperator<RangeCacheBuilder> engine,
+        final UnaryOperator<L2HttpServer.Context> serverSettings)
+        throws InterruptedException
+    {
         origin = new CountingOrigin(originDir);
         final EngineObjectNames names = new EngineObjectNames();
         store = TieredBlockStore.open(new TieredBlockStore.Context()
@@ -73,7 +89,7 @@ final class ServerHarness implements AutoCloseable
             .build();
         names.bind(cache);
         store.metrics().countLookupsOf(cache.metrics());
-        server = L2HttpServer.start(new L2HttpServer.Context()
+        server = L2HttpServer.start(serverSettings.apply(new L2HttpServer.Context()
             .listen("127.0.0.1", port)
             .transport(transport)
             .ioThreads(2)
@@ -82,7 +98,35 @@ final class ServerHarness implements AutoCloseable
             .memoryBudgetBytes(memoryBudget)
             .maxBodyBytes(256 * 1024)
             .prefetchQueueCapacity(4)
-            .tierMetrics(store.metrics()));
+            .tierMetrics(store.metrics())));
+    }
+
+    /**
+     * Prefetches a whole object over HTTP ({@code POST /prefetch}) and waits until the SSD tier holds
+     * {@code blocks} blocks.
+     */
+    void prefetchToSsd(final String key, final long size, final int blocks) throws Exception
+    {
+        final HttpResponse<String> prefetch = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1).build()
+            .send(HttpRequest.newBuilder(URI.create(base() + "/prefetch"))
+                .header("Authorization", "Bearer " + KEY)
+                .POST(HttpRequest.BodyPublishers.ofString(
+                    "{\"key\":\"" + key + "\",\"size\":" + size + "}"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        if (prefetch.statusCode() != 202)
+        {
+            throw new AssertionError("prefetch refused: " + prefetch.statusCode() + " " + prefetch.body());
+        }
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (store.ssd().blockCount() < blocks)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("prefetch did not land: " + store.ssd().blockCount() + " of " + blocks);
+            }
+            Thread.sleep(10);
+        }
     }
 
     String base()

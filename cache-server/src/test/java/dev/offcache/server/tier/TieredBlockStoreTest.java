@@ -300,6 +300,58 @@ class TieredBlockStoreTest
         }
     }
 
+    /**
+     * The scrub's coverage guarantee: calls of {@code b} bytes each walk the blocks in publication order from where
+     * the last call stopped, so from any starting point {@code ceil(tier bytes / b)} calls re-check every block once,
+     * and damage to any of them is found within them. At the store's rate {@code r} (one call of {@code r / 10} per
+     * idle 100 ms of the spill writer) that is every block within {@code tier bytes / r} seconds of idle time.
+     */
+    @Test
+    void scrubCallsCoverEveryBlockWithinOneCycleFromAnyStart() throws Exception
+    {
+        final int blocks = 12;
+        final int perCall = 3;
+        final long fileBytes = BlockFileFormat.HEADER_LENGTH + BLOCK;
+        final TierMetrics metrics = new TierMetrics();
+        final UnsafeBuffer bytes = new UnsafeBuffer(new byte[BLOCK]);
+        final UnsafeBuffer staging = new UnsafeBuffer(ByteBuffer.allocateDirect(BLOCK));
+        final ObjectName name = new ObjectName("ns", "cover");
+        try (SsdTier ssd = SsdTier.open(dir.resolve("cover"), 64L * BLOCK, metrics))
+        {
+            for (int i = 0; i < blocks; i++)
+            {
+                bytes.putInt(0, i);
+                assertTrue(ssd.write(name, i, bytes, 0, BLOCK));
+            }
+            int start = 0;
+            for (final int damaged : new int[] {0, 7, 11, 4})
+            {
+                // start the cycle somewhere else each time
+                for (int skip = 0; skip < start; skip++)
+                {
+                    ssd.scrub(1, staging);
+                }
+                start = (start + 5) % blocks;
+                try (FileChannel channel = FileChannel.open(ssd.pathOf(name, damaged), StandardOpenOption.WRITE))
+                {
+                    channel.write(ByteBuffer.wrap(new byte[] {9, 9, 9}), BlockFileFormat.HEADER_LENGTH + 17);
+                }
+                final long scrubbedBefore = metrics.ssdScrubbedBlocks();
+                final long corruptBefore = metrics.ssdCorruptBlocks();
+                for (int call = 0; call < blocks / perCall; call++)
+                {
+                    // a budget just over two blocks' files checks three (a block is checked whole once begun)
+                    ssd.scrub(2 * fileBytes + 1, staging);
+                }
+                assertEquals(blocks, metrics.ssdScrubbedBlocks() - scrubbedBefore, "one cycle checks every block");
+                assertEquals(corruptBefore + 1, metrics.ssdCorruptBlocks(), "damage to block " + damaged + " found");
+                assertEquals(-1, ssd.lengthOf(name, damaged), "and the block dropped");
+                bytes.putInt(0, damaged);
+                assertTrue(ssd.write(name, damaged, bytes, 0, BLOCK), "written again for the next round");
+            }
+        }
+    }
+
     @Test
     void theSpillWriterScrubsWhileIdleSoPrefetchedBlocksBecomeSendable() throws Exception
     {

@@ -66,6 +66,11 @@ public final class L2Origin extends ForwardingObjectStore
     /** Request header asking the server for {@code 102 Processing} interim responses while it looks up a size. */
     static final String INTERIM_HEADER = "Offcache-Interim";
     static final String INTERIM_VALUE = "102";
+    /** Request header asking for a checksummed body (each block's part followed by its CRC32C), and its answer. */
+    static final String CHECKSUM_HEADER = "Offcache-Checksum";
+    static final String CHECKSUM_VALUE = "crc32c";
+    /** Response header of a checksummed body: the block size that cuts the range into chunks. */
+    static final String BLOCK_SIZE_HEADER = "Offcache-Block-Size";
     /** Response header of {@code POST /ranges} with the object's size. */
     static final String OBJECT_SIZE_HEADER = "Offcache-Object-Size";
 
@@ -77,6 +82,7 @@ public final class L2Origin extends ForwardingObjectStore
     private final String basePath;
     private final long abandonTimeoutNs;
     private final long stallTimeoutNs;
+    private final long minReadBytesPerSecond;
     private final L2ClientMetrics metrics;
     private final CircuitBreaker breaker;
     private final EventLoopGroup group;
@@ -106,6 +112,7 @@ public final class L2Origin extends ForwardingObjectStore
         this.basePath = path == null ? "" : (path.endsWith("/") ? path.substring(0, path.length() - 1) : path);
         this.abandonTimeoutNs = ctx.abandonTimeout().toNanos();
         this.stallTimeoutNs = ctx.stallTimeout().toNanos();
+        this.minReadBytesPerSecond = ctx.minReadBytesPerSecond();
         this.metrics = new L2ClientMetrics(ctx.countersFile());
         this.breaker = new CircuitBreaker(
             ctx.breakerThreshold(), ctx.breakerOpenTime().toNanos(), ctx.nanoClock(), metrics);
@@ -551,6 +558,12 @@ public final class L2Origin extends ForwardingObjectStore
         return stallTimeoutNs;
     }
 
+    /** How long {@code bytes} take at the minimum read rate, in nanoseconds (no overflow for any length). */
+    long transferNs(final long bytes)
+    {
+        return (long) Math.min(Long.MAX_VALUE / 4.0, bytes * 1e9 / minReadBytesPerSecond);
+    }
+
     EventLoop nextLoop()
     {
         return group.next();
@@ -663,6 +676,19 @@ public final class L2Origin extends ForwardingObjectStore
         public Builder stallTimeout(final Duration timeout)
         {
             context.stallTimeout(timeout);
+            return this;
+        }
+
+        /**
+         * Sets the minimum read rate behind a read's overall deadline (default 1 MiB/s; see
+         * {@link L2ClientContext#minReadBytesPerSecond(long)}).
+         *
+         * @param bytesPerSecond the rate.
+         * @return this.
+         */
+        public Builder minReadRate(final long bytesPerSecond)
+        {
+            context.minReadBytesPerSecond(bytesPerSecond);
             return this;
         }
 

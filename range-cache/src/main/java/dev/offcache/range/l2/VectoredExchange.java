@@ -67,6 +67,17 @@ final class VectoredExchange extends Exchange
     }
 
     @Override
+    long bodyBytes()
+    {
+        long most = 0;
+        for (final ByteBuffer destination : destinations)
+        {
+            most += Long.BYTES + destination.remaining();
+        }
+        return most;
+    }
+
+    @Override
     HttpRequest request()
     {
         final StringBuilder json = new StringBuilder(16 + 40 * offsets.length).append("{\"ranges\":[");
@@ -94,11 +105,7 @@ final class VectoredExchange extends Exchange
             return false;
         }
         announced = ContentRange.parseLength(response.headers().get(HttpHeaderNames.CONTENT_LENGTH));
-        long most = 0;
-        for (final ByteBuffer destination : destinations)
-        {
-            most += Long.BYTES + destination.remaining();
-        }
+        final long most = bodyBytes();
         objectBytes = ContentRange.parseLength(response.headers().get(L2Origin.OBJECT_SIZE_HEADER));
         if (announced < (long) Long.BYTES * offsets.length || announced > most || objectBytes < 0)
         {

@@ -36,6 +36,17 @@ public interface BlockFile
     int length();
 
     /**
+     * The CRC32C of the whole block as the store recorded it when the block was written, so a reader can send it
+     * along with the file's bytes and the receiver can tell whether the file still holds them.
+     *
+     * @return the CRC32C as an unsigned 32-bit value, or -1 when the store recorded none.
+     */
+    default long crc32c()
+    {
+        return -1;
+    }
+
+    /**
      * Takes one more reference, for a second reader of the same open file.
      *
      * @return false when the file was already closed (the caller must not use it).

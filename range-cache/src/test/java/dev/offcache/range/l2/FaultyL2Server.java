@@ -46,6 +46,8 @@ final class FaultyL2Server implements AutoCloseable
         STALL_MID_BODY,
         /** Sends half the body, then resets the connection. */
         CLOSE_MID_STREAM,
+        /** Sends the body {@link #dripBytes} at a time, one piece every {@link #dripEveryMs}. */
+        DRIP,
         /** Each request picks NONE or one of the fast faults at random. */
         RANDOM
     }
@@ -66,6 +68,10 @@ final class FaultyL2Server implements AutoCloseable
     /** Interim responses while waiting, every this many ms (0: none). */
     volatile long interimEveryMs;
     final AtomicInteger interimsSent = new AtomicInteger();
+    /** {@link Fault#DRIP}: body bytes per piece. */
+    volatile int dripBytes = 256;
+    /** {@link Fault#DRIP}: milliseconds between pieces. */
+    volatile long dripEveryMs = 150;
     final AtomicInteger rangesRequests = new AtomicInteger();
 
     private final ServerSocket server;
@@ -294,6 +300,14 @@ final class FaultyL2Server implements AutoCloseable
                     socket.setSoLinger(true, 0);
                 }
                 return false;
+            case DRIP:
+                for (int sent = 0; sent < length; sent += dripBytes)
+                {
+                    out.write(bytes, start + sent, Math.min(dripBytes, length - sent));
+                    out.flush();
+                    Thread.sleep(dripEveryMs);
+                }
+                return true;
             default:
                 out.write(bytes, start, length);
                 out.flush();
