@@ -91,13 +91,7 @@ public final class ServerProgram implements AutoCloseable
         final TieredBlockStore store;
         try
         {
-            store = TieredBlockStore.open(new TieredBlockStore.Context()
-                .blockSize(blockSize)
-                .ramBudgetBytes(options.ramMb * 1024L * 1024)
-                .ssdBudgetBytes(options.diskMb * 1024L * 1024)
-                .ssdDir(diskPath)
-                .ssdScrubBytesPerSecond(options.ssdScrubMbPerS * 1024L * 1024)
-                .names(names));
+            store = TieredBlockStore.open(storeContext(options).ssdDir(diskPath).names(names));
         }
         catch (final RuntimeException ex)
         {
@@ -160,6 +154,7 @@ public final class ServerProgram implements AutoCloseable
                 .prefetchQueueCapacity(options.prefetchQueue)
                 .prefetchThreads(options.prefetchThreads)
                 .shutdownGrace(Duration.ofSeconds(options.shutdownGraceSeconds))
+                .unreadyDelay(Duration.ofSeconds(options.shutdownUnreadySeconds))
                 .tierMetrics(store.metrics())
                 .moreMetrics(cache.metrics()::toPrometheusText)
                 .s3(options.s3ApiEnabled() ? s3Api(options, s3Keys, cache, store) : null));
@@ -171,6 +166,22 @@ public final class ServerProgram implements AutoCloseable
             cache.close();
             throw ex;
         }
+    }
+
+    /**
+     * The tiered store's settings from the options (without its directory and names), also used to check its
+     * direct memory against the JVM's limit before anything is allocated.
+     *
+     * @param options checked options.
+     * @return the context.
+     */
+    static TieredBlockStore.Context storeContext(final OffcacheServerCommand options)
+    {
+        return new TieredBlockStore.Context()
+            .blockSize(options.blockSizeKb * 1024)
+            .ramBudgetBytes(options.ramMb * 1024L * 1024)
+            .ssdBudgetBytes(options.diskMb * 1024L * 1024)
+            .ssdScrubBytesPerSecond(options.ssdScrubMbPerS * 1024L * 1024);
     }
 
     private static S3Api s3Api(
@@ -250,17 +261,27 @@ public final class ServerProgram implements AutoCloseable
         cache.close();
         if (null != temporaryDiskPath)
         {
-            try (Stream<Path> paths = Files.walk(temporaryDiskPath))
+            deleteTree(temporaryDiskPath);
+        }
+    }
+
+    /**
+     * Deletes a temporary SSD directory and everything in it; a failure is logged, not thrown.
+     *
+     * @param dir the directory.
+     */
+    static void deleteTree(final Path dir)
+    {
+        try (Stream<Path> paths = Files.walk(dir))
+        {
+            for (final Path path : paths.sorted(Comparator.reverseOrder()).toList())
             {
-                for (final Path path : paths.sorted(Comparator.reverseOrder()).toList())
-                {
-                    Files.deleteIfExists(path);
-                }
+                Files.deleteIfExists(path);
             }
-            catch (final IOException ex)
-            {
-                LOG.warn("could not delete temporary SSD directory {}: {}", temporaryDiskPath, ex.toString());
-            }
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("could not delete temporary SSD directory {}: {}", dir, ex.toString());
         }
     }
 }

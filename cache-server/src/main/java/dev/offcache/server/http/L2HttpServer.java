@@ -13,6 +13,7 @@ import dev.offcache.server.source.RangeSource;
 import dev.offcache.server.tier.TierMetrics;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -70,6 +71,7 @@ public final class L2HttpServer implements AutoCloseable
         private int prefetchQueueCapacity = 1024;
         private int prefetchThreads = 2;
         private Duration shutdownGrace = Duration.ofSeconds(10);
+        private Duration unreadyDelay = Duration.ZERO;
         private Duration idleTimeout = Duration.ofSeconds(120);
         private TierMetrics tierMetrics;
         private Supplier<String> moreMetrics;
@@ -258,6 +260,19 @@ public final class L2HttpServer implements AutoCloseable
         }
 
         /**
+         * At shutdown, how long {@code /ready} answers 503 while the listeners still accept and every request is
+         * still served, so load balancers take the server out before it stops accepting. Zero skips it.
+         *
+         * @param delay the delay.
+         * @return this.
+         */
+        public Context unreadyDelay(final Duration delay)
+        {
+            this.unreadyDelay = delay;
+            return this;
+        }
+
+        /**
          * Connections idle (no read and no write) this long are closed.
          *
          * @param timeout the timeout.
@@ -419,7 +434,12 @@ public final class L2HttpServer implements AutoCloseable
                             new RequestHandler(resources, new S3Front(s3, resources)));
                 }
             });
-        return bootstrap.bind(new InetSocketAddress(host, port)).sync().channel();
+        final ChannelFuture bound = bootstrap.bind(new InetSocketAddress(host, port)).await();
+        if (!bound.isSuccess())
+        {
+            throw new ListenFailedException(host, port, null != s3, bound.cause());
+        }
+        return bound.channel();
     }
 
     private static final ChannelHandler IDLE_CLOSER = new IdleCloser();
@@ -505,7 +525,8 @@ public final class L2HttpServer implements AutoCloseable
     }
 
     /**
-     * Graceful shutdown: stop accepting and report not-ready, let in-flight responses finish within the grace
+     * Graceful shutdown: report not-ready on {@code /ready} for the unready delay while still serving everything,
+     * then stop accepting (requests on open connections get 503), let in-flight responses finish within the grace
      * period, stop prefetching, then close every connection and the event loops.
      */
     @Override
@@ -517,6 +538,20 @@ public final class L2HttpServer implements AutoCloseable
         }
         closed = true;
         resources.state().ready(false);
+        if (!ctx.unreadyDelay.isZero())
+        {
+            LOG.info("shutting down: /ready answers 503 for {} ms while serving, then draining",
+                ctx.unreadyDelay.toMillis());
+            try
+            {
+                Thread.sleep(ctx.unreadyDelay.toMillis());
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        resources.state().closing(true);
         serverChannel.close().awaitUninterruptibly();
         if (null != s3Channel)
         {

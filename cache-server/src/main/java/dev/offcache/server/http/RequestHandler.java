@@ -189,11 +189,11 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         if (path.equals("/ready"))
         {
             final boolean ready = resources.state().ready();
-            respond(ctx, "ready", ready ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
+            respondJson(ctx, "ready", ready ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
                 json("status", ready ? "ready" : "not ready"), keepAlive);
             return;
         }
-        if (!resources.state().ready())
+        if (resources.state().closing())
         {
             respond(ctx, "other", HttpResponseStatus.SERVICE_UNAVAILABLE, "server is shutting down", false);
             return;
@@ -644,21 +644,30 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final String messageOrJson,
         final boolean keepAlive)
     {
-        final FullHttpResponse response;
         if (status.code() < 300)
         {
-            response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
-                Unpooled.copiedBuffer(messageOrJson, StandardCharsets.UTF_8));
-            response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+            respondJson(ctx, endpoint, status, messageOrJson, keepAlive);
+            return;
         }
-        else
+        final FullHttpResponse response = error(status, messageOrJson);
+        if (status.code() == 401)
         {
-            response = error(status, messageOrJson);
-            if (status.code() == 401)
-            {
-                response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
-            }
+            response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
         }
+        send(ctx, endpoint, response, keepAlive);
+    }
+
+    /** A JSON body as it is, whatever the status (a 503 from {@code /ready} is not an error to wrap). */
+    private void respondJson(
+        final ChannelHandlerContext ctx,
+        final String endpoint,
+        final HttpResponseStatus status,
+        final String json,
+        final boolean keepAlive)
+    {
+        final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
+            Unpooled.copiedBuffer(json, StandardCharsets.UTF_8));
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
         send(ctx, endpoint, response, keepAlive);
     }
 
