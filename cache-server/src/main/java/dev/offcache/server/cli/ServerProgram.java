@@ -19,6 +19,7 @@ import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
 import dev.offcache.server.http.ObjectKeyPolicy;
+import dev.offcache.server.metrics.EngineMetrics;
 import dev.offcache.server.s3.EngineBackend;
 import dev.offcache.server.s3.S3Api;
 import dev.offcache.server.s3.S3Buckets;
@@ -156,7 +157,7 @@ public final class ServerProgram implements AutoCloseable
                 .shutdownGrace(Duration.ofSeconds(options.shutdownGraceSeconds))
                 .unreadyDelay(Duration.ofSeconds(options.shutdownUnreadySeconds))
                 .tierMetrics(store.metrics())
-                .moreMetrics(cache.metrics()::toPrometheusText)
+                .moreMetrics((out) -> EngineMetrics.collectInto(out, cache.metrics()))
                 .s3(options.s3ApiEnabled() ? s3Api(options, s3Keys, cache, store) : null));
             return new ServerProgram(store, cache, fetchThreads, server, diskIsTemp ? diskPath : null, apiKey);
         }

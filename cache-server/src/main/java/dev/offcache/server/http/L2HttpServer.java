@@ -5,9 +5,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.offcache.server.metrics.BuildInfo;
+import dev.offcache.server.metrics.MetricFamilies;
 import dev.offcache.server.s3.S3Api;
 import dev.offcache.server.source.RangeSource;
 import dev.offcache.server.tier.TierMetrics;
@@ -30,6 +32,8 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,7 +78,7 @@ public final class L2HttpServer implements AutoCloseable
         private Duration unreadyDelay = Duration.ZERO;
         private Duration idleTimeout = Duration.ofSeconds(120);
         private TierMetrics tierMetrics;
-        private Supplier<String> moreMetrics;
+        private Consumer<MetricFamilies> moreMetrics;
         private S3Api s3;
 
         /**
@@ -297,12 +301,12 @@ public final class L2HttpServer implements AutoCloseable
         }
 
         /**
-         * More Prometheus text to append to {@code /metrics}, such as the range-cache engine's counters.
+         * More metrics for {@code /metrics}, such as the range-cache engine's counters.
          *
-         * @param metrics renders the text on each scrape.
+         * @param metrics adds its families to each scrape (reading counters, never blocking their writers).
          * @return this.
          */
-        public Context moreMetrics(final Supplier<String> metrics)
+        public Context moreMetrics(final Consumer<MetricFamilies> metrics)
         {
             this.moreMetrics = metrics;
             return this;
@@ -357,16 +361,35 @@ public final class L2HttpServer implements AutoCloseable
         this.transport = ctx.transport.resolve();
         final HttpMetrics metrics = new HttpMetrics();
         final MemoryBudget budget = new MemoryBudget(ctx.memoryBudgetBytes, ctx.source.blockSize());
+        final PrefetchQueue prefetch =
+            new PrefetchQueue(ctx.prefetchQueueCapacity, ctx.prefetchThreads, ctx.source, metrics);
+        final PrometheusRegistry registry = new PrometheusRegistry();
+        registry.register(() ->
+        {
+            final MetricFamilies out = new MetricFamilies();
+            BuildInfo.collectInto(out);
+            metrics.collectInto(out, budget);
+            out.gauge("offcache_server_prefetch_queued", "Prefetch requests waiting.", prefetch.queued());
+            if (null != ctx.tierMetrics)
+            {
+                ctx.tierMetrics.collectInto(out);
+            }
+            if (null != ctx.moreMetrics)
+            {
+                ctx.moreMetrics.accept(out);
+            }
+            return out.snapshots();
+        });
+        JvmMetrics.builder().register(registry);
         this.resources = new ServerResources(
             ctx.source,
             budget,
             ctx.authDisabled ? null : ctx.apiKeys,
             new ObjectKeyPolicy(ctx.maxKeyLength, ctx.allowedPrefixes),
             ctx.maxRanges,
-            new PrefetchQueue(ctx.prefetchQueueCapacity, ctx.prefetchThreads, ctx.source, metrics),
+            prefetch,
             metrics,
-            ctx.tierMetrics,
-            ctx.moreMetrics,
+            registry,
             new ObjectMapper(),
             new ServerState());
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());

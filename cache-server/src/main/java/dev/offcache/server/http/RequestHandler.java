@@ -1,5 +1,6 @@
 package dev.offcache.server.http;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -12,8 +13,8 @@ import java.util.concurrent.RejectedExecutionException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.offcache.range.origin.ObjectNotFoundException;
-import dev.offcache.server.metrics.PrometheusText;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -31,6 +32,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +49,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
 {
     private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
     private static final int MAX_QUEUED_REQUESTS = 16;
+    /** Stateless; the Prometheus text format 0.0.4, without {@code _created} samples. */
+    private static final PrometheusTextFormatWriter METRICS_WRITER = new PrometheusTextFormatWriter(false);
     private static final String OBJ = "/obj/";
     private static final String RANGES = "/ranges/";
 
@@ -515,22 +519,20 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
 
     private void respondMetrics(final ChannelHandlerContext ctx, final boolean keepAlive)
     {
-        final StringBuilder page = new StringBuilder(8192);
-        final PrometheusText text = new PrometheusText(page);
-        resources.metrics().appendTo(text, resources.budget());
-        if (null != resources.tierMetrics())
+        final ByteBuf page = ctx.alloc().buffer(16384);
+        try (ByteBufOutputStream out = new ByteBufOutputStream(page))
         {
-            resources.tierMetrics().appendTo(text);
+            METRICS_WRITER.write(out, resources.registry().scrape());
         }
-        text.gauge("offcache_server_prefetch_queued", "Prefetch requests waiting.", "",
-            resources.prefetch().queued());
-        if (null != resources.moreMetrics())
+        catch (final IOException | RuntimeException ex)
         {
-            page.append(resources.moreMetrics().get());
+            page.release();
+            respond(ctx, "metrics", HttpResponseStatus.INTERNAL_SERVER_ERROR, "metrics failed: " + ex, keepAlive);
+            return;
         }
         final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
-            Unpooled.copiedBuffer(page, StandardCharsets.UTF_8));
-        response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
+            page);
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, PrometheusTextFormatWriter.CONTENT_TYPE);
         send(ctx, "metrics", response, keepAlive);
     }
 

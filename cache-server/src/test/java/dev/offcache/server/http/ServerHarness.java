@@ -7,6 +7,7 @@ import java.util.function.UnaryOperator;
 
 import dev.offcache.range.config.RangeCacheContext;
 import dev.offcache.range.engine.RangeCache;
+import dev.offcache.server.metrics.EngineMetrics;
 import dev.offcache.server.source.EngineObjectNames;
 import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.source.RangeSource;
@@ -70,7 +71,8 @@ final class ServerHarness implements AutoCloseable
             .memoryBudgetBytes(memoryBudget)
             .maxBodyBytes(256 * 1024)
             .prefetchQueueCapacity(4)
-            .tierMetrics(store.metrics()));
+            .tierMetrics(store.metrics())
+            .moreMetrics((out) -> EngineMetrics.collectInto(out, cache.metrics())));
     }
 
     String base()

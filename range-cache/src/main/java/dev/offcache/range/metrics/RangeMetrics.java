@@ -251,6 +251,7 @@ public final class RangeMetrics implements AutoCloseable
             final String family = brace < 0 ? name : name.substring(0, brace);
             if (!family.equals(lastFamily))
             {
+                text.append("# HELP ").append(family).append(' ').append(MetricNames.help(family)).append('\n');
                 text.append("# TYPE ").append(family)
                     .append(family.endsWith("_total") ? " counter\n" : " gauge\n");
                 lastFamily = family;
@@ -259,6 +260,7 @@ public final class RangeMetrics implements AutoCloseable
         }
         final Histogram latency = originGetLatency();
         final String summary = MetricNames.ORIGIN_GET_SECONDS;
+        text.append("# HELP ").append(summary).append(' ').append(MetricNames.help(summary)).append('\n');
         text.append("# TYPE ").append(summary).append(" summary\n");
         for (final double quantile : new double[]{0.5, 0.9, 0.99, 0.999})
         {
