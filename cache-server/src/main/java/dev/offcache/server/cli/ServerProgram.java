@@ -14,6 +14,7 @@ import java.util.stream.Stream;
 
 import dev.offcache.range.config.RangeCacheContext;
 import dev.offcache.range.engine.RangeCache;
+import dev.offcache.range.metrics.CacheStatsMXBeans;
 import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.http.ApiKeys;
@@ -46,6 +47,7 @@ public final class ServerProgram implements AutoCloseable
     private final L2HttpServer server;
     private final Path temporaryDiskPath;
     private final String apiKey;
+    private final CacheStatsMXBeans.Registration statsBean;
     private boolean closed;
 
     private ServerProgram(
@@ -54,8 +56,10 @@ public final class ServerProgram implements AutoCloseable
         final ExecutorService fetchThreads,
         final L2HttpServer server,
         final Path temporaryDiskPath,
-        final String apiKey)
+        final String apiKey,
+        final CacheStatsMXBeans.Registration statsBean)
     {
+        this.statsBean = statsBean;
         this.store = store;
         this.cache = cache;
         this.fetchThreads = fetchThreads;
@@ -159,13 +163,32 @@ public final class ServerProgram implements AutoCloseable
                 .tierMetrics(store.metrics())
                 .moreMetrics((out) -> EngineMetrics.collectInto(out, cache.metrics()))
                 .s3(options.s3ApiEnabled() ? s3Api(options, s3Keys, cache, store) : null));
-            return new ServerProgram(store, cache, fetchThreads, server, diskIsTemp ? diskPath : null, apiKey);
+            final CacheStatsMXBeans.Registration statsBean = registerStats(cache, options.listen);
+            return new ServerProgram(store, cache, fetchThreads, server, diskIsTemp ? diskPath : null, apiKey,
+                statsBean);
         }
         catch (final InterruptedException | RuntimeException ex)
         {
             fetchThreads.shutdownNow();
             cache.close();
             throw ex;
+        }
+    }
+
+    /**
+     * The engine's statistics as a platform MXBean, {@code dev.offcache:type=RangeCache,name="l2 HOST:PORT"} (the
+     * --listen value, stable across restarts); a second server in one JVM on the same value goes without one.
+     */
+    private static CacheStatsMXBeans.Registration registerStats(final RangeCache cache, final String listen)
+    {
+        try
+        {
+            return CacheStatsMXBeans.register("l2 " + listen, cache::stats);
+        }
+        catch (final IllegalStateException ex)
+        {
+            LOG.warn("no stats MXBean for this server: {}", ex.getMessage());
+            return null;
         }
     }
 
@@ -249,6 +272,17 @@ public final class ServerProgram implements AutoCloseable
             return;
         }
         closed = true;
+        if (null != statsBean)
+        {
+            try
+            {
+                statsBean.close();
+            }
+            catch (final IllegalStateException ex)
+            {
+                LOG.warn("could not unregister the stats MXBean: {}", ex.getMessage());
+            }
+        }
         server.close();
         fetchThreads.shutdown();
         try

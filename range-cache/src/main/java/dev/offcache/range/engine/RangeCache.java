@@ -16,7 +16,9 @@ import org.agrona.concurrent.UnsafeBuffer;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.config.RangeCacheContext;
 import dev.offcache.range.fetch.BlockFetcher;
+import dev.offcache.range.metrics.CacheStats;
 import dev.offcache.range.metrics.RangeMetrics;
+import dev.offcache.range.metrics.StoreFallback;
 import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
@@ -340,7 +342,7 @@ public final class RangeCache implements AutoCloseable
         }
         catch (final Throwable ex)
         {
-            metrics.fallback();
+            metrics.fallback(StoreFallback.STORE_ERROR);
             return null;
         }
         if (ref == null)
@@ -350,7 +352,7 @@ public final class RangeCache implements AutoCloseable
         if (ref.length() != blockLength(BlockKeys.blockIndex(blockKey), entry.size))
         {
             ref.release();
-            metrics.fallback();
+            metrics.fallback(StoreFallback.WRONG_LENGTH);
             return null;
         }
         metrics.blockRequest();
@@ -864,6 +866,18 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
+     * An immutable snapshot of this cache's statistics (hits, misses, hit rate, origin GETs and bytes, evictions,
+     * store fallbacks by reason), read from the same counters {@link #metrics()} publishes; register it as a
+     * platform MXBean with {@link dev.offcache.range.metrics.CacheStatsMXBeans#register}.
+     *
+     * @return a new snapshot.
+     */
+    public CacheStats stats()
+    {
+        return metrics.stats();
+    }
+
+    /**
      * Returns the fetcher, for inspection (budget, in-flight blocks, staging memory).
      *
      * @return the fetcher, for inspection (budget, in-flight blocks, staging memory).
@@ -986,7 +1000,7 @@ public final class RangeCache implements AutoCloseable
         }
         catch (final Throwable ex)
         {
-            metrics.fallback();
+            metrics.fallback(StoreFallback.STORE_ERROR);
             return false;
         }
     }
@@ -1004,13 +1018,13 @@ public final class RangeCache implements AutoCloseable
         }
         catch (final Throwable ex)
         {
-            metrics.fallback();
+            metrics.fallback(StoreFallback.STORE_ERROR);
             return null;
         }
         if (ref != null && ref.length() != expectedLength)
         {
             ref.release();
-            metrics.fallback();
+            metrics.fallback(StoreFallback.WRONG_LENGTH);
             return null;
         }
         return ref;

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import dev.offcache.range.metrics.RangeMetrics;
+import dev.offcache.range.metrics.StoreFallback;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
 import dev.offcache.range.origin.OriginTimeoutException;
@@ -301,7 +302,7 @@ public final class BlockFetcher implements AutoCloseable
         }
         catch (final Throwable ex)
         {
-            metrics.fallback();
+            metrics.fallback(StoreFallback.PUT_ERROR);
         }
     }
 

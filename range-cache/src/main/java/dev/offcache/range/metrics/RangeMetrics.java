@@ -1,6 +1,7 @@
 package dev.offcache.range.metrics;
 
 import java.nio.file.Path;
+import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -46,7 +47,7 @@ public final class RangeMetrics implements AutoCloseable
     private final AtomicCounter singleFlightJoins;
     private final AtomicCounter promotions;
     private final AtomicCounter evictions;
-    private final AtomicCounter fallbacks;
+    private final AtomicCounter[] fallbacks = new AtomicCounter[StoreFallback.values().length];
     private final AtomicCounter permitWaits;
     private final AtomicCounter bypassReads;
     private final AtomicCounter storePuts;
@@ -83,7 +84,11 @@ public final class RangeMetrics implements AutoCloseable
         singleFlightJoins = counters.newCounter(MetricNames.SINGLE_FLIGHT_JOINS);
         promotions = counters.newCounter(MetricNames.PROMOTIONS);
         evictions = counters.newCounter(MetricNames.EVICTIONS);
-        fallbacks = counters.newCounter(MetricNames.FALLBACKS);
+        for (final StoreFallback reason : StoreFallback.values())
+        {
+            fallbacks[reason.ordinal()] =
+                counters.newCounter(MetricNames.FALLBACKS + "{reason=\"" + reason.label() + "\"}");
+        }
         permitWaits = counters.newCounter(MetricNames.PERMIT_WAITS);
         bypassReads = counters.newCounter(MetricNames.BYPASS_READS);
         storePuts = counters.newCounter(MetricNames.STORE_PUTS);
@@ -131,10 +136,31 @@ public final class RangeMetrics implements AutoCloseable
         promotions.increment();
     }
 
-    /** A store failure that the engine routed around. */
-    public void fallback()
+    /**
+     * A store failure that the engine routed around.
+     *
+     * @param reason why.
+     */
+    public void fallback(final StoreFallback reason)
     {
-        fallbacks.increment();
+        fallbacks[reason.ordinal()].increment();
+    }
+
+    /**
+     * An immutable snapshot of the statistics an embedder reads.
+     *
+     * @return a new snapshot.
+     */
+    public CacheStats stats()
+    {
+        final EnumMap<StoreFallback, Long> byReason = new EnumMap<>(StoreFallback.class);
+        for (final StoreFallback reason : StoreFallback.values())
+        {
+            byReason.put(reason, fallbacks[reason.ordinal()].get());
+        }
+        refreshEvictions();
+        return new CacheStats(blockHits.get(), blockMisses.get(), demandGets.get() + prefetchGets.get(),
+            demandBytes.get() + prefetchBytes.get(), originErrors.get(), evictions.get(), byReason);
     }
 
     /** A fetch that had to queue for a permit. */
