@@ -52,6 +52,11 @@ import picocli.CommandLine.Option;
         "With no options it serves sample objects from a local directory with a random API key."})
 public final class OffcacheServerCommand implements Callable<Integer>
 {
+    @Option(names = EnvironmentDefaults.CONFIG, paramLabel = "FILE",
+        description = "Properties file of settings, keys named as the flags without the dashes (ram-mb=4096); a " +
+            "flag wins over its environment variable, which wins over the file (env OFFCACHE_CONFIG).")
+    Path config;
+
     @Option(names = "--listen", defaultValue = "127.0.0.1:8080", paramLabel = "HOST:PORT",
         description = "Address to listen on (env OFFCACHE_LISTEN). Default: ${DEFAULT-VALUE}.")
     String listen;
@@ -248,10 +253,32 @@ public final class OffcacheServerCommand implements Callable<Integer>
             "failure threshold. Default: ${DEFAULT-VALUE}.")
     int shutdownUnreadySeconds;
 
+    @Option(names = "--log-format", defaultValue = "TEXT", paramLabel = "FORMAT",
+        description = "Log lines on stderr: ${COMPLETION-CANDIDATES}. TEXT is one line per event starting with a UTC " +
+            "timestamp, JSON one JSON object per line (Logback's JsonEncoder); -Dlogback.configurationFile=FILE in " +
+            "OFFCACHE_JAVA_OPTS replaces either (env OFFCACHE_LOG_FORMAT). Default: ${DEFAULT-VALUE}.")
+    LogFormat logFormat;
+
+    /** The two built-in log formats, each a Logback configuration in the jar. */
+    public enum LogFormat
+    {
+        /** One line per event: timestamp, level, thread, logger, message. */
+        TEXT,
+        /** One JSON object per line. */
+        JSON;
+
+        /** The classpath resource of its Logback configuration. */
+        String configuration()
+        {
+            return "dev/offcache/server/logback-" + name().toLowerCase(Locale.ROOT) + ".xml";
+        }
+    }
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     private Map<String, String> env = Map.of();
+    private EnvironmentDefaults defaults = new EnvironmentDefaults(Map.of());
     /** Variables the launcher script reads, not the program. */
     private static final List<String> LAUNCHER_VARIABLES = List.of("OFFCACHE_JAVA_OPTS");
 
@@ -265,7 +292,8 @@ public final class OffcacheServerCommand implements Callable<Integer>
      */
     public static void main(final String[] args)
     {
-        System.exit(commandLine(System.getenv()).execute(args));
+        final Map<String, String> env = System.getenv();
+        System.exit(commandLine(env, EnvironmentDefaults.configFileOf(args, env)).execute(args));
     }
 
     /**
@@ -276,11 +304,26 @@ public final class OffcacheServerCommand implements Callable<Integer>
      */
     public static CommandLine commandLine(final Map<String, String> env)
     {
-        final EnvironmentDefaults defaults = new EnvironmentDefaults(env);
+        return commandLine(env, null);
+    }
+
+    /**
+     * A command line wired to an environment and a config file (found with
+     * {@link EnvironmentDefaults#configFileOf}, since defaults are set before the arguments are parsed).
+     *
+     * @param env        the environment.
+     * @param configFile the {@code --config} file, or null.
+     * @return the command line.
+     */
+    public static CommandLine commandLine(final Map<String, String> env, final Path configFile)
+    {
+        final EnvironmentDefaults defaults = new EnvironmentDefaults(env, configFile);
         final OffcacheServerCommand command = new OffcacheServerCommand();
         command.env = Map.copyOf(env);
+        command.defaults = defaults;
         final CommandLine commandLine = new CommandLine(command);
         commandLine.setDefaultValueProvider(defaults);
+        commandLine.setCaseInsensitiveEnumValuesAllowed(true);
         commandLine.setParameterExceptionHandler((ex, args) ->
         {
             final PrintWriter err = ex.getCommandLine().getErr();
@@ -288,6 +331,10 @@ public final class OffcacheServerCommand implements Callable<Integer>
             if (null != ex.getArgSpec() && defaults.isSet(ex.getArgSpec()))
             {
                 message += " (set by environment variable " + EnvironmentDefaults.variableOf(ex.getArgSpec()) + ")";
+            }
+            else if (null != ex.getArgSpec() && defaults.isSetByFile(ex.getArgSpec()))
+            {
+                message += " (set in " + defaults.configFile() + ")";
             }
             err.println("offcache-server: " + message);
             err.println("Try 'offcache-server --help'.");
@@ -309,6 +356,11 @@ public final class OffcacheServerCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
+        // before the first logger exists (nothing logs while the flags are parsed); an operator's own file wins
+        if (null == System.getProperty("logback.configurationFile"))
+        {
+            System.setProperty("logback.configurationFile", logFormat.configuration());
+        }
         final ServerProgram running = start();
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
@@ -449,6 +501,16 @@ public final class OffcacheServerCommand implements Callable<Integer>
 
     private void validate()
     {
+        final String configProblem = defaults.configProblem(spec.options());
+        if (null != configProblem)
+        {
+            throw invalid(EnvironmentDefaults.CONFIG, configProblem);
+        }
+        if (null != config && !config.equals(defaults.configFile()))
+        {
+            throw invalid(EnvironmentDefaults.CONFIG, "is read before the command line is parsed: start through " +
+                "OffcacheServerCommand.main or commandLine(env, configFile)");
+        }
         listenHost();
         listenPort();
         positive("--ram-mb", ramMb);

@@ -13,6 +13,7 @@ import java.util.concurrent.RejectedExecutionException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.offcache.range.origin.ObjectNotFoundException;
+import dev.offcache.server.log.RateLimitedWarning;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.Unpooled;
@@ -48,6 +49,8 @@ import org.slf4j.LoggerFactory;
 final class RequestHandler extends ChannelInboundHandlerAdapter
 {
     private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
+    /** A WARN line for every 5xx answer (but {@code /ready}'s), at most ten a second. */
+    private static final RateLimitedWarning SERVER_ERRORS = new RateLimitedWarning(LOG);
     private static final int MAX_QUEUED_REQUESTS = 16;
     /** Stateless; the Prometheus text format 0.0.4, without {@code _created} samples. */
     private static final PrometheusTextFormatWriter METRICS_WRITER = new PrometheusTextFormatWriter(false);
@@ -695,6 +698,12 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         }
         HttpUtil.setKeepAlive(response, keepAlive);
         resources.metrics().request(endpoint, response.status().code());
+        if (response.status().code() >= 500 && !"ready".equals(endpoint))
+        {
+            SERVER_ERRORS.warn("answered {} on {} to {}: {}", response.status().code(), endpoint,
+                ctx.channel().remoteAddress(), response.content().toString(0,
+                    Math.min(300, response.content().readableBytes()), StandardCharsets.UTF_8));
+        }
         resources.metrics().responseBytes.add(response.content().readableBytes());
         final ServerState.InFlight sent = inFlight;
         ctx.writeAndFlush(response).addListener((ChannelFutureListener) (f) ->

@@ -3,6 +3,7 @@ package dev.offcache.server.http;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 
+import dev.offcache.server.log.RateLimitedWarning;
 import dev.offcache.server.source.RangeSource;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
@@ -12,6 +13,7 @@ import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCounted;
+import org.slf4j.LoggerFactory;
 
 /**
  * Streams one response body, block by block, on its channel's event loop. A chunk the source has at once (a RAM
@@ -27,6 +29,10 @@ import io.netty.util.ReferenceCounted;
  */
 final class ResponseStream
 {
+    /** A WARN line for every response cut after its headers (a source failure mid-body), at most ten a second. */
+    private static final RateLimitedWarning CUT_STREAMS =
+        new RateLimitedWarning(LoggerFactory.getLogger(ResponseStream.class));
+
     /**
      * Chunks one stream may have handed to Netty and not yet seen written. Netty's writability does not count file
      * regions (they hold no heap or direct memory), so without this a slow reader of a long range of SSD blocks
@@ -221,6 +227,8 @@ final class ResponseStream
             else
             {
                 metrics.streamsAborted.increment();
+                CUT_STREAMS.warn("cut the response for {} to {} after its headers: {}", key,
+                    ctx.channel().remoteAddress(), unwrap(error).toString());
                 abort();
                 ctx.close();
             }

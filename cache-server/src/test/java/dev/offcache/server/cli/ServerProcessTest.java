@@ -40,6 +40,8 @@ class ServerProcessTest
 {
     /** A small JVM whose direct-memory limit holds a 16 MiB RAM tier. */
     private static final List<String> SMALL = List.of("-Xmx128m", "-XX:MaxDirectMemorySize=192m");
+    private static final Pattern TEXT_LOG_LINE = Pattern.compile(
+        "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z INFO  \\[.+] .+ - offcache L2 server listening on .*");
     private static final String API_KEY = "API key for this run: ";
     private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+) ");
 
@@ -239,5 +241,35 @@ class ServerProcessTest
 
         assertEquals(143, child.exit(), () -> String.join("\n", child.output()));
         assertEquals(List.of(), temporarySsdDirs());
+        // the default log format: a UTC timestamp first
+        assertTrue(child.output().stream().anyMatch((line) -> TEXT_LOG_LINE.matcher(line).matches()),
+            () -> String.join("\n", child.output()));
+    }
+
+    @Test
+    void jsonLogsAreOneObjectPerLine() throws Exception
+    {
+        final Child child = run(SMALL, "--listen", "127.0.0.1:0", "--ram-mb", "16", "--log-format", "json");
+        child.port();
+        child.process.destroy();
+        assertEquals(143, child.exit(), () -> String.join("\n", child.output()));
+        final ObjectMapper json = new ObjectMapper();
+        int logLines = 0;
+        boolean listening = false;
+        for (final String line : child.output())
+        {
+            if (line.startsWith("{"))
+            {
+                final JsonNode event = json.readTree(line);
+                assertTrue(event.get("timestamp").asLong() > 0, line);
+                assertTrue(event.hasNonNull("level") && event.hasNonNull("loggerName"), line);
+                listening |= event.get("message").asText().startsWith("offcache L2 server listening on");
+                logLines++;
+            }
+        }
+        assertTrue(listening, () -> String.join("\n", child.output()));
+        assertTrue(logLines >= 2, "start and stop are logged");
+        assertFalse(child.output().stream().anyMatch((line) -> TEXT_LOG_LINE.matcher(line).matches()),
+            "no text log lines");
     }
 }
