@@ -1,15 +1,21 @@
 package dev.offcache.server.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -19,6 +25,7 @@ import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.origin.HttpOrigin;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.http.ApiKeys;
+import dev.offcache.server.http.ListenFailedException;
 import dev.offcache.server.http.TransportKind;
 import dev.offcache.server.s3.S3Buckets;
 import dev.offcache.server.s3.S3Credentials;
@@ -45,6 +52,11 @@ import picocli.CommandLine.Option;
         "With no options it serves sample objects from a local directory with a random API key."})
 public final class OffcacheServerCommand implements Callable<Integer>
 {
+    @Option(names = EnvironmentDefaults.CONFIG, paramLabel = "FILE",
+        description = "Properties file of settings, keys named as the flags without the dashes (ram-mb=4096); a " +
+            "flag wins over its environment variable, which wins over the file (env OFFCACHE_CONFIG).")
+    Path config;
+
     @Option(names = "--listen", defaultValue = "127.0.0.1:8080", paramLabel = "HOST:PORT",
         description = "Address to listen on (env OFFCACHE_LISTEN). Default: ${DEFAULT-VALUE}.")
     String listen;
@@ -254,10 +266,39 @@ public final class OffcacheServerCommand implements Callable<Integer>
             "Default: ${DEFAULT-VALUE}.")
     int shutdownGraceSeconds;
 
+    @Option(names = "--shutdown-unready-seconds", defaultValue = "0", paramLabel = "S",
+        description = "At shutdown, how long /ready answers 503 while the listeners still accept and serve, so a " +
+            "load balancer stops sending first; then the listeners close and responses drain (env " +
+            "OFFCACHE_SHUTDOWN_UNREADY_SECONDS). Set it to the balancer's health-check interval times its " +
+            "failure threshold. Default: ${DEFAULT-VALUE}.")
+    int shutdownUnreadySeconds;
+
+    @Option(names = "--log-format", defaultValue = "TEXT", paramLabel = "FORMAT",
+        description = "Log lines on stderr: ${COMPLETION-CANDIDATES}. TEXT is one line per event starting with a UTC " +
+            "timestamp, JSON one JSON object per line (Logback's JsonEncoder); -Dlogback.configurationFile=FILE in " +
+            "OFFCACHE_JAVA_OPTS replaces either (env OFFCACHE_LOG_FORMAT). Default: ${DEFAULT-VALUE}.")
+    LogFormat logFormat;
+
+    /** The two built-in log formats, each a Logback configuration in the jar. */
+    public enum LogFormat
+    {
+        /** One line per event: timestamp, level, thread, logger, message. */
+        TEXT,
+        /** One JSON object per line. */
+        JSON;
+
+        /** The classpath resource of its Logback configuration. */
+        String configuration()
+        {
+            return "dev/offcache/server/logback-" + name().toLowerCase(Locale.ROOT) + ".xml";
+        }
+    }
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     private Map<String, String> env = Map.of();
+    private EnvironmentDefaults defaults = new EnvironmentDefaults(Map.of());
     /** Variables the launcher script reads, not the program. */
     private static final List<String> LAUNCHER_VARIABLES =
         List.of("OFFCACHE_JAVA_OPTS", "OFFCACHE_HEAP_MB", "OFFCACHE_YOUNG_MB", "OFFCACHE_DIRECT_MB");
@@ -272,7 +313,8 @@ public final class OffcacheServerCommand implements Callable<Integer>
      */
     public static void main(final String[] args)
     {
-        System.exit(commandLine(System.getenv()).execute(args));
+        final Map<String, String> env = System.getenv();
+        System.exit(commandLine(env, EnvironmentDefaults.configFileOf(args, env)).execute(args));
     }
 
     /**
@@ -283,11 +325,26 @@ public final class OffcacheServerCommand implements Callable<Integer>
      */
     public static CommandLine commandLine(final Map<String, String> env)
     {
-        final EnvironmentDefaults defaults = new EnvironmentDefaults(env);
+        return commandLine(env, null);
+    }
+
+    /**
+     * A command line wired to an environment and a config file (found with
+     * {@link EnvironmentDefaults#configFileOf}, since defaults are set before the arguments are parsed).
+     *
+     * @param env        the environment.
+     * @param configFile the {@code --config} file, or null.
+     * @return the command line.
+     */
+    public static CommandLine commandLine(final Map<String, String> env, final Path configFile)
+    {
+        final EnvironmentDefaults defaults = new EnvironmentDefaults(env, configFile);
         final OffcacheServerCommand command = new OffcacheServerCommand();
         command.env = Map.copyOf(env);
+        command.defaults = defaults;
         final CommandLine commandLine = new CommandLine(command);
         commandLine.setDefaultValueProvider(defaults);
+        commandLine.setCaseInsensitiveEnumValuesAllowed(true);
         commandLine.setParameterExceptionHandler((ex, args) ->
         {
             final PrintWriter err = ex.getCommandLine().getErr();
@@ -296,9 +353,23 @@ public final class OffcacheServerCommand implements Callable<Integer>
             {
                 message += " (set by environment variable " + EnvironmentDefaults.variableOf(ex.getArgSpec()) + ")";
             }
+            else if (null != ex.getArgSpec() && defaults.isSetByFile(ex.getArgSpec()))
+            {
+                message += " (set in " + defaults.configFile() + ")";
+            }
             err.println("offcache-server: " + message);
             err.println("Try 'offcache-server --help'.");
             return ex.getCommandLine().getCommandSpec().exitCodeOnInvalidInput();
+        });
+        commandLine.setExecutionExceptionHandler((ex, cl, parsed) ->
+        {
+            if (ex instanceof StartupException)
+            {
+                cl.getErr().println("offcache-server: " + ex.getMessage());
+                cl.getErr().flush();
+                return cl.getCommandSpec().exitCodeOnInvalidInput();
+            }
+            throw ex;
         });
         return commandLine;
     }
@@ -306,6 +377,11 @@ public final class OffcacheServerCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
+        // before the first logger exists (nothing logs while the flags are parsed); an operator's own file wins
+        if (null == System.getProperty("logback.configurationFile"))
+        {
+            System.setProperty("logback.configurationFile", logFormat.configuration());
+        }
         final ServerProgram running = start();
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
@@ -357,27 +433,52 @@ public final class OffcacheServerCommand implements Callable<Integer>
                 throw invalid("--api-keys", "no API keys: set OFFCACHE_API_KEYS, or pass --disable-auth");
             }
         }
-        final boolean diskIsTemp = null == diskPath;
-        final Path disk = diskIsTemp ? Files.createTempDirectory("offcache-ssd-") : diskPath;
-        final ObjectStore origin;
-        if (s3)
-        {
-            origin = S3Origin.create(s3EndpointUri(), s3Region, s3AccessKey, s3SecretKey, s3Bucket);
-        }
-        else if (http)
-        {
-            origin = new HttpOrigin(httpOriginUri(), Duration.ofMillis(originTimeoutMs));
-        }
-        else
-        {
-            origin = new FileSystemOrigin(dir, fetchThreads);
-        }
         S3Credentials s3Keys = null;
         if (s3ApiEnabled() && !disableAuth)
         {
             s3Keys = null != s3ApiKeys ? S3Credentials.parse(s3ApiKeys) : S3Credentials.generate(new SecureRandom());
         }
-        final ServerProgram started = ServerProgram.start(this, keys, exampleKey, origin, disk, diskIsTemp, s3Keys);
+        // Checked before anything is made, so a refused start leaves nothing behind.
+        DirectMemory.check(ServerProgram.storeContext(this).directMemoryBytes(), ramMb);
+        final boolean diskIsTemp = null == diskPath;
+        if (!diskIsTemp)
+        {
+            requireWritableDirectory(diskPath);
+        }
+        final Path disk = diskIsTemp ? Files.createTempDirectory("offcache-ssd-") : diskPath;
+        final ServerProgram started;
+        final ObjectStore origin;
+        try
+        {
+            if (s3)
+            {
+                origin = S3Origin.create(s3EndpointUri(), s3Region, s3AccessKey, s3SecretKey, s3Bucket);
+            }
+            else if (http)
+            {
+                origin = new HttpOrigin(httpOriginUri(), Duration.ofMillis(originTimeoutMs));
+            }
+            else
+            {
+                origin = new FileSystemOrigin(dir, fetchThreads);
+            }
+            started = ServerProgram.start(this, keys, exampleKey, origin, disk, diskIsTemp, s3Keys);
+        }
+        catch (final Exception | Error ex)
+        {
+            if (diskIsTemp)
+            {
+                ServerProgram.deleteTree(disk);
+            }
+            if (ex instanceof ListenFailedException failed)
+            {
+                final String flag = failed.s3Api() ? "--s3-api-listen" : "--listen";
+                throw new StartupException(flag, failed.getMessage() + (failed.inUse() ?
+                    ": stop the process listening there or choose another port (port 0 picks a free one)" :
+                    ": choose another " + flag + " HOST:PORT"), failed);
+            }
+            throw ex;
+        }
         program = started;
         final String base = "http://" + listenHost() + ":" + started.server().address().getPort();
         out.println("offcache-server listening on " + base + " (transport " + started.server().transport() +
@@ -421,6 +522,16 @@ public final class OffcacheServerCommand implements Callable<Integer>
 
     private void validate()
     {
+        final String configProblem = defaults.configProblem(spec.options());
+        if (null != configProblem)
+        {
+            throw invalid(EnvironmentDefaults.CONFIG, configProblem);
+        }
+        if (null != config && !config.equals(defaults.configFile()))
+        {
+            throw invalid(EnvironmentDefaults.CONFIG, "is read before the command line is parsed: start through " +
+                "OffcacheServerCommand.main or commandLine(env, configFile)");
+        }
         listenHost();
         listenPort();
         positive("--ram-mb", ramMb);
@@ -478,6 +589,10 @@ public final class OffcacheServerCommand implements Callable<Integer>
         }
         positive("--origin-timeout-ms", originTimeoutMs);
         positive("--max-objects", maxObjects);
+        if (shutdownUnreadySeconds < 0)
+        {
+            throw invalid("--shutdown-unready-seconds", "must be >= 0, was " + shutdownUnreadySeconds);
+        }
         if (shutdownGraceSeconds < 0)
         {
             throw invalid("--shutdown-grace-seconds", "must be >= 0, was " + shutdownGraceSeconds);
@@ -615,6 +730,38 @@ public final class OffcacheServerCommand implements Callable<Integer>
         {
             throw invalid("--s3-endpoint", "is not a URL: '" + s3Endpoint + "'");
         }
+    }
+
+    /** The SSD tier's directory must exist (or be creatable) and take a new file: file modes alone do not tell. */
+    private static void requireWritableDirectory(final Path dir)
+    {
+        try
+        {
+            Files.createDirectories(dir);
+            Files.delete(Files.createTempFile(dir, ".offcache-write-check-", ".tmp"));
+        }
+        catch (final IOException | SecurityException ex)
+        {
+            throw new StartupException("--disk-path", dir + " is not a writable directory (" + describe(ex) +
+                "): create it writable for this user or choose another --disk-path", ex);
+        }
+    }
+
+    private static String describe(final Exception ex)
+    {
+        if (ex instanceof AccessDeniedException)
+        {
+            return "permission denied";
+        }
+        if (ex instanceof FileAlreadyExistsException || ex instanceof NotDirectoryException)
+        {
+            return "a file is in the way: " + ex.getMessage();
+        }
+        if (ex instanceof FileSystemException fs && null != fs.getReason())
+        {
+            return fs.getReason().toLowerCase(Locale.ROOT) + ": " + fs.getFile();
+        }
+        return ex.toString();
     }
 
     private static byte[] randomBytes(final int count)

@@ -10,11 +10,13 @@ import java.util.stream.Stream;
 
 import dev.offcache.range.config.RangeCacheContext;
 import dev.offcache.range.engine.RangeCache;
+import dev.offcache.range.metrics.CacheStatsMXBeans;
 import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
 import dev.offcache.server.http.ObjectKeyPolicy;
+import dev.offcache.server.metrics.EngineMetrics;
 import dev.offcache.server.s3.EngineBackend;
 import dev.offcache.server.s3.S3Api;
 import dev.offcache.server.s3.S3Buckets;
@@ -40,6 +42,7 @@ public final class ServerProgram implements AutoCloseable
     private final L2HttpServer server;
     private final Path temporaryDiskPath;
     private final String apiKey;
+    private final CacheStatsMXBeans.Registration statsBean;
     private boolean closed;
 
     private ServerProgram(
@@ -47,8 +50,10 @@ public final class ServerProgram implements AutoCloseable
         final RangeCache cache,
         final L2HttpServer server,
         final Path temporaryDiskPath,
-        final String apiKey)
+        final String apiKey,
+        final CacheStatsMXBeans.Registration statsBean)
     {
+        this.statsBean = statsBean;
         this.store = store;
         this.cache = cache;
         this.server = server;
@@ -84,15 +89,7 @@ public final class ServerProgram implements AutoCloseable
         final TieredBlockStore store;
         try
         {
-            store = TieredBlockStore.open(new TieredBlockStore.Context()
-                .blockSize(blockSize)
-                .ramBudgetBytes(options.ramMb * 1024L * 1024)
-                .ssdBudgetBytes(options.diskMb * 1024L * 1024)
-                .ssdDir(diskPath)
-                .ssdScrubBytesPerSecond(options.ssdScrubMbPerS * 1024L * 1024)
-                .ssdReadThreads(options.ssdReadThreads)
-                .ssdOpenFiles(options.ssdOpenFiles)
-                .names(names));
+            store = TieredBlockStore.open(storeContext(options).ssdDir(diskPath).names(names));
         }
         catch (final RuntimeException ex)
         {
@@ -151,16 +148,53 @@ public final class ServerProgram implements AutoCloseable
                 .prefetchQueueCapacity(options.prefetchQueue)
                 .prefetchThreads(options.prefetchThreads)
                 .shutdownGrace(Duration.ofSeconds(options.shutdownGraceSeconds))
+                .unreadyDelay(Duration.ofSeconds(options.shutdownUnreadySeconds))
                 .tierMetrics(store.metrics())
-                .moreMetrics(cache.metrics()::toPrometheusText)
+                .moreMetrics((out) -> EngineMetrics.collectInto(out, cache.metrics()))
                 .s3(options.s3ApiEnabled() ? s3Api(options, s3Keys, cache, store) : null));
-            return new ServerProgram(store, cache, server, diskIsTemp ? diskPath : null, apiKey);
+            final CacheStatsMXBeans.Registration statsBean = registerStats(cache, options.listen);
+            return new ServerProgram(store, cache, server, diskIsTemp ? diskPath : null, apiKey, statsBean);
         }
         catch (final InterruptedException | RuntimeException ex)
         {
             cache.close();
             throw ex;
         }
+    }
+
+    /**
+     * The engine's statistics as a platform MXBean, {@code dev.offcache:type=RangeCache,name="l2 HOST:PORT"} (the
+     * --listen value, stable across restarts); a second server in one JVM on the same value goes without one.
+     */
+    private static CacheStatsMXBeans.Registration registerStats(final RangeCache cache, final String listen)
+    {
+        try
+        {
+            return CacheStatsMXBeans.register("l2 " + listen, cache::stats);
+        }
+        catch (final IllegalStateException ex)
+        {
+            LOG.warn("no stats MXBean for this server: {}", ex.getMessage());
+            return null;
+        }
+    }
+
+    /**
+     * The tiered store's settings from the options (without its directory and names), also used to check its
+     * direct memory against the JVM's limit before anything is allocated.
+     *
+     * @param options checked options.
+     * @return the context.
+     */
+    static TieredBlockStore.Context storeContext(final OffcacheServerCommand options)
+    {
+        return new TieredBlockStore.Context()
+            .blockSize(options.blockSizeKb * 1024)
+            .ramBudgetBytes(options.ramMb * 1024L * 1024)
+            .ssdBudgetBytes(options.diskMb * 1024L * 1024)
+            .ssdScrubBytesPerSecond(options.ssdScrubMbPerS * 1024L * 1024)
+            .ssdReadThreads(options.ssdReadThreads)
+            .ssdOpenFiles(options.ssdOpenFiles);
     }
 
     private static S3Api s3Api(
@@ -227,21 +261,42 @@ public final class ServerProgram implements AutoCloseable
             return;
         }
         closed = true;
+        if (null != statsBean)
+        {
+            try
+            {
+                statsBean.close();
+            }
+            catch (final IllegalStateException ex)
+            {
+                LOG.warn("could not unregister the stats MXBean: {}", ex.getMessage());
+            }
+        }
         server.close();
         cache.close();
         if (null != temporaryDiskPath)
         {
-            try (Stream<Path> paths = Files.walk(temporaryDiskPath))
+            deleteTree(temporaryDiskPath);
+        }
+    }
+
+    /**
+     * Deletes a temporary SSD directory and everything in it; a failure is logged, not thrown.
+     *
+     * @param dir the directory.
+     */
+    static void deleteTree(final Path dir)
+    {
+        try (Stream<Path> paths = Files.walk(dir))
+        {
+            for (final Path path : paths.sorted(Comparator.reverseOrder()).toList())
             {
-                for (final Path path : paths.sorted(Comparator.reverseOrder()).toList())
-                {
-                    Files.deleteIfExists(path);
-                }
+                Files.deleteIfExists(path);
             }
-            catch (final IOException ex)
-            {
-                LOG.warn("could not delete temporary SSD directory {}: {}", temporaryDiskPath, ex.toString());
-            }
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("could not delete temporary SSD directory {}: {}", dir, ex.toString());
         }
     }
 }

@@ -6,12 +6,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
-import dev.offcache.server.metrics.PrometheusText;
+import dev.offcache.server.metrics.MetricFamilies;
 import org.HdrHistogram.ConcurrentHistogram;
 
 /**
  * Counters and latency summaries of the HTTP layer: requests by endpoint and status, response bytes, prefetch
- * outcomes, time to first byte and full response time (HdrHistogram, microseconds, since start). Thread-safe.
+ * outcomes, time to first byte and full response time (HdrHistogram, microseconds, since start, exposed as
+ * Prometheus histograms). Updates are LongAdder / HdrHistogram operations; a scrape reads them. Thread-safe.
  */
 public final class HttpMetrics
 {
@@ -109,14 +110,13 @@ public final class HttpMetrics
     }
 
     /**
-     * Renders every metric.
+     * Adds every metric to one scrape.
      *
-     * @param text   the page being built.
+     * @param out    the scrape's families.
      * @param budget the memory budget, for its gauges.
      */
-    public void appendTo(final PrometheusText text, final MemoryBudget budget)
+    public void collectInto(final MetricFamilies out, final MemoryBudget budget)
     {
-        boolean first = true;
         for (final Map.Entry<String, AtomicReferenceArray<LongAdder>> entry : new TreeMap<>(requests).entrySet())
         {
             final AtomicReferenceArray<LongAdder> byStatus = entry.getValue();
@@ -125,55 +125,44 @@ public final class HttpMetrics
                 final LongAdder adder = byStatus.get(status);
                 if (null != adder)
                 {
-                    text.counter("offcache_server_http_requests_total",
-                        first ? "HTTP requests by endpoint and status." : "",
-                        "endpoint=\"" + entry.getKey() + "\",status=\"" + status + "\"", adder.sum());
-                    first = false;
+                    out.counter("offcache_server_http_requests_total", "HTTP requests by endpoint and status.",
+                        adder.sum(), "endpoint", entry.getKey(), "status", Integer.toString(status));
                 }
             }
         }
-        boolean firstS3 = true;
         for (final Map.Entry<String, LongAdder> entry : new TreeMap<>(s3Errors).entrySet())
         {
-            text.counter("offcache_server_s3_errors_total", firstS3 ? "S3 API error answers by S3 error code." : "",
-                "code=\"" + entry.getKey() + "\"", entry.getValue().sum());
-            firstS3 = false;
+            out.counter("offcache_server_s3_errors_total", "S3 API error answers by S3 error code.",
+                entry.getValue().sum(), "code", entry.getKey());
         }
-        text.counter("offcache_server_http_response_bytes_total", "Body bytes written to clients.", "",
-            responseBytes.sum())
-            .counter("offcache_server_http_streams_aborted_total", "Responses cut after headers were sent.", "",
+        out.counter("offcache_server_http_response_bytes_total", "Body bytes written to clients.", responseBytes.sum())
+            .counter("offcache_server_http_streams_aborted_total", "Responses cut after headers were sent.",
                 streamsAborted.sum())
-            .counter("offcache_server_http_connections_refused_total", "Connections closed: over the limit.", "",
+            .counter("offcache_server_http_connections_refused_total", "Connections closed: over the limit.",
                 connectionsRefused.sum())
             .counter("offcache_server_http_interim_responses_total",
-                "102 Processing interim responses sent while an object's size was looked up.", "",
-                interimResponses.sum())
-            .counter("offcache_server_memory_budget_waits_total", "Times a stream waited for the memory budget.", "",
-                budget.waits())
-            .counter("offcache_server_prefetch_requests_total", "Prefetch entries by outcome.",
-                "outcome=\"accepted\"", prefetchAccepted.sum())
-            .counter("offcache_server_prefetch_requests_total", "", "outcome=\"rejected\"", prefetchRejected.sum())
-            .counter("offcache_server_prefetch_requests_total", "", "outcome=\"dropped\"", prefetchDropped.sum())
-            .counter("offcache_server_prefetch_requests_total", "", "outcome=\"completed\"", prefetchCompleted.sum())
-            .counter("offcache_server_prefetch_requests_total", "", "outcome=\"failed\"", prefetchFailed.sum())
-            .gauge("offcache_server_memory_in_flight_bytes", "Response bytes in flight now.", "",
-                budget.inFlightBytes())
-            .gauge("offcache_server_memory_in_flight_peak_bytes", "Most response bytes ever in flight.", "",
+                "102 Processing interim responses sent while an object's size was looked up.", interimResponses.sum())
+            .counter("offcache_server_memory_budget_waits_total", "Times a stream waited for the memory budget.",
+                budget.waits());
+        final String prefetchHelp = "Prefetch entries by outcome.";
+        out.counter("offcache_server_prefetch_requests_total", prefetchHelp, prefetchAccepted.sum(),
+                "outcome", "accepted")
+            .counter("offcache_server_prefetch_requests_total", prefetchHelp, prefetchRejected.sum(),
+                "outcome", "rejected")
+            .counter("offcache_server_prefetch_requests_total", prefetchHelp, prefetchDropped.sum(),
+                "outcome", "dropped")
+            .counter("offcache_server_prefetch_requests_total", prefetchHelp, prefetchCompleted.sum(),
+                "outcome", "completed")
+            .counter("offcache_server_prefetch_requests_total", prefetchHelp, prefetchFailed.sum(),
+                "outcome", "failed")
+            .gauge("offcache_server_memory_in_flight_bytes", "Response bytes in flight now.", budget.inFlightBytes())
+            .gauge("offcache_server_memory_in_flight_peak_bytes", "Most response bytes ever in flight.",
                 budget.peakBytes())
-            .gauge("offcache_server_memory_budget_bytes", "The response memory budget.", "", budget.limitBytes());
-        summary(text, "offcache_server_http_first_byte_seconds",
-            "Time from request to the response headers (written as soon as the object's size is known).",
-            firstByteMicros);
-        summary(text, "offcache_server_http_response_seconds", "Time from request to the last body byte.",
-            responseMicros);
-    }
-
-    private static void summary(
-        final PrometheusText text, final String name, final String help, final ConcurrentHistogram histogram)
-    {
-        final ConcurrentHistogram copy = histogram.copy();
-        text.summary(name, help, copy.getTotalCount(), copy.getMean() * copy.getTotalCount() / 1e6,
-            copy.getValueAtPercentile(50) / 1e6, copy.getValueAtPercentile(99) / 1e6,
-            copy.getValueAtPercentile(99.9) / 1e6);
+            .gauge("offcache_server_memory_budget_bytes", "The response memory budget.", budget.limitBytes())
+            .latency("offcache_server_http_first_byte_seconds",
+                "Time from request to the response headers (written as soon as the object's size is known).",
+                firstByteMicros.copy(), 1e6)
+            .latency("offcache_server_http_response_seconds", "Time from request to the last body byte.",
+                responseMicros.copy(), 1e6);
     }
 }

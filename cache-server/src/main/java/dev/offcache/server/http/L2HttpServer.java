@@ -5,14 +5,17 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.offcache.server.metrics.BuildInfo;
+import dev.offcache.server.metrics.MetricFamilies;
 import dev.offcache.server.s3.S3Api;
 import dev.offcache.server.source.RangeSource;
 import dev.offcache.server.tier.TierMetrics;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -30,6 +33,8 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,9 +79,10 @@ public final class L2HttpServer implements AutoCloseable
         private int prefetchQueueCapacity = 1024;
         private int prefetchThreads = 2;
         private Duration shutdownGrace = Duration.ofSeconds(10);
+        private Duration unreadyDelay = Duration.ZERO;
         private Duration idleTimeout = Duration.ofSeconds(120);
         private TierMetrics tierMetrics;
-        private Supplier<String> moreMetrics;
+        private Consumer<MetricFamilies> moreMetrics;
         private S3Api s3;
 
         /**
@@ -289,6 +295,19 @@ public final class L2HttpServer implements AutoCloseable
         }
 
         /**
+         * At shutdown, how long {@code /ready} answers 503 while the listeners still accept and every request is
+         * still served, so load balancers take the server out before it stops accepting. Zero skips it.
+         *
+         * @param delay the delay.
+         * @return this.
+         */
+        public Context unreadyDelay(final Duration delay)
+        {
+            this.unreadyDelay = delay;
+            return this;
+        }
+
+        /**
          * Connections idle (no read and no write) this long are closed.
          *
          * @param timeout the timeout.
@@ -313,12 +332,12 @@ public final class L2HttpServer implements AutoCloseable
         }
 
         /**
-         * More Prometheus text to append to {@code /metrics}, such as the range-cache engine's counters.
+         * More metrics for {@code /metrics}, such as the range-cache engine's counters.
          *
-         * @param metrics renders the text on each scrape.
+         * @param metrics adds its families to each scrape (reading counters, never blocking their writers).
          * @return this.
          */
-        public Context moreMetrics(final Supplier<String> metrics)
+        public Context moreMetrics(final Consumer<MetricFamilies> metrics)
         {
             this.moreMetrics = metrics;
             return this;
@@ -375,16 +394,35 @@ public final class L2HttpServer implements AutoCloseable
         this.perAddress = new ConnectionsPerAddress(ctx.maxConnectionsPerAddress);
         final HttpMetrics metrics = new HttpMetrics();
         final MemoryBudget budget = new MemoryBudget(ctx.memoryBudgetBytes, ctx.source.blockSize());
+        final PrefetchQueue prefetch =
+            new PrefetchQueue(ctx.prefetchQueueCapacity, ctx.prefetchThreads, ctx.source, metrics);
+        final PrometheusRegistry registry = new PrometheusRegistry();
+        registry.register(() ->
+        {
+            final MetricFamilies out = new MetricFamilies();
+            BuildInfo.collectInto(out);
+            metrics.collectInto(out, budget);
+            out.gauge("offcache_server_prefetch_queued", "Prefetch requests waiting.", prefetch.queued());
+            if (null != ctx.tierMetrics)
+            {
+                ctx.tierMetrics.collectInto(out);
+            }
+            if (null != ctx.moreMetrics)
+            {
+                ctx.moreMetrics.accept(out);
+            }
+            return out.snapshots();
+        });
+        JvmMetrics.builder().register(registry);
         this.resources = new ServerResources(
             ctx.source,
             budget,
             ctx.authDisabled ? null : ctx.apiKeys,
             new ObjectKeyPolicy(ctx.maxKeyLength, ctx.allowedPrefixes),
             ctx.maxRanges,
-            new PrefetchQueue(ctx.prefetchQueueCapacity, ctx.prefetchThreads, ctx.source, metrics),
+            prefetch,
             metrics,
-            ctx.tierMetrics,
-            ctx.moreMetrics,
+            registry,
             new ObjectMapper(),
             new ServerState());
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
@@ -463,7 +501,12 @@ public final class L2HttpServer implements AutoCloseable
                             new RequestHandler(resources, new S3Front(s3, resources)));
                 }
             });
-        return bootstrap.bind(new InetSocketAddress(host, port)).sync().channel();
+        final ChannelFuture bound = bootstrap.bind(new InetSocketAddress(host, port)).await();
+        if (!bound.isSuccess())
+        {
+            throw new ListenFailedException(host, port, null != s3, bound.cause());
+        }
+        return bound.channel();
     }
 
     private static final ChannelHandler IDLE_CLOSER = new IdleCloser();
@@ -559,7 +602,8 @@ public final class L2HttpServer implements AutoCloseable
     }
 
     /**
-     * Graceful shutdown: stop accepting and report not-ready, let in-flight responses finish within the grace
+     * Graceful shutdown: report not-ready on {@code /ready} for the unready delay while still serving everything,
+     * then stop accepting (requests on open connections get 503), let in-flight responses finish within the grace
      * period, stop prefetching, then close every connection and the event loops.
      */
     @Override
@@ -571,6 +615,20 @@ public final class L2HttpServer implements AutoCloseable
         }
         closed = true;
         resources.state().ready(false);
+        if (!ctx.unreadyDelay.isZero())
+        {
+            LOG.info("shutting down: /ready answers 503 for {} ms while serving, then draining",
+                ctx.unreadyDelay.toMillis());
+            try
+            {
+                Thread.sleep(ctx.unreadyDelay.toMillis());
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        resources.state().closing(true);
         serverChannel.close().awaitUninterruptibly();
         if (null != s3Channel)
         {

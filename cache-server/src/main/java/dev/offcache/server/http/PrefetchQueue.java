@@ -5,6 +5,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import dev.offcache.server.source.RangeSource;
+import dev.offcache.server.log.RateLimitedWarning;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,6 +17,7 @@ import org.slf4j.LoggerFactory;
 public final class PrefetchQueue implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(PrefetchQueue.class);
+    private static final RateLimitedWarning FAILURES = new RateLimitedWarning(LOG);
 
     private final ArrayBlockingQueue<Request> queue;
     private final RangeSource source;
@@ -115,7 +117,7 @@ public final class PrefetchQueue implements AutoCloseable
             catch (final Exception ex)
             {
                 metrics.prefetchFailed.increment();
-                LOG.debug("prefetch of {} failed: {}", request.key(), ex.toString());
+                FAILURES.warn("prefetch of {} failed: {}", request.key(), ex.toString());
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.offcache.server.http;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -12,8 +13,9 @@ import java.util.concurrent.RejectedExecutionException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.offcache.range.origin.ObjectNotFoundException;
-import dev.offcache.server.metrics.PrometheusText;
+import dev.offcache.server.log.RateLimitedWarning;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -32,6 +34,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +50,8 @@ import org.slf4j.LoggerFactory;
 final class RequestHandler extends ChannelInboundHandlerAdapter
 {
     private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
+    /** A WARN line for every 5xx answer (but {@code /ready}'s), at most ten a second. */
+    private static final RateLimitedWarning SERVER_ERRORS = new RateLimitedWarning(LOG);
     private static final int MAX_QUEUED_REQUESTS = 16;
     /**
      * Most pipelined requests a connection may have waiting. Reading pauses at {@link #MAX_QUEUED_REQUESTS}, but the
@@ -54,6 +59,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
      * bound they are dropped and the connection ends after the last complete response (the client resends them).
      */
     static final int MAX_PIPELINED_REQUESTS = 128;
+    /** Stateless; the Prometheus text format 0.0.4, without {@code _created} samples. */
+    private static final PrometheusTextFormatWriter METRICS_WRITER = new PrometheusTextFormatWriter(false);
     private static final String OBJ = "/obj/";
     private static final String RANGES = "/ranges/";
     /** Request header by which a client says it takes {@code 102 Processing} interim responses. */
@@ -236,11 +243,11 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         if (path.equals("/ready"))
         {
             final boolean ready = resources.state().ready();
-            respond(ctx, "ready", ready ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
+            respondJson(ctx, "ready", ready ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
                 json("status", ready ? "ready" : "not ready"), keepAlive);
             return;
         }
-        if (!resources.state().ready())
+        if (resources.state().closing())
         {
             respond(ctx, "other", HttpResponseStatus.SERVICE_UNAVAILABLE, "server is shutting down", false);
             return;
@@ -593,22 +600,20 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
 
     private void respondMetrics(final ChannelHandlerContext ctx, final boolean keepAlive)
     {
-        final StringBuilder page = new StringBuilder(8192);
-        final PrometheusText text = new PrometheusText(page);
-        resources.metrics().appendTo(text, resources.budget());
-        if (null != resources.tierMetrics())
+        final ByteBuf page = ctx.alloc().buffer(16384);
+        try (ByteBufOutputStream out = new ByteBufOutputStream(page))
         {
-            resources.tierMetrics().appendTo(text);
+            METRICS_WRITER.write(out, resources.registry().scrape());
         }
-        text.gauge("offcache_server_prefetch_queued", "Prefetch requests waiting.", "",
-            resources.prefetch().queued());
-        if (null != resources.moreMetrics())
+        catch (final IOException | RuntimeException ex)
         {
-            page.append(resources.moreMetrics().get());
+            page.release();
+            respond(ctx, "metrics", HttpResponseStatus.INTERNAL_SERVER_ERROR, "metrics failed: " + ex, keepAlive);
+            return;
         }
         final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
-            Unpooled.copiedBuffer(page, StandardCharsets.UTF_8));
-        response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
+            page);
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, PrometheusTextFormatWriter.CONTENT_TYPE);
         send(ctx, "metrics", response, keepAlive);
     }
 
@@ -757,21 +762,30 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final String messageOrJson,
         final boolean keepAlive)
     {
-        final FullHttpResponse response;
         if (status.code() < 300)
         {
-            response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
-                Unpooled.copiedBuffer(messageOrJson, StandardCharsets.UTF_8));
-            response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+            respondJson(ctx, endpoint, status, messageOrJson, keepAlive);
+            return;
         }
-        else
+        final FullHttpResponse response = error(status, messageOrJson);
+        if (status.code() == 401)
         {
-            response = error(status, messageOrJson);
-            if (status.code() == 401)
-            {
-                response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
-            }
+            response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
         }
+        send(ctx, endpoint, response, keepAlive);
+    }
+
+    /** A JSON body as it is, whatever the status (a 503 from {@code /ready} is not an error to wrap). */
+    private void respondJson(
+        final ChannelHandlerContext ctx,
+        final String endpoint,
+        final HttpResponseStatus status,
+        final String json,
+        final boolean keepAlive)
+    {
+        final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
+            Unpooled.copiedBuffer(json, StandardCharsets.UTF_8));
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
         send(ctx, endpoint, response, keepAlive);
     }
 
@@ -797,6 +811,12 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         }
         HttpUtil.setKeepAlive(response, keepAlive);
         resources.metrics().request(endpoint, response.status().code());
+        if (response.status().code() >= 500 && !"ready".equals(endpoint))
+        {
+            SERVER_ERRORS.warn("answered {} on {} to {}: {}", response.status().code(), endpoint,
+                ctx.channel().remoteAddress(), response.content().toString(0,
+                    Math.min(300, response.content().readableBytes()), StandardCharsets.UTF_8));
+        }
         resources.metrics().responseBytes.add(response.content().readableBytes());
         final ServerState.InFlight sent = inFlight;
         ctx.writeAndFlush(response).addListener((ChannelFutureListener) (f) ->

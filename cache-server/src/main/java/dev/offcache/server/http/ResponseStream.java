@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
 import org.agrona.BufferUtil;
-import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.offcache.core.checksum.Crc32c;
@@ -15,6 +14,7 @@ import dev.offcache.range.engine.StreamSink;
 import dev.offcache.range.store.BlockFile;
 import dev.offcache.server.source.BlockByteBuf;
 import dev.offcache.server.source.BlockFileRegion;
+import dev.offcache.server.log.RateLimitedWarning;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
@@ -45,14 +45,16 @@ import io.netty.handler.codec.http.LastHttpContent;
  */
 final class ResponseStream implements StreamSink, ChannelFutureListener
 {
+    /** A WARN line for every response cut after its headers (a source failure mid-body), at most ten a second. */
+    private static final RateLimitedWarning CUT_STREAMS =
+        new RateLimitedWarning(LoggerFactory.getLogger(ResponseStream.class));
+
     /**
      * Chunks one stream may have handed to Netty and not yet seen written. Netty's writability does not count file
      * regions (they hold no heap or direct memory), so without this a slow reader of a long range of SSD blocks
      * would hold an open file and a budget reservation for every block of it.
      */
     static final int MAX_CHUNKS_IN_FLIGHT = 2;
-
-    private static final Logger LOG = LoggerFactory.getLogger(ResponseStream.class);
 
     private final ChannelHandlerContext ctx;
     private final RequestHandler handler;
@@ -250,7 +252,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         {
             return;
         }
-        LOG.warn("response body failed after its headers, cutting the connection: {}", error.toString());
+        CUT_STREAMS.warn("response body failed after its headers, cutting the connection: {}", error.toString());
         metrics.streamsAborted.increment();
         finished = true;
         inFlight.end();

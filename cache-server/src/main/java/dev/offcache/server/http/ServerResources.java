@@ -1,10 +1,8 @@
 package dev.offcache.server.http;
 
-import java.util.function.Supplier;
-
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.offcache.server.source.RangeSource;
-import dev.offcache.server.tier.TierMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 /**
  * What every connection's handler shares: the source, the budget, policies, queues and metrics. Immutable; the
@@ -17,8 +15,7 @@ import dev.offcache.server.tier.TierMetrics;
  * @param maxRanges    most ranges in one {@code POST /ranges}.
  * @param prefetch     the prefetch queue.
  * @param metrics      HTTP metrics.
- * @param tierMetrics  tier metrics for {@code /metrics}, may be {@code null}.
- * @param moreMetrics  more Prometheus text for {@code /metrics} (the engine's), may be {@code null}.
+ * @param registry     what {@code /metrics} scrapes: this server's, the store's and the engine's counters, the JVM.
  * @param json         the JSON mapper.
  * @param state        readiness and draining.
  */
@@ -30,8 +27,7 @@ record ServerResources(
     int maxRanges,
     PrefetchQueue prefetch,
     HttpMetrics metrics,
-    TierMetrics tierMetrics,
-    Supplier<String> moreMetrics,
+    PrometheusRegistry registry,
     ObjectMapper json,
     ServerState state)
 {

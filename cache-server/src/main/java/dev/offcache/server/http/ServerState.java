@@ -2,10 +2,15 @@ package dev.offcache.server.http;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Whether the server is ready, and how many responses are streaming (for draining at shutdown). Thread-safe. */
+/**
+ * Whether the server is ready (what {@code /ready} says), whether it is closing (its listeners closed, so requests
+ * on kept-alive connections are refused), and how many responses are streaming (for draining at shutdown).
+ * Thread-safe. At shutdown {@code ready} turns false first, {@code closing} true after the unready delay.
+ */
 final class ServerState
 {
     private volatile boolean ready;
+    private volatile boolean closing;
     private final AtomicInteger activeResponses = new AtomicInteger();
 
     boolean ready()
@@ -16,6 +21,16 @@ final class ServerState
     void ready(final boolean ready)
     {
         this.ready = ready;
+    }
+
+    boolean closing()
+    {
+        return closing;
+    }
+
+    void closing(final boolean closing)
+    {
+        this.closing = closing;
     }
 
     void responseStarted()

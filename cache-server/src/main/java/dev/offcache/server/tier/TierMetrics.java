@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 import dev.offcache.range.metrics.MetricNames;
 import dev.offcache.range.metrics.RangeMetrics;
-import dev.offcache.server.metrics.PrometheusText;
+import dev.offcache.server.metrics.MetricFamilies;
 
 /**
  * Counters and gauges of the tiered store, shared by its tiers and rendered on {@code /metrics}. Counters only
@@ -169,48 +169,44 @@ public final class TierMetrics
     }
 
     /**
-     * Renders every counter and gauge.
+     * Adds every counter and gauge to one scrape.
      *
-     * @param text the page being built.
+     * @param out the scrape's families.
      */
-    public void appendTo(final PrometheusText text)
+    public void collectInto(final MetricFamilies out)
     {
-        text.counter("offcache_server_block_lookups_total", "Block lookups by outcome, one per block a read touches.",
-            "result=\"ram_hit\"", ramHits())
-            .counter("offcache_server_block_lookups_total", "", "result=\"ssd_hit\"", ssdHits())
-            .counter("offcache_server_block_lookups_total", "", "result=\"miss\"", misses())
-            .counter("offcache_server_ram_evictions_total", "Blocks evicted from the RAM tier.", "",
-                ramEvictions.sum())
-            .counter("offcache_server_ram_promotions_total", "SSD hits promoted to the RAM tier.", "",
+        final String lookups = "Block lookups by outcome, one per block a read touches.";
+        out.counter("offcache_server_block_lookups_total", lookups, ramHits(), "result", "ram_hit")
+            .counter("offcache_server_block_lookups_total", lookups, ssdHits(), "result", "ssd_hit")
+            .counter("offcache_server_block_lookups_total", lookups, misses(), "result", "miss")
+            .counter("offcache_server_ram_evictions_total", "Blocks evicted from the RAM tier.", ramEvictions.sum())
+            .counter("offcache_server_ram_promotions_total", "SSD hits promoted to the RAM tier.",
                 ramPromotions.sum())
-            .counter("offcache_server_puts_declined_total", "Blocks the store declined (no free slot).", "",
+            .counter("offcache_server_puts_declined_total", "Blocks the store declined (no free slot).",
                 putsDeclined.sum())
-            .counter("offcache_server_ssd_spills_total", "RAM evictions queued for the SSD tier.", "",
-                spillsQueued.sum())
-            .counter("offcache_server_ssd_spills_dropped_total", "RAM evictions dropped: spill queue full.", "",
+            .counter("offcache_server_ssd_spills_total", "RAM evictions queued for the SSD tier.", spillsQueued.sum())
+            .counter("offcache_server_ssd_spills_dropped_total", "RAM evictions dropped: spill queue full.",
                 spillsDropped.sum())
-            .counter("offcache_server_ssd_writes_total", "Block files published.", "", ssdWrites.sum())
-            .counter("offcache_server_ssd_write_failures_total", "Block writes that failed.", "",
-                ssdWriteFailures.sum())
-            .counter("offcache_server_ssd_evictions_total", "Block files evicted for capacity.", "",
-                ssdEvictions.sum())
-            .counter("offcache_server_ssd_verified_reads_total", "SSD reads whose CRC32C checked out.", "",
+            .counter("offcache_server_ssd_writes_total", "Block files published.", ssdWrites.sum())
+            .counter("offcache_server_ssd_write_failures_total", "Block writes that failed.", ssdWriteFailures.sum())
+            .counter("offcache_server_ssd_evictions_total", "Block files evicted for capacity.", ssdEvictions.sum())
+            .counter("offcache_server_ssd_verified_reads_total", "SSD reads whose CRC32C checked out.",
                 ssdVerifiedReads.sum())
             .counter("offcache_server_ssd_zero_copy_reads_total",
-                "Verified SSD blocks sent straight from their files (sendfile).", "", ssdZeroCopyReads.sum())
+                "Verified SSD blocks sent straight from their files (sendfile).", ssdZeroCopyReads.sum())
             .counter("offcache_server_ssd_scrubbed_blocks_total",
-                "SSD blocks re-read and CRC-checked by the background scrub.", "", ssdScrubbedBlocks.sum())
-            .counter("offcache_server_ssd_corrupt_blocks_total", "SSD blocks dropped: failed verification.", "",
+                "SSD blocks re-read and CRC-checked by the background scrub.", ssdScrubbedBlocks.sum())
+            .counter("offcache_server_ssd_corrupt_blocks_total", "SSD blocks dropped: failed verification.",
                 ssdCorruptBlocks.sum())
-            .counter("offcache_server_ssd_length_mismatches_total", "SSD blocks not promoted: wrong length.", "",
+            .counter("offcache_server_ssd_length_mismatches_total", "SSD blocks not promoted: wrong length.",
                 ssdLengthMismatches.sum())
             .counter("offcache_server_ssd_torn_writes_discarded_total", "Temp files of interrupted writes deleted.",
-                "", ssdTornWritesDiscarded.sum())
-            .counter("offcache_server_ssd_format_wipes_total", "Wipes for an unknown on-disk format version.", "",
+                ssdTornWritesDiscarded.sum())
+            .counter("offcache_server_ssd_format_wipes_total", "Wipes for an unknown on-disk format version.",
                 ssdFormatWipes.sum())
-            .gauge("offcache_server_tier_bytes", "Bytes held per tier.", "tier=\"ram\"", ramBytes.get())
-            .gauge("offcache_server_tier_bytes", "", "tier=\"ssd\"", ssdBytes.get())
-            .gauge("offcache_server_tier_blocks", "Blocks held per tier.", "tier=\"ram\"", ramBlocks.get())
-            .gauge("offcache_server_tier_blocks", "", "tier=\"ssd\"", ssdBlocks.get());
+            .gauge("offcache_server_tier_bytes", "Bytes held per tier.", ramBytes.get(), "tier", "ram")
+            .gauge("offcache_server_tier_bytes", "Bytes held per tier.", ssdBytes.get(), "tier", "ssd")
+            .gauge("offcache_server_tier_blocks", "Blocks held per tier.", ramBlocks.get(), "tier", "ram")
+            .gauge("offcache_server_tier_blocks", "Blocks held per tier.", ssdBlocks.get(), "tier", "ssd");
     }
 }

@@ -258,6 +258,23 @@ public final class TieredBlockStore implements BlockStore
             }
             return this;
         }
+
+        /**
+         * Direct memory the store takes at open, counted against {@code -XX:MaxDirectMemorySize}: the RAM slab (the
+         * budget's blocks plus one slot per spill-queue entry) and the scrubber's staging block. Start-up compares
+         * it with the JVM's limit before allocating anything.
+         *
+         * @return bytes.
+         */
+        public long directMemoryBytes()
+        {
+            return slabBytes() + (ssdScrubBytesPerSecond > 0 ? blockSize : 0);
+        }
+
+        long slabBytes()
+        {
+            return (ramBudgetBytes / blockSize + spillQueueCapacity) * blockSize;
+        }
     }
 
     private TieredBlockStore(final Context ctx)
@@ -275,8 +292,7 @@ public final class TieredBlockStore implements BlockStore
             return thread;
         });
         final int residentLimit = (int) (ctx.ramBudgetBytes / ctx.blockSize);
-        this.slab = BlockSlab.anonymous(
-            (long) (residentLimit + ctx.spillQueueCapacity) * ctx.blockSize, ctx.blockSize);
+        this.slab = BlockSlab.anonymous(ctx.slabBytes(), ctx.blockSize);
         this.ram = new RamTier(slab, residentLimit, metrics);
         this.spills = new ArrayBlockingQueue<>(ctx.spillQueueCapacity);
         this.scrubStaging = ctx.ssdScrubBytesPerSecond > 0 ? ByteBuffer.allocateDirect(ctx.blockSize) : null;

@@ -39,10 +39,54 @@ class OffcacheServerCommandTest
 
     private CommandLine commandLine(final Map<String, String> env)
     {
-        final CommandLine commandLine = OffcacheServerCommand.commandLine(env);
+        return commandLine(env, null);
+    }
+
+    private CommandLine commandLine(final Map<String, String> env, final Path configFile)
+    {
+        final CommandLine commandLine = OffcacheServerCommand.commandLine(env, configFile);
         commandLine.setOut(new PrintWriter(out, true));
         commandLine.setErr(new PrintWriter(err, true));
         return commandLine;
+    }
+
+    @Test
+    void flagsWinOverTheEnvironmentWhichWinsOverTheConfigFileWhichWinsOverDefaults() throws Exception
+    {
+        final Path file = Files.writeString(tmp.resolve("server.properties"),
+            "# settings\nram-mb = 11\ndisk-mb=22\nmemory-budget-mb=33\n");
+        final String[] args = {"--config", file.toString(), "--memory-budget-mb", "3333"};
+        final Map<String, String> env = Map.of("OFFCACHE_DISK_MB", "222", "OFFCACHE_MEMORY_BUDGET_MB", "333");
+        assertEquals(file, EnvironmentDefaults.configFileOf(args, env));
+        final CommandLine commandLine = OffcacheServerCommand.commandLine(env, EnvironmentDefaults.configFileOf(args,
+            env));
+        commandLine.parseArgs(args);
+        final OffcacheServerCommand command = commandLine.getCommand();
+        assertEquals(11, command.ramMb, "from the file");
+        assertEquals(222, command.diskMb, "the environment over the file");
+        assertEquals(3333, command.memoryBudgetMb, "the flag over both");
+        assertEquals(1024, command.blockSizeKb, "the default");
+
+        assertEquals(file, EnvironmentDefaults.configFileOf(new String[] {"--config=" + file}, Map.of()));
+        assertEquals(file, EnvironmentDefaults.configFileOf(new String[0], Map.of("OFFCACHE_CONFIG", file.toString())));
+    }
+
+    @Test
+    void aBadConfigFileIsRefusedNamingTheFileAndTheKey() throws Exception
+    {
+        final Path file = Files.writeString(tmp.resolve("bad.properties"), "ram-mb=0\n");
+        assertEquals(2, commandLine(Map.of(), file).execute("--config", file.toString()));
+        assertTrue(err.toString().contains("Invalid value for --ram-mb (env OFFCACHE_RAM_MB): must be >= 1, was 0 " +
+            "(set in " + file + ")"), err.toString());
+
+        final Path typo = Files.writeString(tmp.resolve("typo.properties"), "ram_mb=64\nlisten=127.0.0.1:0\n");
+        assertEquals(2, commandLine(Map.of(), typo).execute("--config", typo.toString()));
+        assertTrue(err.toString().contains("--config (env OFFCACHE_CONFIG): " + typo + " sets ram_mb, which no " +
+            "option has"), err.toString());
+
+        final Path missing = tmp.resolve("missing.properties");
+        assertEquals(2, commandLine(Map.of(), missing).execute("--config", missing.toString()));
+        assertTrue(err.toString().contains("cannot read " + missing), err.toString());
     }
 
     @Test

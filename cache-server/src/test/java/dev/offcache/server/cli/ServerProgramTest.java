@@ -2,6 +2,7 @@ package dev.offcache.server.cli;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,7 +17,11 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
 import dev.offcache.origin.s3.S3Origin;
+import dev.offcache.range.metrics.CacheStatsMXBeans;
 import dev.offcache.range.metrics.MetricNames;
 import org.gaul.s3proxy.AuthenticationType;
 import org.gaul.s3proxy.S3Proxy;
@@ -28,6 +33,7 @@ import picocli.CommandLine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -175,9 +181,15 @@ class ServerProgramTest
         final String[] args = {"--listen", "127.0.0.1:0", "--origin-dir", origin.toString(), "--disk-path",
             tmp.resolve("ssd").toString(), "--block-size-kb", "64", "--ram-mb", "1", "--memory-budget-mb", "1"};
 
+        final ObjectName statsBean = CacheStatsMXBeans.objectName("l2 127.0.0.1:0");
+        final MBeanServer beans = ManagementFactory.getPlatformMBeanServer();
         try (ServerProgram program = start(env, args))
         {
             assertArrayEquals(hot, get(program, "/obj/t/hot.bin", null).body());
+            // the engine's stats MXBean, named after --listen: 6 blocks, all missed and fetched
+            assertEquals(program.cache().stats().missCount(), beans.getAttribute(statsBean, "MissCount"));
+            assertEquals(6L, beans.getAttribute(statsBean, "MissCount"));
+            assertEquals((long) hot.length, beans.getAttribute(statsBean, "OriginBytes"));
             final int ramBlocks = program.store().ramBlocks();
             final HttpResponse<String> prefetch = client.send(HttpRequest.newBuilder(
                 URI.create("http://127.0.0.1:" + program.server().address().getPort() + "/prefetch"))
@@ -194,6 +206,7 @@ class ServerProgramTest
             assertEquals(ramBlocks, program.store().ramBlocks(), "prefetch took nothing in RAM");
             assertTrue(program.cache().metrics().value(MetricNames.ORIGIN_GETS + MetricNames.PREFETCH) > 0);
         }
+        assertFalse(beans.isRegistered(statsBean), "closing the program unregisters its MXBean");
         try (ServerProgram program = start(env, args))
         {
             assertArrayEquals(hot, get(program, "/obj/t/hot.bin", null).body());

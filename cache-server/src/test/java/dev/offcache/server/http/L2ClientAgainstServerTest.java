@@ -163,8 +163,8 @@ class L2ClientAgainstServerTest
             HttpRequest.newBuilder(URI.create(harness.base() + "/metrics"))
                 .header("Authorization", "Bearer " + ServerHarness.KEY).build(),
             HttpResponse.BodyHandlers.ofString());
-        final Matcher matcher = Pattern.compile("(?m)^" + regex + " (\\d+)").matcher(response.body());
-        return matcher.find() ? Long.parseLong(matcher.group(1)) : -1;
+        final Matcher matcher = Pattern.compile("(?m)^" + regex + " (\\S+)$").matcher(response.body());
+        return matcher.find() ? (long) Double.parseDouble(matcher.group(1)) : -1;
     }
 
     private static byte[] random(final int size, final long seed)

@@ -383,7 +383,7 @@ class L2HttpServerTest
         final HttpResponse<String> metrics = client.send(request("/metrics").build(),
             HttpResponse.BodyHandlers.ofString());
         assertEquals(200, metrics.statusCode());
-        assertTrue(metrics.body().contains("offcache_server_http_requests_total{endpoint=\"auth\",status=\"401\"} 3"),
+        assertTrue(metrics.body().contains("offcache_server_http_requests_total{endpoint=\"auth\",status=\"401\"} 3.0"),
             metrics.body());
         assertTrue(metrics.body().contains("offcache_server_tier_bytes{tier=\"ssd\"}"));
         assertTrue(metrics.body().contains("offcache_server_http_first_byte_seconds_count"));

@@ -12,6 +12,7 @@ import dev.offcache.range.config.RangeCacheContext;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.origin.ObjectStore;
+import dev.offcache.server.metrics.EngineMetrics;
 import dev.offcache.server.source.EngineObjectNames;
 import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
@@ -98,7 +99,8 @@ final class ServerHarness implements AutoCloseable
             .memoryBudgetBytes(memoryBudget)
             .maxBodyBytes(256 * 1024)
             .prefetchQueueCapacity(4)
-            .tierMetrics(store.metrics())));
+            .tierMetrics(store.metrics())
+            .moreMetrics((out) -> EngineMetrics.collectInto(out, cache.metrics()))));
     }
 
     /**

@@ -29,6 +29,22 @@ public final class ChildJvm
     public static Process start(final String maxHeap, final Class<?> mainClass, final String... args)
         throws IOException
     {
+        return start(List.of("-Xmx" + maxHeap), mainClass, args);
+    }
+
+    /**
+     * Starts a child JVM with more JVM options and none of this process's {@code OFFCACHE_*} variables (so a
+     * program under test sees only its arguments).
+     *
+     * @param jvmOptions options after the build's flags, e.g. {@code -Xmx64m}.
+     * @param mainClass  the class whose {@code main} runs.
+     * @param args       its arguments.
+     * @return the running process.
+     * @throws IOException when it cannot be started.
+     */
+    public static Process start(final List<String> jvmOptions, final Class<?> mainClass, final String... args)
+        throws IOException
+    {
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         final String flags = System.getProperty("offcache.jvm.flags", "").trim();
@@ -36,11 +52,13 @@ public final class ChildJvm
         {
             command.addAll(Arrays.asList(flags.split("\\s+")));
         }
-        command.add("-Xmx" + maxHeap);
+        command.addAll(jvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(mainClass.getName());
         command.addAll(Arrays.asList(args));
-        return new ProcessBuilder(command).redirectErrorStream(true).start();
+        final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().keySet().removeIf((name) -> name.startsWith("OFFCACHE_"));
+        return builder.start();
     }
 }

@@ -16,6 +16,7 @@ import dev.offcache.range.fetch.BlockFetch;
 import dev.offcache.range.fetch.BlockFetcher;
 import dev.offcache.range.fetch.BlockWaiter;
 import dev.offcache.range.fetch.RunAssembler;
+import dev.offcache.range.metrics.StoreFallback;
 import dev.offcache.range.store.BlockFile;
 import dev.offcache.range.store.BlockKeys;
 import dev.offcache.range.store.FetchClass;
@@ -556,7 +557,7 @@ public final class BlockStream
     {
         if (error != null)
         {
-            cache.metrics().fallback();
+            cache.metrics().fallback(StoreFallback.STORE_ERROR);
         }
         if (error == null && Boolean.TRUE.equals(available) && !cancelled)
         {

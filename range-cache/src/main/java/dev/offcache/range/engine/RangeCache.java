@@ -17,7 +17,9 @@ import org.agrona.concurrent.UnsafeBuffer;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.config.RangeCacheContext;
 import dev.offcache.range.fetch.BlockFetcher;
+import dev.offcache.range.metrics.CacheStats;
 import dev.offcache.range.metrics.RangeMetrics;
+import dev.offcache.range.metrics.StoreFallback;
 import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
@@ -788,6 +790,18 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
+     * An immutable snapshot of this cache's statistics (hits, misses, hit rate, origin GETs and bytes, evictions,
+     * store fallbacks by reason), read from the same counters {@link #metrics()} publishes; register it as a
+     * platform MXBean with {@link dev.offcache.range.metrics.CacheStatsMXBeans#register}.
+     *
+     * @return a new snapshot.
+     */
+    public CacheStats stats()
+    {
+        return metrics.stats();
+    }
+
+    /**
      * Returns the fetcher, for inspection (budget, in-flight blocks, staging memory).
      *
      * @return the fetcher, for inspection (budget, in-flight blocks, staging memory).
@@ -918,7 +932,7 @@ public final class RangeCache implements AutoCloseable
         }
         catch (final Throwable ex)
         {
-            metrics.fallback();
+            metrics.fallback(StoreFallback.STORE_ERROR);
             return false;
         }
     }
@@ -946,7 +960,7 @@ public final class RangeCache implements AutoCloseable
         }
         catch (final Throwable ex)
         {
-            metrics.fallback();
+            metrics.fallback(StoreFallback.STORE_ERROR);
             return false;
         }
         if (held == expectedLength)
@@ -955,7 +969,7 @@ public final class RangeCache implements AutoCloseable
         }
         if (held >= 0)
         {
-            metrics.fallback();
+            metrics.fallback(StoreFallback.WRONG_LENGTH);
         }
         return false;
     }
@@ -973,7 +987,7 @@ public final class RangeCache implements AutoCloseable
         }
         catch (final Throwable ex)
         {
-            metrics.fallback();
+            metrics.fallback(StoreFallback.STORE_ERROR);
             return null;
         }
         return checked(ref, expectedLength);
@@ -989,7 +1003,7 @@ public final class RangeCache implements AutoCloseable
         }
         catch (final Throwable ex)
         {
-            metrics.fallback();
+            metrics.fallback(StoreFallback.STORE_ERROR);
             return null;
         }
         return checked(ref, expectedLength);
@@ -1004,7 +1018,7 @@ public final class RangeCache implements AutoCloseable
         }
         catch (final Throwable ex)
         {
-            metrics.fallback();
+            metrics.fallback(StoreFallback.STORE_ERROR);
             return null;
         }
     }
@@ -1018,7 +1032,7 @@ public final class RangeCache implements AutoCloseable
         }
         catch (final Throwable ex)
         {
-            metrics.fallback();
+            metrics.fallback(StoreFallback.STORE_ERROR);
             return null;
         }
     }
@@ -1033,7 +1047,7 @@ public final class RangeCache implements AutoCloseable
             ref.length() <= 0 || ref.length() > blockSize))
         {
             ref.release();
-            metrics.fallback();
+            metrics.fallback(StoreFallback.WRONG_LENGTH);
             return null;
         }
         return ref;

@@ -13,6 +13,7 @@ import java.util.function.LongConsumer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import dev.offcache.range.metrics.RangeMetrics;
+import dev.offcache.range.metrics.StoreFallback;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
 import dev.offcache.range.origin.OriginTimeoutException;
@@ -415,7 +416,7 @@ public final class BlockFetcher implements AutoCloseable
         }
         catch (final Throwable ex)
         {
-            metrics.fallback();
+            metrics.fallback(StoreFallback.PUT_ERROR);
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.offcache.range.metrics;
 
+import java.util.Map;
+
 /**
  * The names of the range cache's metrics ({@code offcache_range_<what>_<unit>}), as published in the counters
  * file and the Prometheus text.
@@ -44,14 +46,52 @@ public final class MetricNames
     public static final String STORE_DECLINES = "offcache_range_store_declines_total";
     /** Origin GETs running now. */
     public static final String FETCHES_IN_FLIGHT = "offcache_range_fetches_in_flight";
-    /** Origin GET latency summary (seconds), from an HdrHistogram. */
+    /** Origin GET latency (seconds), from an HdrHistogram. */
     public static final String ORIGIN_GET_SECONDS = "offcache_range_origin_get_seconds";
     /** Tag suffix for demand. */
     public static final String DEMAND = "{class=\"demand\"}";
     /** Tag suffix for prefetch. */
     public static final String PREFETCH = "{class=\"prefetch\"}";
 
+    /** One line of help per family, for the exposition's {@code # HELP}. */
+    private static final Map<String, String> HELP = Map.ofEntries(
+        Map.entry(BLOCK_REQUESTS, "Store lookups, one per block a read touches."),
+        Map.entry(BLOCK_HITS, "Block lookups the store answered."),
+        Map.entry(BLOCK_MISSES, "Block lookups the store could not answer (bypassed reads count here too)."),
+        Map.entry(ORIGIN_GETS, "Origin GETs by fetch class."),
+        Map.entry(ORIGIN_BYTES, "Origin bytes received by fetch class."),
+        Map.entry(ORIGIN_HEADS, "Object-size requests (HEAD) sent to the origin."),
+        Map.entry(ORIGIN_ERRORS, "Origin requests that failed: errors, short data, timeouts."),
+        Map.entry(COALESCED_BLOCKS, "Blocks fetched by origin GETs that carried more than one block."),
+        Map.entry(SINGLE_FLIGHT_JOINS, "Block reads that joined a fetch already in flight instead of fetching."),
+        Map.entry(PROMOTIONS, "Prefetch runs promoted to demand because a demand read joined them."),
+        Map.entry(EVICTIONS, "Blocks the store evicted."),
+        Map.entry(FALLBACKS, "Store failures routed around (the read went to the next tier)."),
+        Map.entry(PERMIT_WAITS, "Origin GETs that queued for a fetch permit."),
+        Map.entry(BYPASS_READS, "Reads that skipped the store (bypass prefix, per-read flag)."),
+        Map.entry(STORE_PUTS, "Fetched blocks the store kept."),
+        Map.entry(STORE_DECLINES, "Fetched blocks the store declined (admission, no free slot)."),
+        Map.entry(FETCHES_IN_FLIGHT, "Origin GETs running now."),
+        Map.entry(ORIGIN_GET_SECONDS, "Origin GET latency, from start to the last byte."));
+
     private MetricNames()
     {
+    }
+
+    /**
+     * The help line of a family.
+     *
+     * @param family a family name without labels, such as {@link #ORIGIN_GETS}.
+     * @return its help.
+     * @throws IllegalArgumentException for a name that is not one of these families.
+     */
+    public static String help(final String family)
+    {
+        final String help = HELP.get(family);
+        if (null == help)
+        {
+            throw new IllegalArgumentException("not a range-cache metric family: " + family);
+        }
+        return help;
     }
 }

@@ -1,6 +1,7 @@
 package dev.offcache.range.metrics;
 
 import java.nio.file.Path;
+import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -46,7 +47,7 @@ public final class RangeMetrics implements AutoCloseable
     private final AtomicCounter singleFlightJoins;
     private final AtomicCounter promotions;
     private final AtomicCounter evictions;
-    private final AtomicCounter fallbacks;
+    private final AtomicCounter[] fallbacks = new AtomicCounter[StoreFallback.values().length];
     private final AtomicCounter permitWaits;
     private final AtomicCounter bypassReads;
     private final AtomicCounter storePuts;
@@ -85,7 +86,11 @@ public final class RangeMetrics implements AutoCloseable
         singleFlightJoins = counters.newCounter(MetricNames.SINGLE_FLIGHT_JOINS);
         promotions = counters.newCounter(MetricNames.PROMOTIONS);
         evictions = counters.newCounter(MetricNames.EVICTIONS);
-        fallbacks = counters.newCounter(MetricNames.FALLBACKS);
+        for (final StoreFallback reason : StoreFallback.values())
+        {
+            fallbacks[reason.ordinal()] =
+                counters.newCounter(MetricNames.FALLBACKS + "{reason=\"" + reason.label() + "\"}");
+        }
         permitWaits = counters.newCounter(MetricNames.PERMIT_WAITS);
         bypassReads = counters.newCounter(MetricNames.BYPASS_READS);
         storePuts = counters.newCounter(MetricNames.STORE_PUTS);
@@ -147,10 +152,31 @@ public final class RangeMetrics implements AutoCloseable
         promotions.increment();
     }
 
-    /** A store failure that the engine routed around. */
-    public void fallback()
+    /**
+     * A store failure that the engine routed around.
+     *
+     * @param reason why.
+     */
+    public void fallback(final StoreFallback reason)
     {
-        fallbacks.increment();
+        fallbacks[reason.ordinal()].increment();
+    }
+
+    /**
+     * An immutable snapshot of the statistics an embedder reads.
+     *
+     * @return a new snapshot.
+     */
+    public CacheStats stats()
+    {
+        final EnumMap<StoreFallback, Long> byReason = new EnumMap<>(StoreFallback.class);
+        for (final StoreFallback reason : StoreFallback.values())
+        {
+            byReason.put(reason, fallbacks[reason.ordinal()].get());
+        }
+        refreshEvictions();
+        return new CacheStats(blockHits.get(), blockMisses.get(), demandGets.get() + prefetchGets.get(),
+            demandBytes.get() + prefetchBytes.get(), originErrors.get(), evictions.get(), byReason);
     }
 
     /** A fetch that had to queue for a permit. */
@@ -267,6 +293,7 @@ public final class RangeMetrics implements AutoCloseable
             final String family = brace < 0 ? name : name.substring(0, brace);
             if (!family.equals(lastFamily))
             {
+                text.append("# HELP ").append(family).append(' ').append(MetricNames.help(family)).append('\n');
                 text.append("# TYPE ").append(family)
                     .append(family.endsWith("_total") ? " counter\n" : " gauge\n");
                 lastFamily = family;
@@ -275,6 +302,7 @@ public final class RangeMetrics implements AutoCloseable
         }
         final Histogram latency = originGetLatency();
         final String summary = MetricNames.ORIGIN_GET_SECONDS;
+        text.append("# HELP ").append(summary).append(' ').append(MetricNames.help(summary)).append('\n');
         text.append("# TYPE ").append(summary).append(" summary\n");
         for (final double quantile : new double[]{0.5, 0.9, 0.99, 0.999})
         {

@@ -12,7 +12,9 @@ import java.util.concurrent.TimeoutException;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
+import dev.offcache.range.metrics.CacheStats;
 import dev.offcache.range.metrics.MetricNames;
+import dev.offcache.range.metrics.StoreFallback;
 import dev.offcache.range.origin.ObjectNotFoundException;
 import dev.offcache.range.origin.OriginException;
 import dev.offcache.range.origin.OriginTimeoutException;
@@ -135,7 +137,10 @@ class FaultTest
             assertArrayEquals(expected, f.read("fb", 0, 3 * BLOCK));
             assertArrayEquals(expected, f.read("fb", 0, 3 * BLOCK));
             assertEquals(2, f.origin.gets());
-            assertTrue(f.cache.metrics().value(MetricNames.FALLBACKS) >= 6, "3 probes + 3 puts per read");
+            final CacheStats stats = f.cache.stats();
+            assertTrue(stats.fallbackCount() >= 6, "3 probes + 3 puts per read");
+            assertTrue(stats.fallbacks().get(StoreFallback.STORE_ERROR) >= 3, stats.toString());
+            assertTrue(stats.fallbacks().get(StoreFallback.PUT_ERROR) >= 3, stats.toString());
 
             f.store.failing(false);
             assertArrayEquals(expected, f.read("fb", 0, 3 * BLOCK));

@@ -1,0 +1,275 @@
+package dev.offcache.server.cli;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.offcache.server.testing.ChildJvm;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The real {@code offcache-server} program in a child JVM (its {@code main}, its exit status, its temp dir): a
+ * start that cannot work ends with one line naming the flag and the fix, exit status 2 and no temporary SSD
+ * directory left behind; SIGTERM turns {@code /ready} to 503 (valid JSON) while the listener still serves, then
+ * the program exits with 143 and deletes its temporary directory.
+ */
+class ServerProcessTest
+{
+    /** A small JVM whose direct-memory limit holds a 16 MiB RAM tier. */
+    private static final List<String> SMALL = List.of("-Xmx128m", "-XX:MaxDirectMemorySize=192m");
+    private static final Pattern TEXT_LOG_LINE = Pattern.compile(
+        "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z INFO  \\[.+] .+ - offcache L2 server listening on .*");
+    private static final String API_KEY = "API key for this run: ";
+    private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+) ");
+
+    @TempDir
+    Path tmp;
+
+    /** A child's merged output, drained on a thread of its own. */
+    private static final class Child
+    {
+        final Process process;
+        final List<String> lines = new ArrayList<>();
+        private final Thread reader;
+
+        Child(final Process process)
+        {
+            this.process = process;
+            this.reader = new Thread(() ->
+            {
+                try (BufferedReader in = new BufferedReader(
+                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)))
+                {
+                    for (String line = in.readLine(); null != line; line = in.readLine())
+                    {
+                        synchronized (lines)
+                        {
+                            lines.add(line);
+                            lines.notifyAll();
+                        }
+                    }
+                }
+                catch (final IOException ignored)
+                {
+                    // the child is gone
+                }
+            }, "child-output");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        int exit() throws InterruptedException
+        {
+            assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the program should exit");
+            reader.join(10_000);
+            return process.exitValue();
+        }
+
+        List<String> output()
+        {
+            synchronized (lines)
+            {
+                return List.copyOf(lines);
+            }
+        }
+
+        /** The API key the embedded default printed (call after {@link #port()}). */
+        String apiKey()
+        {
+            for (final String line : output())
+            {
+                if (line.startsWith(API_KEY))
+                {
+                    return line.substring(API_KEY.length()).trim();
+                }
+            }
+            throw new AssertionError("no API key line: " + output());
+        }
+
+        /** Waits for the lines that name the bound port and the API key; returns the port. */
+        int port() throws InterruptedException
+        {
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            synchronized (lines)
+            {
+                while (System.nanoTime() < deadline)
+                {
+                    // the key is printed after the address: once it is there, both are
+                    if (lines.stream().anyMatch((line) -> line.startsWith(API_KEY)))
+                    {
+                        for (final String line : lines)
+                        {
+                            final Matcher matcher = LISTENING.matcher(line);
+                            if (matcher.find())
+                            {
+                                return Integer.parseInt(matcher.group(1));
+                            }
+                        }
+                    }
+                    assertTrue(process.isAlive(), () -> "the program died: " + lines);
+                    lines.wait(100);
+                }
+            }
+            throw new AssertionError("no 'listening on' and API key lines: " + output());
+        }
+    }
+
+    private Child run(final List<String> jvmOptions, final String... args) throws IOException
+    {
+        final List<String> options = new ArrayList<>(jvmOptions);
+        options.add("-Djava.io.tmpdir=" + tmp);
+        return new Child(ChildJvm.start(options, OffcacheServerCommand.class, args));
+    }
+
+    private List<Path> temporarySsdDirs() throws IOException
+    {
+        try (Stream<Path> paths = Files.list(tmp))
+        {
+            return paths.filter((path) -> path.getFileName().toString().startsWith("offcache-ssd-")).toList();
+        }
+    }
+
+    /** Exit 2, exactly one line from the program, no stack trace, nothing left behind; returns the line. */
+    private String refusedStart(final Child child) throws Exception
+    {
+        assertEquals(2, child.exit(), () -> String.join("\n", child.output()));
+        final List<String> output = child.output();
+        final List<String> ours = output.stream().filter((line) -> line.startsWith("offcache-server: ")).toList();
+        assertEquals(1, ours.size(), () -> String.join("\n", output));
+        assertFalse(output.stream().anyMatch((line) -> line.contains("Exception") || line.startsWith("\tat ")),
+            () -> String.join("\n", output));
+        assertEquals(List.of(), temporarySsdDirs());
+        return ours.get(0);
+    }
+
+    @Test
+    void portInUseIsOneLineNamingTheFlagAndTheAddress() throws Exception
+    {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1")))
+        {
+            final String address = "127.0.0.1:" + taken.getLocalPort();
+            final String line = refusedStart(run(SMALL, "--listen", address, "--ram-mb", "16"));
+            assertEquals("offcache-server: --listen (env OFFCACHE_LISTEN): cannot listen on " + address +
+                ": address already in use: stop the process listening there or choose another port (port 0 picks " +
+                "a free one)", line);
+        }
+    }
+
+    @Test
+    void unwritableDiskPathIsRefusedByName() throws Exception
+    {
+        // root may write anywhere, so a path under a regular file is what no user can create
+        final Path file = Files.writeString(tmp.resolve("a-file"), "x");
+        final Path disk = file.resolve("ssd");
+        final String line = refusedStart(run(SMALL, "--listen", "127.0.0.1:0", "--ram-mb", "16",
+            "--disk-path", disk.toString()));
+        assertTrue(line.startsWith("offcache-server: --disk-path (env OFFCACHE_DISK_PATH): " + disk +
+            " is not a writable directory ("), line);
+        assertTrue(line.endsWith("): create it writable for this user or choose another --disk-path"), line);
+        assertFalse(Files.exists(disk));
+    }
+
+    @Test
+    void ramTierAboveTheDirectMemoryLimitIsRefusedBeforeAllocating() throws Exception
+    {
+        final String line = refusedStart(run(List.of("-Xmx128m", "-XX:MaxDirectMemorySize=64m"),
+            "--listen", "127.0.0.1:0", "--ram-mb", "128"));
+        assertTrue(line.startsWith("offcache-server: --ram-mb (env OFFCACHE_RAM_MB): 128 needs 225 MiB of direct " +
+            "memory"), line);
+        assertTrue(line.contains("but this JVM allows 64 MiB"), line);
+        assertTrue(line.contains("raise -XX:MaxDirectMemorySize in OFFCACHE_JAVA_OPTS"), line);
+    }
+
+    @Test
+    void sigtermReportsNotReadyWhileServingThenExits143() throws Exception
+    {
+        final Child child = run(SMALL, "--listen", "127.0.0.1:0", "--ram-mb", "16",
+            "--shutdown-unready-seconds", "3");
+        final int port = child.port();
+        final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+        final URI ready = URI.create("http://127.0.0.1:" + port + "/ready");
+        assertEquals(200, client.send(HttpRequest.newBuilder(ready).build(),
+            HttpResponse.BodyHandlers.ofString()).statusCode());
+
+        child.process.destroy(); // SIGTERM
+        HttpResponse<String> answer = null;
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline)
+        {
+            answer = client.send(HttpRequest.newBuilder(ready).build(), HttpResponse.BodyHandlers.ofString());
+            if (answer.statusCode() != 200)
+            {
+                break;
+            }
+            Thread.onSpinWait();
+        }
+        assertEquals(503, answer.statusCode(), "/ready should turn 503 before the listener closes");
+        final JsonNode body = new ObjectMapper().readTree(answer.body());
+        assertEquals("not ready", body.get("status").asText(), answer.body());
+        // a new connection (a new client) in the unready window is still accepted, and a read is still served
+        final HttpClient fresh = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+        final HttpResponse<String> read = fresh.send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + port + "/obj/" + SampleObjects.HELLO))
+            .header("Authorization", "Bearer " + child.apiKey()).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, read.statusCode(), read.body());
+        assertEquals(Files.readString(tmp.resolve("offcache-origin").resolve(SampleObjects.HELLO)), read.body());
+
+        assertEquals(143, child.exit(), () -> String.join("\n", child.output()));
+        assertEquals(List.of(), temporarySsdDirs());
+        // the default log format: a UTC timestamp first
+        assertTrue(child.output().stream().anyMatch((line) -> TEXT_LOG_LINE.matcher(line).matches()),
+            () -> String.join("\n", child.output()));
+    }
+
+    @Test
+    void jsonLogsAreOneObjectPerLine() throws Exception
+    {
+        final Child child = run(SMALL, "--listen", "127.0.0.1:0", "--ram-mb", "16", "--log-format", "json");
+        child.port();
+        child.process.destroy();
+        assertEquals(143, child.exit(), () -> String.join("\n", child.output()));
+        final ObjectMapper json = new ObjectMapper();
+        int logLines = 0;
+        boolean listening = false;
+        for (final String line : child.output())
+        {
+            if (line.startsWith("{"))
+            {
+                final JsonNode event = json.readTree(line);
+                assertTrue(event.get("timestamp").asLong() > 0, line);
+                assertTrue(event.hasNonNull("level") && event.hasNonNull("loggerName"), line);
+                listening |= event.get("message").asText().startsWith("offcache L2 server listening on");
+                logLines++;
+            }
+        }
+        assertTrue(listening, () -> String.join("\n", child.output()));
+        assertTrue(logLines >= 2, "start and stop are logged");
+        assertFalse(child.output().stream().anyMatch((line) -> TEXT_LOG_LINE.matcher(line).matches()),
+            "no text log lines");
+    }
+}

@@ -1,0 +1,125 @@
+package dev.offcache.server.http;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Random;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import dev.offcache.server.metrics.BuildInfo;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code /metrics} as the Prometheus client writes it, read as a scraper would: every family has HELP and TYPE,
+ * latencies are histograms whose {@code +Inf} bucket equals the requests served, counters count each request once,
+ * and the build, JVM and process families are there beside the server's, the store's and the engine's.
+ */
+class MetricsExpositionTest
+{
+    private static final int BLOCK = ServerHarness.BLOCK;
+
+    @TempDir
+    Path tmp;
+
+    private ServerHarness harness;
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    @BeforeEach
+    void start() throws Exception
+    {
+        final Path origin = Files.createDirectories(tmp.resolve("origin"));
+        final byte[] object = new byte[4 * BLOCK];
+        new Random(3).nextBytes(object);
+        Files.write(origin.resolve("data.bin"), object);
+        harness = new ServerHarness(origin, tmp.resolve("ssd"), 16, 16L * BLOCK, TransportKind.AUTO);
+    }
+
+    @AfterEach
+    void stop()
+    {
+        harness.close();
+    }
+
+    private HttpResponse<String> get(final String path, final String range) throws Exception
+    {
+        final HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(harness.base() + path))
+            .header("Authorization", "Bearer " + ServerHarness.KEY);
+        if (null != range)
+        {
+            request.header("Range", range);
+        }
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static double sample(final String page, final String series)
+    {
+        final Matcher matcher = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(page);
+        assertTrue(matcher.find(), () -> "no sample " + series + " in\n" + page);
+        return Double.parseDouble(matcher.group(1));
+    }
+
+    @Test
+    void everyFamilyHasHelpAndLatenciesAreHistogramsCountedOnce() throws Exception
+    {
+        final int reads = 7;
+        for (int i = 0; i < reads; i++)
+        {
+            assertEquals(206, get("/obj/data.bin", "bytes=" + (i % 4) * BLOCK + "-" + ((i % 4) * BLOCK + 99))
+                .statusCode());
+        }
+        final HttpResponse<String> response = get("/metrics", null);
+        assertEquals(200, response.statusCode());
+        assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("text/plain; version=0.0.4"));
+        final String page = response.body();
+
+        final Set<String> helped = new HashSet<>();
+        final Set<String> typed = new HashSet<>();
+        for (final String line : page.split("\n"))
+        {
+            if (line.startsWith("# HELP "))
+            {
+                helped.add(line.split(" ")[2]);
+            }
+            else if (line.startsWith("# TYPE "))
+            {
+                typed.add(line.split(" ")[2]);
+            }
+        }
+        assertEquals(typed, helped, "every family has HELP");
+        for (final String family : new String[] {"offcache_build_info", "offcache_server_http_requests_total",
+            "offcache_server_block_lookups_total", "offcache_range_block_requests_total",
+            "offcache_range_origin_gets_total", "offcache_server_http_response_seconds",
+            "offcache_range_origin_get_seconds", "jvm_memory_used_bytes", "jvm_threads_current",
+            "process_cpu_seconds_total"})
+        {
+            assertTrue(typed.contains(family), () -> family + " missing from\n" + page);
+        }
+        assertTrue(page.contains("# TYPE offcache_server_http_response_seconds histogram"), page);
+        assertTrue(page.contains("offcache_build_info{java_version=\"" + System.getProperty("java.version") +
+            "\",version=\"" + BuildInfo.VERSION + "\"} 1"), page);
+        assertNotEquals("unknown", BuildInfo.VERSION, "the build filters the version in");
+
+        // each read counted once, in the counter and in the histogram (the scrape itself is still in flight)
+        assertEquals(reads, sample(page, "offcache_server_http_requests_total{endpoint=\"obj\",status=\"206\"}"));
+        assertEquals(reads, sample(page, "offcache_server_http_response_seconds_count"));
+        assertEquals(reads, sample(page, "offcache_server_http_response_seconds_bucket{le=\"+Inf\"}"));
+        assertEquals(reads, sample(page, "offcache_range_block_requests_total"));
+        // 4 blocks, each fetched once; the other 3 reads hit
+        assertEquals(4, sample(page, "offcache_range_origin_gets_total{class=\"demand\"}"));
+        assertEquals(4, sample(page, "offcache_range_origin_get_seconds_count"));
+        assertEquals(3, sample(page, "offcache_range_block_hits_total"));
+    }
+}

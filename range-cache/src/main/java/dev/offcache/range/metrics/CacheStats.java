@@ -1,0 +1,95 @@
+package dev.offcache.range.metrics;
+
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * An immutable snapshot of one range-cache engine's statistics, in the spirit of Caffeine's {@code CacheStats}:
+ * read from the engine's counters by {@code RangeCache.stats()}, cheap to take, safe to keep and to subtract
+ * ({@link #minus}) for a rate over an interval. Counts are per block (a read touching three blocks is three
+ * requests).
+ *
+ * @param hitCount         block lookups the store answered.
+ * @param missCount        block lookups it could not answer (bypassed reads count here too).
+ * @param originGetCount   origin GETs, demand and prefetch.
+ * @param originBytes      bytes received from the origin.
+ * @param originErrorCount origin requests that failed (errors, short data, timeouts).
+ * @param evictionCount    blocks the store evicted.
+ * @param fallbacks        store failures routed around, by reason (every reason present).
+ */
+public record CacheStats(
+    long hitCount,
+    long missCount,
+    long originGetCount,
+    long originBytes,
+    long originErrorCount,
+    long evictionCount,
+    Map<StoreFallback, Long> fallbacks)
+{
+    /**
+     * A snapshot; the map is copied, with a zero for each reason it lacks.
+     */
+    public CacheStats
+    {
+        final EnumMap<StoreFallback, Long> all = new EnumMap<>(StoreFallback.class);
+        for (final StoreFallback reason : StoreFallback.values())
+        {
+            all.put(reason, fallbacks.getOrDefault(reason, 0L));
+        }
+        fallbacks = Map.copyOf(all);
+    }
+
+    /**
+     * Block lookups.
+     *
+     * @return hits plus misses.
+     */
+    public long requestCount()
+    {
+        return hitCount + missCount;
+    }
+
+    /**
+     * The share of lookups the store answered; 1.0 when there were none (as Caffeine reports it).
+     *
+     * @return from 0 to 1.
+     */
+    public double hitRate()
+    {
+        final long requests = requestCount();
+        return requests == 0 ? 1.0 : (double) hitCount / requests;
+    }
+
+    /**
+     * Store failures routed around, every reason.
+     *
+     * @return the sum.
+     */
+    public long fallbackCount()
+    {
+        long sum = 0;
+        for (final long count : fallbacks.values())
+        {
+            sum += count;
+        }
+        return sum;
+    }
+
+    /**
+     * What happened between an earlier snapshot and this one.
+     *
+     * @param earlier the earlier snapshot of the same engine.
+     * @return the differences.
+     */
+    public CacheStats minus(final CacheStats earlier)
+    {
+        final EnumMap<StoreFallback, Long> delta = new EnumMap<>(StoreFallback.class);
+        for (final StoreFallback reason : StoreFallback.values())
+        {
+            delta.put(reason, fallbacks.get(reason) - earlier.fallbacks.get(reason));
+        }
+        return new CacheStats(hitCount - earlier.hitCount, missCount - earlier.missCount,
+            originGetCount - earlier.originGetCount, originBytes - earlier.originBytes,
+            originErrorCount - earlier.originErrorCount, evictionCount - earlier.evictionCount, delta);
+    }
+}
