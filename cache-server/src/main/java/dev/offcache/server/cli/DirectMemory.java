@@ -63,8 +63,8 @@ final class DirectMemory
             throw new StartupException("--ram-mb", ramMb + " needs " + mib(storeBytes + HEADROOM_BYTES) +
                 " MiB of direct memory (RAM slab, spill slots and " + mib(HEADROOM_BYTES) + " MiB for I/O), but " +
                 "this JVM allows " + mib(limit) + " MiB (" + mib(used) + " MiB in use): raise " +
-                "-XX:MaxDirectMemorySize (OFFCACHE_DIRECT_MB for the launcher, which sets it to the RAM tier + " +
-                "512 MiB unless OFFCACHE_JAVA_OPTS names it) or lower --ram-mb", null);
+                "-XX:MaxDirectMemorySize in OFFCACHE_JAVA_OPTS or OFFCACHE_DIRECT_MB (the launcher sets it to the " +
+                "RAM tier + 512 MiB unless OFFCACHE_JAVA_OPTS names it) or lower --ram-mb", null);
         }
     }
 
