@@ -57,6 +57,8 @@ public final class MetricNames
     private static final Map<String, String> HELP = Map.ofEntries(
         Map.entry(BLOCK_REQUESTS, "Store lookups, one per block a read touches."),
         Map.entry(BLOCK_HITS, "Block lookups the store answered."),
+        Map.entry(BLOCK_FILE_HITS, "Of the hits, blocks sent as a file region of a slower tier."),
+        Map.entry(BLOCK_LOADED_HITS, "Of the hits, blocks loaded from a slower tier into memory first."),
         Map.entry(BLOCK_MISSES, "Block lookups the store could not answer (bypassed reads count here too)."),
         Map.entry(ORIGIN_GETS, "Origin GETs by fetch class."),
         Map.entry(ORIGIN_BYTES, "Origin bytes received by fetch class."),
