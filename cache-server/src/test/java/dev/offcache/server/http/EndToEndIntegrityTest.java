@@ -43,47 +43,21 @@ class EndToEndIntegrityTest
     private static final int BLOCK = ServerHarness.BLOCK;
     private static final int BLOCKS = 8;
 
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
     @TempDir
     Path tmp;
 
     @Test
     void aBlockDamagedOnDiskSinceItsLastCheckNeverReachesTheCaller() throws Exception
     {
-        final Path originDir = tmp.resolve("origin");
-        Files.createDirectories(originDir);
         final byte[] object = L2HttpServerTest.random(BLOCKS * BLOCK, 77);
-        Files.write(originDir.resolve("lake.bin"), object);
-        try (ServerHarness harness = new ServerHarness(originDir, tmp.resolve("ssd"), 4, (long) BLOCKS * BLOCK,
-            TransportKind.AUTO))
+        try (ServerHarness harness = verifiedOnSsd("lake.bin", object))
         {
-            final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            harness.prefetchToSsd("lake.bin", object.length, BLOCKS);
-            // a whole read checks every block file's CRC: from now on the blocks go out from their files unchecked
-            final HttpRequest plain = HttpRequest.newBuilder(URI.create(harness.base() + "/obj/lake.bin"))
-                .header("Authorization", "Bearer " + ServerHarness.KEY).build();
-            assertArrayEquals(object, http.send(plain, HttpResponse.BodyHandlers.ofByteArray()).body());
-
-            final List<Path> files;
-            try (var walk = Files.walk(tmp.resolve("ssd").resolve("blocks")))
-            {
-                files = walk.filter((p) -> p.toString().endsWith(".blk")).toList();
-            }
-            assertEquals(BLOCKS, files.size());
-            for (final Path file : files)
-            {
-                try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
-                {
-                    channel.write(ByteBuffer.wrap(new byte[] {42, 42, 42}), BlockFileFormat.HEADER_LENGTH + 100);
-                }
-            }
+            assertEquals(BLOCKS, damageBlocks(Set.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L)));
             final long zeroCopyBefore = harness.store.metrics().ssdZeroCopyReads();
 
-            try (L2Origin client = L2Origin.newBuilder()
-                .server(URI.create(harness.base()))
-                .apiKey(ServerHarness.KEY)
-                .origin(new FileSystemOrigin(originDir, 2))
-                .abandonTimeout(Duration.ofSeconds(2))
-                .build())
+            try (L2Origin client = client(harness))
             {
                 final ByteBuffer destination = ByteBuffer.allocateDirect(object.length);
                 assertEquals(object.length, client.read("lake.bin", 0, destination).get(30, TimeUnit.SECONDS));
@@ -99,7 +73,8 @@ class EndToEndIntegrityTest
             }
 
             // a client that does not ask gets plain HTTP: the damaged bytes, as any plain file server would send them
-            final HttpResponse<byte[]> damaged = http.send(plain, HttpResponse.BodyHandlers.ofByteArray());
+            final HttpResponse<byte[]> damaged = HTTP.send(plainGet(harness, "lake.bin"),
+                HttpResponse.BodyHandlers.ofByteArray());
             assertEquals(object.length, damaged.body().length);
             assertFalse(damaged.headers().firstValue("Offcache-Checksum").isPresent());
         }
@@ -108,18 +83,9 @@ class EndToEndIntegrityTest
     @Test
     void aVectoredReadGetsTheOriginsBytesForExactlyTheDamagedBlocks() throws Exception
     {
-        final Path originDir = tmp.resolve("origin");
-        Files.createDirectories(originDir);
         final byte[] object = L2HttpServerTest.random(BLOCKS * BLOCK, 78);
-        Files.write(originDir.resolve("vectored.bin"), object);
-        try (ServerHarness harness = new ServerHarness(originDir, tmp.resolve("ssd"), 4, (long) BLOCKS * BLOCK,
-            TransportKind.AUTO))
+        try (ServerHarness harness = verifiedOnSsd("vectored.bin", object))
         {
-            final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            harness.prefetchToSsd("vectored.bin", object.length, BLOCKS);
-            final HttpRequest plain = HttpRequest.newBuilder(URI.create(harness.base() + "/obj/vectored.bin"))
-                .header("Authorization", "Bearer " + ServerHarness.KEY).build();
-            assertArrayEquals(object, http.send(plain, HttpResponse.BodyHandlers.ofByteArray()).body());
             // blocks 1, 4 and 5 damaged on disk after their check; the others stay as written
             assertEquals(3, damageBlocks(Set.of(1L, 4L, 5L)));
             final long zeroCopyBefore = harness.store.metrics().ssdZeroCopyReads();
@@ -127,12 +93,7 @@ class EndToEndIntegrityTest
             // whole blocks 0-1, a part of block 2, whole blocks 3-5, whole block 7
             final long[] offsets = {0, 2L * BLOCK + 1000, 3L * BLOCK, 7L * BLOCK};
             final int[] lengths = {2 * BLOCK, 4000, 3 * BLOCK, BLOCK};
-            try (L2Origin client = L2Origin.newBuilder()
-                .server(URI.create(harness.base()))
-                .apiKey(ServerHarness.KEY)
-                .origin(new FileSystemOrigin(originDir, 2))
-                .abandonTimeout(Duration.ofSeconds(2))
-                .build())
+            try (L2Origin client = client(harness))
             {
                 final ByteBuffer[] destinations = new ByteBuffer[offsets.length];
                 for (int i = 0; i < offsets.length; i++)
@@ -166,14 +127,10 @@ class EndToEndIntegrityTest
     @Test
     void rangesAreFramedAsBeforeWithoutTheHeaderAndChecksummedPerChunkWithIt() throws Exception
     {
-        final Path originDir = tmp.resolve("origin");
-        Files.createDirectories(originDir);
         final byte[] object = L2HttpServerTest.random(BLOCKS * BLOCK - 123, 79);
-        Files.write(originDir.resolve("frames.bin"), object);
-        try (ServerHarness harness = new ServerHarness(originDir, tmp.resolve("ssd"), 4, (long) BLOCKS * BLOCK,
-            TransportKind.AUTO))
+        // verified SSD blocks: whole blocks go out from their files with their recorded CRC, parts read from them
+        try (ServerHarness harness = verifiedOnSsd("frames.bin", object))
         {
-            final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             // across a block edge, one whole block, empty, inside one block, an end clamped to the object
             final long[][] ranges = {{BLOCK - 10, BLOCK + 20}, {2L * BLOCK, 3L * BLOCK}, {5, 5},
                 {4L * BLOCK + 7, 4L * BLOCK + 99}, {object.length - 50, object.length + 1000}};
@@ -182,13 +139,13 @@ class EndToEndIntegrityTest
                 .header("Authorization", "Bearer " + ServerHarness.KEY)
                 .POST(HttpRequest.BodyPublishers.ofString(json));
 
-            final HttpResponse<byte[]> unchecked = http.send(post.build(), HttpResponse.BodyHandlers.ofByteArray());
+            final HttpResponse<byte[]> unchecked = HTTP.send(post.build(), HttpResponse.BodyHandlers.ofByteArray());
             assertEquals(200, unchecked.statusCode());
             assertFalse(unchecked.headers().firstValue("Offcache-Checksum").isPresent());
             assertFalse(unchecked.headers().firstValue("Offcache-Block-Size").isPresent());
             assertArrayEquals(frames(object, ranges, false), unchecked.body(), "plain frames, byte for byte");
 
-            final HttpResponse<byte[]> checked = http.send(post.header("Offcache-Checksum", "crc32c").build(),
+            final HttpResponse<byte[]> checked = HTTP.send(post.header("Offcache-Checksum", "crc32c").build(),
                 HttpResponse.BodyHandlers.ofByteArray());
             assertEquals(200, checked.statusCode());
             assertEquals("crc32c", checked.headers().firstValue("Offcache-Checksum").orElse(null));
@@ -197,6 +154,48 @@ class EndToEndIntegrityTest
                 .orElse(null));
             assertArrayEquals(frames(object, ranges, true), checked.body(), "a CRC32C after each chunk");
         }
+    }
+
+    /**
+     * A server over an origin holding {@code object}, its blocks prefetched to SSD and verified by a whole read: from
+     * then on they go out from their files unchecked.
+     */
+    private ServerHarness verifiedOnSsd(final String key, final byte[] object) throws Exception
+    {
+        final Path originDir = tmp.resolve("origin");
+        Files.createDirectories(originDir);
+        Files.write(originDir.resolve(key), object);
+        final ServerHarness harness = new ServerHarness(originDir, tmp.resolve("ssd"), 4, (long) BLOCKS * BLOCK,
+            TransportKind.AUTO);
+        try
+        {
+            harness.prefetchToSsd(key, object.length, BLOCKS);
+            assertArrayEquals(object, HTTP.send(plainGet(harness, key), HttpResponse.BodyHandlers.ofByteArray())
+                .body());
+            return harness;
+        }
+        catch (final Exception | AssertionError ex)
+        {
+            harness.close();
+            throw ex;
+        }
+    }
+
+    private static HttpRequest plainGet(final ServerHarness harness, final String key)
+    {
+        return HttpRequest.newBuilder(URI.create(harness.base() + "/obj/" + key))
+            .header("Authorization", "Bearer " + ServerHarness.KEY).build();
+    }
+
+    /** An L2 client of the harness whose own origin is the same directory. */
+    private L2Origin client(final ServerHarness harness)
+    {
+        return L2Origin.newBuilder()
+            .server(URI.create(harness.base()))
+            .apiKey(ServerHarness.KEY)
+            .origin(new FileSystemOrigin(tmp.resolve("origin"), 2))
+            .abandonTimeout(Duration.ofSeconds(2))
+            .build();
     }
 
     private static String pairs(final long[][] ranges)
