@@ -399,11 +399,10 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
             if (checksummed)
             {
                 final int block = resources.source().blockSize();
-                final long chunks = length == 0 ? 0 : (start + length - 1) / block - start / block + 1;
                 response.headers()
                     .set(CHECKSUM_HEADER, CHECKSUM_VALUE)
                     .set(BLOCK_SIZE, block)
-                    .set(HttpHeaderNames.CONTENT_LENGTH, length + Integer.BYTES * chunks);
+                    .set(HttpHeaderNames.CONTENT_LENGTH, length + Integer.BYTES * chunks(start, length, block));
             }
             HttpUtil.setKeepAlive(response, keepAlive);
             if (head)
@@ -436,8 +435,10 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
             respond(ctx, "ranges", HttpResponseStatus.BAD_REQUEST, ex.getMessage(), keepAlive);
             return;
         }
+        final boolean checksummed = request.headers().contains(CHECKSUM_HEADER, CHECKSUM_VALUE, true);
         onSize(ctx, "ranges", key, keepAlive, wantsInterim(request), (size) ->
         {
+            final int block = resources.source().blockSize();
             final long[] starts = new long[ranges.length];
             final long[] lengths = new long[ranges.length];
             long total = 0;
@@ -455,16 +456,27 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
                 // an end past the object is clamped, as for a Range header: the frame says how many bytes follow
                 starts[i] = ranges[i][0];
                 lengths[i] = Math.min(ranges[i][1], size) - ranges[i][0];
-                total += Long.BYTES + lengths[i];
+                total += Long.BYTES + lengths[i] +
+                    (checksummed ? Integer.BYTES * chunks(starts[i], lengths[i], block) : 0);
             }
             final HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
             response.headers()
                 .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM)
                 .set(HttpHeaderNames.CONTENT_LENGTH, total)
                 .set(OBJECT_SIZE, size);
+            if (checksummed)
+            {
+                response.headers().set(CHECKSUM_HEADER, CHECKSUM_VALUE).set(BLOCK_SIZE, block);
+            }
             HttpUtil.setKeepAlive(response, keepAlive);
-            stream(ctx, "ranges", key, starts, lengths, true, response, keepAlive, startNanos);
+            stream(ctx, "ranges", key, starts, lengths, true, checksummed, response, keepAlive, startNanos);
         });
+    }
+
+    /** The chunks of {@code [start, start + length)}: one per block of the grid it touches (a checksum each). */
+    private static long chunks(final long start, final long length, final int block)
+    {
+        return length == 0 ? 0 : (start + length - 1) / block - start / block + 1;
     }
 
     private long[][] parseRanges(final ByteBuf body) throws BadRequestException

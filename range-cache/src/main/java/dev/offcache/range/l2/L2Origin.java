@@ -418,29 +418,50 @@ public final class L2Origin extends ForwardingObjectStore
         final String key, final long[] offsets, final ByteBuffer[] destinations, final int[] delivered,
         final int complete, final LongConsumer objectSize, final CompletableFuture<int[]> result)
     {
+        readVectoredFromOrigin(key, offsets, destinations, delivered, complete, DamagedChunks.NONE, objectSize,
+            result);
+    }
+
+    /**
+     * Completes a vectored read from the origin: as above, and the chunks L2 delivered whose CRC32C did not match
+     * are read again in place (only they: the good chunks around them stay).
+     */
+    void readVectoredFromOrigin(
+        final String key, final long[] offsets, final ByteBuffer[] destinations, final int[] delivered,
+        final int complete, final DamagedChunks damaged, final LongConsumer objectSize,
+        final CompletableFuture<int[]> result)
+    {
         final int rest = offsets.length - complete;
-        if (rest == 0)
+        final int repairs = damaged.count();
+        if (rest == 0 && repairs == 0)
         {
             result.complete(delivered.clone());
             return;
         }
-        if (delivered[complete] > 0)
+        if (rest > 0 && delivered[complete] > 0)
         {
             metrics.increment(L2ClientMetrics.Counter.RESUMED);
         }
-        final long[] restOffsets = new long[rest];
-        final ByteBuffer[] restTargets = new ByteBuffer[rest];
+        final long[] pieceOffsets = new long[repairs + rest];
+        final ByteBuffer[] pieceTargets = new ByteBuffer[repairs + rest];
+        for (int i = 0; i < repairs; i++)
+        {
+            final ByteBuffer destination = destinations[damaged.range(i)];
+            final int at = destination.position() + damaged.start(i);
+            pieceOffsets[i] = offsets[damaged.range(i)] + damaged.start(i);
+            pieceTargets[i] = destination.duplicate().limit(at + damaged.length(i)).position(at);
+        }
         for (int i = 0; i < rest; i++)
         {
             final int index = complete + i;
-            restOffsets[i] = offsets[index] + delivered[index];
-            restTargets[i] = destinations[index].duplicate();
-            restTargets[i].position(destinations[index].position() + delivered[index]);
+            pieceOffsets[repairs + i] = offsets[index] + delivered[index];
+            pieceTargets[repairs + i] = destinations[index].duplicate();
+            pieceTargets[repairs + i].position(destinations[index].position() + delivered[index]);
         }
         CompletableFuture<int[]> io;
         try
         {
-            io = delegate().readVectored(key, restOffsets, restTargets, FetchClass.DEMAND, objectSize);
+            io = delegate().readVectored(key, pieceOffsets, pieceTargets, FetchClass.DEMAND, objectSize);
         }
         catch (final Throwable ex)
         {
@@ -455,10 +476,19 @@ public final class L2Origin extends ForwardingObjectStore
             }
             final int[] total = delivered.clone();
             long fromOrigin = 0;
+            for (int i = 0; i < repairs; i++)
+            {
+                fromOrigin += counts[i];
+                if (counts[i] < damaged.length(i))
+                {
+                    // the origin ended inside a repaired chunk: only the bytes before its end are right
+                    total[damaged.range(i)] = Math.min(total[damaged.range(i)], damaged.start(i) + counts[i]);
+                }
+            }
             for (int i = 0; i < rest; i++)
             {
-                total[complete + i] += counts[i];
-                fromOrigin += counts[i];
+                total[complete + i] += counts[repairs + i];
+                fromOrigin += counts[repairs + i];
             }
             metrics.add(L2ClientMetrics.Counter.ORIGIN_BYTES, fromOrigin);
             result.complete(total);

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongConsumer;
+import java.util.zip.CRC32C;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -25,6 +26,12 @@ import io.netty.handler.codec.http.LastHttpContent;
  * {@code Offcache-Object-Size}). Each range's bytes are copied from Netty's buffers straight into its destination.
  * Anything wrong falls back to the origin for what is missing: ranges already complete stay, the range being read
  * is completed from its delivered offset, the rest are read whole.
+ *
+ * <p>The request asks for a checksummed body ({@code Offcache-Checksum: crc32c}): inside each range's frame, each
+ * chunk (the part of the range in one of the server's blocks) is then followed by its CRC32C, which this exchange
+ * checks before it counts the chunk as good. A mismatch does not end the exchange (the framing is intact): the rest of
+ * the body is read on, and when it is over the origin reads exactly the damaged chunks again
+ * ({@link FallbackReason#CHECKSUM}). A server that answers without checksums is read as plain frames.
  */
 final class VectoredExchange extends Exchange
 {
@@ -42,6 +49,15 @@ final class VectoredExchange extends Exchange
     private int prefixBytes;
     private long frameLength;
     private final ByteBuffer prefix = ByteBuffer.allocate(Long.BYTES).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private boolean checksummed;
+    private long blockSize;
+    /** Bytes of the current range's frame before its current chunk (every chunk before it had its CRC read). */
+    private int chunkStart;
+    private int chunkLeft;
+    private int crcRead;
+    private int crcValue;
+    private CRC32C crc;
+    private DamagedChunks damaged = DamagedChunks.NONE;
 
     VectoredExchange(
         final L2Origin client,
@@ -92,7 +108,8 @@ final class VectoredExchange extends Exchange
         client.addCommonHeaders(request);
         request.headers()
             .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-            .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+            .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes())
+            .set(L2Origin.CHECKSUM_HEADER, L2Origin.CHECKSUM_VALUE);
         return request;
     }
 
@@ -107,7 +124,13 @@ final class VectoredExchange extends Exchange
         announced = ContentRange.parseLength(response.headers().get(HttpHeaderNames.CONTENT_LENGTH));
         final long most = bodyBytes();
         objectBytes = ContentRange.parseLength(response.headers().get(L2Origin.OBJECT_SIZE_HEADER));
-        if (announced < (long) Long.BYTES * offsets.length || announced > most || objectBytes < 0)
+        checksummed = L2Origin.CHECKSUM_VALUE.equalsIgnoreCase(response.headers().get(L2Origin.CHECKSUM_HEADER));
+        if (checksummed)
+        {
+            blockSize = ContentRange.parseLength(response.headers().get(L2Origin.BLOCK_SIZE_HEADER));
+        }
+        if (objectBytes < 0 || (checksummed ? blockSize <= 0 || announced != checksummedLength() :
+            announced < (long) Long.BYTES * offsets.length || announced > most))
         {
             fail(FallbackReason.MALFORMED, null);
             return false;
@@ -117,6 +140,19 @@ final class VectoredExchange extends Exchange
             objectSize.accept(objectBytes);
         }
         return true;
+    }
+
+    /** The exact length of a checksummed body: per range its frame, its bytes and a CRC per chunk. */
+    private long checksummedLength()
+    {
+        long length = 0;
+        for (int i = 0; i < offsets.length; i++)
+        {
+            final long bytes = expectedFrame(i);
+            length += Long.BYTES + bytes +
+                (bytes == 0 ? 0 : Integer.BYTES * ((offsets[i] + bytes - 1) / blockSize - offsets[i] / blockSize + 1));
+        }
+        return length;
     }
 
     @Override
@@ -144,17 +180,35 @@ final class VectoredExchange extends Exchange
                         fail(FallbackReason.MALFORMED, null);
                         return;
                     }
+                    chunkLeft = nextChunk();
                     nextRangeIfDone();
                 }
                 continue;
             }
-            final int n = (int) Math.min(frameLength - delivered[range], bytes.readableBytes());
-            final ByteBuffer target = targets[range];
-            target.limit(target.position() + n);
-            bytes.readBytes(target);
-            delivered[range] += n;
-            received += n;
-            nextRangeIfDone();
+            if (chunkLeft > 0)
+            {
+                final int n = Math.min(chunkLeft, bytes.readableBytes());
+                final ByteBuffer target = targets[range];
+                target.limit(target.position() + n);
+                bytes.readBytes(target);
+                delivered[range] += n;
+                chunkLeft -= n;
+                received += n;
+                if (!checksummed)
+                {
+                    // plain frames: every byte delivered counts (there is no CRC to wait for)
+                    chunkStart = delivered[range];
+                }
+                nextRangeIfDone();
+                continue;
+            }
+            crcValue = (crcValue << 8) | bytes.readUnsignedByte();
+            received++;
+            if (++crcRead == Integer.BYTES)
+            {
+                checkChunk();
+                nextRangeIfDone();
+            }
         }
         if (!done && content instanceof LastHttpContent)
         {
@@ -166,9 +220,18 @@ final class VectoredExchange extends Exchange
                 {
                     total += n;
                 }
-                client.metrics().increment(L2ClientMetrics.Counter.L2_HITS);
-                client.metrics().add(L2ClientMetrics.Counter.L2_BYTES, total);
-                result.complete(delivered.clone());
+                if (damaged.count() == 0)
+                {
+                    client.metrics().increment(L2ClientMetrics.Counter.L2_HITS);
+                    client.metrics().add(L2ClientMetrics.Counter.L2_BYTES, total);
+                    result.complete(delivered.clone());
+                    return;
+                }
+                // the answer was complete, some chunks of it wrong: the origin reads exactly those again
+                client.metrics().readFallback(FallbackReason.CHECKSUM);
+                client.metrics().add(L2ClientMetrics.Counter.L2_BYTES, total - damaged.bytes());
+                client.readVectoredFromOrigin(key, offsets, destinations, delivered, offsets.length, damaged,
+                    objectSize, result);
             }
             else
             {
@@ -177,19 +240,60 @@ final class VectoredExchange extends Exchange
         }
     }
 
+    /** The current chunk's CRC32C is read: a mismatch marks the chunk for the origin, and the next chunk starts. */
+    private void checkChunk()
+    {
+        if (null == crc)
+        {
+            crc = new CRC32C();
+        }
+        crc.reset();
+        final ByteBuffer destination = destinations[range];
+        final ByteBuffer chunk = destination.duplicate();
+        chunk.limit(destination.position() + delivered[range]).position(destination.position() + chunkStart);
+        crc.update(chunk);
+        if ((int) crc.getValue() != crcValue)
+        {
+            if (damaged == DamagedChunks.NONE)
+            {
+                damaged = new DamagedChunks();
+            }
+            damaged.add(range, chunkStart, delivered[range] - chunkStart);
+        }
+        chunkStart = delivered[range];
+        crcRead = 0;
+        crcValue = 0;
+        chunkLeft = nextChunk();
+    }
+
     /** The frame length a range must have: what was asked for, clamped where the object ends. */
     private long expectedFrame(final int index)
     {
         return Math.max(0, Math.min(destinations[index].remaining(), objectBytes - offsets[index]));
     }
 
+    /** The length of the current range's next chunk: to the end of its block (checksummed) or of its frame. */
+    private int nextChunk()
+    {
+        final long left = frameLength - delivered[range];
+        if (!checksummed || left == 0)
+        {
+            return (int) left;
+        }
+        final long at = offsets[range] + delivered[range];
+        return (int) Math.min(blockSize - at % blockSize, left);
+    }
+
+    /** A range is done when its frame is read whole and (checksummed) every chunk's CRC after it. */
     private void nextRangeIfDone()
     {
-        if (prefixBytes == Long.BYTES && delivered[range] == frameLength)
+        if (prefixBytes == Long.BYTES && delivered[range] == frameLength && chunkStart == delivered[range])
         {
             range++;
             prefixBytes = 0;
             frameLength = 0;
+            chunkStart = 0;
+            chunkLeft = 0;
         }
     }
 
@@ -197,12 +301,21 @@ final class VectoredExchange extends Exchange
     void onFailed(final FallbackReason reason, final Throwable cause)
     {
         client.metrics().readFallback(reason);
+        if (range < offsets.length)
+        {
+            // the range being read keeps only the chunks whose CRC was read (all of it, unchecksummed)
+            delivered[range] = chunkStart;
+        }
         long total = 0;
         for (final int n : delivered)
         {
             total += n;
         }
-        client.metrics().add(L2ClientMetrics.Counter.L2_BYTES, total);
-        client.readVectoredFromOrigin(key, offsets, destinations, delivered, range, objectSize, result);
+        if (damaged.count() > 0)
+        {
+            client.metrics().readFallback(FallbackReason.CHECKSUM);
+        }
+        client.metrics().add(L2ClientMetrics.Counter.L2_BYTES, total - damaged.bytes());
+        client.readVectoredFromOrigin(key, offsets, destinations, delivered, range, damaged, objectSize, result);
     }
 }

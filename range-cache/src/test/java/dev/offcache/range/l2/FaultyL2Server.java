@@ -8,12 +8,15 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.CRC32C;
 
 /**
  * A deliberately misbehaving stand-in for the L2 server on 127.0.0.1: a raw socket server that parses just enough
@@ -73,6 +76,13 @@ final class FaultyL2Server implements AutoCloseable
     /** {@link Fault#DRIP}: milliseconds between pieces. */
     volatile long dripEveryMs = 150;
     final AtomicInteger rangesRequests = new AtomicInteger();
+    /**
+     * With a block size, a {@code POST /ranges} that asks for {@code Offcache-Checksum: crc32c} gets a CRC32C of the
+     * true bytes after each chunk of that grid, as the real server sends them (0: plain frames only).
+     */
+    volatile int checksumBlock;
+    /** Blocks whose bytes a checksummed answer sends damaged (first byte of each chunk flipped), its CRC true. */
+    final Set<Integer> damagedBlocks = ConcurrentHashMap.newKeySet();
 
     private final ServerSocket server;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
@@ -155,6 +165,7 @@ final class FaultyL2Server implements AutoCloseable
         String range = null;
         int contentLength = 0;
         boolean interim = false;
+        boolean checksum = false;
         for (final String line : lines)
         {
             final String lower = line.toLowerCase();
@@ -169,6 +180,10 @@ final class FaultyL2Server implements AutoCloseable
             else if (lower.startsWith("offcache-interim:") && lower.endsWith("102"))
             {
                 interim = true;
+            }
+            else if (lower.startsWith("offcache-checksum:") && lower.endsWith("crc32c"))
+            {
+                checksum = true;
             }
         }
         final byte[] body = in.readNBytes(contentLength);
@@ -233,7 +248,8 @@ final class FaultyL2Server implements AutoCloseable
         if (ranges)
         {
             rangesRequests.incrementAndGet();
-            return answerRanges(new String(body, StandardCharsets.US_ASCII), object, fault, out, socket);
+            return answerRanges(new String(body, StandardCharsets.US_ASCII), object, checksum ? checksumBlock : 0,
+                fault, out, socket);
         }
         final String[] bounds = range.substring("bytes=".length()).split("-");
         final int start = Integer.parseInt(bounds[0]);
@@ -253,11 +269,15 @@ final class FaultyL2Server implements AutoCloseable
         return body(object, start, length, fault, out, socket);
     }
 
-    /** A framed POST /ranges answer: per range an 8-byte little-endian length (clamped to the object), the bytes. */
+    /**
+     * A framed POST /ranges answer: per range an 8-byte little-endian length (clamped to the object), the bytes; with
+     * a checksum block size, each chunk of the bytes is followed by its CRC32C (4 bytes big-endian).
+     */
     private boolean answerRanges(
-        final String json, final byte[] object, final Fault fault, final OutputStream out, final Socket socket)
-        throws IOException, InterruptedException
+        final String json, final byte[] object, final int block, final Fault fault, final OutputStream out,
+        final Socket socket) throws IOException, InterruptedException
     {
+        final CRC32C crc = new CRC32C();
         final ByteArrayOutputStream framed = new ByteArrayOutputStream();
         final java.util.regex.Matcher pair = java.util.regex.Pattern.compile("\\[(\\d+),(\\d+)\\]").matcher(json);
         while (pair.find())
@@ -269,10 +289,34 @@ final class FaultyL2Server implements AutoCloseable
             {
                 framed.write((int) ((long) length >>> (8 * i)) & 0xFF);
             }
-            framed.write(object, start, length);
+            if (block == 0)
+            {
+                framed.write(object, start, length);
+                continue;
+            }
+            int at = start;
+            while (at < end)
+            {
+                final int chunkEnd = Math.min(end, (at / block + 1) * block);
+                final byte[] chunk = Arrays.copyOfRange(object, at, chunkEnd);
+                crc.reset();
+                crc.update(chunk);
+                final int value = (int) crc.getValue();
+                if (damagedBlocks.contains(at / block))
+                {
+                    chunk[0] ^= 0x5A;
+                }
+                framed.write(chunk);
+                for (int shift = 24; shift >= 0; shift -= 8)
+                {
+                    framed.write(value >>> shift & 0xFF);
+                }
+                at = chunkEnd;
+            }
         }
         final byte[] all = framed.toByteArray();
-        write(out, "HTTP/1.1 200 OK\r\nOffcache-Object-Size: " + object.length + "\r\nContent-Length: " +
+        write(out, "HTTP/1.1 200 OK\r\nOffcache-Object-Size: " + object.length + (block == 0 ? "" :
+            "\r\nOffcache-Checksum: crc32c\r\nOffcache-Block-Size: " + block) + "\r\nContent-Length: " +
             all.length + "\r\n\r\n");
         return body(all, 0, all.length, fault, out, socket);
     }

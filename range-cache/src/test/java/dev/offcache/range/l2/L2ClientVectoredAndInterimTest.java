@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -35,12 +36,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The L2 client's vectored reads ({@code POST /ranges}: one request for several ranges, exact bytes even when the
  * body breaks), sizes from answers (no HEAD before a first read; a 416 past the end), and interim responses (a
- * server that answers late but says {@code 102 Processing} is waited for and never counted as unresponsive).
+ * server that answers late but says {@code 102 Processing} is waited for and never counted as unresponsive), and
+ * checksummed frames (a chunk whose CRC32C does not match is read again from the origin, and only it).
  */
 class L2ClientVectoredAndInterimTest
 {
     private static final String KEY = "data/part-1.parquet";
     private static final int SIZE = 2 * 1024 * 1024 + 333;
+    private static final int CRC_BLOCK = 64 * 1024;
 
     @TempDir
     Path root;
@@ -115,6 +118,94 @@ class L2ClientVectoredAndInterimTest
         }
         assertEquals(0, real.gets());
         assertEquals(1, client.metrics().get(L2ClientMetrics.Counter.L2_HITS));
+    }
+
+    @Test
+    void checksummedFramesWithoutDamageAreAHit()
+    {
+        server.checksumBlock = CRC_BLOCK;
+        final long[] offsets = {10, 300_000, SIZE - 50};
+        final int[] lengths = {200_000, 70_000, 200};
+        final ByteBuffer[] destinations = buffers(lengths);
+        final int[] counts = client.readVectored(KEY, offsets, destinations, FetchClass.DEMAND, null)
+            .orTimeout(10, TimeUnit.SECONDS).join();
+        assertArrayEquals(new int[] {200_000, 70_000, 50}, counts);
+        for (int i = 0; i < offsets.length; i++)
+        {
+            assertBytes(offsets[i], counts[i], destinations[i]);
+        }
+        assertEquals(0, client.metrics().readFallbacksTotal());
+        assertEquals(1, client.metrics().get(L2ClientMetrics.Counter.L2_HITS));
+        assertEquals(0, real.gets());
+    }
+
+    @Test
+    void damagedChunksOfAVectoredReadAreReadAgainFromTheOriginAndOnlyThey()
+    {
+        server.checksumBlock = CRC_BLOCK;
+        server.damagedBlocks.addAll(List.of(1, 3, 20));
+        // blocks 0-3 (1 whole and the start of 3 damaged), inside block 19, inside block 20 (damaged)
+        final long[] offsets = {0, 1_300_000, 20L * CRC_BLOCK + 5};
+        final int[] lengths = {200_000, 1000, 100};
+        final ByteBuffer[] destinations = buffers(lengths);
+        final int[] counts = client.readVectored(KEY, offsets, destinations, FetchClass.DEMAND, null)
+            .orTimeout(10, TimeUnit.SECONDS).join();
+        assertArrayEquals(lengths, counts);
+        for (int i = 0; i < offsets.length; i++)
+        {
+            assertBytes(offsets[i], counts[i], destinations[i]);
+        }
+        final L2ClientMetrics metrics = client.metrics();
+        assertEquals(1, server.rangesRequests.get());
+        assertEquals(1, metrics.readFallbacks(FallbackReason.CHECKSUM));
+        assertEquals(1, metrics.readFallbacksTotal());
+        assertEquals(CRC_BLOCK + (200_000 - 3 * CRC_BLOCK) + 100, metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES),
+            "the origin read exactly the damaged chunks");
+        assertEquals(201_100, metrics.get(L2ClientMetrics.Counter.L2_BYTES) +
+            metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES));
+        assertEquals(0, metrics.get(L2ClientMetrics.Counter.L2_HITS), "a damaged answer is no hit");
+        assertEquals(CircuitBreaker.State.CLOSED, client.breaker().state(), "damage is an answer, not a dead server");
+    }
+
+    @Test
+    void randomDamageAndBrokenBodiesStillGiveTheOriginsBytes()
+    {
+        server.checksumBlock = CRC_BLOCK;
+        final Random random = new Random(19);
+        final FaultyL2Server.Fault[] faults = {FaultyL2Server.Fault.NONE, FaultyL2Server.Fault.SHORT_BODY,
+            FaultyL2Server.Fault.CLOSE_MID_STREAM};
+        final int blocks = (SIZE + CRC_BLOCK - 1) / CRC_BLOCK;
+        long total = 0;
+        for (int read = 0; read < 30; read++)
+        {
+            server.fault = faults[random.nextInt(faults.length)];
+            server.damagedBlocks.clear();
+            for (int d = random.nextInt(4); d > 0; d--)
+            {
+                server.damagedBlocks.add(random.nextInt(blocks));
+            }
+            final int ranges = 1 + random.nextInt(5);
+            final long[] offsets = new long[ranges];
+            final int[] lengths = new int[ranges];
+            for (int i = 0; i < ranges; i++)
+            {
+                offsets[i] = random.nextInt(SIZE - 1);
+                lengths[i] = 1 + random.nextInt((int) Math.min(3 * CRC_BLOCK, SIZE - offsets[i]));
+            }
+            final ByteBuffer[] destinations = buffers(lengths);
+            final int[] counts = client.readVectored(KEY, offsets, destinations, FetchClass.DEMAND, null)
+                .orTimeout(20, TimeUnit.SECONDS).join();
+            assertArrayEquals(lengths, counts, "read " + read);
+            for (int i = 0; i < ranges; i++)
+            {
+                assertBytes(offsets[i], counts[i], destinations[i]);
+                total += counts[i];
+            }
+        }
+        final L2ClientMetrics metrics = client.metrics();
+        assertEquals(total, metrics.get(L2ClientMetrics.Counter.L2_BYTES) +
+            metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES), "every byte from exactly one of the two");
+        assertTrue(metrics.readFallbacks(FallbackReason.CHECKSUM) > 0);
     }
 
     @ParameterizedTest
