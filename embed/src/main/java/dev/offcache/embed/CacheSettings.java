@@ -19,14 +19,16 @@ import java.util.function.Function;
  * {@code K}/{@code M} suffixes</td></tr>
  * <tr><td>{@code offcache.metadata.cache.mb}</td><td>50</td><td>parsed Parquet footers held</td></tr>
  * <tr><td>{@code offcache.io.threads}</td><td>16</td><td>origin reads in flight (fetch permits)</td></tr>
+ * <tr><td>{@code offcache.l2.*}</td><td>no L2</td><td>the L2 servers misses go through ({@link L2Settings})</td></tr>
  * </table>
  *
  * @param l1Bytes            the L1 byte budget; 0 for pass-through.
  * @param blockSize          bytes per block.
  * @param metadataCacheBytes the footer cache's byte budget.
  * @param ioThreads          origin reads in flight.
+ * @param l2                 the L2 servers and the locations they serve ({@link L2Settings#NONE} for none).
  */
-public record CacheSettings(long l1Bytes, int blockSize, long metadataCacheBytes, int ioThreads)
+public record CacheSettings(long l1Bytes, int blockSize, long metadataCacheBytes, int ioThreads, L2Settings l2)
     implements Serializable
 {
     /** Key of the L1 budget in MiB. */
@@ -39,10 +41,27 @@ public record CacheSettings(long l1Bytes, int blockSize, long metadataCacheBytes
     public static final String IO_THREADS = "offcache.io.threads";
 
     /**
+     * Settings without L2.
+     *
+     * @param l1Bytes            the L1 byte budget; 0 for pass-through.
+     * @param blockSize          bytes per block.
+     * @param metadataCacheBytes the footer cache's byte budget.
+     * @param ioThreads          origin reads in flight.
+     */
+    public CacheSettings(final long l1Bytes, final int blockSize, final long metadataCacheBytes, final int ioThreads)
+    {
+        this(l1Bytes, blockSize, metadataCacheBytes, ioThreads, L2Settings.NONE);
+    }
+
+    /**
      * Validates the settings.
      */
     public CacheSettings
     {
+        if (l2 == null)
+        {
+            throw new IllegalArgumentException("L2 settings are null: use L2Settings.NONE for no L2");
+        }
         if (l1Bytes < 0)
         {
             throw new IllegalArgumentException("invalid " + L1_MB + ": must be >= 0, got " + (l1Bytes >> 20));
@@ -79,19 +98,32 @@ public record CacheSettings(long l1Bytes, int blockSize, long metadataCacheBytes
 
     /**
      * Reads the settings from an engine's configuration; absent keys keep their defaults, a bad value is refused
-     * with a message naming the key.
+     * with a message naming the key. The L2 API key may come from the environment ({@link L2Settings#API_KEY_ENV}).
      *
      * @param lookup returns a key's value, or null when unset.
      * @return the settings.
      */
     public static CacheSettings from(final Function<String, String> lookup)
     {
+        return from(lookup, System::getenv);
+    }
+
+    /**
+     * Reads the settings from an engine's configuration and an environment.
+     *
+     * @param lookup returns a key's value, or null when unset.
+     * @param env    returns an environment variable, or null.
+     * @return the settings.
+     */
+    public static CacheSettings from(final Function<String, String> lookup, final Function<String, String> env)
+    {
         final CacheSettings d = defaults();
         return new CacheSettings(
             mebibytes(lookup, L1_MB, d.l1Bytes),
             (int) bytes(lookup, BLOCK_SIZE, d.blockSize),
             mebibytes(lookup, METADATA_CACHE_MB, d.metadataCacheBytes),
-            (int) number(lookup, IO_THREADS, d.ioThreads));
+            (int) number(lookup, IO_THREADS, d.ioThreads),
+            L2Settings.from(lookup, env));
     }
 
     private static long mebibytes(final Function<String, String> lookup, final String key, final long fallback)
