@@ -11,6 +11,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.offcache.range.l2.L2Origin;
 import dev.offcache.range.l2.shard.ShardedL2Origin;
+import dev.offcache.range.origin.ForwardingObjectStore;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.store.FetchClass;
 
@@ -32,7 +33,7 @@ import dev.offcache.range.store.FetchClass;
  * own fallback would read by the server's key, which names no version). Ownership: the bridge owns the L2 client
  * and the router, and closes both.
  */
-public final class L2Bridge implements ObjectStore
+public final class L2Bridge extends ForwardingObjectStore
 {
     private static final int MAX_REMEMBERED_FILES = 100_000;
 
@@ -61,6 +62,7 @@ public final class L2Bridge implements ObjectStore
 
     L2Bridge(final SourceRouter router, final L2Settings settings, final ObjectStore client)
     {
+        super(router);
         this.router = router;
         this.settings = settings;
         this.client = client;
@@ -175,18 +177,6 @@ public final class L2Bridge implements ObjectStore
     public long unmapped()
     {
         return unmapped.get();
-    }
-
-    @Override
-    public String namespace()
-    {
-        return router.namespace();
-    }
-
-    @Override
-    public CompletableFuture<Long> size(final String key)
-    {
-        return router.size(key);
     }
 
     @Override
@@ -334,37 +324,6 @@ public final class L2Bridge implements ObjectStore
     }
 
     @Override
-    public CompletableFuture<Integer> readIfMatch(
-        final String key, final long offset, final ByteBuffer destination, final String ifMatch)
-    {
-        return router.readIfMatch(key, offset, destination, ifMatch);
-    }
-
-    @Override
-    public CompletableFuture<String> version(final String key)
-    {
-        return router.version(key);
-    }
-
-    @Override
-    public CompletableFuture<Void> put(final String key, final ByteBuffer source)
-    {
-        return router.put(key, source);
-    }
-
-    @Override
-    public CompletableFuture<Void> delete(final String key)
-    {
-        return router.delete(key);
-    }
-
-    @Override
-    public CompletableFuture<List<String>> list(final String prefix)
-    {
-        return router.list(prefix);
-    }
-
-    @Override
     public void close()
     {
         try
@@ -373,7 +332,7 @@ public final class L2Bridge implements ObjectStore
         }
         finally
         {
-            router.close();
+            super.close();
         }
     }
 

@@ -77,7 +77,7 @@ class RuntimeJarIT
         assertEquals(0, result.exit, result.toString());
         assertTrue(result.out.contains("OK fs=dev.offcache.hadoop.fs.OffcacheFileSystem"), result.toString());
         final long hits = Long.parseLong(result.out.replaceAll("(?s).*hits=(\\d+).*", "$1"));
-        assertEquals(3, hits, "the second read of 3 blocks hit: " + result);
+        assertEquals(12, hits, "the second read of 12 blocks (3 MiB, 256 KiB blocks) hit: " + result);
     }
 
     @Test

@@ -49,6 +49,7 @@ public final class RangeCache implements AutoCloseable
     private final int blockShift;
     private final int windowBlocks;
     private final int windowsInFlight;
+    private final int gapBlocks;
     private final String[] bypassPrefixes;
     private volatile boolean closed;
 
@@ -77,6 +78,7 @@ public final class RangeCache implements AutoCloseable
         blockShift = Integer.numberOfTrailingZeros(blockSize);
         windowBlocks = context.streamWindowBlocks();
         windowsInFlight = context.streamWindowsInFlight();
+        gapBlocks = context.coalesceGapBytes() >>> blockShift;
         bypassPrefixes = context.bypassPrefixes().toArray(new String[0]);
         final ScheduledThreadPoolExecutor deadlines = new ScheduledThreadPoolExecutor(1, (runnable) ->
         {
@@ -942,6 +944,11 @@ public final class RangeCache implements AutoCloseable
     int windowsInFlight()
     {
         return windowsInFlight;
+    }
+
+    int gapBlocks()
+    {
+        return gapBlocks;
     }
 
     int blockLength(final long blockIndex, final long objectSize)

@@ -235,8 +235,67 @@ final class ReadOperation implements BlockWaiter
         }
         if (owned != null)
         {
-            cache.fetcher().fetch(entry.key, objectSize, owned);
+            cache.fetcher().fetch(entry.key, objectSize,
+                bypass || cache.gapBlocks() == 0 || owned.size() < 2 ? owned : throughGaps(owned));
         }
+    }
+
+    /**
+     * The owned fetches plus, between two of them that no other wanted block separates, the gap's blocks when the
+     * gap is at most {@code gapBlocks} long and none of its blocks is held or in flight: one GET then reads the gap
+     * instead of a second GET being sent. Gap blocks have no waiter (nothing is copied from them); they are stored
+     * like any fetched block, and a reader that wants one later joins or hits it.
+     */
+    private List<BlockFetch> throughGaps(final List<BlockFetch> owned)
+    {
+        List<BlockFetch> filled = null;
+        for (int i = 1; i < owned.size(); i++)
+        {
+            final long from = owned.get(i - 1).blockIndex() + 1;
+            final long to = owned.get(i).blockIndex();
+            if (to > from && to - from <= cache.gapBlocks() && gapIsFree(from, to))
+            {
+                if (filled == null)
+                {
+                    filled = new ArrayList<>(owned.subList(0, i));
+                }
+                for (long b = from; b < to; b++)
+                {
+                    final BlockFetch gap = new BlockFetch(BlockKeys.pack(entry.id, b), b,
+                        cache.blockLength(b, objectSize), fetchClass, true);
+                    // Another read may claim a gap block between the check and here: the run then splits there.
+                    if (cache.fetcher().tryOwn(gap) == null)
+                    {
+                        filled.add(gap);
+                    }
+                }
+            }
+            if (filled != null)
+            {
+                filled.add(owned.get(i));
+            }
+        }
+        return filled == null ? owned : filled;
+    }
+
+    /** Whether no block in [from, to) is wanted by this read, held, or being fetched. */
+    private boolean gapIsFree(final long from, final long to)
+    {
+        final int at = Arrays.binarySearch(blocks, from);
+        final int insertion = at >= 0 ? at : -at - 1;
+        if (insertion < blocks.length && blocks[insertion] < to)
+        {
+            return false;
+        }
+        for (long b = from; b < to; b++)
+        {
+            final long blockKey = BlockKeys.pack(entry.id, b);
+            if (cache.contains(blockKey) || cache.fetcher().inFlight(blockKey) != null)
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
