@@ -52,8 +52,10 @@ import dev.offcache.hadoop.fs.OffcacheFileSystem;
  * A Parquet column scan as an engine runs it: parquet-mr reads 3 of the 6 columns of every row group of one file,
  * with a filter and a sum, through a Hadoop {@link FileSystem} opened with the file's status (as Spark passes it).
  * Values are decoded with parquet-mr's column readers, a value at a time without materialising records (the way
- * vectorised engine readers consume pages), so the decode floor is small beside the I/O the caches differ in. The origin is a local file behind {@link LatencyFileSystem}: every GET and every metadata call waits
- * {@code latencyMs}, like an object store. Implementations:
+ * vectorised engine readers consume pages), so the decode floor is small beside the I/O the caches differ in;
+ * every scan's sum is checked against the local file's. The origin is a local file behind
+ * {@link LatencyFileSystem}: every GET and every metadata call waits {@code latencyMs}, like an object store.
+ * Implementations:
  * <ul>
  * <li>{@code offcache}: {@link OffcacheFileSystem} over the origin, L1 of {@code 2 × fileMiB};</li>
  * <li>{@code alluxio}: Alluxio 2.9.4's {@code LocalCacheFileSystem} over the origin, the same byte budget in its
