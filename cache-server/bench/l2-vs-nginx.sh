@@ -13,7 +13,7 @@
 # perf-reports/bin/offcache-perf report --measurements FILE (format: docs/perf-reports.md, "Measurement files").
 set -eu
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
-LAUNCHER="$HERE/target/bin/offcache-server"
+LAUNCHER="${LAUNCHER:-$HERE/target/bin/offcache-server}"
 BENCH_DIR="${BENCH_DIR:-/tmp/offcache-bench}"
 FILE_MB="${FILE_MB:-512}"
 RAM_MB="${RAM_MB:-64}"

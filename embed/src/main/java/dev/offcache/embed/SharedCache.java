@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 
-import dev.offcache.range.config.RangeCacheContext;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l1.L1BlockStore;
 import dev.offcache.range.metadata.ParquetFooter;
@@ -43,7 +42,6 @@ public final class SharedCache implements AutoCloseable
                 .l1StoreFactory(L1BlockStore::create)
                 .blockSize(settings.blockSize())
                 .fetchPermits(settings.ioThreads(), Math.max(1, settings.ioThreads() / 4))
-                .streamWindows(windowBlocks(settings.blockSize()), RangeCacheContext.DEFAULT_STREAM_WINDOWS_IN_FLIGHT)
                 .coalesceGapBytes(settings.coalesceGapBytes())
                 .build();
         }
@@ -55,17 +53,6 @@ public final class SharedCache implements AutoCloseable
             }
             throw ex;
         }
-    }
-
-    /**
-     * Blocks per read window: a read fetches at most two windows at once and each window's missing blocks are
-     * coalesced into GETs, so the window is sized in bytes (one coalesced GET, 8 MiB) rather than in blocks; with
-     * the engine's 8 blocks, small blocks would split a column chunk into many GETs, two round trips in flight.
-     */
-    static int windowBlocks(final int blockSize)
-    {
-        return Math.max(RangeCacheContext.DEFAULT_STREAM_WINDOW_BLOCKS,
-            RangeCacheContext.DEFAULT_MAX_COALESCED_GET_BYTES / blockSize);
     }
 
     /**

@@ -41,7 +41,7 @@ class JvmCachesTest
     @Test
     void aColdReadWithSmallBlocksIsOneSourceReadPerCoalescedGetNotPerEightBlocks()
     {
-        // 64 KiB blocks: the engine's default window of 8 blocks would cut a 6 MiB read into 12 reads of 512 KiB.
+        // 64 KiB blocks: a read-ahead of 8-block windows would cut a 6 MiB read into 12 reads of 512 KiB.
         final SharedCache shared = JvmCaches.get(new CacheSettings(16L << 20, 64 << 10, 1L << 20, 4));
         final byte[] file = new byte[7 << 20];
         for (int i = 0; i < file.length; i++)

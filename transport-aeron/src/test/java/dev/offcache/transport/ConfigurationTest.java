@@ -11,6 +11,7 @@ import dev.offcache.transport.source.ShufflePartitionSource;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -57,6 +58,23 @@ class ConfigurationTest
         final String withParams = TransportChannels.withTermLengthAndMtu(TransportChannels.IPC, 1 << 20, 8192);
         assertTrue(withParams.contains("term-length=1048576") && withParams.contains("mtu=8192"), withParams);
         assertThrows(IllegalArgumentException.class, () -> TransportChannels.udp("127.0.0.1", 70000));
+
+        assertTrue(TransportChannels.isLoopback("aeron:udp?endpoint=127.0.0.1:40123"));
+        assertTrue(TransportChannels.isLoopback("aeron:udp?endpoint=127.3.2.1:40123"));
+        assertTrue(TransportChannels.isLoopback("aeron:udp?endpoint=localhost:40123"));
+        assertTrue(TransportChannels.isLoopback("aeron:udp?endpoint=[::1]:40123"));
+        assertFalse(TransportChannels.isLoopback("aeron:udp?endpoint=10.1.2.3:40123"));
+        assertFalse(TransportChannels.isLoopback("aeron:udp?endpoint=cache-7.example:40123"), "names not resolved");
+        assertFalse(TransportChannels.isLoopback(TransportChannels.IPC));
+
+        final BlockServer.Context server = new BlockServer.Context();
+        assertTrue(server.responsePublicationChannel("aeron:udp?endpoint=127.0.0.1:40123").contains("mtu=65504"),
+            "loopback: the largest MTU");
+        assertTrue(server.responsePublicationChannel("aeron:udp?endpoint=10.1.2.3:40123").contains("mtu=8192"),
+            "elsewhere: the UDP MTU");
+        assertTrue(server.responsePublicationChannel(TransportChannels.IPC).contains("mtu=65504"));
+        assertTrue(new BlockServer.Context().responseLoopbackMtu(16384)
+            .responsePublicationChannel("aeron:udp?endpoint=localhost:40123").contains("mtu=16384"));
 
         final PartitionId id = new PartitionId("job-7", 2, 11);
         assertEquals("job-7/2/11", ShufflePartitionSource.idOf(id));

@@ -5,10 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.List;
 import java.util.stream.Stream;
 
 import dev.offcache.range.config.RangeCacheContext;
@@ -17,6 +14,11 @@ import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
+import dev.offcache.server.http.ObjectKeyPolicy;
+import dev.offcache.server.s3.EngineBackend;
+import dev.offcache.server.s3.S3Api;
+import dev.offcache.server.s3.S3Buckets;
+import dev.offcache.server.s3.S3Credentials;
 import dev.offcache.server.source.EngineObjectNames;
 import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
@@ -26,8 +28,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A running L2 server assembled from checked options: the range-cache engine (tier L2) over the origin with the
  * tiered RAM + SSD store (which names its SSD blocks through the engine's {@link RangeCache#objectKey}), and the
- * HTTP front over the engine. It owns all of them and closes them in order: HTTP (drain, stop prefetch) → fetch
- * threads → engine (store: spill RAM to SSD; origin) → a temporary SSD directory, if it made one.
+ * HTTP front over the engine. It owns all of them and closes them in order: HTTP (drain, stop prefetch) → engine
+ * (store: spill RAM to SSD; origin) → a temporary SSD directory, if it made one.
  */
 public final class ServerProgram implements AutoCloseable
 {
@@ -35,7 +37,6 @@ public final class ServerProgram implements AutoCloseable
 
     private final TieredBlockStore store;
     private final RangeCache cache;
-    private final ExecutorService fetchThreads;
     private final L2HttpServer server;
     private final Path temporaryDiskPath;
     private final String apiKey;
@@ -44,14 +45,12 @@ public final class ServerProgram implements AutoCloseable
     private ServerProgram(
         final TieredBlockStore store,
         final RangeCache cache,
-        final ExecutorService fetchThreads,
         final L2HttpServer server,
         final Path temporaryDiskPath,
         final String apiKey)
     {
         this.store = store;
         this.cache = cache;
-        this.fetchThreads = fetchThreads;
         this.server = server;
         this.temporaryDiskPath = temporaryDiskPath;
         this.apiKey = apiKey;
@@ -66,6 +65,7 @@ public final class ServerProgram implements AutoCloseable
      * @param origin     the origin; the program owns it (closed with the engine, or at once if start fails).
      * @param diskPath   the SSD tier's directory.
      * @param diskIsTemp whether to delete {@code diskPath} at close.
+     * @param s3Keys     the S3 API's access-key pairs (null when it is off or auth is disabled).
      * @return the running program.
      * @throws InterruptedException when interrupted while binding.
      */
@@ -75,7 +75,8 @@ public final class ServerProgram implements AutoCloseable
         final String apiKey,
         final ObjectStore origin,
         final Path diskPath,
-        final boolean diskIsTemp) throws InterruptedException
+        final boolean diskIsTemp,
+        final S3Credentials s3Keys) throws InterruptedException
     {
         final int blockSize = options.blockSizeKb * 1024;
         final EngineObjectNames names = new EngineObjectNames();
@@ -89,6 +90,8 @@ public final class ServerProgram implements AutoCloseable
                 .ssdBudgetBytes(options.diskMb * 1024L * 1024)
                 .ssdDir(diskPath)
                 .ssdScrubBytesPerSecond(options.ssdScrubMbPerS * 1024L * 1024)
+                .ssdReadThreads(options.ssdReadThreads)
+                .ssdOpenFiles(options.ssdOpenFiles)
                 .names(names));
         }
         catch (final RuntimeException ex)
@@ -121,21 +124,15 @@ public final class ServerProgram implements AutoCloseable
         }
         // The store was opened before the engine that owns it: give it the engine's names now, before any read.
         names.bind(cache);
+        store.metrics().countLookupsOf(cache.metrics());
         final int knownSizes = names.rememberSizes(store.ssd().objectSizes(), options.maxObjects);
         if (knownSizes > 0)
         {
             LOG.info("SSD tier recorded the sizes of {} objects: they are served without an origin HEAD", knownSizes);
         }
-        final AtomicInteger threadIds = new AtomicInteger();
-        final ExecutorService fetchThreads = Executors.newFixedThreadPool(options.fetchThreads, (r) ->
-        {
-            final Thread thread = new Thread(r, "offcache-fetch-" + threadIds.getAndIncrement());
-            thread.setDaemon(true);
-            return thread;
-        });
         try
         {
-            final EngineRangeSource source = new EngineRangeSource(cache, fetchThreads);
+            final EngineRangeSource source = new EngineRangeSource(cache);
             final L2HttpServer server = L2HttpServer.start(new L2HttpServer.Context()
                 .listen(options.listenHost(), options.listenPort())
                 .transport(options.transport)
@@ -148,20 +145,38 @@ public final class ServerProgram implements AutoCloseable
                 .maxRanges(options.maxRanges)
                 .maxBodyBytes(options.maxBodyKb * 1024)
                 .maxConnections(options.maxConnections)
+                .maxConnectionsPerAddress(options.maxConnectionsPerAddress)
+                .requestReadTimeout(Duration.ofMillis(options.requestReadTimeoutMs))
                 .memoryBudgetBytes(options.memoryBudgetMb * 1024L * 1024)
                 .prefetchQueueCapacity(options.prefetchQueue)
                 .prefetchThreads(options.prefetchThreads)
                 .shutdownGrace(Duration.ofSeconds(options.shutdownGraceSeconds))
                 .tierMetrics(store.metrics())
-                .moreMetrics(cache.metrics()::toPrometheusText));
-            return new ServerProgram(store, cache, fetchThreads, server, diskIsTemp ? diskPath : null, apiKey);
+                .moreMetrics(cache.metrics()::toPrometheusText)
+                .s3(options.s3ApiEnabled() ? s3Api(options, s3Keys, cache, store) : null));
+            return new ServerProgram(store, cache, server, diskIsTemp ? diskPath : null, apiKey);
         }
         catch (final InterruptedException | RuntimeException ex)
         {
-            fetchThreads.shutdownNow();
             cache.close();
             throw ex;
         }
+    }
+
+    private static S3Api s3Api(
+        final OffcacheServerCommand options, final S3Credentials keys, final RangeCache cache,
+        final TieredBlockStore store)
+    {
+        return new S3Api.Context()
+            .listen(options.s3ApiHost(), options.s3ApiPort())
+            .credentials(keys)
+            .authDisabled(options.disableAuth)
+            .buckets(new S3Buckets(List.of(new S3Buckets.Bucket(options.s3ApiBucketName(), options.s3ApiRegionName(),
+                new EngineBackend(cache, store)))))
+            .keyPolicy(new ObjectKeyPolicy(options.maxKeyLength, options.allowedPrefixes()))
+            .writes(options.s3ApiWrites)
+            .domain(options.s3ApiDomain)
+            .conclude();
     }
 
     /**
@@ -213,15 +228,6 @@ public final class ServerProgram implements AutoCloseable
         }
         closed = true;
         server.close();
-        fetchThreads.shutdown();
-        try
-        {
-            fetchThreads.awaitTermination(5, TimeUnit.SECONDS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
         cache.close();
         if (null != temporaryDiskPath)
         {

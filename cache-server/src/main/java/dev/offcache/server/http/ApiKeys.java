@@ -61,7 +61,9 @@ public final class ApiKeys
      */
     public boolean allows(final String authorization)
     {
-        if (null == authorization || authorization.length() > 4096 || !authorization.startsWith(BEARER))
+        // the scheme is case-insensitive (RFC 7235): "bearer KEY" is the same credential
+        if (null == authorization || authorization.length() > 4096 ||
+            !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length()))
         {
             return false;
         }

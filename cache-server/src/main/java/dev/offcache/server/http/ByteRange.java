@@ -35,6 +35,19 @@ public record ByteRange(long start, long length)
     }
 
     /**
+     * Whether a Range header is in bytes (the unit is case-insensitive). A server ignores a Range in a unit it does
+     * not know (RFC 9110, section 14.2) and answers the whole object.
+     *
+     * @param header the header value.
+     * @return false for another unit ({@code items=0-1}) or no unit at all.
+     */
+    public static boolean isBytes(final String header)
+    {
+        final int equals = header.indexOf('=');
+        return equals >= 0 && header.substring(0, equals).trim().equalsIgnoreCase("bytes");
+    }
+
+    /**
      * Parses a Range header against an object size.
      *
      * @param header the header value.
@@ -44,11 +57,11 @@ public record ByteRange(long start, long length)
      */
     public static ByteRange parse(final String header, final long size) throws RangeException
     {
-        if (header.length() > 200 || !header.startsWith("bytes="))
+        if (header.length() > 200 || !isBytes(header))
         {
             throw new RangeException(false, "Range must be bytes=S-E, bytes=S- or bytes=-N");
         }
-        final String spec = header.substring("bytes=".length()).trim();
+        final String spec = header.substring(header.indexOf('=') + 1).trim();
         final int dash = spec.indexOf('-');
         if (dash < 0 || spec.indexOf(',') >= 0 || spec.indexOf('-', dash + 1) >= 0)
         {

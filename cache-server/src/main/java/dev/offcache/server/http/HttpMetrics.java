@@ -26,8 +26,10 @@ public final class HttpMetrics
     final LongAdder prefetchCompleted = new LongAdder();
     final LongAdder prefetchFailed = new LongAdder();
     final LongAdder streamsAborted = new LongAdder();
-    final LongAdder budgetWaits = new LongAdder();
+    final LongAdder interimResponses = new LongAdder();
     final LongAdder connectionsRefused = new LongAdder();
+    /** S3 error answers by code; codes are a few constants. */
+    private final ConcurrentHashMap<String, LongAdder> s3Errors = new ConcurrentHashMap<>();
     private final ConcurrentHistogram firstByteMicros = new ConcurrentHistogram(3_600_000_000L, 2);
     private final ConcurrentHistogram responseMicros = new ConcurrentHistogram(3_600_000_000L, 2);
 
@@ -47,6 +49,38 @@ public final class HttpMetrics
             adder = byStatus.get(slot);
         }
         adder.increment();
+    }
+
+    void s3Error(final String code)
+    {
+        LongAdder adder = s3Errors.get(code);
+        if (null == adder)
+        {
+            adder = s3Errors.computeIfAbsent(code, (k) -> new LongAdder());
+        }
+        adder.increment();
+    }
+
+    /**
+     * S3 error answers with a code.
+     *
+     * @param code the S3 code ({@code NoSuchKey}, ...).
+     * @return the count.
+     */
+    public long s3Errors(final String code)
+    {
+        final LongAdder adder = s3Errors.get(code);
+        return null == adder ? 0 : adder.sum();
+    }
+
+    /**
+     * Interim responses sent.
+     *
+     * @return the count.
+     */
+    public long interimResponses()
+    {
+        return interimResponses.sum();
     }
 
     void firstByte(final long nanos)
@@ -98,14 +132,24 @@ public final class HttpMetrics
                 }
             }
         }
+        boolean firstS3 = true;
+        for (final Map.Entry<String, LongAdder> entry : new TreeMap<>(s3Errors).entrySet())
+        {
+            text.counter("offcache_server_s3_errors_total", firstS3 ? "S3 API error answers by S3 error code." : "",
+                "code=\"" + entry.getKey() + "\"", entry.getValue().sum());
+            firstS3 = false;
+        }
         text.counter("offcache_server_http_response_bytes_total", "Body bytes written to clients.", "",
             responseBytes.sum())
             .counter("offcache_server_http_streams_aborted_total", "Responses cut after headers were sent.", "",
                 streamsAborted.sum())
             .counter("offcache_server_http_connections_refused_total", "Connections closed: over the limit.", "",
                 connectionsRefused.sum())
-            .counter("offcache_server_memory_budget_waits_total", "Chunks that waited for the memory budget.", "",
-                budgetWaits.sum())
+            .counter("offcache_server_http_interim_responses_total",
+                "102 Processing interim responses sent while an object's size was looked up.", "",
+                interimResponses.sum())
+            .counter("offcache_server_memory_budget_waits_total", "Times a stream waited for the memory budget.", "",
+                budget.waits())
             .counter("offcache_server_prefetch_requests_total", "Prefetch entries by outcome.",
                 "outcome=\"accepted\"", prefetchAccepted.sum())
             .counter("offcache_server_prefetch_requests_total", "", "outcome=\"rejected\"", prefetchRejected.sum())
@@ -117,7 +161,8 @@ public final class HttpMetrics
             .gauge("offcache_server_memory_in_flight_peak_bytes", "Most response bytes ever in flight.", "",
                 budget.peakBytes())
             .gauge("offcache_server_memory_budget_bytes", "The response memory budget.", "", budget.limitBytes());
-        summary(text, "offcache_server_http_first_byte_seconds", "Time from request to the first body byte.",
+        summary(text, "offcache_server_http_first_byte_seconds",
+            "Time from request to the response headers (written as soon as the object's size is known).",
             firstByteMicros);
         summary(text, "offcache_server_http_response_seconds", "Time from request to the last body byte.",
             responseMicros);

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.offcache.server.s3.S3Api;
 import dev.offcache.server.source.RangeSource;
 import dev.offcache.server.tier.TierMetrics;
 import io.netty.bootstrap.ServerBootstrap;
@@ -22,6 +23,7 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -45,8 +47,10 @@ public final class L2HttpServer implements AutoCloseable
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
     private final ChannelGroup channels = new DefaultChannelGroup("offcache-http", GlobalEventExecutor.INSTANCE);
+    private final ConnectionsPerAddress perAddress;
     private final ServerResources resources;
     private final Channel serverChannel;
+    private final Channel s3Channel;
     private boolean closed;
 
     /** Configuration of an {@link L2HttpServer}; {@link #conclude()} checks it. */
@@ -65,12 +69,15 @@ public final class L2HttpServer implements AutoCloseable
         private int maxRanges = 4096;
         private int maxBodyBytes = 1024 * 1024;
         private int maxConnections = 10_000;
+        private int maxConnectionsPerAddress = 1_000;
+        private Duration requestReadTimeout = Duration.ofSeconds(10);
         private int prefetchQueueCapacity = 1024;
         private int prefetchThreads = 2;
         private Duration shutdownGrace = Duration.ofSeconds(10);
         private Duration idleTimeout = Duration.ofSeconds(120);
         private TierMetrics tierMetrics;
         private Supplier<String> moreMetrics;
+        private S3Api s3;
 
         /**
          * Where to listen.
@@ -219,6 +226,33 @@ public final class L2HttpServer implements AutoCloseable
         }
 
         /**
+         * Most open connections from one client address, so that one client cannot take every slot; further ones
+         * are closed at once.
+         *
+         * @param connections the limit.
+         * @return this.
+         */
+        public Context maxConnectionsPerAddress(final int connections)
+        {
+            this.maxConnectionsPerAddress = connections;
+            return this;
+        }
+
+        /**
+         * How long a client may take to send a whole request (head and body) from its first byte; a connection that
+         * has not sent one by then, and has no earlier request being answered, is closed. Bounds what a client that
+         * sends a byte at a time (resetting the idle timer each time) can hold.
+         *
+         * @param timeout the deadline.
+         * @return this.
+         */
+        public Context requestReadTimeout(final Duration timeout)
+        {
+            this.requestReadTimeout = timeout;
+            return this;
+        }
+
+        /**
          * Prefetch requests that may wait before new ones are dropped.
          *
          * @param capacity the queue's capacity.
@@ -291,6 +325,18 @@ public final class L2HttpServer implements AutoCloseable
         }
 
         /**
+         * Serves the S3 API too, on its own listener over the same event loops, source and budget.
+         *
+         * @param api the S3 API, or {@code null} for none.
+         * @return this.
+         */
+        public Context s3(final S3Api api)
+        {
+            this.s3 = api;
+            return this;
+        }
+
+        /**
          * Checks the configuration.
          *
          * @return this.
@@ -312,8 +358,9 @@ public final class L2HttpServer implements AutoCloseable
                 throw new IllegalArgumentException("memory budget " + memoryBudgetBytes + " is below one block (" +
                     source.blockSize() + ")");
             }
-            if (maxRanges < 1 || maxBodyBytes < 1024 || maxConnections < 1 || prefetchQueueCapacity < 1 ||
-                prefetchThreads < 1 || ioThreads < 0)
+            if (maxRanges < 1 || maxBodyBytes < 1024 || maxConnections < 1 || maxConnectionsPerAddress < 1 ||
+                prefetchQueueCapacity < 1 || prefetchThreads < 1 || ioThreads < 0 ||
+                requestReadTimeout.isNegative() || requestReadTimeout.isZero())
             {
                 throw new IllegalArgumentException("limits must be positive");
             }
@@ -325,6 +372,7 @@ public final class L2HttpServer implements AutoCloseable
     {
         this.ctx = ctx;
         this.transport = ctx.transport.resolve();
+        this.perAddress = new ConnectionsPerAddress(ctx.maxConnectionsPerAddress);
         final HttpMetrics metrics = new HttpMetrics();
         final MemoryBudget budget = new MemoryBudget(ctx.memoryBudgetBytes, ctx.source.blockSize());
         this.resources = new ServerResources(
@@ -341,47 +389,81 @@ public final class L2HttpServer implements AutoCloseable
             new ServerState());
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
         this.workerGroup = new MultiThreadIoEventLoopGroup(ctx.ioThreads, transport.ioHandlerFactory());
+        Channel main = null;
+        Channel s3 = null;
         try
         {
-            final ServerBootstrap bootstrap = new ServerBootstrap()
-                .group(bossGroup, workerGroup)
-                .channel(transport.serverChannelClass())
-                .option(ChannelOption.SO_BACKLOG, 1024)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
-                .childHandler(new ChannelInitializer<SocketChannel>()
-                {
-                    @Override
-                    protected void initChannel(final SocketChannel channel)
-                    {
-                        if (channels.size() >= ctx.maxConnections)
-                        {
-                            metrics.connectionsRefused.increment();
-                            channel.close();
-                            return;
-                        }
-                        channels.add(channel);
-                        channel.pipeline()
-                            .addLast("idle", new IdleStateHandler(0, 0, ctx.idleTimeout.toMillis(),
-                                TimeUnit.MILLISECONDS))
-                            .addLast("idle-close", IDLE_CLOSER)
-                            .addLast("codec", new HttpServerCodec(8192, 16384, 65536))
-                            .addLast("aggregator", new HttpObjectAggregator(ctx.maxBodyBytes))
-                            .addLast("handler", new RequestHandler(resources));
-                    }
-                });
-            this.serverChannel = bootstrap.bind(new InetSocketAddress(ctx.host, ctx.port)).sync().channel();
+            main = bind(ctx.host, ctx.port, metrics, null);
+            s3 = null == ctx.s3 ? null : bind(ctx.s3.host(), ctx.s3.port(), metrics, ctx.s3);
         }
         catch (final InterruptedException | RuntimeException ex)
         {
+            if (null != main)
+            {
+                main.close().awaitUninterruptibly();
+            }
+            channels.close().awaitUninterruptibly();
             shutdownGroups();
             resources.prefetch().close();
             throw ex;
         }
+        this.serverChannel = main;
+        this.s3Channel = s3;
         resources.state().ready(true);
-        LOG.info("offcache L2 server listening on {} (transport {}, memory budget {} MiB, auth {})",
+        LOG.info("offcache L2 server listening on {} (transport {}, memory budget {} MiB, auth {}){}",
             serverChannel.localAddress(), transport, ctx.memoryBudgetBytes >> 20,
-            ctx.authDisabled ? "DISABLED" : "on");
+            ctx.authDisabled ? "DISABLED" : "on", null == s3Channel ? "" : ", S3 API on " + s3Channel.localAddress());
+    }
+
+    /**
+     * Binds one listener: the {@code /obj} API, or with {@code s3} the S3 API, whose connections put an
+     * {@link S3Front} before the same request handling (and an aggregator that refuses an oversized body in S3's
+     * words).
+     */
+    private Channel bind(final String host, final int port, final HttpMetrics metrics, final S3Api s3)
+        throws InterruptedException
+    {
+        final ServerBootstrap bootstrap = new ServerBootstrap()
+            .group(bossGroup, workerGroup)
+            .channel(transport.serverChannelClass())
+            .option(ChannelOption.SO_BACKLOG, 1024)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            // two chunks of a stream fit under the high-water mark, so a stream of large blocks writes one while
+            // the next is handed over instead of pausing after each
+            .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
+                Math.max(256 * 1024, ctx.source.blockSize()),
+                Math.max(1024 * 1024, 2 * ctx.source.blockSize() + 65536)))
+            .childHandler(new ChannelInitializer<SocketChannel>()
+            {
+                @Override
+                protected void initChannel(final SocketChannel channel)
+                {
+                    if (channels.size() >= ctx.maxConnections || !perAddress.tryOpen(channel))
+                    {
+                        metrics.connectionsRefused.increment();
+                        channel.close();
+                        return;
+                    }
+                    channels.add(channel);
+                    final RequestReadDeadline deadline = new RequestReadDeadline(ctx.requestReadTimeout.toNanos(),
+                        metrics);
+                    channel.pipeline()
+                        .addLast("idle", new IdleStateHandler(0, 0, ctx.idleTimeout.toMillis(),
+                            TimeUnit.MILLISECONDS))
+                        .addLast("idle-close", IDLE_CLOSER)
+                        .addLast("read-deadline", deadline.beforeCodec())
+                        // the codec's own pipelining bound (128) fails the connection in the middle of a response;
+                        // RequestHandler bounds it instead, ending after the last complete one
+                        .addLast("codec", new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(8192)
+                            .setMaxHeaderSize(16384).setMaxChunkSize(65536), Integer.MAX_VALUE))
+                        .addLast("read-deadline-end", deadline.afterCodec())
+                        .addLast("aggregator", null == s3 ? new HttpObjectAggregator(ctx.maxBodyBytes) :
+                            new S3Aggregator(ctx.maxBodyBytes, s3.writes()))
+                        .addLast("handler", null == s3 ? new RequestHandler(resources) :
+                            new RequestHandler(resources, new S3Front(s3, resources)));
+                }
+            });
+        return bootstrap.bind(new InetSocketAddress(host, port)).sync().channel();
     }
 
     private static final ChannelHandler IDLE_CLOSER = new IdleCloser();
@@ -427,6 +509,16 @@ public final class L2HttpServer implements AutoCloseable
     }
 
     /**
+     * The bound address of the S3 API.
+     *
+     * @return the local address, or {@code null} when the S3 API is off.
+     */
+    public InetSocketAddress s3Address()
+    {
+        return null == s3Channel ? null : (InetSocketAddress) s3Channel.localAddress();
+    }
+
+    /**
      * The transport in use.
      *
      * @return the resolved transport.
@@ -444,6 +536,16 @@ public final class L2HttpServer implements AutoCloseable
     public MemoryBudget memoryBudget()
     {
         return resources.budget();
+    }
+
+    /**
+     * Client connections open now (both listeners).
+     *
+     * @return the count.
+     */
+    public int openConnections()
+    {
+        return channels.size();
     }
 
     /**
@@ -470,6 +572,10 @@ public final class L2HttpServer implements AutoCloseable
         closed = true;
         resources.state().ready(false);
         serverChannel.close().awaitUninterruptibly();
+        if (null != s3Channel)
+        {
+            s3Channel.close().awaitUninterruptibly();
+        }
         final long deadline = System.nanoTime() + ctx.shutdownGrace.toNanos();
         while (resources.state().activeResponses() > 0 && System.nanoTime() < deadline)
         {

@@ -3,18 +3,21 @@ package dev.offcache.server.http;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.offcache.range.engine.StreamCredit;
+
 /**
  * The one global bound on response bytes in flight (read from the cache or origin but not yet written to a socket),
  * across every connection. A stream reserves a chunk's bytes before reading it and releases them when the socket
  * write completes; a stream that cannot reserve parks a wake-up here instead of spinning. Peak use is recorded, so
  * tests and {@code /metrics} can show the bound held. Thread-safe, lock-free.
  */
-public final class MemoryBudget
+public final class MemoryBudget implements StreamCredit
 {
     private final long limitBytes;
     private final long largestChunk;
     private final AtomicLong inFlight = new AtomicLong();
     private final AtomicLong peak = new AtomicLong();
+    private final AtomicLong waits = new AtomicLong();
     private final ConcurrentLinkedQueue<Runnable> waiters = new ConcurrentLinkedQueue<>();
 
     /**
@@ -40,6 +43,7 @@ public final class MemoryBudget
      * @param bytes at most the largest chunk.
      * @return whether they were reserved.
      */
+    @Override
     public boolean tryReserve(final long bytes)
     {
         while (true)
@@ -67,8 +71,10 @@ public final class MemoryBudget
      *
      * @param wakeUp what to run, quickly (for example: schedule a retry on an event loop).
      */
+    @Override
     public void await(final Runnable wakeUp)
     {
+        waits.incrementAndGet();
         waiters.add(wakeUp);
         if (inFlight.get() <= limitBytes - largestChunk)
         {
@@ -81,6 +87,7 @@ public final class MemoryBudget
      *
      * @param bytes what was reserved.
      */
+    @Override
     public void release(final long bytes)
     {
         final long now = inFlight.addAndGet(-bytes);
@@ -117,6 +124,16 @@ public final class MemoryBudget
     public long peakBytes()
     {
         return peak.get();
+    }
+
+    /**
+     * Times a reservation did not fit and a wake-up was parked.
+     *
+     * @return the count.
+     */
+    public long waits()
+    {
+        return waits.get();
     }
 
     /**

@@ -40,7 +40,7 @@ public final class ObjectKeyPolicy
         {
             return "empty key";
         }
-        if (key.length() > maxLength || utf8Length(key) > maxLength)
+        if (tooLong(key))
         {
             return "key longer than " + maxLength + " UTF-8 bytes";
         }
@@ -76,18 +76,63 @@ public final class ObjectKeyPolicy
             }
             start = end + 1;
         }
-        if (!allowedPrefixes.isEmpty())
+        return underAllowedPrefix(key) ? null : "key is not under an allowed prefix";
+    }
+
+    /**
+     * Whether a key is longer than the limit.
+     *
+     * @param key the decoded key.
+     * @return true when it is.
+     */
+    public boolean tooLong(final String key)
+    {
+        return key.length() > maxLength || utf8Length(key) > maxLength;
+    }
+
+    /**
+     * Whether a key starts with an allowed prefix (always, when none is configured).
+     *
+     * @param key the decoded key.
+     * @return true when it may be read as far as prefixes go.
+     */
+    public boolean underAllowedPrefix(final String key)
+    {
+        if (allowedPrefixes.isEmpty())
         {
-            for (final String prefix : allowedPrefixes)
-            {
-                if (key.startsWith(prefix))
-                {
-                    return null;
-                }
-            }
-            return "key is not under an allowed prefix";
+            return true;
         }
-        return null;
+        for (final String prefix : allowedPrefixes)
+        {
+            if (key.startsWith(prefix))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether keys under a listing prefix can be allowed ones: it lies under an allowed prefix, or an allowed prefix
+     * lies under it.
+     *
+     * @param prefix a key prefix.
+     * @return true when a listing of it may show something.
+     */
+    public boolean mayHoldAllowedKeys(final String prefix)
+    {
+        if (allowedPrefixes.isEmpty())
+        {
+            return true;
+        }
+        for (final String allowed : allowedPrefixes)
+        {
+            if (prefix.startsWith(allowed) || allowed.startsWith(prefix))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static int utf8Length(final String key)

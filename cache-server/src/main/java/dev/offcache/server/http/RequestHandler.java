@@ -18,6 +18,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
@@ -47,19 +48,54 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
 {
     private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
     private static final int MAX_QUEUED_REQUESTS = 16;
+    /**
+     * Most pipelined requests a connection may have waiting. Reading pauses at {@link #MAX_QUEUED_REQUESTS}, but the
+     * bytes of one read are decoded whole, so up to a read buffer of small requests can arrive after that; past this
+     * bound they are dropped and the connection ends after the last complete response (the client resends them).
+     */
+    static final int MAX_PIPELINED_REQUESTS = 128;
     private static final String OBJ = "/obj/";
     private static final String RANGES = "/ranges/";
+    /** Request header by which a client says it takes {@code 102 Processing} interim responses. */
+    static final String INTERIM_HEADER = "Offcache-Interim";
+    private static final String INTERIM_VALUE = "102";
+    /**
+     * Request header by which a client asks for a checksummed body ({@value #CHECKSUM_VALUE}): each chunk of the
+     * range that lies in one block is followed by its CRC32C. The answer says so in the same header and names the
+     * block size in {@value #BLOCK_SIZE}. Any other client gets plain HTTP.
+     */
+    static final String CHECKSUM_HEADER = "Offcache-Checksum";
+    static final String CHECKSUM_VALUE = "crc32c";
+    /** Response header of a checksummed body: the block size that cuts the range into chunks. */
+    static final String BLOCK_SIZE = "Offcache-Block-Size";
+    /** Response header of {@code POST /ranges}: the object's size (its frames may be clamped to it). */
+    static final String OBJECT_SIZE = "Offcache-Object-Size";
 
     private final ServerResources resources;
+    private final S3Front s3;
     private final ArrayDeque<FullHttpRequest> queued = new ArrayDeque<>();
     private boolean busy;
     private String acceptedAuthorization;
     private ResponseStream current;
     private ServerState.InFlight inFlight;
+    /** The codec will decode no more requests: answer those it handed over, then close after the last. */
+    private boolean inputEnded;
 
     RequestHandler(final ServerResources resources)
     {
+        this(resources, null);
+    }
+
+    /**
+     * A handler for one connection.
+     *
+     * @param resources what connections share.
+     * @param s3        the S3 front of a connection to the S3 listener, or {@code null} for the {@code /obj} API.
+     */
+    RequestHandler(final ServerResources resources, final S3Front s3)
+    {
         this.resources = resources;
+        this.s3 = s3;
     }
 
     @Override
@@ -68,6 +104,17 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         if (!(msg instanceof FullHttpRequest request))
         {
             ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (inputEnded)
+        {
+            request.release();
+            return;
+        }
+        if (queued.size() >= MAX_PIPELINED_REQUESTS)
+        {
+            request.release();
+            endInput(ctx, "more than " + MAX_PIPELINED_REQUESTS + " pipelined requests");
             return;
         }
         queued.add(request);
@@ -102,7 +149,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
                 request.release();
             }
         }
-        if (queued.size() < MAX_QUEUED_REQUESTS / 2 && !ctx.channel().config().isAutoRead())
+        if (queued.size() < MAX_QUEUED_REQUESTS / 2 && !ctx.channel().config().isAutoRead() && !inputEnded)
         {
             ctx.channel().config().setAutoRead(true);
         }
@@ -126,6 +173,12 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         return false;
     }
 
+    /** Whether a request of this connection is being answered or waits to be. */
+    boolean serving()
+    {
+        return busy || !queued.isEmpty();
+    }
+
     /** Called when the current response is fully written (or handed to the socket). */
     void responseDone(final ChannelHandlerContext ctx, final boolean keepAlive)
     {
@@ -134,6 +187,12 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         if (keepAlive && ctx.channel().isActive())
         {
             handleNext(ctx);
+            if (!busy && inputEnded && queued.isEmpty())
+            {
+                // the last accepted request is answered: close once its bytes are out (an empty write completes
+                // after every write before it), so no response is cut
+                ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            }
         }
         else
         {
@@ -144,10 +203,16 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     private void handle(final ChannelHandlerContext ctx, final FullHttpRequest request)
     {
         final long startNanos = System.nanoTime();
-        final boolean keepAlive = HttpUtil.isKeepAlive(request);
+        // after the codec gave up on the connection, its last accepted request says it ends
+        final boolean keepAlive = HttpUtil.isKeepAlive(request) && !(inputEnded && queued.isEmpty());
         if (!request.decoderResult().isSuccess())
         {
             respond(ctx, "other", HttpResponseStatus.BAD_REQUEST, "malformed HTTP request", false);
+            return;
+        }
+        if (null != s3)
+        {
+            s3.handle(this, ctx, request, keepAlive, startNanos);
             return;
         }
         final String uri = request.uri();
@@ -193,7 +258,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         {
             if (!HttpMethod.GET.equals(method) && !HttpMethod.HEAD.equals(method))
             {
-                respond(ctx, "obj", HttpResponseStatus.METHOD_NOT_ALLOWED, "use GET or HEAD", keepAlive);
+                respondNotAllowed(ctx, "obj", "GET, HEAD", keepAlive);
                 return;
             }
             final String key = path.substring(OBJ.length());
@@ -238,8 +303,17 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         }
         else
         {
-            respond(ctx, endpoint, HttpResponseStatus.METHOD_NOT_ALLOWED, "use " + wanted, keepAlive);
+            respondNotAllowed(ctx, endpoint, wanted.name(), keepAlive);
         }
+    }
+
+    /** A 405 names the methods the resource takes in {@code Allow} (RFC 9110, section 15.5.6). */
+    private void respondNotAllowed(
+        final ChannelHandlerContext ctx, final String endpoint, final String allow, final boolean keepAlive)
+    {
+        final FullHttpResponse response = error(HttpResponseStatus.METHOD_NOT_ALLOWED, "use " + allow);
+        response.headers().set(HttpHeaderNames.ALLOW, allow);
+        send(ctx, endpoint, response, keepAlive);
     }
 
     private boolean checkKey(
@@ -262,8 +336,17 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final boolean keepAlive,
         final long startNanos)
     {
-        final String rangeHeader = request.headers().get(HttpHeaderNames.RANGE);
-        onSize(ctx, "obj", key, keepAlive, (size) ->
+        final List<String> rangeHeaders = request.headers().getAll(HttpHeaderNames.RANGE);
+        if (rangeHeaders.size() > 1)
+        {
+            respond(ctx, "obj", HttpResponseStatus.BAD_REQUEST, "more than one Range header", keepAlive);
+            return;
+        }
+        // a Range in a unit other than bytes is ignored: the whole object (RFC 9110, section 14.2)
+        final String rangeHeader = rangeHeaders.isEmpty() || !ByteRange.isBytes(rangeHeaders.get(0)) ? null :
+            rangeHeaders.get(0);
+        final boolean checksummed = !head && request.headers().contains(CHECKSUM_HEADER, CHECKSUM_VALUE, true);
+        onSize(ctx, "obj", key, keepAlive, wantsInterim(request), (size) ->
         {
             final HttpResponse response;
             final long start;
@@ -306,6 +389,15 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
                 .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM)
                 .set(HttpHeaderNames.ACCEPT_RANGES, HttpHeaderValues.BYTES)
                 .set(HttpHeaderNames.CONTENT_LENGTH, length);
+            if (checksummed)
+            {
+                final int block = resources.source().blockSize();
+                final long chunks = length == 0 ? 0 : (start + length - 1) / block - start / block + 1;
+                response.headers()
+                    .set(CHECKSUM_HEADER, CHECKSUM_VALUE)
+                    .set(BLOCK_SIZE, block)
+                    .set(HttpHeaderNames.CONTENT_LENGTH, length + Integer.BYTES * chunks);
+            }
             HttpUtil.setKeepAlive(response, keepAlive);
             if (head)
             {
@@ -315,7 +407,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
                 send(ctx, "obj", full, keepAlive);
                 return;
             }
-            stream(ctx, "obj", key, new long[] {start}, new long[] {length}, false, response, keepAlive, startNanos);
+            stream(ctx, "obj", key, new long[] {start}, new long[] {length}, false, checksummed, response, keepAlive,
+                startNanos);
         });
     }
 
@@ -336,29 +429,32 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
             respond(ctx, "ranges", HttpResponseStatus.BAD_REQUEST, ex.getMessage(), keepAlive);
             return;
         }
-        onSize(ctx, "ranges", key, keepAlive, (size) ->
+        onSize(ctx, "ranges", key, keepAlive, wantsInterim(request), (size) ->
         {
             final long[] starts = new long[ranges.length];
             final long[] lengths = new long[ranges.length];
             long total = 0;
             for (int i = 0; i < ranges.length; i++)
             {
-                if (ranges[i][1] > size)
+                if (ranges[i][0] > size)
                 {
                     final FullHttpResponse refused = error(HttpResponseStatus.REQUESTED_RANGE_NOT_SATISFIABLE,
-                        "range " + i + " ends at " + ranges[i][1] + ", past the end (" + size + ")");
+                        "range " + i + " starts at " + ranges[i][0] + ", past the end (" + size + ")");
                     refused.headers().set(HttpHeaderNames.CONTENT_RANGE, "bytes */" + size);
+                    refused.headers().set(OBJECT_SIZE, size);
                     send(ctx, "ranges", refused, keepAlive);
                     return;
                 }
+                // an end past the object is clamped, as for a Range header: the frame says how many bytes follow
                 starts[i] = ranges[i][0];
-                lengths[i] = ranges[i][1] - ranges[i][0];
+                lengths[i] = Math.min(ranges[i][1], size) - ranges[i][0];
                 total += Long.BYTES + lengths[i];
             }
             final HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
             response.headers()
                 .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM)
-                .set(HttpHeaderNames.CONTENT_LENGTH, total);
+                .set(HttpHeaderNames.CONTENT_LENGTH, total)
+                .set(OBJECT_SIZE, size);
             HttpUtil.setKeepAlive(response, keepAlive);
             stream(ctx, "ranges", key, starts, lengths, true, response, keepAlive, startNanos);
         });
@@ -516,12 +612,17 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         send(ctx, "metrics", response, keepAlive);
     }
 
-    /** Looks up the size, then continues on the event loop; a missing object is a 404, a failure a 500. */
+    /**
+     * Looks up the size, then continues on the event loop; a missing object is a 404, a failure a 500. While the size
+     * is not known (a HEAD at a slow origin), a client that asked for them ({@value #INTERIM_HEADER}) gets
+     * {@code 102 Processing} interim responses, so a healthy server never looks dead to it.
+     */
     private void onSize(
         final ChannelHandlerContext ctx,
         final String endpoint,
         final String key,
         final boolean keepAlive,
+        final boolean interim,
         final SizeConsumer then)
     {
         final CompletableFuture<Long> size = resources.source().size(key);
@@ -532,17 +633,31 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
             onSizeKnown(ctx, endpoint, key, keepAlive, then, known, null == known ? failureOf(size) : null);
             return;
         }
+        final InterimResponses interims = interim ? new InterimResponses(ctx, size, resources.metrics()) : null;
         size.whenComplete((known, error) ->
         {
             try
             {
-                ctx.executor().execute(() -> onSizeKnown(ctx, endpoint, key, keepAlive, then, known, error));
+                ctx.executor().execute(() ->
+                {
+                    if (null != interims)
+                    {
+                        interims.stop();
+                    }
+                    onSizeKnown(ctx, endpoint, key, keepAlive, then, known, error);
+                });
             }
             catch (final RejectedExecutionException ex)
             {
                 // shutting down
             }
         });
+    }
+
+    private static boolean wantsInterim(final FullHttpRequest request)
+    {
+        return request.protocolVersion().equals(HttpVersion.HTTP_1_1) &&
+            request.headers().contains(INTERIM_HEADER, INTERIM_VALUE, true);
     }
 
     private void onSizeKnown(
@@ -589,7 +704,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         void accept(long size);
     }
 
-    private void stream(
+    void stream(
         final ChannelHandlerContext ctx,
         final String endpoint,
         final String key,
@@ -600,9 +715,25 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final boolean keepAlive,
         final long startNanos)
     {
-        current = new ResponseStream(
-            ctx, this, resources, inFlight, endpoint, key, starts, lengths, framed, response, keepAlive, startNanos);
-        current.pump();
+        stream(ctx, endpoint, key, starts, lengths, framed, false, response, keepAlive, startNanos);
+    }
+
+    private void stream(
+        final ChannelHandlerContext ctx,
+        final String endpoint,
+        final String key,
+        final long[] starts,
+        final long[] lengths,
+        final boolean framed,
+        final boolean checksummed,
+        final HttpResponse response,
+        final boolean keepAlive,
+        final long startNanos)
+    {
+        final ResponseStream writer = new ResponseStream(ctx, this, resources, inFlight, endpoint, lengths, framed,
+            checksummed, response, keepAlive, startNanos);
+        current = writer;
+        writer.start(resources.source().openStream(key, starts, lengths, resources.budget(), ctx.executor(), writer));
     }
 
     void respondSourceFailure(
@@ -656,7 +787,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         return response;
     }
 
-    private void send(
+    void send(
         final ChannelHandlerContext ctx, final String endpoint, final FullHttpResponse response,
         final boolean keepAlive)
     {
@@ -682,9 +813,9 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     @Override
     public void channelWritabilityChanged(final ChannelHandlerContext ctx)
     {
-        if (ctx.channel().isWritable() && null != current)
+        if (null != current)
         {
-            current.pump();
+            current.writabilityChanged();
         }
         ctx.fireChannelWritabilityChanged();
     }
@@ -709,8 +840,33 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     @Override
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
     {
+        if (cause instanceof DecoderException && !inputEnded)
+        {
+            // the codec decodes nothing more of this connection, but the requests it handed over are whole
+            endInput(ctx, null == cause.getCause() ? cause.toString() : cause.getCause().getMessage());
+            return;
+        }
         LOG.debug("connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
         ctx.close();
+    }
+
+    /**
+     * Takes no further request from this connection: those accepted are answered, then the connection ends after the
+     * last complete response (its {@code Connection: close}), so no response is cut; the client resends the rest on a
+     * new connection. Counted with the connections closed by a limit.
+     */
+    private void endInput(final ChannelHandlerContext ctx, final String why)
+    {
+        inputEnded = true;
+        ctx.channel().config().setAutoRead(false);
+        resources.metrics().connectionsRefused.increment();
+        final int accepted = queued.size() + (busy ? 1 : 0);
+        LOG.warn("connection {}: {}; answering the {} requests accepted before, then closing",
+            ctx.channel().remoteAddress(), why, accepted);
+        if (accepted == 0)
+        {
+            ctx.close();
+        }
     }
 
     private void releaseQueued()

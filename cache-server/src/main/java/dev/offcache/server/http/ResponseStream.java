@@ -1,31 +1,49 @@
 package dev.offcache.server.http;
 
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.RejectedExecutionException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
 
-import dev.offcache.server.source.RangeSource;
+import org.agrona.BufferUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.offcache.core.checksum.Crc32c;
+import dev.offcache.core.slab.BlockRef;
+import dev.offcache.range.engine.BlockStream;
+import dev.offcache.range.engine.StreamSink;
+import dev.offcache.range.store.BlockFile;
+import dev.offcache.server.source.BlockByteBuf;
+import dev.offcache.server.source.BlockFileRegion;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.FileRegion;
-import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.util.ReferenceCounted;
 
 /**
- * Streams one response body, block by block, on its channel's event loop. A chunk the source has at once (a RAM
- * block view, a verified SSD block file) is written without leaving the event loop; any other is read on the
- * source's executor and written when it arrives. Each chunk's bytes are reserved from the
- * global {@link MemoryBudget} before the chunk is read and returned when its socket write completes; at most one
- * read is outstanding, and no read starts while the channel is not writable (a slow reader stops the stream, it does
- * not buffer it). The headers go out with the first chunk, so a failure before it is still a clean error response;
- * a failure after it cuts the connection (the client sees a short body against its Content-Length).
+ * Writes one response to its connection: the headers at once (as soon as the object's size is known, before any
+ * byte of the body is fetched, so a slow origin never looks like a dead server), then the body as the engine's
+ * {@link BlockStream} hands it over, chunk by chunk, all on the channel's event loop.
  *
- * <p>With {@code framed}, each segment is preceded by its length as an 8-byte little-endian integer
- * ({@code POST /ranges}). Not thread-safe: every method runs on the channel's event loop.
+ * <p>RAM blocks go out as zero-copy views of their slots ({@link BlockByteBuf}), verified SSD blocks as file regions
+ * sent with sendfile ({@link BlockFileRegion}), anything else from a copy. Each chunk's bytes were reserved from the
+ * global {@link MemoryBudget} by the stream; they go back when the socket has written the chunk. At most
+ * {@link #MAX_CHUNKS_IN_FLIGHT} chunks are handed to Netty and not yet written, and none while the channel is not
+ * writable: the stream pauses (its look-ahead stays bounded by the budget) and resumes when the socket drains. A
+ * failure after the headers cuts the connection, so the client sees a body shorter than its {@code Content-Length}
+ * (the L2 client then completes the rest from the origin).
+ *
+ * <p>With {@code framed}, each range is preceded by its length as an 8-byte little-endian integer
+ * ({@code POST /ranges}). With {@code checksummed}, each chunk (the part of the range in one block) is followed by
+ * the CRC32C of its bytes, 4 bytes big-endian ({@code Offcache-Checksum: crc32c}, see {@code docs/cache-server.md}):
+ * a whole SSD block sent from its file carries the CRC recorded when the block was written, so damage on disk since
+ * its last check reaches the client as a mismatch, not as wrong bytes; other chunks carry the CRC of the bytes read
+ * to send them. Not thread-safe: every method runs on the channel's event loop.
  */
-final class ResponseStream
+final class ResponseStream implements StreamSink, ChannelFutureListener
 {
     /**
      * Chunks one stream may have handed to Netty and not yet seen written. Netty's writability does not count file
@@ -34,29 +52,29 @@ final class ResponseStream
      */
     static final int MAX_CHUNKS_IN_FLIGHT = 2;
 
+    private static final Logger LOG = LoggerFactory.getLogger(ResponseStream.class);
+
     private final ChannelHandlerContext ctx;
     private final RequestHandler handler;
     private final ServerState.InFlight inFlight;
-    private final RangeSource source;
     private final MemoryBudget budget;
     private final HttpMetrics metrics;
     private final String endpoint;
-    private final String key;
-    private final long[] starts;
     private final long[] lengths;
     private final boolean framed;
+    private final boolean checksummed;
+    private CRC32C crc;
     private final HttpResponse headers;
     private final boolean keepAlive;
     private final long startNanos;
-    private int segment;
-    private long positionInSegment;
-    private boolean headersSent;
-    private boolean reading;
-    private boolean finished;
-    private boolean unflushed;
+    private final int[] writing = new int[MAX_CHUNKS_IN_FLIGHT];
+    private int writingHead;
     private int chunksInFlight;
-    private boolean pumping;
-    private boolean repump;
+    private int framesWritten;
+    private boolean unflushed;
+    private boolean paused;
+    private boolean finished;
+    private BlockStream stream;
 
     ResponseStream(
         final ChannelHandlerContext ctx,
@@ -64,23 +82,20 @@ final class ResponseStream
         final ServerResources resources,
         final ServerState.InFlight inFlight,
         final String endpoint,
-        final String key,
-        final long[] starts,
         final long[] lengths,
         final boolean framed,
+        final boolean checksummed,
         final HttpResponse headers,
         final boolean keepAlive,
         final long startNanos)
     {
+        this.checksummed = checksummed;
         this.ctx = ctx;
         this.handler = handler;
         this.inFlight = inFlight;
-        this.source = resources.source();
         this.budget = resources.budget();
         this.metrics = resources.metrics();
         this.endpoint = endpoint;
-        this.key = key;
-        this.starts = starts;
         this.lengths = lengths;
         this.framed = framed;
         this.headers = headers;
@@ -88,218 +103,132 @@ final class ResponseStream
         this.startNanos = startNanos;
     }
 
-    void pump()
+    /**
+     * Writes the headers, then starts the body; the first flush (after the hits that are ready at once) sends both.
+     *
+     * @param body the body's stream, not started.
+     */
+    void start(final BlockStream body)
     {
-        if (pumping)
+        stream = body;
+        ctx.write(headers);
+        unflushed = true;
+        metrics.firstByte(System.nanoTime() - startNanos);
+        body.start();
+    }
+
+    @Override
+    public boolean onMemory(final int range, final long position, final BlockRef ref, final int offset,
+        final int length)
+    {
+        writeFramesUpTo(range);
+        final long checksum = checksummed ? Crc32c.compute(ref.buffer(), offset, length) & 0xFFFF_FFFFL : -1;
+        // the HTTP encoder takes a bare ByteBuf as body content once the headers went out: no wrapper per chunk
+        return writeChecksum(write(BlockByteBuf.wrap(ref, offset, length), length), checksum);
+    }
+
+    @Override
+    public boolean onFile(final int range, final long position, final BlockFile file, final int offset,
+        final int length)
+    {
+        writeFramesUpTo(range);
+        if (checksummed)
         {
-            // called back from inside a flush (a write completed, writability changed): the running pump goes on
-            repump = true;
-            return;
+            if (offset == 0 && length == file.length() && file.crc32c() >= 0)
+            {
+                // the CRC recorded with the block, not one of the bytes sent: a file damaged since is caught
+                final long recorded = file.crc32c();
+                return writeChecksum(write(new BlockFileRegion(file, offset, length), length), recorded);
+            }
+            return writeFromFile(file, offset, length);
         }
-        pumping = true;
+        return write(new BlockFileRegion(file, offset, length), length);
+    }
+
+    @Override
+    public boolean onCopy(final int range, final long position, final ByteBuffer copy)
+    {
+        writeFramesUpTo(range);
+        final int length = copy.remaining();
+        final ByteBuf buf;
         try
         {
-            do
-            {
-                repump = false;
-                pumpOnce();
-            }
-            while (repump && !finished && !reading);
+            buf = ctx.alloc().directBuffer(length, length).writeBytes(copy);
         }
         finally
         {
-            pumping = false;
+            BufferUtil.free(copy);
         }
+        final long checksum = checksummed ? crcOf(buf) : -1;
+        return writeChecksum(write(buf, length), checksum);
     }
 
-    private void pumpOnce()
+    /** A part of a block file (no recorded CRC covers it): read, checksummed and sent from memory. */
+    private boolean writeFromFile(final BlockFile file, final int offset, final int length)
     {
-        while (!finished && !reading)
-        {
-            if (!ctx.channel().isActive())
-            {
-                abort();
-                return;
-            }
-            if (headersSent && (!ctx.channel().isWritable() || chunksInFlight >= MAX_CHUNKS_IN_FLIGHT))
-            {
-                // resumed by channelWritabilityChanged or by a chunk's write completing
-                flushWritten();
-                return;
-            }
-            if (segment == starts.length)
-            {
-                complete();
-                return;
-            }
-            final long segmentLength = lengths[segment];
-            if (segmentLength == 0)
-            {
-                sendHeadersOnce();
-                writeFrameLength(0);
-                segment++;
-                continue;
-            }
-            final long position = starts[segment] + positionInSegment;
-            final int blockSize = source.blockSize();
-            final int chunk = (int) Math.min(segmentLength - positionInSegment, blockSize - position % blockSize);
-            if (!budget.tryReserve(chunk))
-            {
-                flushWritten();
-                metrics.budgetWaits.increment();
-                budget.await(this::wakeUp);
-                return;
-            }
-            final ReferenceCounted now = readNow(position, chunk);
-            if (null != now)
-            {
-                writeChunk(now, chunk);
-                continue;
-            }
-            flushWritten();
-            reading = true;
-            source.read(key, position, chunk).whenComplete((buf, error) -> onChunkReady(buf, error, chunk));
-        }
-    }
-
-    private ReferenceCounted readNow(final long position, final int chunk)
-    {
+        final ByteBuf buf = ctx.alloc().directBuffer(length, length);
         try
         {
-            return source.readNow(key, position, chunk);
-        }
-        catch (final RuntimeException ex)
-        {
-            // the fast path is only an optimisation: the waiting path reads (or reports) it properly
-            return null;
-        }
-    }
-
-    private void wakeUp()
-    {
-        try
-        {
-            ctx.executor().execute(this::pump);
-        }
-        catch (final RejectedExecutionException ex)
-        {
-            // the event loop is shutting down: nothing to resume
-        }
-    }
-
-    private void onChunkReady(final ByteBuf buf, final Throwable error, final int chunk)
-    {
-        try
-        {
-            ctx.executor().execute(() -> onChunk(buf, error, chunk));
-        }
-        catch (final RejectedExecutionException ex)
-        {
-            if (null != buf)
+            long at = file.dataPosition() + offset;
+            while (buf.isWritable())
             {
-                buf.release();
+                final int n = buf.writeBytes(file.channel(), at, buf.writableBytes());
+                if (n < 0)
+                {
+                    throw new IOException("block file ended early");
+                }
+                at += n;
             }
-            budget.release(chunk);
         }
-    }
-
-    private void onChunk(final ByteBuf buf, final Throwable error, final int chunk)
-    {
-        reading = false;
-        if (null != error)
-        {
-            budget.release(chunk);
-            if (finished)
-            {
-                return;
-            }
-            if (!headersSent)
-            {
-                finished = true;
-                handler.respondSourceFailure(ctx, endpoint, unwrap(error), keepAlive);
-            }
-            else
-            {
-                metrics.streamsAborted.increment();
-                abort();
-                ctx.close();
-            }
-            return;
-        }
-        if (finished || !ctx.channel().isActive())
+        catch (final IOException ex)
         {
             buf.release();
-            budget.release(chunk);
-            abort();
-            return;
+            file.release();
+            budget.release(length);
+            onError(ex);
+            return false;
         }
-        writeChunk(buf, chunk);
-        pump();
+        file.release();
+        final long checksum = crcOf(buf);
+        return writeChecksum(write(buf, length), checksum);
     }
 
-    /** Writes a chunk (a {@link ByteBuf} or a {@link FileRegion}) and returns its budget once the socket took it. */
-    private void writeChunk(final ReferenceCounted body, final int chunk)
+    private long crcOf(final ByteBuf buf)
     {
-        sendHeadersOnce();
-        if (framed && positionInSegment == 0)
+        if (null == crc)
         {
-            writeFrameLength(lengths[segment]);
+            crc = new CRC32C();
         }
-        final Object message = body instanceof ByteBuf buf ? new DefaultHttpContent(buf) : body;
-        chunksInFlight++;
-        ctx.write(message).addListener((ChannelFutureListener) (f) -> onChunkWritten(chunk));
-        metrics.responseBytes.add(chunk);
-        positionInSegment += chunk;
-        if (positionInSegment == lengths[segment])
+        crc.reset();
+        crc.update(buf.nioBuffer(buf.readerIndex(), buf.readableBytes()));
+        return crc.getValue();
+    }
+
+    /** Writes a chunk's CRC32C after it when the response is checksummed; passes {@code more} on. */
+    private boolean writeChecksum(final boolean more, final long checksum)
+    {
+        if (checksum >= 0)
         {
-            segment++;
-            positionInSegment = 0;
+            final ByteBuf tail = ctx.alloc().directBuffer(Integer.BYTES, Integer.BYTES);
+            tail.writeInt((int) checksum);
+            ctx.write(tail);
+            metrics.responseBytes.add(Integer.BYTES);
+            unflushed = true;
         }
-        unflushed = true;
+        return more;
     }
 
-    private void onChunkWritten(final int chunk)
+    @Override
+    public void onIdle()
     {
-        budget.release(chunk);
-        chunksInFlight--;
-        if (chunksInFlight == MAX_CHUNKS_IN_FLIGHT - 1 && !finished && !reading)
-        {
-            pump();
-        }
+        flush();
     }
 
-    /** Hands written chunks to the socket; called whenever the pump stops short of the end. */
-    private void flushWritten()
+    @Override
+    public void onComplete()
     {
-        if (unflushed)
-        {
-            unflushed = false;
-            ctx.flush();
-        }
-    }
-
-    private void sendHeadersOnce()
-    {
-        if (!headersSent)
-        {
-            headersSent = true;
-            metrics.firstByte(System.nanoTime() - startNanos);
-            ctx.write(headers);
-        }
-    }
-
-    private void writeFrameLength(final long length)
-    {
-        final ByteBuf prefix = ctx.alloc().directBuffer(Long.BYTES, Long.BYTES);
-        prefix.writeLongLE(length);
-        ctx.write(new DefaultHttpContent(prefix));
-        metrics.responseBytes.add(Long.BYTES);
-    }
-
-    private void complete()
-    {
+        writeFramesUpTo(lengths.length - 1);
         finished = true;
-        sendHeadersOnce();
         final int status = headers.status().code();
         ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener((ChannelFutureListener) (f) ->
         {
@@ -314,19 +243,114 @@ final class ResponseStream
         handler.responseDone(ctx, keepAlive);
     }
 
-    void abort()
+    @Override
+    public void onError(final Throwable error)
     {
+        if (finished)
+        {
+            return;
+        }
+        LOG.warn("response body failed after its headers, cutting the connection: {}", error.toString());
+        metrics.streamsAborted.increment();
         finished = true;
         inFlight.end();
+        // what was handed over goes out first (the headers at least), then the connection closes short of the
+        // Content-Length: the client completes the rest elsewhere
+        if (unflushed || chunksInFlight > 0)
+        {
+            unflushed = false;
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        }
+        else
+        {
+            ctx.close();
+        }
+    }
+
+    /** A chunk's write finished: its bytes go back to the budget, and a paused stream may go on. */
+    @Override
+    public void operationComplete(final ChannelFuture future)
+    {
+        budget.release(writing[writingHead]);
+        writingHead = (writingHead + 1) % MAX_CHUNKS_IN_FLIGHT;
+        chunksInFlight--;
+        resumeIfReady();
+    }
+
+    /** The channel's writability changed. */
+    void writabilityChanged()
+    {
+        resumeIfReady();
+    }
+
+    /** The connection is gone: the stream returns what it holds. */
+    void abort()
+    {
+        if (null != stream)
+        {
+            stream.cancel();
+        }
+        if (!finished)
+        {
+            finished = true;
+            inFlight.end();
+        }
+    }
+
+    private void resumeIfReady()
+    {
+        if (paused && !finished && chunksInFlight < MAX_CHUNKS_IN_FLIGHT && ctx.channel().isWritable())
+        {
+            paused = false;
+            stream.resume();
+        }
+    }
+
+    private boolean write(final Object message, final int length)
+    {
+        writing[(writingHead + chunksInFlight) % MAX_CHUNKS_IN_FLIGHT] = length;
+        chunksInFlight++;
+        metrics.responseBytes.add(length);
+        unflushed = true;
+        ctx.write(message).addListener(this);
+        if (chunksInFlight >= MAX_CHUNKS_IN_FLIGHT || !ctx.channel().isWritable())
+        {
+            // resumed by a chunk's write completing or by channelWritabilityChanged; the stream flushes (onIdle)
+            // when it stops, and a completion during that flush resumes it
+            paused = true;
+            return false;
+        }
+        return true;
+    }
+
+    /** Writes the length prefix of every range up to {@code range} not written yet (ranges with no chunk are empty). */
+    private void writeFramesUpTo(final int range)
+    {
+        if (!framed)
+        {
+            return;
+        }
+        while (framesWritten <= range)
+        {
+            final ByteBuf prefix = ctx.alloc().directBuffer(Long.BYTES, Long.BYTES);
+            prefix.writeLongLE(lengths[framesWritten++]);
+            ctx.write(prefix);
+            metrics.responseBytes.add(Long.BYTES);
+            unflushed = true;
+        }
+    }
+
+    private void flush()
+    {
+        if (unflushed)
+        {
+            unflushed = false;
+            ctx.flush();
+        }
     }
 
     boolean finished()
     {
         return finished;
-    }
-
-    private static Throwable unwrap(final Throwable error)
-    {
-        return error instanceof CompletionException && null != error.getCause() ? error.getCause() : error;
     }
 }

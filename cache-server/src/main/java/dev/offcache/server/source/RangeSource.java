@@ -1,21 +1,23 @@
 package dev.offcache.server.source;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.util.ReferenceCounted;
+import dev.offcache.range.engine.BlockStream;
+import dev.offcache.range.engine.StreamCredit;
+import dev.offcache.range.engine.StreamSink;
 
 /**
- * What the HTTP layer reads from: object sizes and block-aligned chunks of object bytes, asynchronously. The
- * range-cache engine sits behind it (through an adapter); the HTTP layer never talks to tiers or origins itself.
- *
- * <p>Memory: a chunk is a Netty buffer the caller owns (one reference); for a cached block it is a zero-copy view of
- * the block's off-heap slot, and releasing it releases the block reference.
+ * What the HTTP layer reads from: object sizes, and response bodies as one {@link BlockStream} per request (the
+ * ranges of one object, in body order, handed to a {@link StreamSink} on the connection's event loop). The
+ * range-cache engine sits behind it; the HTTP layer never talks to tiers or origins itself, and every request shape
+ * (a whole object, one range, {@code POST /ranges}, and later the S3 API) is one stream, so they share coalescing,
+ * the fetch budget and the metrics.
  */
 public interface RangeSource
 {
     /**
-     * The block size: {@link #read(String, long, int)} never spans two blocks.
+     * The block size: no chunk of a stream spans two blocks.
      *
      * @return bytes.
      */
@@ -31,31 +33,18 @@ public interface RangeSource
     CompletableFuture<Long> size(String key);
 
     /**
-     * Reads a chunk that lies inside one block.
+     * Opens the body of a response: the given ranges of an object whose size {@link #size} has returned.
      *
-     * @param key    a validated object key.
-     * @param offset where the chunk starts.
-     * @param length how many bytes, at least 1, not crossing a block boundary or the object's end.
-     * @return the chunk (exactly {@code length} readable bytes), owned by the caller.
+     * @param key      a validated object key.
+     * @param starts   the first byte of each range, in body order.
+     * @param lengths  each range's length (inside the object).
+     * @param credit   the response memory budget.
+     * @param executor the connection's event loop.
+     * @param sink     writes the chunks to the connection.
+     * @return the stream, not started.
      */
-    CompletableFuture<ByteBuf> read(String key, long offset, int length);
-
-    /**
-     * Reads a chunk at once if that needs no waiting: a view of a block in memory, or a verified SSD block as a
-     * {@link io.netty.channel.FileRegion} to be sent straight from its file. An event loop calls this first and
-     * falls back to {@link #read} when it returns {@code null}. Never throws for a bad or missing range (the
-     * waiting path reports those). The default has no fast path.
-     *
-     * @param key    a validated object key.
-     * @param offset where the chunk starts.
-     * @param length how many bytes, at least 1, not crossing a block boundary.
-     * @return a {@link ByteBuf} or {@link io.netty.channel.FileRegion} of exactly {@code length} bytes, owned by the
-     *     caller, or {@code null}.
-     */
-    default ReferenceCounted readNow(final String key, final long offset, final int length)
-    {
-        return null;
-    }
+    BlockStream openStream(
+        String key, long[] starts, long[] lengths, StreamCredit credit, Executor executor, StreamSink sink);
 
     /**
      * Warms the blocks of a range at prefetch priority (they land on the SSD tier).

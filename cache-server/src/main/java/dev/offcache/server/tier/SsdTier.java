@@ -17,6 +17,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,8 +25,10 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 
 import dev.offcache.core.checksum.Crc32c;
+import dev.offcache.range.store.BlockKeys;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.Long2ObjectHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,11 +42,17 @@ import org.slf4j.LoggerFactory;
  * is deleted and counted, and the caller refetches. A {@code FORMAT} file names the layout version; an unknown
  * one wipes the tier (logged and counted). Thread-safe: the index is guarded by this object's monitor; file I/O
  * runs outside it. Memory: the tier owns no off-heap memory; reads fill buffers their callers own.
+ *
+ * <p>Verified blocks are sent from their files ({@link #openVerified}) through a bounded cache of open descriptors
+ * (least recently used closed first): a hit costs no open or close, only a lookup. The engine's packed block keys are
+ * indexed too, beside the durable names, so a hit allocates nothing; a key is learned on its first lookup by name.
  */
 public final class SsdTier implements AutoCloseable
 {
     /** The layout version written to the {@code FORMAT} file. */
     public static final String FORMAT_LINE = "offcache-ssd-tier " + BlockFileFormat.VERSION;
+    /** Verified block files kept open for sending, by default. */
+    public static final int DEFAULT_OPEN_FILES = 1024;
 
     private static final Logger LOG = LoggerFactory.getLogger(SsdTier.class);
     private static final String BLOCKS = "blocks";
@@ -56,6 +65,9 @@ public final class SsdTier implements AutoCloseable
     private final TierMetrics metrics;
     private final Map<BlockName, Entry> index = new HashMap<>();
     private final TreeMap<Long, Entry> bySequence = new TreeMap<>();
+    private final Long2ObjectHashMap<Entry> byBlockKey = new Long2ObjectHashMap<>();
+    private final LinkedHashMap<Entry, SsdFile> openFiles = new LinkedHashMap<>(16, 0.75f, true);
+    private final int maxOpenFiles;
     private long scrubCursor = -1;
     private long nextSequence;
     private long sizeBytes;
@@ -79,6 +91,8 @@ public final class SsdTier implements AutoCloseable
         private final Path path;
         private final long objectSize;
         private volatile boolean verified;
+        /** The engine's packed key this entry was last found under (guarded by the tier), or -1. */
+        private long blockKey = -1;
 
         Entry(final BlockName block, final long sequence, final int length, final int crc, final Path path,
             final long objectSize)
@@ -120,26 +134,19 @@ public final class SsdTier implements AutoCloseable
         {
             return BlockFileFormat.HEADER_LENGTH + (long) length;
         }
+
+        boolean verified()
+        {
+            return verified;
+        }
     }
 
-    /**
-     * A verified block file opened for sending: the data is {@code length} bytes at {@code dataPosition}. The
-     * receiver owns the channel and closes it; the open descriptor keeps the bytes readable even if the tier evicts
-     * (unlinks) the file meanwhile, and block files are never rewritten in place.
-     *
-     * @param channel      the open file.
-     * @param dataPosition where the block's data starts in the file.
-     * @param length       the block's length.
-     */
-    public record OpenBlock(FileChannel channel, long dataPosition, int length)
-    {
-    }
-
-    private SsdTier(final Path dir, final long budgetBytes, final TierMetrics metrics)
+    private SsdTier(final Path dir, final long budgetBytes, final int maxOpenFiles, final TierMetrics metrics)
     {
         this.dir = dir;
         this.blocksDir = dir.resolve(BLOCKS);
         this.budgetBytes = budgetBytes;
+        this.maxOpenFiles = maxOpenFiles;
         this.metrics = metrics;
     }
 
@@ -153,11 +160,30 @@ public final class SsdTier implements AutoCloseable
      */
     public static SsdTier open(final Path dir, final long budgetBytes, final TierMetrics metrics)
     {
+        return open(dir, budgetBytes, DEFAULT_OPEN_FILES, metrics);
+    }
+
+    /**
+     * Opens (or creates) the tier, keeping up to {@code maxOpenFiles} verified block files open for sending.
+     *
+     * @param dir          the tier's directory.
+     * @param budgetBytes  the most bytes of block files to keep.
+     * @param maxOpenFiles block files kept open between sends; 0 opens and closes one per send.
+     * @param metrics      where to count.
+     * @return the open tier.
+     */
+    public static SsdTier open(
+        final Path dir, final long budgetBytes, final int maxOpenFiles, final TierMetrics metrics)
+    {
         if (budgetBytes < BlockFileFormat.HEADER_LENGTH)
         {
             throw new IllegalArgumentException("SSD budget too small: " + budgetBytes);
         }
-        final SsdTier tier = new SsdTier(dir, budgetBytes, metrics);
+        if (maxOpenFiles < 0)
+        {
+            throw new IllegalArgumentException("open file limit must be >= 0: " + maxOpenFiles);
+        }
+        final SsdTier tier = new SsdTier(dir, budgetBytes, maxOpenFiles, metrics);
         try
         {
             tier.recover();
@@ -303,6 +329,57 @@ public final class SsdTier implements AutoCloseable
     }
 
     /**
+     * The block an engine block key names: from the key index, else by its durable name (then the key is
+     * remembered, so the next lookup allocates nothing).
+     *
+     * @param blockKey the engine's packed block key.
+     * @param names    resolves the key's object id to its name.
+     * @return the entry, or null when the block is not here.
+     */
+    Entry find(final long blockKey, final ObjectNames names)
+    {
+        synchronized (this)
+        {
+            final Entry known = byBlockKey.get(blockKey);
+            if (null != known)
+            {
+                return known;
+            }
+        }
+        final ObjectName name = names.nameOf(BlockKeys.objectId(blockKey));
+        if (null == name)
+        {
+            return null;
+        }
+        synchronized (this)
+        {
+            final Entry entry = index.get(new BlockName(name, BlockKeys.blockIndex(blockKey)));
+            if (null != entry && !closed)
+            {
+                if (entry.blockKey >= 0 && entry.blockKey != blockKey && byBlockKey.get(entry.blockKey) == entry)
+                {
+                    byBlockKey.remove(entry.blockKey);
+                }
+                entry.blockKey = blockKey;
+                byBlockKey.put(blockKey, entry);
+            }
+            return entry;
+        }
+    }
+
+    /**
+     * Removes an entry's key mapping and its cached open file (the caller releases the file outside the monitor).
+     */
+    private SsdFile detach(final Entry entry)
+    {
+        if (entry.blockKey >= 0 && byBlockKey.get(entry.blockKey) == entry)
+        {
+            byBlockKey.remove(entry.blockKey);
+        }
+        return openFiles.remove(entry);
+    }
+
+    /**
      * Publishes a block: temp file, force, atomic rename, then index. A block already here is left as it is
      * (within one object version the bytes never change).
      *
@@ -420,7 +497,18 @@ public final class SsdTier implements AutoCloseable
      */
     public int read(final ObjectName name, final long blockIndex, final MutableDirectBuffer target)
     {
-        final Entry entry = entryOf(name, blockIndex);
+        return read(entryOf(name, blockIndex), target);
+    }
+
+    /**
+     * {@link #read(ObjectName, long, MutableDirectBuffer)} of an entry already looked up.
+     *
+     * @param entry  the block, or null.
+     * @param target where the bytes go, at index 0.
+     * @return the block's length, or -1.
+     */
+    int read(final Entry entry, final MutableDirectBuffer target)
+    {
         if (null == entry)
         {
             return -1;
@@ -436,6 +524,28 @@ public final class SsdTier implements AutoCloseable
         }
         metrics.ssdVerifiedReads.increment();
         return entry.length();
+    }
+
+    /**
+     * Checks a block's CRC32C (reading its file into {@code scratch}), so that it may be sent from its file from now
+     * on; a block already verified is not read again. A block that fails is dropped and counted.
+     *
+     * @param entry   the block.
+     * @param scratch a buffer of at least the block's length, owned by the caller.
+     * @return whether the block is verified (and still here).
+     */
+    boolean verify(final Entry entry, final MutableDirectBuffer scratch)
+    {
+        if (entry.verified)
+        {
+            return true;
+        }
+        if (entry.length() > scratch.capacity() || !check(entry, scratch))
+        {
+            return false;
+        }
+        metrics.ssdVerifiedReads.increment();
+        return true;
     }
 
     /**
@@ -560,26 +670,96 @@ public final class SsdTier implements AutoCloseable
      * @param name           the object's name.
      * @param blockIndex     the block index.
      * @param expectedLength the length the block must have.
-     * @return the open block (the caller closes its channel), or null when it does not qualify or is gone.
+     * @return the open block (the caller releases it), or null when it does not qualify or is gone.
      */
-    public OpenBlock openVerified(final ObjectName name, final long blockIndex, final int expectedLength)
+    public SsdFile openVerified(final ObjectName name, final long blockIndex, final int expectedLength)
     {
-        final Entry entry = entryOf(name, blockIndex);
+        return openVerified(entryOf(name, blockIndex), expectedLength);
+    }
+
+    /**
+     * {@link #openVerified(ObjectName, long, int)} of an entry already looked up: from the descriptor cache when it
+     * holds the file (no system call), else opened and cached.
+     *
+     * @param entry          the block, or null.
+     * @param expectedLength the length the block must have.
+     * @return the open block (the caller releases it), or null.
+     */
+    SsdFile openVerified(final Entry entry, final int expectedLength)
+    {
         if (null == entry || !entry.verified || entry.length() != expectedLength)
         {
             return null;
         }
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return null;
+            }
+            final SsdFile cached = openFiles.get(entry);
+            if (null != cached && cached.tryRetain())
+            {
+                metrics.ssdZeroCopyReads.increment();
+                return cached;
+            }
+        }
+        final FileChannel channel;
         try
         {
-            final FileChannel channel = FileChannel.open(entry.path(), StandardOpenOption.READ);
-            metrics.ssdZeroCopyReads.increment();
-            return new OpenBlock(channel, BlockFileFormat.HEADER_LENGTH, entry.length());
+            channel = FileChannel.open(entry.path(), StandardOpenOption.READ);
         }
         catch (final IOException ex)
         {
-            // evicted between lookup and open (NoSuchFileException), or unreadable: the caller takes the verified path
+            // evicted between lookup and open (NoSuchFileException), or unreadable: the caller takes another path
             return null;
         }
+        final SsdFile opened = new SsdFile(channel, entry.length(), entry.crc());
+        SsdFile result = opened;
+        SsdFile evicted = null;
+        synchronized (this)
+        {
+            if (!closed && maxOpenFiles > 0 && index.get(entry.block()) == entry)
+            {
+                final SsdFile other = openFiles.get(entry);
+                if (null != other && other.tryRetain())
+                {
+                    result = other;
+                }
+                else
+                {
+                    // the cache keeps the first reference, the caller gets a second
+                    openFiles.put(entry, opened);
+                    opened.tryRetain();
+                    if (openFiles.size() > maxOpenFiles)
+                    {
+                        final Iterator<Map.Entry<Entry, SsdFile>> eldest = openFiles.entrySet().iterator();
+                        evicted = eldest.next().getValue();
+                        eldest.remove();
+                    }
+                }
+            }
+        }
+        if (result != opened)
+        {
+            opened.release();
+        }
+        if (null != evicted)
+        {
+            evicted.release();
+        }
+        metrics.ssdZeroCopyReads.increment();
+        return result;
+    }
+
+    /**
+     * Block files held open by the descriptor cache now.
+     *
+     * @return the count, at most the tier's limit.
+     */
+    public synchronized int openFileCount()
+    {
+        return openFiles.size();
     }
 
     private void drop(final Entry entry, final String why)
@@ -591,6 +771,7 @@ public final class SsdTier implements AutoCloseable
 
     private void remove(final Entry entry)
     {
+        final SsdFile open;
         synchronized (this)
         {
             if (!index.remove(entry.block(), entry))
@@ -601,8 +782,40 @@ public final class SsdTier implements AutoCloseable
             sizeBytes -= entry.fileBytes();
             metrics.ssdBytes.set(sizeBytes);
             metrics.ssdBlocks.set(index.size());
+            open = detach(entry);
         }
         unlink(entry);
+        if (null != open)
+        {
+            open.release();
+        }
+    }
+
+    /**
+     * Drops every block of an object (its origin rewrote or deleted it through the cache), so no later read, not
+     * even after a restart, finds the old version's bytes under the name.
+     *
+     * @param name the object's name.
+     * @return how many blocks were dropped.
+     */
+    public int removeObject(final ObjectName name)
+    {
+        final List<Entry> victims = new ArrayList<>();
+        synchronized (this)
+        {
+            for (final Map.Entry<BlockName, Entry> entry : index.entrySet())
+            {
+                if (entry.getKey().name().equals(name))
+                {
+                    victims.add(entry.getValue());
+                }
+            }
+        }
+        for (final Entry victim : victims)
+        {
+            remove(victim);
+        }
+        return victims.size();
     }
 
     private void evictOverBudget()
@@ -610,6 +823,7 @@ public final class SsdTier implements AutoCloseable
         while (true)
         {
             final Entry victim;
+            final SsdFile open;
             synchronized (this)
             {
                 if (sizeBytes <= budgetBytes || bySequence.isEmpty())
@@ -622,9 +836,14 @@ public final class SsdTier implements AutoCloseable
                 sizeBytes -= victim.fileBytes();
                 metrics.ssdBytes.set(sizeBytes);
                 metrics.ssdBlocks.set(index.size());
+                open = detach(victim);
             }
             metrics.ssdEvictions.increment();
             unlink(victim);
+            if (null != open)
+            {
+                open.release();
+            }
         }
     }
 
@@ -671,9 +890,20 @@ public final class SsdTier implements AutoCloseable
      * own header, and publication is atomic, so the next start rebuilds the same index.
      */
     @Override
-    public synchronized void close()
+    public void close()
     {
-        closed = true;
+        final List<SsdFile> open;
+        synchronized (this)
+        {
+            closed = true;
+            open = new ArrayList<>(openFiles.values());
+            openFiles.clear();
+            byBlockKey.clear();
+        }
+        for (final SsdFile file : open)
+        {
+            file.release();
+        }
     }
 
     private void unlink(final Entry entry)

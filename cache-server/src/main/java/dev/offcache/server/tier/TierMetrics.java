@@ -1,19 +1,23 @@
 package dev.offcache.server.tier;
 
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
+import dev.offcache.range.metrics.MetricNames;
+import dev.offcache.range.metrics.RangeMetrics;
 import dev.offcache.server.metrics.PrometheusText;
 
 /**
  * Counters and gauges of the tiered store, shared by its tiers and rendered on {@code /metrics}. Counters only
  * grow; gauges are the current value.
+ *
+ * <p>Block lookups are counted once each by the engine that owns the store (it knows which lookups belong to one
+ * read), so the lookup counters here are read from the engine's: bind it with {@link #countLookupsOf}.
  */
 public final class TierMetrics
 {
-    final LongAdder ramHits = new LongAdder();
-    final LongAdder ssdHits = new LongAdder();
-    final LongAdder misses = new LongAdder();
+    private volatile RangeMetrics engine;
     final LongAdder ramEvictions = new LongAdder();
     final LongAdder ramPromotions = new LongAdder();
     final LongAdder putsDeclined = new LongAdder();
@@ -35,23 +39,37 @@ public final class TierMetrics
     final AtomicLong ssdBlocks = new AtomicLong();
 
     /**
-     * Block lookups answered from RAM.
+     * Reads the block lookup counts from the engine over this store (once, after the engine is built).
      *
-     * @return the count.
+     * @param metrics the engine's counters.
      */
-    public long ramHits()
+    public void countLookupsOf(final RangeMetrics metrics)
     {
-        return ramHits.sum();
+        this.engine = metrics;
     }
 
     /**
-     * Block lookups answered from SSD (after CRC verification).
+     * Block lookups answered from RAM: the engine's hits that were neither sent from a file nor loaded.
      *
-     * @return the count.
+     * @return the count, 0 before an engine is bound.
+     */
+    public long ramHits()
+    {
+        final Map<String, Long> counts = lookups();
+        return counts.getOrDefault(MetricNames.BLOCK_HITS, 0L) - counts.getOrDefault(MetricNames.BLOCK_FILE_HITS, 0L) -
+            counts.getOrDefault(MetricNames.BLOCK_LOADED_HITS, 0L);
+    }
+
+    /**
+     * Block lookups answered from SSD: sent from the verified file, or read, CRC-checked and promoted.
+     *
+     * @return the count, 0 before an engine is bound.
      */
     public long ssdHits()
     {
-        return ssdHits.sum();
+        final Map<String, Long> counts = lookups();
+        return counts.getOrDefault(MetricNames.BLOCK_FILE_HITS, 0L) +
+            counts.getOrDefault(MetricNames.BLOCK_LOADED_HITS, 0L);
     }
 
     /**
@@ -87,11 +105,17 @@ public final class TierMetrics
     /**
      * Block lookups that found nothing usable.
      *
-     * @return the count.
+     * @return the count, 0 before an engine is bound.
      */
     public long misses()
     {
-        return misses.sum();
+        return lookups().getOrDefault(MetricNames.BLOCK_MISSES, 0L);
+    }
+
+    private Map<String, Long> lookups()
+    {
+        final RangeMetrics metrics = engine;
+        return null == metrics ? Map.of() : metrics.snapshot();
     }
 
     /**
@@ -151,10 +175,10 @@ public final class TierMetrics
      */
     public void appendTo(final PrometheusText text)
     {
-        text.counter("offcache_server_block_lookups_total", "Block lookups by outcome.", "result=\"ram_hit\"",
-            ramHits.sum())
-            .counter("offcache_server_block_lookups_total", "", "result=\"ssd_hit\"", ssdHits.sum())
-            .counter("offcache_server_block_lookups_total", "", "result=\"miss\"", misses.sum())
+        text.counter("offcache_server_block_lookups_total", "Block lookups by outcome, one per block a read touches.",
+            "result=\"ram_hit\"", ramHits())
+            .counter("offcache_server_block_lookups_total", "", "result=\"ssd_hit\"", ssdHits())
+            .counter("offcache_server_block_lookups_total", "", "result=\"miss\"", misses())
             .counter("offcache_server_ram_evictions_total", "Blocks evicted from the RAM tier.", "",
                 ramEvictions.sum())
             .counter("offcache_server_ram_promotions_total", "SSD hits promoted to the RAM tier.", "",

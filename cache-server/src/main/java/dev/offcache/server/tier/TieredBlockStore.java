@@ -7,6 +7,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -49,6 +53,9 @@ public final class TieredBlockStore implements BlockStore
     private final ObjectNames names;
     private final BlockingQueue<Spill> spills;
     private final Thread spillWriter;
+    private final ExecutorService ssdReaders;
+    /** One block of scratch memory per SSD reader thread, for verifying blocks; freed at close. */
+    private final ArrayBlockingQueue<UnsafeBuffer> scratchBuffers;
     private final ByteBuffer scrubStaging;
     private final UnsafeBuffer scrubView;
     private final AtomicInteger spillsPending = new AtomicInteger();
@@ -71,6 +78,8 @@ public final class TieredBlockStore implements BlockStore
         private long ssdBudgetBytes = 10L * 1024 * 1024 * 1024;
         private int spillQueueCapacity = 32;
         private long ssdScrubBytesPerSecond;
+        private int ssdReadThreads = 4;
+        private int ssdOpenFiles = SsdTier.DEFAULT_OPEN_FILES;
         private ObjectNames names;
         private TierMetrics metrics;
 
@@ -134,7 +143,8 @@ public final class TieredBlockStore implements BlockStore
 
         /**
          * How many RAM evictions may wait for the SSD writer before further ones are dropped. The RAM slab gets
-         * this many slots beyond the budget, so pending spills do not stall fills.
+         * this many slots beyond the budget, so pending spills do not stall fills (default 32: a burst of evictions,
+         * such as one cold 16 MiB read through a small RAM tier, must not drop blocks on their way to SSD).
          *
          * @param capacity queue capacity.
          * @return this.
@@ -167,6 +177,31 @@ public final class TieredBlockStore implements BlockStore
         public Context ssdScrubBytesPerSecond(final long bytesPerSecond)
         {
             this.ssdScrubBytesPerSecond = bytesPerSecond;
+            return this;
+        }
+
+        /**
+         * Threads that read SSD blocks not verified yet (their first read since the tier opened: read, CRC-check,
+         * promote to RAM) for streams, which never wait on an event loop.
+         *
+         * @param threads at least 1 (default 4).
+         * @return this.
+         */
+        public Context ssdReadThreads(final int threads)
+        {
+            this.ssdReadThreads = threads;
+            return this;
+        }
+
+        /**
+         * Verified SSD block files kept open between sends (a descriptor cache, least recently used closed first).
+         *
+         * @param files at least 0 (default {@link SsdTier#DEFAULT_OPEN_FILES}); 0 opens and closes one per send.
+         * @return this.
+         */
+        public Context ssdOpenFiles(final int files)
+        {
+            this.ssdOpenFiles = files;
             return this;
         }
 
@@ -206,6 +241,11 @@ public final class TieredBlockStore implements BlockStore
             {
                 throw new IllegalArgumentException("SSD scrub rate must be >= 0: " + ssdScrubBytesPerSecond);
             }
+            if (ssdReadThreads < 1 || ssdOpenFiles < 0)
+            {
+                throw new IllegalArgumentException("need ssdReadThreads >= 1 and ssdOpenFiles >= 0: " +
+                    ssdReadThreads + ", " + ssdOpenFiles);
+            }
             if (spillQueueCapacity < 1)
             {
                 throw new IllegalArgumentException("spill queue capacity must be >= 1: " + spillQueueCapacity);
@@ -225,7 +265,15 @@ public final class TieredBlockStore implements BlockStore
         this.ctx = ctx;
         this.metrics = ctx.metrics;
         this.names = ctx.names;
-        this.ssd = SsdTier.open(ctx.ssdDir, ctx.ssdBudgetBytes, metrics);
+        this.ssd = SsdTier.open(ctx.ssdDir, ctx.ssdBudgetBytes, ctx.ssdOpenFiles, metrics);
+        final AtomicInteger readerIds = new AtomicInteger();
+        this.scratchBuffers = new ArrayBlockingQueue<>(ctx.ssdReadThreads);
+        this.ssdReaders = Executors.newFixedThreadPool(ctx.ssdReadThreads, (task) ->
+        {
+            final Thread thread = new Thread(task, "offcache-ssd-read-" + readerIds.getAndIncrement());
+            thread.setDaemon(true);
+            return thread;
+        });
         final int residentLimit = (int) (ctx.ramBudgetBytes / ctx.blockSize);
         this.slab = BlockSlab.anonymous(
             (long) (residentLimit + ctx.spillQueueCapacity) * ctx.blockSize, ctx.blockSize);
@@ -249,72 +297,97 @@ public final class TieredBlockStore implements BlockStore
         return new TieredBlockStore(ctx.conclude());
     }
 
+    /**
+     * Looks in RAM, then reads (and CRC-checks) an SSD block into a RAM slot on the calling thread. Lookups are not
+     * counted here: the engine counts each once, with the tier that answered ({@code offcache_range_block_*}).
+     */
     @Override
     public BlockRef acquire(final long blockKey)
     {
         final BlockRef hit = ram.acquire(blockKey);
-        if (null != hit)
-        {
-            metrics.ramHits.increment();
-            return hit;
-        }
-        final BlockRef promoted = promoteFromSsd(blockKey);
-        if (null != promoted)
-        {
-            metrics.ssdHits.increment();
-            return promoted;
-        }
-        metrics.misses.increment();
-        return null;
+        return null != hit ? hit : promoteFromSsd(blockKey);
     }
 
     @Override
     public BlockRef acquireInMemory(final long blockKey)
     {
-        final BlockRef hit = ram.acquire(blockKey);
-        if (null != hit)
-        {
-            metrics.ramHits.increment();
-        }
-        return hit;
+        return ram.acquire(blockKey);
     }
 
     /**
-     * Opens an SSD-resident block to be sent straight from its file, without reading it into RAM; only blocks
-     * already verified since the tier opened qualify (see {@link SsdTier#openVerified}). Never touches RAM.
-     *
-     * @param blockKey       the packed key of the block.
-     * @param expectedLength the length the block must have.
-     * @return the open block (the caller closes its channel), or null.
+     * A verified SSD block, open to be sent straight from its file without reading it into RAM (see
+     * {@link SsdTier#openVerified}); from the tier's descriptor cache when it is open already. Never touches RAM.
      */
-    public SsdTier.OpenBlock openOnSsd(final long blockKey, final int expectedLength)
+    @Override
+    public SsdFile openFile(final long blockKey, final int expectedLength)
     {
-        final ObjectName name = names.nameOf(BlockKeys.objectId(blockKey));
-        if (null == name || closed)
+        if (closed)
         {
             return null;
         }
-        final SsdTier.OpenBlock open = ssd.openVerified(name, BlockKeys.blockIndex(blockKey), expectedLength);
-        if (null != open)
+        return ssd.openVerified(ssd.find(blockKey, names), expectedLength);
+    }
+
+    /**
+     * An SSD block not verified yet (its first read since the tier opened): read and CRC-checked on the tier's reader
+     * threads ({@code ssdReadThreads}), so an event loop never waits for the disk; once it passes, it is sent from its
+     * file ({@link #openFile}). It is not promoted into RAM, so a stream's look-ahead never needs a free RAM slot to
+     * serve what the SSD tier holds (the page cache keeps the file's bytes after the check).
+     */
+    @Override
+    public CompletableFuture<Boolean> loadAsync(final long blockKey)
+    {
+        final SsdTier.Entry entry = closed ? null : ssd.find(blockKey, names);
+        if (null == entry)
         {
-            metrics.ssdHits.increment();
+            return null;
         }
-        return open;
+        try
+        {
+            return CompletableFuture.supplyAsync(() -> verify(entry), ssdReaders);
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            return null;
+        }
+    }
+
+    private boolean verify(final SsdTier.Entry entry)
+    {
+        if (entry.verified())
+        {
+            return true;
+        }
+        UnsafeBuffer scratch = scratchBuffers.poll();
+        if (null == scratch)
+        {
+            scratch = new UnsafeBuffer(ByteBuffer.allocateDirect(ctx.blockSize));
+        }
+        try
+        {
+            return !closed && ssd.verify(entry, scratch);
+        }
+        finally
+        {
+            if (!scratchBuffers.offer(scratch))
+            {
+                BufferUtil.free(scratch.byteBuffer());
+            }
+        }
     }
 
     private BlockRef promoteFromSsd(final long blockKey)
     {
-        final ObjectName name = names.nameOf(BlockKeys.objectId(blockKey));
-        if (null == name || closed)
+        if (closed)
         {
             return null;
         }
-        final long blockIndex = BlockKeys.blockIndex(blockKey);
-        final int length = ssd.lengthOf(name, blockIndex);
-        if (length < 0)
+        final SsdTier.Entry entry = ssd.find(blockKey, names);
+        if (null == entry)
         {
             return null;
         }
+        final int length = entry.length();
         if (length > ram.slotSize())
         {
             metrics.ssdLengthMismatches.increment();
@@ -325,7 +398,7 @@ public final class TieredBlockStore implements BlockStore
         {
             return null;
         }
-        final int read = ssd.read(name, blockIndex, slot.buffer());
+        final int read = ssd.read(entry, slot.buffer());
         if (read != length)
         {
             if (read >= 0)
@@ -529,8 +602,7 @@ public final class TieredBlockStore implements BlockStore
      */
     public boolean onSsd(final long blockKey)
     {
-        final ObjectName name = names.nameOf(BlockKeys.objectId(blockKey));
-        return null != name && ssd.contains(name, BlockKeys.blockIndex(blockKey));
+        return null != ssd.find(blockKey, names);
     }
 
     /**
@@ -601,8 +673,17 @@ public final class TieredBlockStore implements BlockStore
             return;
         }
         final List<RamTier.Node> ramOnly = new ArrayList<>();
-        ram.drainTo(ramOnly);
         closed = true;
+        ssdReaders.shutdown();
+        try
+        {
+            ssdReaders.awaitTermination(5, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        ram.drainTo(ramOnly);
         try
         {
             spillWriter.join(10_000);
@@ -632,6 +713,11 @@ public final class TieredBlockStore implements BlockStore
         }
         ssd.close();
         slab.close();
+        UnsafeBuffer scratch;
+        while (null != (scratch = scratchBuffers.poll()))
+        {
+            BufferUtil.free(scratch.byteBuffer());
+        }
         if (null != scrubStaging && !spillWriter.isAlive())
         {
             // the writer (the only user) has stopped; otherwise the buffer's cleaner frees it later

@@ -8,6 +8,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -16,6 +17,12 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.sync.ResponseTransformer;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -97,7 +104,46 @@ class OffcacheServerCommandTest
     }
 
     @Test
-    void embeddedDefaultServesSamplesWithAPrintedKeyAndCurlLine() throws Exception
+    void theS3ApiFlagsAreCheckedNamingFlagAndVariable()
+    {
+        final String dir = tmp.toString();
+        final String[][] cases = {
+            {"--s3-api-keys", "--origin-dir", dir, "--disable-auth", "--s3-api-keys", "ID1:0123456789abcdef"},
+            {"--s3-api-keys", "--origin-dir", dir, "--api-keys", "key-0123456789abcdef", "--s3-api-listen",
+                "127.0.0.1:0"},
+            {"--s3-api-keys", "--origin-dir", dir, "--disable-auth", "--s3-api-listen", "127.0.0.1:0",
+                "--s3-api-keys", "ID1:short"},
+            {"--s3-api-listen", "--origin-dir", dir, "--disable-auth", "--s3-api-listen", "nowhere"},
+            {"--s3-api-listen", "--origin-dir", dir, "--disable-auth", "--listen", "127.0.0.1:9123",
+                "--s3-api-listen", "127.0.0.1:9123"},
+            {"--s3-api-bucket", "--origin-dir", dir, "--disable-auth", "--s3-api-listen", "127.0.0.1:0",
+                "--s3-api-bucket", "Not_A_Bucket"},
+            {"--s3-api-domain", "--origin-dir", dir, "--disable-auth", "--s3-api-listen", "127.0.0.1:0",
+                "--s3-api-domain", "-bad-"},
+            {"--s3-api-region", "--origin-dir", dir, "--disable-auth", "--s3-api-listen", "127.0.0.1:0",
+                "--s3-api-region", "Mars Base"},
+        };
+        for (final String[] c : cases)
+        {
+            err.getBuffer().setLength(0);
+            final String[] args = Arrays.copyOfRange(c, 1, c.length);
+            assertEquals(2, commandLine(Map.of()).execute(args), String.join(" ", args));
+            assertTrue(err.toString().contains(c[0]) &&
+                err.toString().contains(EnvironmentDefaults.variableOf(c[0])), err.toString());
+            assertFalse(err.toString().contains("0123456789abcdef"), "never echoes a secret: " + err);
+        }
+        err.getBuffer().setLength(0);
+        assertEquals(2, commandLine(Map.of("OFFCACHE_S3_API_WRITES", "sometimes")).execute("--disable-auth"));
+        assertTrue(err.toString().contains("--s3-api-writes") && err.toString().contains("OFFCACHE_S3_API_WRITES"),
+            err.toString());
+        err.getBuffer().setLength(0);
+        assertEquals(2, commandLine(Map.of("OFFCACHE_S3_API_LISTEN", "127.0.0.1:0", "OFFCACHE_API_KEYS",
+            "key-0123456789abcdef")).execute("--origin-dir", dir));
+        assertTrue(err.toString().contains("OFFCACHE_S3_API_KEYS"), "set by the environment: " + err);
+    }
+
+    @Test
+    void embeddedDefaultServesSamplesWithAPrintedKeyCurlLineAndAwsCliLine() throws Exception
     {
         final CommandLine commandLine = commandLine(Map.of());
         commandLine.parseArgs("--listen", "127.0.0.1:0", "--ram-mb", "16", "--memory-budget-mb", "16");
@@ -118,6 +164,22 @@ class OffcacheServerCommandTest
             assertEquals(401, HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(curl.group(2)))
                 .build(), HttpResponse.BodyHandlers.discarding()).statusCode());
             assertEquals(program.apiKey(), curl.group(1));
+
+            // the printed AWS CLI line, its credentials, region, endpoint, bucket and key, run by the AWS SDK
+            final Matcher aws = Pattern.compile("AWS_ACCESS_KEY_ID=(\\S+) AWS_SECRET_ACCESS_KEY=(\\S+) " +
+                "AWS_DEFAULT_REGION=(\\S+) aws --endpoint-url (\\S+) s3api get-object --bucket (\\S+) --key (\\S+) " +
+                "--range bytes=0-99 /dev/stdout").matcher(out.toString());
+            assertTrue(aws.find(), out.toString());
+            try (S3Client s3 = S3Client.builder().endpointOverride(URI.create(aws.group(4)))
+                .region(Region.of(aws.group(3))).forcePathStyle(true)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(aws.group(1),
+                    aws.group(2))))
+                .httpClientBuilder(Apache5HttpClient.builder()).build())
+            {
+                assertArrayEquals(Arrays.copyOf(hello, Math.min(100, hello.length)), s3.getObject((r) -> r
+                    .bucket(aws.group(5)).key(aws.group(6)).range("bytes=0-99"), ResponseTransformer.toBytes())
+                    .asByteArray());
+            }
         }
     }
 

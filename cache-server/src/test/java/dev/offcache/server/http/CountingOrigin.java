@@ -12,7 +12,7 @@ import dev.offcache.range.origin.OriginException;
 /**
  * The engine's real local-directory origin ({@link FileSystemOrigin}), counting GETs and the bytes they asked for,
  * and failing on demand: every GET of a key starting with "fail", or, for keys starting with "failmid", every GET
- * that reaches past the first block.
+ * that reaches past the first block; the size of a key starting with "failsize".
  */
 final class CountingOrigin extends ForwardingObjectStore
 {
@@ -22,6 +22,16 @@ final class CountingOrigin extends ForwardingObjectStore
     CountingOrigin(final Path root)
     {
         super(new FileSystemOrigin(root, 4));
+    }
+
+    @Override
+    public CompletableFuture<Long> size(final String key)
+    {
+        if (key.startsWith("failsize"))
+        {
+            return CompletableFuture.failedFuture(new OriginException("injected HEAD failure of '" + key + "'"));
+        }
+        return delegate().size(key);
     }
 
     @Override

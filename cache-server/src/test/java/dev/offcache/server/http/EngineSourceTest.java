@@ -11,8 +11,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import dev.offcache.range.config.RangeCacheContext;
@@ -48,7 +46,6 @@ class EngineSourceTest
         Files.createDirectories(originDir);
         final byte[] big = L2HttpServerTest.random(11 * BLOCK + 77, 21);
         Files.write(originDir.resolve("big.bin"), big);
-        final ExecutorService io = Executors.newFixedThreadPool(8);
         final EngineObjectNames names = new EngineObjectNames();
         final TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
             .blockSize(BLOCK)
@@ -65,11 +62,12 @@ class EngineSourceTest
             L2HttpServer server = L2HttpServer.start(new L2HttpServer.Context()
                 .listen("127.0.0.1", 0)
                 .ioThreads(2)
-                .source(new EngineRangeSource(cache, io))
+                .source(new EngineRangeSource(cache))
                 .apiKeys(ApiKeys.parse(ServerHarness.KEY))
                 .memoryBudgetBytes(8L * BLOCK)))
         {
             names.bind(cache);
+            store.metrics().countLookupsOf(cache.metrics());
             final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             final String url = "http://127.0.0.1:" + server.address().getPort() + "/obj/big.bin";
             final List<CompletableFuture<HttpResponse<byte[]>>> wholes = new ArrayList<>();
@@ -100,10 +98,6 @@ class EngineSourceTest
             assertEquals(404, client.send(HttpRequest.newBuilder(URI.create(url.replace("big", "nope")))
                 .header("Authorization", "Bearer " + ServerHarness.KEY).build(),
                 HttpResponse.BodyHandlers.discarding()).statusCode());
-        }
-        finally
-        {
-            io.shutdownNow();
         }
     }
 }

@@ -22,6 +22,7 @@ import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
+import dev.offcache.range.origin.DelayingOrigin;
 import dev.offcache.server.tier.BlockFileFormat;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,6 +61,7 @@ class L2HttpServerTest
         Files.write(originDir.resolve("dir").resolve("nested.bin"), nested);
         Files.write(originDir.resolve("empty.bin"), new byte[0]);
         Files.write(originDir.resolve("fail.bin"), new byte[1000]);
+        Files.write(originDir.resolve("failsize.bin"), new byte[1000]);
         Files.write(originDir.resolve("failmid.bin"), random(3 * BLOCK, 4));
         Files.write(originDir.resolve("a+b c.bin"), random(100, 3));
         harness = start();
@@ -225,19 +227,21 @@ class L2HttpServerTest
         awaitSsdBlocks(11);
         final long originReads = harness.origin.reads.get();
 
-        // first pass: every block is read back and CRC-checked once (and promoted; RAM keeps the last 4)
+        // first pass: every block is read back and CRC-checked once (on the SSD reader threads), then sent from its
+        // file; nothing is promoted into RAM
         assertArrayEquals(big, get("/obj/big.bin", null).body());
         assertEquals(11, harness.store.metrics().ssdVerifiedReads());
-        assertEquals(0, harness.store.metrics().ssdZeroCopyReads(), "nothing is sent unverified");
+        assertEquals(11, harness.store.metrics().ssdZeroCopyReads(), "each sent from its file once checked");
+        assertEquals(0, harness.store.ramBlocks(), "SSD hits take no RAM slot");
 
-        // second pass: the 7 blocks no longer in RAM go out from their files, the 4 in RAM from RAM
+        // second pass and a 3-block range: every block from its file, none checked again
         final long ramHits = harness.store.metrics().ramHits();
         assertArrayEquals(big, get("/obj/big.bin", null).body());
         final HttpResponse<byte[]> part = get("/obj/big.bin", "bytes=1000-" + (2 * BLOCK + 5));
         assertArrayEquals(Arrays.copyOfRange(big, 1000, 2 * BLOCK + 6), part.body());
-        assertEquals(7 + 3, harness.store.metrics().ssdZeroCopyReads());
-        assertEquals(ramHits + 4, harness.store.metrics().ramHits());
-        assertEquals(11, harness.store.metrics().ssdVerifiedReads(), "no block read into RAM a second time");
+        assertEquals(11 + 11 + 3, harness.store.metrics().ssdZeroCopyReads());
+        assertEquals(ramHits, harness.store.metrics().ramHits());
+        assertEquals(11, harness.store.metrics().ssdVerifiedReads(), "no block read a second time");
         assertEquals(originReads, harness.origin.reads.get(), "no origin read");
         assertEquals(0, harness.store.metrics().ssdCorruptBlocks());
     }
@@ -304,9 +308,9 @@ class L2HttpServerTest
     }
 
     @Test
-    void originFailureBeforeFirstByteIsACleanJson500() throws Exception
+    void aSizeThatCannotBeHadIsACleanJson500AndAMissingObjectA404() throws Exception
     {
-        final HttpResponse<byte[]> response = get("/obj/fail.bin", null);
+        final HttpResponse<byte[]> response = get("/obj/failsize.bin", null);
         assertEquals(500, response.statusCode());
         assertTrue(new String(response.body(), StandardCharsets.UTF_8).contains("\"status\":500"));
         assertEquals(404, get("/obj/missing.bin", null).statusCode());
@@ -314,8 +318,21 @@ class L2HttpServerTest
     }
 
     @Test
+    void headersGoOutBeforeTheBodyIsFetchedSoAnOriginFailureCutsTheBody() throws Exception
+    {
+        final String response = rawUntilClosed("/obj/fail.bin");
+        assertTrue(response.startsWith("HTTP/1.1 200"), response);
+        assertTrue(response.contains("content-length: 1000"), response);
+        assertTrue(response.endsWith("\r\n\r\n"), "no body byte: the origin failed after the headers went out");
+        assertEquals(1, harness.server.metrics().streamsAborted.sum());
+        assertArrayEquals(nested, get("/obj/dir/nested.bin", null).body(), "the server carries on");
+    }
+
+    @Test
     void originFailureAfterTheFirstByteCutsTheConnectionAndTheServerCarriesOn() throws Exception
     {
+        // block 0 cached (one GET of one block); the whole object then needs blocks 1..2, one GET, which fails
+        assertEquals(206, get("/obj/failmid.bin", "bytes=0-9").statusCode());
         try (Socket socket = new Socket("127.0.0.1", harness.port()))
         {
             socket.setSoTimeout(10_000);
@@ -331,6 +348,17 @@ class L2HttpServerTest
         assertEquals(1, harness.server.metrics().streamsAborted.sum());
         assertArrayEquals(nested, get("/obj/dir/nested.bin", null).body());
         awaitNoBlockHeldOutsideRam();
+    }
+
+    private String rawUntilClosed(final String path) throws IOException
+    {
+        try (Socket socket = new Socket("127.0.0.1", harness.port()))
+        {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                ServerHarness.KEY + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        }
     }
 
     @Test
@@ -373,7 +401,7 @@ class L2HttpServerTest
             assertTrue(response.startsWith("HTTP/1.1 400"), path + " -> " + firstLine(response));
             assertTrue(response.contains("\"status\":400"), response);
         }
-        for (final String range : new String[] {"bytes=abc", "bytes=5-2", "bytes=0-1,3-4", "items=0-1", "bytes=-",
+        for (final String range : new String[] {"bytes=abc", "bytes=5-2", "bytes=0-1,3-4", "bytes=-",
             "bytes=1-2-3", "bytes=99999999999999999999-"})
         {
             assertEquals(400, get("/obj/big.bin", range).statusCode(), range);
@@ -388,7 +416,17 @@ class L2HttpServerTest
         assertEquals(400, post("/ranges/big.bin", "{\"ranges\":[[1,2,3]]}").statusCode());
         assertEquals(400, post("/ranges/big.bin", "{\"ranges\":\"x\"}").statusCode());
         assertEquals(400, post("/ranges/big.bin", "[]").statusCode());
-        assertEquals(416, post("/ranges/big.bin", "{\"ranges\":[[0," + (big.length + 1) + "]]}").statusCode());
+        assertEquals(416, post("/ranges/big.bin", "{\"ranges\":[[" + (big.length + 1) + "," + (big.length + 2) +
+            "]]}").statusCode());
+        final HttpResponse<byte[]> clamped = client.send(request("/ranges/big.bin")
+            .POST(HttpRequest.BodyPublishers.ofString("{\"ranges\":[[5,10],[" + (big.length - 3) + "," +
+                (big.length + 100) + "]]}")).build(), HttpResponse.BodyHandlers.ofByteArray());
+        assertEquals(200, clamped.statusCode(), "an end past the object is clamped, like a Range header's");
+        assertEquals(String.valueOf(big.length), clamped.headers().firstValue("Offcache-Object-Size").orElseThrow());
+        final ByteBuffer frames = ByteBuffer.wrap(clamped.body()).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(5, frames.getLong(0));
+        assertEquals(3, frames.getLong(8 + 5), "the second frame holds the 3 bytes left");
+        assertEquals(8 + 5 + 8 + 3, clamped.body().length);
         final StringBuilder tooMany = new StringBuilder("{\"ranges\":[");
         for (int i = 0; i < 4097; i++)
         {
@@ -405,6 +443,45 @@ class L2HttpServerTest
 
         assertEquals(200, get("/health", null).statusCode());
         assertArrayEquals(big, get("/obj/big.bin", null).body());
+    }
+
+    @Test
+    void httpDetailsAsTheRfcsSayThem() throws Exception
+    {
+        // RFC 7235: the auth scheme is case-insensitive
+        for (final String scheme : new String[] {"bearer", "BEARER", "bEaReR"})
+        {
+            final String response = raw("GET /obj/dir/nested.bin HTTP/1.1\r\nHost: x\r\nAuthorization: " + scheme +
+                " " + ServerHarness.KEY + "\r\nConnection: close\r\n\r\n");
+            assertTrue(response.startsWith("HTTP/1.1 200"), scheme + " -> " + firstLine(response));
+        }
+        final String auth = "Authorization: Bearer " + ServerHarness.KEY + "\r\n";
+        // RFC 9110 14.2: a Range in a unit the server does not know is ignored (the whole object); units are
+        // case-insensitive
+        final HttpResponse<byte[]> items = get("/obj/big.bin", "items=0-1");
+        assertEquals(200, items.statusCode());
+        assertArrayEquals(big, items.body());
+        final HttpResponse<byte[]> upper = get("/obj/big.bin", "Bytes=10-19");
+        assertEquals(206, upper.statusCode());
+        assertArrayEquals(Arrays.copyOfRange(big, 10, 20), upper.body());
+        // two Range headers are not served silently by the first
+        final String twice = raw("GET /obj/big.bin HTTP/1.1\r\nHost: x\r\n" + auth +
+            "Range: bytes=0-9\r\nRange: bytes=20-29\r\nConnection: close\r\n\r\n");
+        assertTrue(twice.startsWith("HTTP/1.1 400"), firstLine(twice));
+        assertTrue(twice.contains("more than one Range header"), twice);
+        // RFC 9110 15.5.6: a 405 names what the resource allows
+        final HttpResponse<String> delete = client.send(request("/obj/big.bin").DELETE().build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertEquals(405, delete.statusCode());
+        assertEquals("GET, HEAD", delete.headers().firstValue("Allow").orElse(null));
+        final HttpResponse<String> getRanges = client.send(request("/ranges/big.bin").GET().build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertEquals(405, getRanges.statusCode());
+        assertEquals("POST", getRanges.headers().firstValue("Allow").orElse(null));
+        final HttpResponse<String> postMetrics = client.send(request("/metrics")
+            .POST(HttpRequest.BodyPublishers.ofString("")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(405, postMetrics.statusCode());
+        assertEquals("GET", postMetrics.headers().firstValue("Allow").orElse(null));
     }
 
     @Test
@@ -436,6 +513,11 @@ class L2HttpServerTest
     @Test
     void shutdownDrainsInFlightResponsesAndRefusesNewConnections() throws Exception
     {
+        // an origin that takes 100 ms per GET, one block at a time: the 11-block body streams for over a second
+        harness.close();
+        harness = new ServerHarness(originDir, tmp.resolve("ssd-slow"), 4, 16L * BLOCK, TransportKind.AUTO, 0,
+            (origin) -> new DelayingOrigin(origin, TimeUnit.MILLISECONDS.toNanos(100)),
+            (engine) -> engine.maxCoalescedGetBytes(BLOCK).streamWindows(1, 1));
         try (Socket slow = new Socket())
         {
             slow.setReceiveBufferSize(4096);

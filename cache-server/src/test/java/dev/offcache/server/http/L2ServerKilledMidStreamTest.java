@@ -72,7 +72,7 @@ class L2ServerKilledMidStreamTest
             final ByteBuffer destination = ByteBuffer.allocateDirect(object.length);
             final CompletableFuture<Integer> read = client.read("lake/big.parquet", 0, destination);
 
-            // 10 ms per 64 KiB chunk: the whole body takes over a second; kill once at least 1 MiB has gone out
+            // 10 ms per 64 KiB GET, one at a time: the body takes over a second; kill once 1 MiB has gone out
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (serverResponseBytes(base) < 16L * BLOCK)
             {

@@ -1,15 +1,19 @@
 package dev.offcache.server.http;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 import dev.offcache.range.config.RangeCacheContext;
 import dev.offcache.range.engine.RangeCache;
+import dev.offcache.range.engine.RangeCacheBuilder;
+import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.source.EngineObjectNames;
 import dev.offcache.server.source.EngineRangeSource;
-import dev.offcache.server.source.RangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
 
 /**
@@ -24,53 +28,105 @@ final class ServerHarness implements AutoCloseable
     final CountingOrigin origin;
     final TieredBlockStore store;
     final RangeCache cache;
-    final ExecutorService io = Executors.newFixedThreadPool(8);
     final L2HttpServer server;
 
     ServerHarness(final Path originDir, final Path ssdDir, final int ramBlocks, final long memoryBudget,
         final TransportKind transport) throws InterruptedException
     {
-        this(originDir, ssdDir, ramBlocks, memoryBudget, transport, 0, UnaryOperator.identity());
+        this(originDir, ssdDir, ramBlocks, memoryBudget, transport, 0, UnaryOperator.identity(),
+            UnaryOperator.identity());
     }
 
     /** The same on a given port (0: any), so a test can stop a server and start it again at the same address. */
     ServerHarness(final Path originDir, final Path ssdDir, final int ramBlocks, final long memoryBudget,
         final TransportKind transport, final int port) throws InterruptedException
     {
-        this(originDir, ssdDir, ramBlocks, memoryBudget, transport, port, UnaryOperator.identity());
+        this(originDir, ssdDir, ramBlocks, memoryBudget, transport, port, UnaryOperator.identity(),
+            UnaryOperator.identity());
     }
 
-    /** The same with the HTTP layer reading through {@code wrapSource} (to slow it down, say). */
+    /**
+     * The same with the engine reading its origin (the counting one) through {@code wrapOrigin} (a latency in front
+     * of it, say) and further engine settings.
+     */
     ServerHarness(final Path originDir, final Path ssdDir, final int ramBlocks, final long memoryBudget,
-        final TransportKind transport, final int port, final UnaryOperator<RangeSource> wrapSource)
+        final TransportKind transport, final int port, final UnaryOperator<ObjectStore> wrapOrigin,
+        final UnaryOperator<RangeCacheBuilder> engine) throws InterruptedException
+    {
+        this(BLOCK, originDir, ssdDir, ramBlocks, memoryBudget, transport, port, wrapOrigin, engine);
+    }
+
+    /** The same with another block size. */
+    ServerHarness(final int blockSize, final Path originDir, final Path ssdDir, final int ramBlocks,
+        final long memoryBudget, final TransportKind transport, final int port,
+        final UnaryOperator<ObjectStore> wrapOrigin, final UnaryOperator<RangeCacheBuilder> engine)
+        throws InterruptedException
+    {
+        this(blockSize, originDir, ssdDir, ramBlocks, memoryBudget, transport, port, wrapOrigin, engine,
+            UnaryOperator.identity());
+    }
+
+    /** The same with further server settings (limits, timeouts). */
+    ServerHarness(final int blockSize, final Path originDir, final Path ssdDir, final int ramBlocks,
+        final long memoryBudget, final TransportKind transport, final int port,
+        final UnaryOperator<ObjectStore> wrapOrigin, final UnaryOperator<RangeCacheBuilder> engine,
+        final UnaryOperator<L2HttpServer.Context> serverSettings)
         throws InterruptedException
     {
         origin = new CountingOrigin(originDir);
         final EngineObjectNames names = new EngineObjectNames();
         store = TieredBlockStore.open(new TieredBlockStore.Context()
-            .blockSize(BLOCK)
-            .ramBudgetBytes((long) ramBlocks * BLOCK)
-            .ssdBudgetBytes(256L * BLOCK)
+            .blockSize(blockSize)
+            .ramBudgetBytes((long) ramBlocks * blockSize)
+            .ssdBudgetBytes(256L * blockSize)
             .ssdDir(ssdDir)
             .names(names));
-        cache = RangeCache.newBuilder()
-            .origin(origin)
+        cache = engine.apply(RangeCache.newBuilder()
+            .origin(wrapOrigin.apply(origin))
             .l1Store(store)
             .tier(RangeCacheContext.Tier.L2)
-            .blockSize(BLOCK)
+            .blockSize(blockSize))
             .build();
         names.bind(cache);
-        final EngineRangeSource source = new EngineRangeSource(cache, io);
-        server = L2HttpServer.start(new L2HttpServer.Context()
+        store.metrics().countLookupsOf(cache.metrics());
+        server = L2HttpServer.start(serverSettings.apply(new L2HttpServer.Context()
             .listen("127.0.0.1", port)
             .transport(transport)
             .ioThreads(2)
-            .source(wrapSource.apply(source))
+            .source(new EngineRangeSource(cache))
             .apiKeys(ApiKeys.parse(KEY))
             .memoryBudgetBytes(memoryBudget)
             .maxBodyBytes(256 * 1024)
             .prefetchQueueCapacity(4)
-            .tierMetrics(store.metrics()));
+            .tierMetrics(store.metrics())));
+    }
+
+    /**
+     * Prefetches a whole object over HTTP ({@code POST /prefetch}) and waits until the SSD tier holds
+     * {@code blocks} blocks.
+     */
+    void prefetchToSsd(final String key, final long size, final int blocks) throws Exception
+    {
+        final HttpResponse<String> prefetch = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1).build()
+            .send(HttpRequest.newBuilder(URI.create(base() + "/prefetch"))
+                .header("Authorization", "Bearer " + KEY)
+                .POST(HttpRequest.BodyPublishers.ofString(
+                    "{\"key\":\"" + key + "\",\"size\":" + size + "}"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        if (prefetch.statusCode() != 202)
+        {
+            throw new AssertionError("prefetch refused: " + prefetch.statusCode() + " " + prefetch.body());
+        }
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (store.ssd().blockCount() < blocks)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("prefetch did not land: " + store.ssd().blockCount() + " of " + blocks);
+            }
+            Thread.sleep(10);
+        }
     }
 
     String base()
@@ -87,7 +143,6 @@ final class ServerHarness implements AutoCloseable
     public void close()
     {
         server.close();
-        io.shutdownNow();
         cache.close();
     }
 }

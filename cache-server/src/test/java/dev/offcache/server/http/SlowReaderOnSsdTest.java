@@ -45,17 +45,7 @@ class SlowReaderOnSsdTest
             TransportKind.AUTO))
         {
             final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            final HttpResponse<String> prefetch = client.send(HttpRequest.newBuilder(
-                URI.create(harness.base() + "/prefetch")).header("Authorization", "Bearer " + ServerHarness.KEY)
-                .POST(HttpRequest.BodyPublishers.ofString("{\"key\":\"long.bin\",\"size\":" + object.length + "}"))
-                .build(), HttpResponse.BodyHandlers.ofString());
-            assertEquals(202, prefetch.statusCode());
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (harness.store.ssd().blockCount() < BLOCKS)
-            {
-                assertTrue(System.nanoTime() < deadline, "prefetch did not land: " + harness.store.ssd().blockCount());
-                Thread.sleep(10);
-            }
+            harness.prefetchToSsd("long.bin", object.length, BLOCKS);
             // one whole read checks every block's CRC; from now on blocks not in RAM go out as file regions
             assertArrayEquals(object, client.send(HttpRequest.newBuilder(URI.create(harness.base() + "/obj/long.bin"))
                 .header("Authorization", "Bearer " + ServerHarness.KEY).build(),

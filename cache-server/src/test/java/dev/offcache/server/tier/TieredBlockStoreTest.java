@@ -108,9 +108,8 @@ class TieredBlockStoreTest
             assertTrue(store.inRam(names.blockKey("a", 0)));
             assertFalse(store.onSsd(names.blockKey("a", 0)));
             assertArrayEquals(content("a", 0, BLOCK), read(store, names, "a", 0));
-            assertEquals(1, store.metrics().ramHits());
+            assertEquals(0, store.metrics().ssdVerifiedReads(), "served from RAM, the SSD tier was not read");
             assertNull(read(store, names, "a", 1));
-            assertEquals(1, store.metrics().misses());
         }
     }
 
@@ -129,7 +128,7 @@ class TieredBlockStoreTest
             assertTrue(store.metrics().ramEvictions() >= 3);
 
             assertArrayEquals(content("obj", 0, BLOCK), read(store, names, "obj", 0));
-            assertEquals(1, store.metrics().ssdHits());
+            assertEquals(1, store.metrics().ssdVerifiedReads(), "read back from SSD and checked");
             assertTrue(store.inRam(names.blockKey("obj", 0)), "SSD hit of the right length is promoted");
             assertArrayEquals(content("obj", 4, 1000), read(store, names, "obj", 4));
         }
@@ -148,7 +147,7 @@ class TieredBlockStoreTest
             assertEquals(0, store.liveSlots(), "prefetch takes no RAM slot");
 
             assertArrayEquals(content("warm", 3, BLOCK), read(store, names, "warm", 3));
-            assertEquals(1, store.metrics().ssdHits());
+            assertEquals(1, store.metrics().ssdVerifiedReads());
         }
     }
 
@@ -169,7 +168,7 @@ class TieredBlockStoreTest
             assertArrayEquals(content("x/part-0.parquet", 0, BLOCK), read(store, second, "x/part-0.parquet", 0));
             assertArrayEquals(content("x/part-0.parquet", 1, 777), read(store, second, "x/part-0.parquet", 1));
             assertArrayEquals(content("y", 0, BLOCK), read(store, second, "y", 0));
-            assertEquals(3, store.metrics().ssdHits());
+            assertEquals(3, store.metrics().ssdVerifiedReads());
         }
     }
 
@@ -273,9 +272,9 @@ class TieredBlockStoreTest
             }
             // block 1 is checked once (so it could go out with sendfile), then damaged on disk
             assertEquals(BLOCK, ssd.read(new ObjectName("ns", "s"), 1, staging));
-            final SsdTier.OpenBlock open = ssd.openVerified(new ObjectName("ns", "s"), 1, BLOCK);
+            final SsdFile open = ssd.openVerified(new ObjectName("ns", "s"), 1, BLOCK);
             assertNotNull(open, "verified once");
-            open.channel().close();
+            open.release();
             try (FileChannel channel = FileChannel.open(ssd.pathOf(new ObjectName("ns", "s"), 1),
                 StandardOpenOption.WRITE))
             {
@@ -291,13 +290,65 @@ class TieredBlockStoreTest
             assertEquals(-1, ssd.lengthOf(new ObjectName("ns", "s"), 1));
             for (final int good : new int[] {0, 2, 3})
             {
-                final SsdTier.OpenBlock verified = ssd.openVerified(new ObjectName("ns", "s"), good, BLOCK);
+                final SsdFile verified = ssd.openVerified(new ObjectName("ns", "s"), good, BLOCK);
                 assertNotNull(verified, "block " + good + " verified by the scrub");
-                verified.channel().close();
+                verified.release();
             }
             // a small budget checks a few blocks per call and resumes where it stopped
             assertEquals(BlockFileFormat.HEADER_LENGTH + BLOCK, ssd.scrub(1, staging));
             assertEquals(5, metrics.ssdScrubbedBlocks());
+        }
+    }
+
+    /**
+     * The scrub's coverage guarantee: calls of {@code b} bytes each walk the blocks in publication order from where
+     * the last call stopped, so from any starting point {@code ceil(tier bytes / b)} calls re-check every block once,
+     * and damage to any of them is found within them. At the store's rate {@code r} (one call of {@code r / 10} per
+     * idle 100 ms of the spill writer) that is every block within {@code tier bytes / r} seconds of idle time.
+     */
+    @Test
+    void scrubCallsCoverEveryBlockWithinOneCycleFromAnyStart() throws Exception
+    {
+        final int blocks = 12;
+        final int perCall = 3;
+        final long fileBytes = BlockFileFormat.HEADER_LENGTH + BLOCK;
+        final TierMetrics metrics = new TierMetrics();
+        final UnsafeBuffer bytes = new UnsafeBuffer(new byte[BLOCK]);
+        final UnsafeBuffer staging = new UnsafeBuffer(ByteBuffer.allocateDirect(BLOCK));
+        final ObjectName name = new ObjectName("ns", "cover");
+        try (SsdTier ssd = SsdTier.open(dir.resolve("cover"), 64L * BLOCK, metrics))
+        {
+            for (int i = 0; i < blocks; i++)
+            {
+                bytes.putInt(0, i);
+                assertTrue(ssd.write(name, i, bytes, 0, BLOCK));
+            }
+            int start = 0;
+            for (final int damaged : new int[] {0, 7, 11, 4})
+            {
+                // start the cycle somewhere else each time
+                for (int skip = 0; skip < start; skip++)
+                {
+                    ssd.scrub(1, staging);
+                }
+                start = (start + 5) % blocks;
+                try (FileChannel channel = FileChannel.open(ssd.pathOf(name, damaged), StandardOpenOption.WRITE))
+                {
+                    channel.write(ByteBuffer.wrap(new byte[] {9, 9, 9}), BlockFileFormat.HEADER_LENGTH + 17);
+                }
+                final long scrubbedBefore = metrics.ssdScrubbedBlocks();
+                final long corruptBefore = metrics.ssdCorruptBlocks();
+                for (int call = 0; call < blocks / perCall; call++)
+                {
+                    // a budget just over two blocks' files checks three (a block is checked whole once begun)
+                    ssd.scrub(2 * fileBytes + 1, staging);
+                }
+                assertEquals(blocks, metrics.ssdScrubbedBlocks() - scrubbedBefore, "one cycle checks every block");
+                assertEquals(corruptBefore + 1, metrics.ssdCorruptBlocks(), "damage to block " + damaged + " found");
+                assertEquals(-1, ssd.lengthOf(name, damaged), "and the block dropped");
+                bytes.putInt(0, damaged);
+                assertTrue(ssd.write(name, damaged, bytes, 0, BLOCK), "written again for the next round");
+            }
         }
     }
 
@@ -325,9 +376,9 @@ class TieredBlockStoreTest
             }
             for (int i = 0; i < 3; i++)
             {
-                final SsdTier.OpenBlock open = store.openOnSsd(names.blockKey("p", i), BLOCK);
+                final SsdFile open = store.openFile(names.blockKey("p", i), BLOCK);
                 assertNotNull(open, "prefetched block " + i + " verified by the scrub, no first read needed");
-                open.channel().close();
+                open.release();
             }
             assertEquals(0, store.liveSlots(), "the scrub took no RAM slot");
         }

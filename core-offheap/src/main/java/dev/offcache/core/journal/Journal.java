@@ -34,19 +34,25 @@ import dev.offcache.core.region.MappedRegion;
  * ever held a segment must still hold one), a segment file shorter than it was created, or intact records that end
  * before the segment's checkpoint.
  *
- * <p>Durability: {@link #append} writes into the mapping (it survives a process crash at once); {@link #force()}
- * makes it survive a power loss. Rolling forces the segment it leaves, so only the last segment can ever hold
- * unforced records. Each segment's header carries a checkpoint of how far its records were acknowledged: a force
- * records what the force before it made durable (never its own records, which a crash mid-force may tear), a roll
- * seals the segment it leaves at its end, a close checkpoints everything.
+ * <p>Durability: {@link #append} writes the record into the file with one positional write ({@code pwrite}: it is
+ * in the page cache, so it survives a process crash at once); {@link #force()} makes it survive a power loss
+ * ({@code fdatasync}; the segment's blocks were written out when it was created, so no metadata has to follow).
+ * Rolling forces the segment it leaves, so only the last segment can ever hold unforced records. Each segment's
+ * header carries a checkpoint of how far its records were acknowledged, written only once they are durable: a force
+ * writes it right after its {@code fdatasync} (covering the records that force made durable; it reaches the device
+ * with the next force or the kernel's writeback, and survives a process crash at once), a roll seals the segment it
+ * leaves at its end, a close checkpoints and forces everything.
  *
- * <p>Not thread-safe: one thread owns a journal (the registry's state machine thread). Owns one mapping per segment
- * and a lock on its directory; {@link #close()} forces, unmaps and unlocks.
+ * <p>Reads ({@link #forEach}, recovery's scan) go through one mapping per segment, which sees every write at once
+ * (one page cache). Not thread-safe: one thread owns a journal (the registry's writer). Owns one mapping and one
+ * file channel per segment, a direct staging buffer and a lock on its directory; {@link #close()} forces, unmaps,
+ * frees and unlocks.
  */
 public final class Journal implements AutoCloseable
 {
     private static final String LOCK_FILE = "journal.lock";
     private static final int PREALLOCATE_CHUNK_BYTES = 1024 * 1024;
+    private static final int MIN_STAGING_BYTES = 64 * 1024;
 
     private final Path directory;
     private final int segmentSize;
@@ -55,6 +61,9 @@ public final class Journal implements AutoCloseable
     private final FileChannel lockChannel;
     private final FileLock lock;
     private JournalSegment active;
+    /** Where a record's frame is built before its one {@code pwrite}; direct, so the write copies nothing more. */
+    private ByteBuffer staging;
+    private final UnsafeBuffer stagingView = new UnsafeBuffer(0, 0);
     private boolean closed;
     private long droppedTailPosition = -1;
 
@@ -292,7 +301,12 @@ public final class Journal implements AutoCloseable
             newSegment();
         }
         final int frameOffset = active.limit;
-        JournalFormat.writeFrame(active.buffer, frameOffset, buffer, offset, length);
+        final int frameLength = JournalFormat.FRAME_HEADER_LENGTH + length;
+        final ByteBuffer frame = staging(frameLength);
+        JournalFormat.writeFrame(stagingView, 0, buffer, offset, length);
+        // Only the frame itself is written: its padding lies in the zeros a segment is created with (and recovery
+        // leaves after a dropped tail).
+        active.write(frame.limit(frameLength).position(0), frameOffset);
         active.limit = frameOffset + alignedLength;
         return active.basePosition + frameOffset;
     }
@@ -303,11 +317,12 @@ public final class Journal implements AutoCloseable
     public void force()
     {
         ensureOpen();
-        // The checkpoint goes out with this force but covers only what the previous force made durable: were it
-        // to cover this force's records, a crash in the middle of the force could leave it on disk without them.
-        active.checkpoint(active.durable, false);
-        active.region.force();
+        active.force();
         active.durable = active.limit;
+        // Written only now that what it covers is durable, so it can never be on the device without its records;
+        // not forced: it goes out with the next force (or the kernel's writeback), and a killed process leaves it in
+        // the page cache. Losing this force's records is then refused like any other acknowledged loss.
+        active.checkpoint(active.durable, false);
     }
 
     /**
@@ -475,8 +490,7 @@ public final class Journal implements AutoCloseable
             if (active != null)
             {
                 force();
-                active.checkpoint(active.durable, false);
-                active.region.force();
+                active.force();
             }
         }
         finally
@@ -551,7 +565,8 @@ public final class Journal implements AutoCloseable
         {
             active = segments.get(segments.size() - 1);
             // What recovery kept counts as acknowledged from now on: make it durable before a checkpoint says so.
-            active.region.force();
+            active.force();
+            active.checkpoint(active.limit, false);
         }
         markInitialized();
     }
@@ -578,8 +593,10 @@ public final class Journal implements AutoCloseable
                 " bytes, shorter than its " + JournalFormat.HEADER_LENGTH + "-byte header");
         }
         final MappedRegion region = MappedRegion.mapExistingFile(path, false);
+        FileChannel channel = null;
         try
         {
+            channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
             final UnsafeBuffer header = new UnsafeBuffer(0, 0);
             region.wrap(header, 0, JournalFormat.HEADER_LENGTH);
             final int capacity = JournalFormat.checkHeader(path, base, header);
@@ -591,12 +608,13 @@ public final class Journal implements AutoCloseable
                     " bytes but its header says " + capacity + (fileSize < capacity ?
                     ": the file was cut short and the records after the cut are lost" : ""));
             }
-            final JournalSegment segment = new JournalSegment(path, base, capacity, region);
+            final JournalSegment segment = new JournalSegment(path, base, capacity, region, channel);
             segment.checkpoint = JournalFormat.checkCheckpoint(path, segment.buffer, capacity);
             return segment;
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | IOException ex)
         {
+            closeChannelQuietly(channel);
             region.close();
             throw ex;
         }
@@ -671,12 +689,12 @@ public final class Journal implements AutoCloseable
     private void newSegment()
     {
         final JournalSegment previous = active;
-        previous.region.force();
+        previous.force();
         newSegment(previous.endPosition());
         // Sealed only once its successor exists, so a sealed last segment always means a missing successor; every
         // record of it is durable by now.
         previous.checkpoint(previous.limit, true);
-        previous.region.force();
+        previous.force();
         previous.durable = previous.limit;
     }
 
@@ -684,41 +702,68 @@ public final class Journal implements AutoCloseable
     {
         final Path path = directory.resolve(JournalFormat.segmentFileName(basePosition));
         final Path tempPath = directory.resolve(JournalFormat.segmentFileName(basePosition) + ".tmp");
-        final MappedRegion region = preallocate ? mapPreallocated(tempPath) :
-            MappedRegion.mapNewFile(tempPath, segmentSize);
+        FileChannel channel = null;
+        MappedRegion region = null;
         try
         {
-            final UnsafeBuffer header = new UnsafeBuffer(0, 0);
-            region.wrap(header, 0, JournalFormat.HEADER_LENGTH);
+            channel = FileChannel.open(
+                tempPath, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            if (preallocate)
+            {
+                preallocate(channel, tempPath);
+            }
+            else
+            {
+                // Sparse: one byte at the end gives the file its size.
+                channel.write(ByteBuffer.allocate(1), segmentSize - 1);
+            }
+            region = MappedRegion.mapExistingFile(tempPath, false);
+            final UnsafeBuffer header = new UnsafeBuffer(new byte[JournalFormat.HEADER_LENGTH]);
             JournalFormat.encodeHeader(header, basePosition, segmentSize);
-            region.force();
+            final ByteBuffer bytes = ByteBuffer.wrap(header.byteArray());
+            while (bytes.hasRemaining())
+            {
+                channel.write(bytes, bytes.position());
+            }
+            channel.force(false);
             Files.move(tempPath, path, StandardCopyOption.ATOMIC_MOVE);
         }
-        catch (final IOException ex)
+        catch (final IOException | RuntimeException ex)
         {
-            region.close();
-            throw new UncheckedIOException("cannot create journal segment " + path, ex);
-        }
-        catch (final RuntimeException ex)
-        {
-            region.close();
-            throw ex;
+            closeChannelQuietly(channel);
+            if (region != null)
+            {
+                region.close();
+            }
+            try
+            {
+                Files.deleteIfExists(tempPath);
+            }
+            catch (final IOException suppressed)
+            {
+                ex.addSuppressed(suppressed);
+            }
+            if (ex instanceof IOException io)
+            {
+                throw new UncheckedIOException("cannot create journal segment " + path, io);
+            }
+            throw (RuntimeException) ex;
         }
         forceDirectory();
-        final JournalSegment segment = new JournalSegment(path, basePosition, segmentSize, region);
+        final JournalSegment segment = new JournalSegment(path, basePosition, segmentSize, region, channel);
         segments.add(segment);
         active = segment;
     }
 
     /**
-     * Writes the whole segment as zeros before mapping it, so its disk blocks exist: a full disk then fails here,
-     * as an exception, instead of as a SIGBUS on an append into a hole of a sparse mapping; and appends fault in
-     * allocated pages instead of allocating blocks page by page.
+     * Writes the whole segment as zeros, so its disk blocks exist before it is mapped: a full disk then fails here,
+     * as an exception, instead of as a SIGBUS on a read of a hole, and a force of an append has no block allocation
+     * (no metadata) to write.
      */
-    private MappedRegion mapPreallocated(final Path tempPath)
+    private void preallocate(final FileChannel channel, final Path tempPath) throws IOException
     {
         final ByteBuffer zeros = ByteBuffer.allocateDirect(Math.min(segmentSize, PREALLOCATE_CHUNK_BYTES));
-        try (FileChannel channel = FileChannel.open(tempPath, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))
+        try
         {
             long position = 0;
             while (position < segmentSize)
@@ -732,22 +777,32 @@ public final class Journal implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            try
-            {
-                Files.deleteIfExists(tempPath);
-            }
-            catch (final IOException suppressed)
-            {
-                ex.addSuppressed(suppressed);
-            }
-            throw new UncheckedIOException("cannot preallocate journal segment " + tempPath + " (" + segmentSize +
-                " bytes)", ex);
+            throw new IOException("cannot preallocate journal segment " + tempPath + " (" + segmentSize + " bytes)",
+                ex);
         }
         finally
         {
             BufferUtil.free(zeros);
         }
-        return MappedRegion.mapExistingFile(tempPath, false);
+    }
+
+    /**
+     * The staging buffer, grown to hold a frame of {@code frameLength} bytes; {@link #stagingView} views it.
+     */
+    private ByteBuffer staging(final int frameLength)
+    {
+        if (staging == null || staging.capacity() < frameLength)
+        {
+            final int capacity = Math.min(Math.max(MIN_STAGING_BYTES, Integer.highestOneBit(frameLength - 1) << 1),
+                Math.max(segmentSize, frameLength));
+            if (staging != null)
+            {
+                BufferUtil.free(staging);
+            }
+            staging = ByteBuffer.allocateDirect(Math.max(capacity, frameLength));
+            stagingView.wrap(staging);
+        }
+        return staging;
     }
 
     private void forceDirectory()
@@ -779,6 +834,12 @@ public final class Journal implements AutoCloseable
         }
         segments.clear();
         active = null;
+        if (staging != null)
+        {
+            BufferUtil.free(staging);
+            staging = null;
+            stagingView.wrap(0, 0);
+        }
         try
         {
             lock.release();

@@ -152,19 +152,20 @@ final class JournalFormat
     }
 
     /**
-     * Writes a checkpoint into a segment's header: the checkpoint and its checksum in one 8-byte store.
+     * The 8 bytes of a checkpoint as one little-endian long (the checkpoint, then its checksum), to be written at
+     * {@link #CHECKPOINT_OFFSET} in one aligned store.
      *
      * @param scratch      8 bytes to compute the checksum in.
+     * @param headerCrc    the segment header's CRC (bytes 20..23), which the checksum covers.
      * @param acknowledged offset up to which the segment's records were acknowledged.
      * @param sealed       whether a successor segment exists.
      */
-    static void encodeCheckpoint(
-        final MutableDirectBuffer buffer, final MutableDirectBuffer scratch, final int acknowledged,
-        final boolean sealed)
+    static long checkpointWord(
+        final MutableDirectBuffer scratch, final int headerCrc, final int acknowledged, final boolean sealed)
     {
         final int checkpoint = acknowledged | (sealed ? SEALED : 0);
-        final int crc = checkpointCrc(scratch, buffer.getInt(HEADER_CRC_OFFSET, LITTLE_ENDIAN), checkpoint);
-        buffer.putLong(CHECKPOINT_OFFSET, (checkpoint & 0xFFFF_FFFFL) | ((long) crc << 32), LITTLE_ENDIAN);
+        final int crc = checkpointCrc(scratch, headerCrc, checkpoint);
+        return (checkpoint & 0xFFFF_FFFFL) | ((long) crc << 32);
     }
 
     /**

@@ -22,7 +22,13 @@ import org.agrona.concurrent.UnsafeBuffer;
  * reference goes, so a write through it fails Agrona's bounds check instead of corrupting the next occupant
  * (guaranteed when the misuse happens on the releasing thread or after a happens-before edge with it).
  *
- * <p>{@link #tryRetain()}, {@link #buffer()} and {@link #release()} do not allocate: they are the cache hit path.
+ * <p><b>Copies without a reference.</b> A reader that only copies bytes out can skip the two reference-count updates
+ * with {@link #tryCopy}: it copies as a seqlock reader does and keeps the bytes only if the handle was still live
+ * after the copy. A slot is re-used only after its handle's count reached zero, and the count never rises again, so a
+ * live count after the copy proves that no other occupant wrote the slot during it.
+ *
+ * <p>{@link #tryRetain()}, {@link #buffer()}, {@link #release()} and {@link #tryCopy} do not allocate: they are the
+ * cache hit path.
  */
 public final class BlockRef
 {
@@ -154,6 +160,56 @@ public final class BlockRef
                 return true;
             }
         }
+    }
+
+    /**
+     * Copies bytes of the slot into a caller's buffer without taking a reference: the cheap form of
+     * {@code tryRetain(); buffer().getBytes(...); release()} for a reader that keeps no view. The copy reads the slot
+     * while the owner may be evicting it; afterwards the handle's reference count is read again (after an acquire
+     * fence, so the copy's loads cannot move past it), and only a count still above zero makes the copy valid. While
+     * the copy runs, the slab's memory stays mapped even if the slab is closed and the handle released meanwhile.
+     *
+     * <p>On {@code false} the destination range holds unspecified bytes (possibly another block's): the caller must
+     * discard them and retain the handle instead, or treat the block as gone. Bounds are checked against the slot
+     * here, whatever Agrona's bounds-check setting, so a copy never reads outside the slot.
+     *
+     * @param offset      where in the slot to start.
+     * @param destination where to copy to (its own bounds are checked as by {@code putBytes}).
+     * @param destOffset  where in {@code destination} to start.
+     * @param length      bytes to copy; {@code offset + length} must not exceed the slot size.
+     * @return true if the destination now holds this block's bytes; false if the handle had been released (or the
+     *     slab closed) before the copy could be validated.
+     * @throws IndexOutOfBoundsException if the range lies outside the slot.
+     */
+    public boolean tryCopy(
+        final int offset, final MutableDirectBuffer destination, final int destOffset, final int length)
+    {
+        if (offset < 0 || length < 0 || offset > slab.slotSize() - length)
+        {
+            throw new IndexOutOfBoundsException("range [offset=" + offset + ", length=" + length +
+                "] is outside slot " + slotIndex + " of " + slab.slotSize() + " bytes");
+        }
+        if (refCount <= 0)
+        {
+            return false;
+        }
+        final int stripe = slab.beginCopy();
+        if (stripe < 0)
+        {
+            return false;
+        }
+        boolean valid = false;
+        try
+        {
+            slab.copyOut(slotIndex, offset, destination, destOffset, length);
+            VarHandle.acquireFence();
+            valid = refCount > 0;
+        }
+        finally
+        {
+            slab.endCopy(stripe, valid);
+        }
+        return valid;
     }
 
     /**

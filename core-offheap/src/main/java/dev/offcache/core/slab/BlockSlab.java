@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.offcache.core.region.MappedRegion;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.jctools.queues.MpmcArrayQueue;
 
@@ -22,6 +23,11 @@ import org.jctools.queues.MpmcArrayQueue;
  * reported by an {@link IllegalStateException} from {@link #close()} naming the count (after the slab has been
  * closed). Slots are not cleared between allocations. Slots are page aligned and never
  * straddle two of the region's 1 GiB mappings.
+ *
+ * <p><b>Copies without a reference.</b> {@link BlockRef#tryCopy} reads a slot without touching its reference
+ * count. Such readers announce themselves on a per-thread stripe ({@code ReaderGuard}); the region is unmapped only
+ * once the slab is closed, no slot is live and no such reader is inside, whichever of the closer, the last releaser
+ * or the last reader sees that first.
  */
 public final class BlockSlab implements AutoCloseable
 {
@@ -46,6 +52,8 @@ public final class BlockSlab implements AutoCloseable
     private final MpmcArrayQueue<Integer> freeList;
     // Live slot count (including allocations in progress) in the low bits, CLOSED in bit 62.
     private final AtomicLong state = new AtomicLong();
+    private final ReaderGuard readers =
+        new ReaderGuard(ReaderGuard.stripesFor(Runtime.getRuntime().availableProcessors()));
 
     private BlockSlab(final MappedRegion region, final int slotSize, final int slotCount)
     {
@@ -188,6 +196,28 @@ public final class BlockSlab implements AutoCloseable
     }
 
     /**
+     * Returns how many {@link BlockRef#tryCopy} calls copied a live slot's bytes (returned true); exact when no copy
+     * is in progress.
+     *
+     * @return validated copies without a reference.
+     */
+    public long optimisticCopies()
+    {
+        return readers.successes();
+    }
+
+    /**
+     * Returns how many {@link BlockRef#tryCopy} calls found, after or before copying, that the handle had been
+     * released or the slab closed, and returned false.
+     *
+     * @return copies discarded.
+     */
+    public long optimisticCopyConflicts()
+    {
+        return readers.conflicts();
+    }
+
+    /**
      * Returns whether the region has been unmapped (closed and no slot live any more).
      *
      * @return true once the memory is gone.
@@ -216,7 +246,7 @@ public final class BlockSlab implements AutoCloseable
             {
                 if (current == 0)
                 {
-                    region.close();
+                    unmapIfUnused();
                     return;
                 }
                 throw new IllegalStateException(
@@ -249,9 +279,62 @@ public final class BlockSlab implements AutoCloseable
         dropLive();
     }
 
+    /**
+     * Announces a copy without a reference; the region stays mapped until the matching {@link #endCopy}.
+     *
+     * @return the reader's stripe, or -1 if the slab is closed (nothing to end then).
+     */
+    int beginCopy()
+    {
+        final int stripe = readers.enter();
+        if ((state.get() & CLOSED) != 0)
+        {
+            readers.exitWithConflict(stripe);
+            unmapIfUnused();
+            return -1;
+        }
+        return stripe;
+    }
+
+    void endCopy(final int stripe, final boolean valid)
+    {
+        if (valid)
+        {
+            readers.exit(stripe);
+        }
+        else
+        {
+            readers.exitWithConflict(stripe);
+        }
+        if ((state.get() & CLOSED) != 0)
+        {
+            unmapIfUnused();
+        }
+    }
+
+    /**
+     * Copies bytes of a slot; only between {@link #beginCopy} and {@link #endCopy}, or while holding a reference.
+     */
+    void copyOut(
+        final int slotIndex, final int offset, final MutableDirectBuffer destination, final int destOffset,
+        final int length)
+    {
+        region.getBytes(((long) slotIndex << slotShift) + offset, destination, destOffset, length);
+    }
+
     private void dropLive()
     {
         if (state.decrementAndGet() == CLOSED)
+        {
+            unmapIfUnused();
+        }
+    }
+
+    private void unmapIfUnused()
+    {
+        // Once closed with no live slot the state never changes again, so only readers can hold the unmap back; the
+        // last of them comes here on its way out. MappedRegion.close() is idempotent.
+        if (state.get() == CLOSED && readers.quiescent())
         {
             region.close();
         }

@@ -14,8 +14,8 @@ import java.util.function.Predicate;
 /**
  * Runs a main class in a child JVM (same class path, the build's {@code offcache.jvm.flags}): {@link #command} is
  * its command line; {@link #runAndKill} reads the lines it prints until a condition holds, waits a little longer,
- * then kills it with SIGKILL: a crash at an arbitrary point of its work. Lines printed before the death are all
- * returned.
+ * then kills it with SIGKILL: a crash at an arbitrary point of its work (lines printed before the death are all
+ * returned); {@link #runToExit} lets it run to its exit.
  */
 public final class ChildJvm
 {
@@ -32,6 +32,20 @@ public final class ChildJvm
      */
     public static List<String> command(final Class<?> mainClass, final String... args)
     {
+        return command(mainClass, List.of(), args);
+    }
+
+    /**
+     * The command line of a child JVM running {@code mainClass} with this build's flags, {@code jvmArgs} and the
+     * class path.
+     *
+     * @param mainClass the class whose {@code main} runs.
+     * @param jvmArgs   extra JVM options (system properties, say), after the build's flags.
+     * @param args      its arguments.
+     * @return a new, mutable list.
+     */
+    public static List<String> command(final Class<?> mainClass, final List<String> jvmArgs, final String... args)
+    {
         final String flags = System.getProperty("offcache.jvm.flags");
         if (flags == null || flags.isBlank())
         {
@@ -41,11 +55,63 @@ public final class ChildJvm
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(Arrays.asList(flags.trim().split("\\s+")));
         command.add("-Xmx64m");
+        command.addAll(jvmArgs);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(mainClass.getName());
         command.addAll(Arrays.asList(args));
         return command;
+    }
+
+    /**
+     * Runs a main class to its exit.
+     *
+     * @param mainClass the class whose {@code main} runs.
+     * @param jvmArgs   extra JVM options (system properties, say), after the build's flags.
+     * @param timeoutMs how long it may take; it is killed after that.
+     * @param args      its arguments.
+     * @return its exit code and every line it printed on standard output.
+     * @throws IOException          if it cannot be started or read.
+     * @throws InterruptedException if interrupted while waiting.
+     */
+    public static Exit runToExit(
+        final Class<?> mainClass, final List<String> jvmArgs, final long timeoutMs, final String... args)
+        throws IOException, InterruptedException
+    {
+        final List<String> command = command(mainClass, jvmArgs, args);
+        final Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try
+        {
+            final List<String> lines = new ArrayList<>();
+            try (BufferedReader out = new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.US_ASCII)))
+            {
+                String line;
+                while ((line = out.readLine()) != null)
+                {
+                    lines.add(line);
+                }
+            }
+            if (!process.waitFor(timeoutMs, TimeUnit.MILLISECONDS))
+            {
+                throw new IllegalStateException("child JVM did not exit in " + timeoutMs + " ms: " + lines);
+            }
+            return new Exit(process.exitValue(), lines);
+        }
+        finally
+        {
+            process.destroyForcibly();
+        }
+    }
+
+    /**
+     * How a child JVM ended.
+     *
+     * @param code  its exit code.
+     * @param lines what it printed on standard output.
+     */
+    public record Exit(int code, List<String> lines)
+    {
     }
 
     static List<String> runAndKill(

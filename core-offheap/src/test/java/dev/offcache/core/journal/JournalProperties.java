@@ -272,32 +272,28 @@ class JournalProperties
     {
         final List<Entry> records = new ArrayList<>();
         long acknowledgedEnd;
-        long lastForceEnd;
 
         void forced(final long appendPosition)
         {
-            // a force checkpoints what the force before it made durable
-            acknowledgedEnd = Math.max(acknowledgedEnd, lastForceEnd);
-            lastForceEnd = appendPosition;
+            // a force checkpoints what it made durable, once it is
+            acknowledgedEnd = Math.max(acknowledgedEnd, appendPosition);
         }
 
         void rolledTo(final long newBase)
         {
             // the segment left behind is sealed at its end: everything before the new segment is acknowledged
             acknowledgedEnd = Math.max(acknowledgedEnd, newBase);
-            lastForceEnd = Math.max(lastForceEnd, newBase);
         }
 
         void everythingAcknowledged(final long appendPosition)
         {
             acknowledgedEnd = appendPosition;
-            lastForceEnd = appendPosition;
         }
 
         void recovered(final long appendPosition)
         {
-            // recovery forces what it kept; the checkpoint on disk is what it was
-            lastForceEnd = appendPosition;
+            // recovery forces what it kept and checkpoints it
+            acknowledgedEnd = Math.max(acknowledgedEnd, appendPosition);
         }
     }
 

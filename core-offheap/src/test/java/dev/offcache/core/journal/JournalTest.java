@@ -465,7 +465,7 @@ class JournalTest
     }
 
     @Test
-    void aCrashTearsOnlyWhatTheLastForceHadNotCheckpointed() throws IOException
+    void aCrashTearsOnlyWhatNoForceHadMadeDurable() throws IOException
     {
         final List<Entry> written = new ArrayList<>();
         final Path image;
@@ -481,15 +481,16 @@ class JournalTest
         }
         final Path segment = image.resolve(JournalFormat.segmentFileName(0));
         final byte[] saved = Files.readAllBytes(segment);
-        // Records 0..3 were checkpointed by the second force; 4..7 were made durable by it but the checkpoint
-        // written with it covers only the first force's records, so losing them reads like a torn tail.
-        fill(segment, written.get(4).position(), SEGMENT, (byte) 0);
+        // Records 8..9 were appended after the last force: losing them is a torn tail.
+        fill(segment, written.get(8).position(), SEGMENT, (byte) 0);
         try (Journal journal = open(image))
         {
-            assertEntries(written.subList(0, 4), readAll(journal));
+            assertEntries(written.subList(0, 8), readAll(journal));
         }
+        // Records 4..7 were made durable by the last force, and its checkpoint (written once they were) covers
+        // them: losing them is refused, not read as a torn tail.
         Files.write(segment, saved);
-        fill(segment, written.get(3).position(), SEGMENT, (byte) 0);
+        fill(segment, written.get(4).position(), SEGMENT, (byte) 0);
         final JournalCorruptException ex = assertThrows(JournalCorruptException.class, () -> open(image));
         assertEquals(segment, ex.segment());
         assertTrue(ex.getMessage().contains("acknowledged records are lost"), ex.getMessage());

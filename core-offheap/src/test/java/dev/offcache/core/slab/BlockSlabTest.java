@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Set;
 
 import dev.offcache.core.region.MappedRegion;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -280,5 +281,92 @@ class BlockSlabTest
         assertEquals(0, slab.liveSlots());
         assertEquals(mappingsBefore, MappedRegion.liveMappings());
         slab.close();
+    }
+
+    @Test
+    void tryCopyCopiesALiveSlotAndRefusesAReleasedOne()
+    {
+        try (BlockSlab slab = BlockSlab.anonymous(2L * SLOT, SLOT))
+        {
+            final BlockRef ref = slab.tryAllocate();
+            for (int i = 0; i < SLOT; i++)
+            {
+                ref.buffer().putByte(i, (byte) (i * 13));
+            }
+            ref.length(SLOT);
+            final UnsafeBuffer destination = new UnsafeBuffer(new byte[SLOT + 8]);
+            assertTrue(ref.tryCopy(100, destination, 8, 300));
+            for (int i = 0; i < 300; i++)
+            {
+                assertEquals((byte) ((100 + i) * 13), destination.getByte(8 + i));
+            }
+            assertEquals(0, destination.getByte(7), "nothing written before the range");
+            assertEquals(0, destination.getByte(308), "nothing written after the range");
+            assertTrue(ref.tryCopy(SLOT, destination, 0, 0), "an empty copy at the end of the slot");
+            assertEquals(1, ref.refCount(), "tryCopy takes no reference");
+            assertEquals(2, slab.optimisticCopies());
+            assertEquals(0, slab.optimisticCopyConflicts());
+
+            assertThrows(IndexOutOfBoundsException.class, () -> ref.tryCopy(-1, destination, 0, 1));
+            assertThrows(IndexOutOfBoundsException.class, () -> ref.tryCopy(0, destination, 0, -1));
+            final IndexOutOfBoundsException past =
+                assertThrows(IndexOutOfBoundsException.class, () -> ref.tryCopy(SLOT - 10, destination, 0, 11));
+            assertTrue(past.getMessage().contains("outside slot"), past.getMessage());
+
+            ref.release();
+            assertFalse(ref.tryCopy(0, destination, 0, 8), "a released handle copies nothing valid");
+        }
+    }
+
+    @Test
+    void closeWaitsForACopyInProgressAndTheCopyUnmapsOnItsWayOut()
+    {
+        final BlockSlab slab = BlockSlab.anonymous(2L * SLOT, SLOT);
+        final BlockRef ref = slab.tryAllocate();
+        // A reader inside its copy, as BlockRef.tryCopy is between its two halves.
+        final int stripe = slab.beginCopy();
+        assertTrue(stripe >= 0);
+        ref.release();
+        slab.close();
+        assertTrue(slab.isClosed());
+        assertFalse(slab.isUnmapped(), "unmapped under a reader that is still copying");
+        assertEquals(mappingsBefore + 1, MappedRegion.liveMappings());
+        assertEquals(-1, slab.beginCopy(), "a closed slab admits no new copy");
+        assertFalse(slab.isUnmapped());
+        slab.endCopy(stripe, false);
+        assertTrue(slab.isUnmapped(), "the last reader out unmaps");
+        assertEquals(2, slab.optimisticCopyConflicts());
+        assertEquals(0, slab.optimisticCopies());
+    }
+
+    @Test
+    void theLastReleaseAfterCloseWaitsForACopyInProgress()
+    {
+        final BlockSlab slab = BlockSlab.anonymous(2L * SLOT, SLOT);
+        final BlockRef ref = slab.tryAllocate();
+        final int stripe = slab.beginCopy();
+        assertThrows(IllegalStateException.class, slab::close, "closed with a live slot");
+        ref.release();
+        assertEquals(0, slab.liveSlots());
+        assertFalse(slab.isUnmapped(), "the last release unmapped under a reader that is still copying");
+        slab.endCopy(stripe, true);
+        assertTrue(slab.isUnmapped());
+        assertEquals(1, slab.optimisticCopies());
+    }
+
+    @Test
+    void aClosedSlabsLiveSlotsAreCopiedUnderAReferenceOnly()
+    {
+        final BlockSlab slab = BlockSlab.anonymous(2L * SLOT, SLOT);
+        final BlockRef ref = slab.tryAllocate();
+        ref.buffer().putLong(0, 77L);
+        assertThrows(IllegalStateException.class, slab::close);
+        final UnsafeBuffer destination = new UnsafeBuffer(new byte[8]);
+        assertFalse(ref.tryCopy(0, destination, 0, 8), "closing: copies fall back to tryRetain");
+        assertTrue(ref.tryRetain(), "which still works while the slot is live");
+        assertEquals(77L, ref.buffer().getLong(0));
+        ref.release();
+        ref.release();
+        assertTrue(slab.isUnmapped());
     }
 }

@@ -31,6 +31,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import dev.offcache.benchmarks.transport.LoopbackPorts;
 import dev.offcache.core.shuffle.PartitionId;
 import dev.offcache.core.shuffle.PartitionWriter;
 import dev.offcache.core.shuffle.ShufflePartitionStore;
@@ -55,9 +56,10 @@ import dev.offcache.transport.server.BlockServer;
 import dev.offcache.transport.source.ShufflePartitionSource;
 
 /**
- * Time per action over a cached dataset on 2 in-process executors (each a shuffle store and an Aeron IPC block
- * server on one embedded driver; the action runs on executor 0, so half the partitions are read locally and half
- * fetched over Aeron): {@code oursWarmAction} (hit: read-back only), {@code oursColdAction} (claim, job, complete,
+ * Time per action over a cached dataset on 2 in-process executors (each a shuffle store and an Aeron block server
+ * on one embedded driver, reached over IPC or, {@code -p transport=udp}, over UDP on 127.0.0.1 as another host's
+ * executor would be; the action runs on executor 0, so half the partitions are read locally and half fetched over
+ * Aeron): {@code oursWarmAction} (hit: read-back only), {@code oursColdAction} (claim, job, complete,
  * job cleanup, read-back) and the baseline {@code baselineRecomputeWarmAction} (no cache: run the input as a job,
  * read its output, delete it — what every action costs without {@code df.cache()}). The job computes
  * {@code totalBytes / 8} pseudo-random longs and writes them through the shuffle store (temp file, force, rename);
@@ -99,6 +101,13 @@ public class DatasetCacheBenchmark
     @Param({"4"})
     public int partitions;
 
+    /**
+     * How the executors' block servers are reached: {@code ipc} (one host) or {@code udp} (127.0.0.1, as from
+     * another host: the remote read-back of docs/transport-aeron.md).
+     */
+    @Param({"ipc"})
+    public String transport;
+
     private Path root;
     private AeronMedia media;
     private final List<ShufflePartitionStore> stores = new ArrayList<>();
@@ -133,11 +142,23 @@ public class DatasetCacheBenchmark
             final ShufflePartitionStore store = new ShufflePartitionStore(root.resolve("exec-" + e),
                 (jobId, stageId) -> registry != null && registry.isPinned(jobId, stageId));
             stores.add(store);
+            final String channel;
+            switch (transport)
+            {
+                case "ipc":
+                    channel = TransportChannels.IPC;
+                    break;
+                case "udp":
+                    channel = TransportChannels.udp("127.0.0.1", LoopbackPorts.freeUdpPort());
+                    break;
+                default:
+                    throw new IllegalArgumentException("transport must be ipc or udp: " + transport);
+            }
             servers.add(BlockServer.start(new BlockServer.Context().aeron(media.aeron())
-                .blockSource(new ShufflePartitionSource(store)).requestChannel(TransportChannels.IPC)
+                .blockSource(new ShufflePartitionSource(store)).requestChannel(channel)
                 .requestStreamId(7101 + e)));
             clients.add(BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
-                .requestChannel(TransportChannels.IPC).requestStreamId(7101 + e)));
+                .requestChannel(channel).requestStreamId(7101 + e)));
         }
         staging = new UnsafeBuffer(ByteBuffer.allocateDirect((int) (totalBytes / partitions)));
         cleanup = new StageCleanup(new Stages());

@@ -33,8 +33,9 @@ import dev.offcache.core.journal.Journal;
  * Durable appends: {@code recordsPerForce} records, then a force, per invocation (so with the default of 1 every
  * record is on the device before the next one starts).
  * <ul>
- *   <li>{@code oursAppendForce}: ours, {@link Journal#append} (copy into the mapped segment, CRC32C) and
- *       {@link Journal#force()} (msync). Segments of {@value #SEGMENT_BYTES} bytes; full ones are deleted as the run
+ *   <li>{@code oursAppendForce}: ours, {@link Journal#append} (frame and CRC32C built in a direct staging buffer,
+ *       one {@code pwrite} into the preallocated segment) and {@link Journal#force()} ({@code fdatasync}, then the
+ *       segment's checkpoint written). Segments of {@value #SEGMENT_BYTES} bytes; full ones are deleted as the run
  *       goes, so the disk use stays bounded.</li>
  *   <li>{@code baselineFileChannelAppendForce}: the baseline, the same payload bytes written by
  *       {@link FileChannel#write} from a direct buffer, then {@link FileChannel#force(boolean) force(false)}
@@ -42,8 +43,8 @@ import dev.offcache.core.journal.Journal;
  *       segment.</li>
  * </ul>
  * Scores are invocations per second; multiply by {@code recordsPerForce} for records per second. With
- * {@code -p recordsPerForce=0} nothing is forced: that measures the append path alone (copy into the mapping +
- * CRC32C against a {@code write} system call).
+ * {@code -p recordsPerForce=0} nothing is forced: that measures the append path alone (frame + CRC32C + {@code pwrite}
+ * against a {@code write} system call).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)

@@ -1,12 +1,20 @@
 package dev.offcache.benchmarks.l1;
 
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.offcache.core.slab.BlockRef;
+import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l1.L1BlockStore;
+import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.store.BlockKeys;
 import dev.offcache.range.store.FetchClass;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -27,11 +35,14 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * L1 hit path: a {@code readSize} read at a random aligned offset inside a cached 1 MiB block, block keys drawn from
- * a Zipf distribution, every read a hit. Ours ({@link L1BlockStore#read}: lock-free lookup, ref-count retain, copy
- * from off-heap into the caller's byte[], release, access recorded for the policy) beside the baseline: a Caffeine
- * {@code Cache<Long, byte[]>} lookup plus {@code System.arraycopy} into the same kind of byte[]. Keys for Caffeine are
- * boxed ahead of time, so the baseline pays no boxing. 1 and 2 threads; plus a lookup-only pair (no copy) that
- * isolates the cost of the lookup and the reference count.
+ * a Zipf distribution, every read a hit. Ours ({@link L1BlockStore#read}: lock-free lookup, a copy from off-heap into
+ * the caller's byte[] validated against the block's reference count instead of retaining it, a sampled access
+ * record for the policy) beside the baseline: a Caffeine {@code Cache<Long, byte[]>} lookup plus
+ * {@code System.arraycopy} into the same kind of byte[]. Keys for Caffeine are boxed ahead of time, so the baseline
+ * pays no boxing. 1 and 2 threads; a lookup-only pair (lookup, retain, read one long, release; no copy) that
+ * isolates the lookup and the reference count; and a view pair: a zero-copy {@link RangeCache#readView} through the
+ * whole engine (object key to id, range checks, the store, metrics), reading the first and last long of the range,
+ * beside Caffeine + a copy of the range + the same two longs read from the copy.
  *
  * <p>The smoke default is 4 KiB reads over 16 blocks; the full comparison is {@code -p readSize=4096,65536}, and a
  * larger working set {@code -p blocks=128}.
@@ -46,6 +57,7 @@ public class L1HitBenchmark
 {
     private static final int BLOCK = 1024 * 1024;
     private static final int SEQUENCE = 1 << 16;
+    private static final String OBJECT = "blocks.bin";
 
     @Param({"4096"})
     int readSize;
@@ -58,6 +70,10 @@ public class L1HitBenchmark
     long[] keys;
     Long[] boxedKeys;
     int[] offsets;
+    long[] positions;
+    Path root;
+    L1BlockStore engineStore;
+    RangeCache engine;
 
     /**
      * A reader's cursor into the shared key sequence and its destination buffer.
@@ -92,45 +108,74 @@ public class L1HitBenchmark
      * Fills both caches with the same blocks and draws the key and offset sequence.
      */
     @Setup(Level.Trial)
-    public void setUp()
+    public void setUp() throws IOException
     {
         store = new L1BlockStore(new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long) blocks * BLOCK));
         caffeine = Caffeine.newBuilder().maximumSize(blocks).build();
+        root = Files.createTempDirectory("offcache-l1-hit");
         final Random random = new Random(17);
         final byte[] content = new byte[BLOCK];
+        try (OutputStream out = Files.newOutputStream(root.resolve(OBJECT)))
+        {
+            for (int b = 0; b < blocks; b++)
+            {
+                random.nextBytes(content);
+                final long key = BlockKeys.pack(1000 + b, b);
+                if (!store.put(key, new UnsafeBuffer(content), 0, BLOCK, FetchClass.DEMAND))
+                {
+                    throw new IllegalStateException("block " + b + " was not stored");
+                }
+                caffeine.put(key, content.clone());
+                out.write(content);
+            }
+        }
+        engineStore = L1BlockStore.create((long) blocks * BLOCK, BLOCK);
+        engine = RangeCache.newBuilder().origin(new FileSystemOrigin(root, 1)).blockSize(BLOCK).l1Store(engineStore)
+            .build();
+        final UnsafeBuffer warm = new UnsafeBuffer(new byte[BLOCK]);
         for (int b = 0; b < blocks; b++)
         {
-            random.nextBytes(content);
-            final long key = BlockKeys.pack(1000 + b, b);
-            if (!store.put(key, new UnsafeBuffer(content), 0, BLOCK, FetchClass.DEMAND))
-            {
-                throw new IllegalStateException("block " + b + " was not stored");
-            }
-            caffeine.put(key, content.clone());
+            engine.read(OBJECT, (long) b * BLOCK, warm, 0, BLOCK);
+        }
+        if (engineStore.residentBlocks() != blocks)
+        {
+            throw new IllegalStateException("engine holds " + engineStore.residentBlocks() + " of " + blocks);
         }
         final ZipfKeys zipf = new ZipfKeys(blocks, 0.99, 23);
         keys = new long[SEQUENCE];
         boxedKeys = new Long[SEQUENCE];
         offsets = new int[SEQUENCE];
+        positions = new long[SEQUENCE];
         for (int i = 0; i < SEQUENCE; i++)
         {
             final int b = zipf.next();
             keys[i] = BlockKeys.pack(1000 + b, b);
             boxedKeys[i] = keys[i];
             offsets[i] = random.nextInt(BLOCK / readSize) * readSize;
+            positions[i] = (long) b * BLOCK + offsets[i];
         }
     }
 
     /**
-     * Closes the store; every slot goes back.
+     * Closes the stores and the engine; every slot goes back.
+     *
+     * @throws IOException if the temporary object cannot be deleted.
      */
     @TearDown(Level.Trial)
-    public void tearDown()
+    public void tearDown() throws IOException
     {
         store.close();
-        if (store.liveSlots() != 0)
+        engine.close();
+        if (store.liveSlots() != 0 || engineStore.liveSlots() != 0)
         {
-            throw new IllegalStateException("slots leaked: " + store);
+            throw new IllegalStateException("slots leaked: " + store + ", " + engineStore);
+        }
+        try (Stream<Path> files = Files.walk(root))
+        {
+            for (final Path file : files.sorted(Comparator.reverseOrder()).toList())
+            {
+                Files.delete(file);
+            }
         }
     }
 
@@ -220,6 +265,42 @@ public class L1HitBenchmark
     {
         final int i = reader.advance();
         return caffeine.getIfPresent(boxedKeys[i])[offsets[i]];
+    }
+
+    /**
+     * Ours, a zero-copy view through the engine: {@code readView}, read the range's first and last long, release.
+     *
+     * @param reader the thread's cursor.
+     * @return the longs read.
+     */
+    @Benchmark
+    @Threads(1)
+    public long oursViewOneThread(final Reader reader)
+    {
+        final int i = reader.advance();
+        final BlockRef ref = engine.readView(OBJECT, positions[i], readSize);
+        try
+        {
+            return ref.buffer().getLong(offsets[i]) + ref.buffer().getLong(offsets[i] + readSize - Long.BYTES);
+        }
+        finally
+        {
+            ref.release();
+        }
+    }
+
+    /**
+     * Caffeine plus a copy of the range, then the same two longs read from the copy.
+     *
+     * @param reader the thread's cursor.
+     * @return the longs read.
+     */
+    @Benchmark
+    @Threads(1)
+    public long baselineCaffeineViewOneThread(final Reader reader)
+    {
+        readCaffeine(reader);
+        return reader.destinationBuffer.getLong(0) + reader.destinationBuffer.getLong(readSize - Long.BYTES);
     }
 
     private int readOffcache(final Reader reader)

@@ -8,8 +8,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.Random;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -24,6 +22,10 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
+import org.agrona.concurrent.UnsafeBuffer;
+
+import dev.offcache.benchmarks.transport.NettyBlockClient;
+import dev.offcache.benchmarks.transport.NettyBlockServer;
 import dev.offcache.range.config.RangeCacheContext;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l2.L2Origin;
@@ -38,7 +40,9 @@ import dev.offcache.server.tier.TieredBlockStore;
 
 /**
  * One ranged read from the real L2 server (RAM tier, 127.0.0.1) into a direct buffer, through the L2 client
- * (Netty, pooled direct buffers copied straight into the destination) beside the baseline: the range-cache's
+ * (Netty, pooled direct buffers copied straight into the destination) beside two baselines: the floor, a raw Netty
+ * TCP request/response of the same bytes between one client and one server event loop on 127.0.0.1 (no HTTP, no
+ * cache: {@code baselineNettyTcpRead}, the transport benchmark's {@link NettyBlockServer}); and the range-cache's
  * {@link HttpOrigin} ({@code java.net.http.HttpClient}, body handed over as heap buffers) against the same server.
  * Run with {@code -prof gc} to compare allocation per read.
  */
@@ -56,11 +60,13 @@ public class L2ClientReadBenchmark
     public int rangeBytes;
 
     private Path dir;
-    private ExecutorService io;
     private RangeCache cache;
     private L2HttpServer server;
     private L2Origin l2Client;
     private HttpOrigin jdkClient;
+    private NettyBlockServer tcpServer;
+    private NettyBlockClient tcpClient;
+    private ByteBuffer tcpBytes;
     private ByteBuffer destination;
     private long offset;
 
@@ -93,12 +99,11 @@ public class L2ClientReadBenchmark
             .blockSize(BLOCK)
             .build();
         names.bind(cache);
-        io = Executors.newFixedThreadPool(2);
         server = L2HttpServer.start(new L2HttpServer.Context()
             .listen("127.0.0.1", 0)
             .transport(TransportKind.NIO)
             .ioThreads(1)
-            .source(new EngineRangeSource(cache, io))
+            .source(new EngineRangeSource(cache))
             .apiKeys(ApiKeys.parse("bench-key-0123456789"))
             .authDisabled(true)
             .tierMetrics(store.metrics()));
@@ -110,6 +115,11 @@ public class L2ClientReadBenchmark
             .abandonTimeout(Duration.ofSeconds(5))
             .build();
         jdkClient = new HttpOrigin(URI.create(base + "/obj/"), Duration.ofSeconds(5));
+        tcpBytes = ByteBuffer.allocateDirect(rangeBytes);
+        tcpBytes.put(bytes, 0, rangeBytes).clear();
+        tcpServer = new NettyBlockServer();
+        tcpServer.register(KEY, new UnsafeBuffer(tcpBytes));
+        tcpClient = new NettyBlockClient(tcpServer.port());
         destination = ByteBuffer.allocateDirect(rangeBytes);
         for (long at = 0; at < OBJECT_BYTES; at += rangeBytes)
         {
@@ -132,8 +142,9 @@ public class L2ClientReadBenchmark
     {
         l2Client.close();
         jdkClient.close();
+        tcpClient.close();
+        tcpServer.close();
         server.close();
-        io.shutdownNow();
         cache.close();
         try (Stream<Path> files = Files.walk(dir))
         {
@@ -161,6 +172,18 @@ public class L2ClientReadBenchmark
     {
         destination.clear();
         return l2Client.read(KEY, nextOffset(), destination).join();
+    }
+
+    /**
+     * Baseline (the floor): the same number of bytes as one raw Netty TCP request/response, no HTTP and no cache.
+     *
+     * @return bytes read.
+     */
+    @Benchmark
+    public long baselineNettyTcpRead()
+    {
+        destination.clear();
+        return tcpClient.fetch(KEY, destination).join();
     }
 
     /**

@@ -11,8 +11,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -187,7 +185,6 @@ public class ShardedL2ReadBenchmark
     /** One L2 server wired as the offcache-server program wires it, with a RAM tier that holds every object. */
     private static final class Server
     {
-        final ExecutorService io = Executors.newFixedThreadPool(2);
         final RangeCache cache;
         final L2HttpServer http;
 
@@ -211,7 +208,7 @@ public class ShardedL2ReadBenchmark
                 .listen("127.0.0.1", 0)
                 .transport(TransportKind.NIO)
                 .ioThreads(1)
-                .source(new EngineRangeSource(cache, io))
+                .source(new EngineRangeSource(cache))
                 .apiKeys(ApiKeys.parse(API_KEY))
                 .authDisabled(true)
                 .tierMetrics(store.metrics()));
@@ -220,7 +217,6 @@ public class ShardedL2ReadBenchmark
         void close()
         {
             http.close();
-            io.shutdownNow();
             cache.close();
         }
     }

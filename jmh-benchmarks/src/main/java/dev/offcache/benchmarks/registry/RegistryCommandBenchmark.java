@@ -30,26 +30,37 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
+import dev.offcache.registry.api.Acquisition;
 import dev.offcache.registry.front.CacheRegistry;
 import dev.offcache.registry.journal.ChangeLog;
 import dev.offcache.registry.journal.JournalChangeLog;
+import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CacheStateMachine;
 import dev.offcache.registry.state.DatasetSchema;
 import dev.offcache.registry.state.PartitionLocation;
+import dev.offcache.registry.state.StageRef;
 
 /**
- * Registry commands through the Disruptor front ({@code impl=offcache}: one registry thread, callers wait on a
- * CompletableFuture, group commit per batch) beside the same state machine behind a {@code synchronized} block
- * ({@code impl=synchronized}: the caller applies, journals and forces under the lock). Both run the same contract,
- * the same workload and the same backend ({@code backend=memory} or {@code backend=journal}: every state change
- * appended to the mapped journal and forced before the call returns).
+ * Registry commands through the in-process front ({@code impl=offcache}: reads from the writer's published view,
+ * writes through the Disruptor ring to the single writer, group commit per batch) beside the same state machine behind
+ * a {@code synchronized} block ({@code impl=synchronized}: the caller reads, or applies, journals and forces, under
+ * the lock). Both run the same contract, the same workload and the same backend ({@code backend=memory} or
+ * {@code backend=journal}: every state change appended to the mapped journal and forced before the call returns).
  *
- * <p>Workload per thread, round robin: lookup of a hot materialized key (hit), claim of the thread's own key,
- * completion of it (2 partitions), invalidation of it — three of four commands change state.
- * {@code roundTrip*}: one command per call, waited for (latency; run with {@code -bm sample} for p50/p99/p99.9).
- * {@code burst16}: 16 commands published, then all 16 awaited (how group commit amortises the force); the
- * synchronized baseline can only run them one after another.
+ * <ul>
+ *   <li>{@code read1}, {@code read2}, {@code read4}: reads of a hot materialized key by 1, 2 and 4 threads, each
+ *       invocation one of {@code read} = {@code lookup} (a hit, its future joined), {@code acquire} (a hit),
+ *       {@code pinned} ({@code isPinned} of the hot key's stage) or {@code mix} (the three in turn).</li>
+ *   <li>{@code write1}: one write round trip per invocation (claim, completion with 2 partitions, invalidation of
+ *       the thread's own key, in turn), waited for.</li>
+ *   <li>{@code mixed4}: 4 threads, 9 lookups of the hot key to 1 write (as {@code write1}).</li>
+ *   <li>{@code burst16}: 16 writes published, then all 16 awaited (how group commit amortises the force); the
+ *       synchronized baseline can only run them one after another.</li>
+ * </ul>
+ * {@code writer} = {@code auto} (default: the callers run the writer's step with the in-memory log, a registry
+ * thread with the journal), {@code caller} or {@code thread}; {@code waitStrategy} is the registry thread's
+ * ({@code blocking} or {@code yielding}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -61,6 +72,8 @@ public class RegistryCommandBenchmark
 {
     private static final DatasetSchema SCHEMA = new DatasetSchema("id:int64,name:utf8");
     private static final CacheKey HOT = new CacheKey("bench", "hot");
+    private static final String HOT_JOB = "hot-job";
+    private static final StageRef HOT_STAGE = new StageRef(HOT_JOB, 1);
 
     @Param({"offcache", "synchronized"})
     public String impl;
@@ -69,16 +82,29 @@ public class RegistryCommandBenchmark
     public String backend;
 
     /**
-     * The registry thread's wait strategy (disruptor only): {@code blocking} (default, no CPU when idle) or
-     * {@code yielding} (spins and yields: lower latency, burns a core).
+     * Who runs the single writer (offcache only): {@code auto}, {@code caller} or {@code thread}.
+     */
+    @Param({"auto"})
+    public String writer;
+
+    /**
+     * The registry thread's wait strategy (offcache with a registry thread only): {@code blocking} (no CPU when
+     * idle) or {@code yielding} (spins and yields: lower latency, burns a core).
      */
     @Param({"blocking"})
     public String waitStrategy;
+
+    /**
+     * What a {@code read*} invocation reads: {@code lookup}, {@code acquire}, {@code pinned} or {@code mix}.
+     */
+    @Param({"mix"})
+    public String read;
 
     private final AtomicInteger threadIds = new AtomicInteger();
     private Path directory;
     private CacheRegistry registry;
     private SynchronizedRegistry baseline;
+    private int readKind;
 
     /**
      * Starts the implementation under test with one materialized hot key.
@@ -88,6 +114,14 @@ public class RegistryCommandBenchmark
     @Setup(Level.Trial)
     public void setUp() throws IOException
     {
+        readKind = switch (read)
+        {
+            case "lookup" -> 0;
+            case "acquire" -> 1;
+            case "pinned" -> 2;
+            case "mix" -> 3;
+            default -> throw new IllegalArgumentException("read must be lookup, acquire, pinned or mix: " + read);
+        };
         final ChangeLog changeLog;
         if ("journal".equals(backend))
         {
@@ -106,19 +140,28 @@ public class RegistryCommandBenchmark
         {
             final WaitStrategy strategy =
                 "yielding".equals(waitStrategy) ? new YieldingWaitStrategy() : new BlockingWaitStrategy();
-            registry = CacheRegistry.launch(new CacheRegistry.Context().changeLog(changeLog).waitStrategy(strategy));
-            registry.beginMaterialization(HOT, "hot-job").join();
-            registry.completeMaterialization(HOT, "hot-job", SCHEMA, locations("hot-job")).join();
+            final CacheRegistry.Context ctx = new CacheRegistry.Context().changeLog(changeLog).waitStrategy(strategy);
+            if (!"auto".equals(writer))
+            {
+                if (!"caller".equals(writer) && !"thread".equals(writer))
+                {
+                    throw new IllegalArgumentException("writer must be auto, caller or thread: " + writer);
+                }
+                ctx.writerThread("thread".equals(writer));
+            }
+            registry = CacheRegistry.launch(ctx);
+            registry.beginMaterialization(HOT, HOT_JOB).join();
+            registry.completeMaterialization(HOT, HOT_JOB, SCHEMA, locations(HOT_JOB)).join();
         }
         else if ("synchronized".equals(impl))
         {
             baseline = new SynchronizedRegistry(changeLog);
-            baseline.begin(HOT, "hot-job");
-            baseline.complete(HOT, "hot-job", locations("hot-job"));
+            baseline.begin(HOT, HOT_JOB);
+            baseline.complete(HOT, HOT_JOB, locations(HOT_JOB));
         }
         else
         {
-            throw new IllegalArgumentException("impl must be offcache (the Disruptor front) or synchronized: " + impl);
+            throw new IllegalArgumentException("impl must be offcache or synchronized: " + impl);
         }
     }
 
@@ -160,6 +203,7 @@ public class RegistryCommandBenchmark
         String job;
         List<PartitionLocation> locations;
         long step;
+        long reads;
 
         /**
          * Gives the thread its own key.
@@ -177,33 +221,76 @@ public class RegistryCommandBenchmark
     }
 
     /**
-     * One command, one producer thread.
+     * One read, one thread.
+     *
+     * @param producer the thread's state.
+     * @return what was read.
+     */
+    @Benchmark
+    @Threads(1)
+    public Object read1(final Producer producer)
+    {
+        return read(producer);
+    }
+
+    /**
+     * One read, two threads.
+     *
+     * @param producer the thread's state.
+     * @return what was read.
+     */
+    @Benchmark
+    @Threads(2)
+    public Object read2(final Producer producer)
+    {
+        return read(producer);
+    }
+
+    /**
+     * One read, four threads.
+     *
+     * @param producer the thread's state.
+     * @return what was read.
+     */
+    @Benchmark
+    @Threads(4)
+    public Object read4(final Producer producer)
+    {
+        return read(producer);
+    }
+
+    /**
+     * One write round trip, one thread.
      *
      * @param producer the thread's state.
      * @return the outcome.
      */
     @Benchmark
     @Threads(1)
-    public Object roundTrip1(final Producer producer)
+    public Object write1(final Producer producer)
     {
-        return oneCommand(producer);
+        return write(producer);
     }
 
     /**
-     * One command, two producer threads.
+     * Nine lookups to one write, four threads.
      *
      * @param producer the thread's state.
      * @return the outcome.
      */
     @Benchmark
-    @Threads(2)
-    public Object roundTrip2(final Producer producer)
+    @Threads(4)
+    public Object mixed4(final Producer producer)
     {
-        return oneCommand(producer);
+        if (producer.reads++ % 10 == 9)
+        {
+            return write(producer);
+        }
+        return baseline != null ? baseline.lookup(HOT) : registry.lookup(HOT).join();
     }
 
     /**
-     * Sixteen commands in flight from one producer, then awaited.
+     * Sixteen writes in flight from one producer, then awaited.
      *
      * @param producer the thread's state.
      * @return the last outcome.
@@ -218,52 +305,61 @@ public class RegistryCommandBenchmark
             Object last = null;
             for (int i = 0; i < 16; i++)
             {
-                last = oneCommand(producer);
+                last = write(producer);
             }
             return last;
         }
         final CompletableFuture<?>[] inFlight = new CompletableFuture<?>[16];
         for (int i = 0; i < 16; i++)
         {
-            inFlight[i] = publish(producer);
+            inFlight[i] = publishWrite(producer);
         }
-        return CompletableFuture.allOf(inFlight).join();
+        Object last = null;
+        for (final CompletableFuture<?> future : inFlight)
+        {
+            last = future.join();
+        }
+        return last;
     }
 
-    private Object oneCommand(final Producer producer)
+    private Object read(final Producer producer)
+    {
+        final int kind = readKind == 3 ? (int) (producer.reads++ % 3) : readKind;
+        if (baseline != null)
+        {
+            return kind == 0 ? baseline.lookup(HOT) : kind == 1 ? baseline.acquire(HOT, producer.job) :
+                baseline.isPinned(HOT_STAGE);
+        }
+        return kind == 0 ? registry.lookup(HOT).join() : kind == 1 ? registry.acquire(HOT, producer.job).join() :
+            registry.isPinned(HOT_JOB, 1);
+    }
+
+    private Object write(final Producer producer)
     {
         if (baseline != null)
         {
-            final long step = producer.step++ & 3;
+            final long step = producer.step++ % 3;
             if (step == 0)
-            {
-                return baseline.lookup(HOT);
-            }
-            if (step == 1)
             {
                 return baseline.begin(producer.key, producer.job);
             }
-            if (step == 2)
+            if (step == 1)
             {
                 return baseline.complete(producer.key, producer.job, producer.locations);
             }
             return baseline.invalidate(producer.key);
         }
-        return publish(producer).join();
+        return publishWrite(producer).join();
     }
 
-    private CompletableFuture<?> publish(final Producer producer)
+    private CompletableFuture<?> publishWrite(final Producer producer)
     {
-        final long step = producer.step++ & 3;
+        final long step = producer.step++ % 3;
         if (step == 0)
-        {
-            return registry.lookup(HOT);
-        }
-        if (step == 1)
         {
             return registry.beginMaterialization(producer.key, producer.job);
         }
-        if (step == 2)
+        if (step == 1)
         {
             return registry.completeMaterialization(producer.key, producer.job, SCHEMA, producer.locations);
         }
@@ -299,6 +395,20 @@ public class RegistryCommandBenchmark
             changeLog.beginCommand();
             final Object result = state.lookup(key);
             return commit(result);
+        }
+
+        synchronized Object acquire(final CacheKey key, final String job)
+        {
+            changeLog.beginCommand();
+            final BeginOutcome outcome = state.beginMaterialization(key, job);
+            final Object result = outcome instanceof BeginOutcome.AlreadyMaterialized hit ?
+                new Acquisition.Hit(hit.entry()) : outcome;
+            return commit(result);
+        }
+
+        synchronized boolean isPinned(final StageRef stage)
+        {
+            return state.isPinned(stage);
         }
 
         synchronized Object begin(final CacheKey key, final String job)

@@ -1,9 +1,6 @@
 package dev.offcache.benchmarks.transport;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -18,6 +15,7 @@ import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.server.BlockServer;
 import dev.offcache.transport.source.DirectBufferBlockSource;
+import io.aeron.driver.ThreadingMode;
 import org.agrona.BufferUtil;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -43,8 +41,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * the same bytes from the same mapped file. Each fetch is sampled (SampleTime): at 4 KiB the p50/p99 are the
  * latency; at 1 MiB and 16 MiB ({@code -p payloadBytes=4096,1048576,16777216}) the size over the mean time is
  * the throughput of back-to-back fetches. One benchmark method, so the smoke run is one fork per transport. One fetch
- * at a time on one connection; Aeron agents idle with a BackoffIdleStrategy parking at most
- * {@code aeronMaxParkMicros}; SHARED embedded media driver.
+ * at a time on one connection. The Aeron side runs with the module's defaults (embedded media driver, idle
+ * strategies, MTU, term length, chunking, window); the {@code aeron*} parameters override one setting each, which
+ * is how docs/transport-aeron.md's tuning table was measured ({@code -p impl=offcache-aeron-udp -p aeronUdpMtu=8192}).
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -69,17 +68,42 @@ public class BlockFetchBenchmark
         public String impl;
 
         /**
-         * Longest park, in microseconds, of the Aeron agents' (driver, server, client) BackoffIdleStrategy
-         * (Aeron's default is 1000). Netty's event loops block in epoll instead and wake on data.
+         * Longest park, in microseconds, of the Aeron agents' (driver, server, client) BackoffIdleStrategy; 0 keeps
+         * the module defaults. Netty's event loops block in epoll instead and wake on data.
          */
-        @Param({"50"})
+        @Param({"0"})
         public int aeronMaxParkMicros;
 
         /**
-         * MTU of the Aeron UDP response publications (the module default is 8192; 65504 suits loopback).
+         * MTU of the Aeron UDP response publications (loopback or not); 0 keeps the module defaults.
          */
-        @Param({"8192"})
+        @Param({"0"})
         public int aeronUdpMtu;
+
+        /**
+         * Term length of the Aeron response publications; 0 keeps the module default.
+         */
+        @Param({"0"})
+        public int aeronTermLength;
+
+        /**
+         * Payload per CHUNK message of the Aeron server; 0 keeps the module default.
+         */
+        @Param({"0"})
+        public int aeronChunkLength;
+
+        /**
+         * UDP receiver window and socket buffer lengths of the embedded driver; 0 keeps the module default.
+         */
+        @Param({"0"})
+        public int aeronWindow;
+
+        /**
+         * Threading mode of the embedded media driver ({@code SHARED}, {@code SHARED_NETWORK}, {@code DEDICATED}),
+         * or {@code default}.
+         */
+        @Param({"default"})
+        public String aeronThreading;
 
         private Path file;
         private MappedRegion region;
@@ -116,14 +140,41 @@ public class BlockFetchBenchmark
             destination = new UnsafeBuffer(destinationBytes);
             if (impl.startsWith("offcache-aeron"))
             {
-                media = AeronMedia.launch(new AeronMedia.Context().driverIdleStrategy(idle()));
+                final AeronMedia.Context mediaContext = new AeronMedia.Context();
+                final BlockServer.Context serverContext = new BlockServer.Context();
+                final BlockClient.Context clientContext = new BlockClient.Context();
+                if (aeronMaxParkMicros > 0)
+                {
+                    mediaContext.driverIdleStrategy(this::idle);
+                    serverContext.idleStrategy(idle());
+                    clientContext.idleStrategy(idle());
+                }
+                if (aeronUdpMtu > 0)
+                {
+                    serverContext.responseUdpMtu(aeronUdpMtu).responseLoopbackMtu(aeronUdpMtu);
+                }
+                if (aeronTermLength > 0)
+                {
+                    serverContext.responseTermLength(aeronTermLength);
+                }
+                if (aeronChunkLength > 0)
+                {
+                    serverContext.chunkLength(aeronChunkLength);
+                }
+                if (aeronWindow > 0)
+                {
+                    mediaContext.initialWindowLength(aeronWindow);
+                }
+                if (!"default".equals(aeronThreading))
+                {
+                    mediaContext.threadingMode(ThreadingMode.valueOf(aeronThreading));
+                }
+                media = AeronMedia.launch(mediaContext);
                 final String channel = "offcache-aeron-ipc".equals(impl) ? TransportChannels.IPC :
-                    TransportChannels.udp("127.0.0.1", freeUdpPort());
-                aeronServer = BlockServer.start(new BlockServer.Context().aeron(media.aeron())
-                    .requestChannel(channel).blockSource(new DirectBufferBlockSource().register(ID, mapped))
-                    .idleStrategy(idle()).responseUdpMtu(aeronUdpMtu));
-                aeronClient = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
-                    .requestChannel(channel).idleStrategy(idle()));
+                    TransportChannels.udp("127.0.0.1", LoopbackPorts.freeUdpPort());
+                aeronServer = BlockServer.start(serverContext.aeron(media.aeron())
+                    .requestChannel(channel).blockSource(new DirectBufferBlockSource().register(ID, mapped)));
+                aeronClient = BlockClient.connect(clientContext.aeron(media.aeron()).requestChannel(channel));
             }
             else if ("netty-tcp".equals(impl))
             {
@@ -202,18 +253,6 @@ public class BlockFetchBenchmark
         finally
         {
             BufferUtil.free(bytes);
-        }
-    }
-
-    private static int freeUdpPort()
-    {
-        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress()))
-        {
-            return socket.getLocalPort();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
         }
     }
 }

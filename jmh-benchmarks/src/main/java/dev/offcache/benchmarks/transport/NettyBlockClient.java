@@ -23,13 +23,18 @@ import io.netty.channel.socket.nio.NioSocketChannel;
  * Netty's buffers straight into the caller's direct {@link ByteBuffer} (the same one copy the Aeron client makes
  * from the term buffer).
  */
-final class NettyBlockClient implements AutoCloseable
+public final class NettyBlockClient implements AutoCloseable
 {
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final Channel channel;
     private final ResponseHandler handler = new ResponseHandler();
 
-    NettyBlockClient(final int port)
+    /**
+     * Connects to a {@link NettyBlockServer} on 127.0.0.1.
+     *
+     * @param port the server's port.
+     */
+    public NettyBlockClient(final int port)
     {
         channel = new Bootstrap()
             .group(group)
@@ -45,7 +50,14 @@ final class NettyBlockClient implements AutoCloseable
             .connect("127.0.0.1", port).syncUninterruptibly().channel();
     }
 
-    CompletableFuture<Long> fetch(final String id, final ByteBuffer destination)
+    /**
+     * Fetches a whole registered buffer into {@code destination}; one fetch at a time.
+     *
+     * @param id          the name.
+     * @param destination where the bytes go.
+     * @return the bytes fetched.
+     */
+    public CompletableFuture<Long> fetch(final String id, final ByteBuffer destination)
     {
         final CompletableFuture<Long> future = new CompletableFuture<>();
         handler.expect(destination, future);
@@ -57,6 +69,10 @@ final class NettyBlockClient implements AutoCloseable
         return future;
     }
 
+    /**
+     * Closes the connection and the event loop.
+     */
+    @Override
     public void close()
     {
         channel.close().syncUninterruptibly();

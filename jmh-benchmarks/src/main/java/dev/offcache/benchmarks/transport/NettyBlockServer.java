@@ -27,13 +27,16 @@ import org.agrona.DirectBuffer;
  * Request: int32 id length, id (ASCII), int64 offset, int64 length (-1 = rest); response: int64 length, bytes
  * (all little-endian). One event loop thread; the memory stays owned by whoever registered it.
  */
-final class NettyBlockServer implements AutoCloseable
+public final class NettyBlockServer implements AutoCloseable
 {
     private final Map<String, ByteBuf> blocks = new ConcurrentHashMap<>();
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final Channel channel;
 
-    NettyBlockServer()
+    /**
+     * Starts the server on an ephemeral port of 127.0.0.1.
+     */
+    public NettyBlockServer()
     {
         channel = new ServerBootstrap()
             .group(group)
@@ -49,16 +52,31 @@ final class NettyBlockServer implements AutoCloseable
             .bind("127.0.0.1", 0).syncUninterruptibly().channel();
     }
 
-    int port()
+    /**
+     * Returns the bound port.
+     *
+     * @return the port.
+     */
+    public int port()
     {
         return ((InetSocketAddress) channel.localAddress()).getPort();
     }
 
-    void register(final String id, final DirectBuffer mapped)
+    /**
+     * Serves {@code mapped} under {@code id}; the caller keeps owning the memory.
+     *
+     * @param id     the name clients ask for.
+     * @param mapped the bytes.
+     */
+    public void register(final String id, final DirectBuffer mapped)
     {
         blocks.put(id, Unpooled.wrappedBuffer(mapped.addressOffset(), mapped.capacity(), false));
     }
 
+    /**
+     * Stops the server.
+     */
+    @Override
     public void close()
     {
         channel.close().syncUninterruptibly();

@@ -2,6 +2,7 @@ package dev.offcache.origin.s3;
 
 import java.net.URI;
 import java.nio.ByteBuffer;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -22,11 +23,14 @@ import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
+import software.amazon.awssdk.services.s3.model.CommonPrefix;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
+import dev.offcache.range.origin.ListPage;
+import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectKeys;
 import dev.offcache.range.origin.ObjectNotFoundException;
 import dev.offcache.range.origin.ObjectStore;
@@ -131,6 +135,22 @@ public final class S3Origin implements ObjectStore
     }
 
     @Override
+    public CompletableFuture<ObjectInfo> stat(final String key)
+    {
+        ObjectKeys.validate(key);
+        return client.headObject((b) -> b.bucket(bucket).key(key))
+            .handle((response, error) ->
+            {
+                if (error != null)
+                {
+                    throw translate(error, key, null, "HEAD");
+                }
+                return new ObjectInfo(key, response.contentLength(), millisOf(response.lastModified()),
+                    response.eTag());
+            });
+    }
+
+    @Override
     public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
     {
         return get(key, offset, destination, null);
@@ -208,10 +228,65 @@ public final class S3Origin implements ObjectStore
             });
     }
 
+    /** One ListObjectsV2 call: the bucket's own paging, its continuation tokens passed through unchanged. */
+    @Override
+    public CompletableFuture<ListPage> listPage(final ListPage.Request request)
+    {
+        return client.listObjectsV2((b) -> b.bucket(bucket)
+                .prefix(request.prefix().isEmpty() ? null : request.prefix())
+                .delimiter(request.delimiter())
+                .continuationToken(request.continuationToken())
+                .startAfter(null == request.continuationToken() ? request.startAfter() : null)
+                .maxKeys(request.maxKeys()))
+            .handle((response, error) ->
+            {
+                if (error != null)
+                {
+                    if (statusOf(error) == 400 && null != request.continuationToken())
+                    {
+                        throw new IllegalArgumentException("the continuation token is not valid");
+                    }
+                    throw translate(error, request.prefix(), null, "LIST");
+                }
+                final List<ObjectInfo> objects = new ArrayList<>(response.contents().size());
+                for (final S3Object object : response.contents())
+                {
+                    objects.add(new ObjectInfo(object.key(), object.size(), millisOf(object.lastModified()),
+                        object.eTag()));
+                }
+                final List<String> prefixes = new ArrayList<>(response.commonPrefixes().size());
+                for (final CommonPrefix prefix : response.commonPrefixes())
+                {
+                    prefixes.add(prefix.prefix());
+                }
+                return new ListPage(objects, prefixes,
+                    Boolean.TRUE.equals(response.isTruncated()) ? response.nextContinuationToken() : null);
+            });
+    }
+
+    @Override
+    public CompletableFuture<Void> probe()
+    {
+        return client.headBucket((b) -> b.bucket(bucket))
+            .handle((response, error) ->
+            {
+                if (error != null)
+                {
+                    throw translate(error, "", null, "HEAD bucket");
+                }
+                return null;
+            });
+    }
+
     @Override
     public void close()
     {
         client.close();
+    }
+
+    private static long millisOf(final Instant time)
+    {
+        return null == time ? ObjectInfo.UNKNOWN_TIME : Math.max(0, time.toEpochMilli());
     }
 
     @Override

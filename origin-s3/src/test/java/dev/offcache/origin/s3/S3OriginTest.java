@@ -8,11 +8,13 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 
+import dev.offcache.range.origin.ObjectNotFoundException;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.ObjectStoreContract;
 import dev.offcache.testkit.s3.S3ProxyServer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 /**
  * The S3 origin (AWS SDK v2 async client) against S3Proxy with a transient blob store, started in-process on
@@ -46,6 +48,17 @@ class S3OriginTest extends ObjectStoreContract
         final URI endpoint = proxy.endpoint();
         return new S3Origin(S3Origin.clientBuilder(endpoint, S3ProxyServer.REGION, S3ProxyServer.ACCESS_KEY,
             S3ProxyServer.SECRET_KEY).httpClient(http).build(), BUCKET, endpoint.getAuthority());
+    }
+
+    @Test
+    void probeOfAMissingBucketIsNotFound() throws Exception
+    {
+        try (S3Origin missing = new S3Origin(S3Origin.clientBuilder(proxy.endpoint(), S3ProxyServer.REGION,
+            S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY).httpClient(http).build(), "no-such-bucket",
+            proxy.endpoint().getAuthority()))
+        {
+            assertInstanceOf(ObjectNotFoundException.class, failure(missing.probe()));
+        }
     }
 
     @Test

@@ -12,6 +12,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.offcache.range.metrics.RangeMetrics;
+import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectKeys;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
@@ -163,6 +164,77 @@ final class ObjectDirectory
             }
         });
         return mine;
+    }
+
+    /**
+     * The object's size, time and tag: remembered, or one origin {@link ObjectStore#stat} shared by every concurrent
+     * caller, whose size is then the entry's size too. When the entry already knew a different size (from an earlier
+     * HEAD, or from the SSD tier's records), the object was rewritten behind the cache: the entry is forgotten, so
+     * the key gets a new id and the new version is what is described and read from then on.
+     *
+     * @return the metadata; fails as a HEAD does.
+     */
+    CompletableFuture<ObjectInfo> stat(final ObjectEntry entry)
+    {
+        final ObjectInfo known = entry.info;
+        if (null != known)
+        {
+            return CompletableFuture.completedFuture(known);
+        }
+        final CompletableFuture<ObjectInfo> inFlight = entry.statRequest.get();
+        if (null != inFlight)
+        {
+            return inFlight.thenApply((info) -> info);
+        }
+        final CompletableFuture<ObjectInfo> request = new CompletableFuture<>();
+        if (!entry.statRequest.compareAndSet(null, request))
+        {
+            return stat(entry);
+        }
+        metrics.originHead();
+        CompletableFuture<ObjectInfo> head;
+        try
+        {
+            head = origin.stat(entry.key);
+        }
+        catch (final Throwable ex)
+        {
+            head = CompletableFuture.failedFuture(ex);
+        }
+        head.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).whenComplete((info, error) ->
+        {
+            entry.statRequest.set(null);
+            if (null != error || null == info || info.size() > MAX_OBJECT_SIZE || !entry.key.equals(info.key()))
+            {
+                metrics.originError();
+                if (entry.size < 0 && entries.asMap().remove(entry.key, entry))
+                {
+                    // as a failed size HEAD does: nothing known, so the id is not kept
+                    byId.remove(entry.id, entry);
+                }
+                request.completeExceptionally(null != error ? unwrap(error, entry.key) : new OriginException(
+                    "implausible answer " + info + " to a HEAD of '" + entry.key + "'"));
+                return;
+            }
+            final long size = entry.size;
+            if (size >= 0 && size != info.size())
+            {
+                invalidate(entry.key);
+                final ObjectEntry fresh = entry(entry.key);
+                remember(fresh, info.size());
+                fresh.info = info;
+            }
+            else
+            {
+                if (size < 0)
+                {
+                    entry.size = info.size();
+                }
+                entry.info = info;
+            }
+            request.complete(info);
+        });
+        return request.thenApply((info) -> info);
     }
 
     /**

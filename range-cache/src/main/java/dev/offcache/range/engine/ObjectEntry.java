@@ -3,9 +3,12 @@ package dev.offcache.range.engine;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.offcache.range.origin.ObjectInfo;
+
 /**
  * What the engine remembers about one object: its interned id (the high bits of its block keys) and, once known,
- * its size. The size request is single-flight: concurrent readers of an unknown size share one HEAD.
+ * its size, and, once someone asked ({@code RangeCache.statAsync}), the origin's time and tag of the version the
+ * cache holds. Size and metadata requests are single-flight: concurrent readers share one HEAD.
  */
 final class ObjectEntry
 {
@@ -13,6 +16,8 @@ final class ObjectEntry
     final long id;
     volatile long size = -1;
     final AtomicReference<CompletableFuture<Long>> sizeRequest = new AtomicReference<>();
+    volatile ObjectInfo info;
+    final AtomicReference<CompletableFuture<ObjectInfo>> statRequest = new AtomicReference<>();
 
     ObjectEntry(final String key, final long id)
     {

@@ -7,6 +7,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
@@ -17,8 +18,10 @@ import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.config.RangeCacheContext;
 import dev.offcache.range.fetch.BlockFetcher;
 import dev.offcache.range.metrics.RangeMetrics;
+import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
+import dev.offcache.range.store.BlockFile;
 import dev.offcache.range.store.BlockKeys;
 import dev.offcache.range.store.BlockStore;
 import dev.offcache.range.store.EvictionStats;
@@ -47,10 +50,10 @@ public final class RangeCache implements AutoCloseable
     private final ScheduledExecutorService timer;
     private final int blockSize;
     private final int blockShift;
-    private final int windowBlocks;
-    private final int windowsInFlight;
-    private final int gapBlocks;
     private final String[] bypassPrefixes;
+    private final boolean coldReads;
+    private final int readAheadBlocks;
+    private final int gapBlocks;
     private volatile boolean closed;
 
     /**
@@ -76,8 +79,6 @@ public final class RangeCache implements AutoCloseable
         }
         blockSize = context.blockSize();
         blockShift = Integer.numberOfTrailingZeros(blockSize);
-        windowBlocks = context.streamWindowBlocks();
-        windowsInFlight = context.streamWindowsInFlight();
         gapBlocks = context.coalesceGapBytes() >>> blockShift;
         bypassPrefixes = context.bypassPrefixes().toArray(new String[0]);
         final ScheduledThreadPoolExecutor deadlines = new ScheduledThreadPoolExecutor(1, (runnable) ->
@@ -93,6 +94,10 @@ public final class RangeCache implements AutoCloseable
         fetcher = new BlockFetcher(origin, store, metrics, blockSize, context.maxCoalescedGetBytes(),
             context.fetchPermits(), context.demandReservedPermits(), timeoutNs, timer);
         directory = new ObjectDirectory(origin, metrics, context.maxObjects(), context.originTimeout().toMillis());
+        coldReads = origin.readsReportSize();
+        // Read-ahead windows are at least one coalesced GET long, so a window never caps a run below the cap.
+        readAheadBlocks = context.streamWindowsInFlight() * Math.max(context.streamWindowBlocks(),
+            fetcher.maxRunBlocks());
     }
 
     /**
@@ -106,6 +111,27 @@ public final class RangeCache implements AutoCloseable
         final ObjectEntry entry = directory.entry(key);
         final long size = entry.size;
         return size >= 0 ? size : await(directory.size(entry));
+    }
+
+    /**
+     * What the origin says about the version of an object the cache holds: its size, last-modified time and entity
+     * tag ({@link ObjectStore#stat}), asked once per object and remembered with its size (so a later read needs no
+     * HEAD either), for as long as the engine remembers the object. Never fetches bytes. For callers that answer
+     * with the object's metadata, such as the L2 server's S3 API.
+     *
+     * @param key the object key.
+     * @return the metadata; fails with {@link dev.offcache.range.origin.ObjectNotFoundException} for a missing object.
+     */
+    public CompletableFuture<ObjectInfo> statAsync(final String key)
+    {
+        try
+        {
+            return directory.stat(directory.entry(key));
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
     }
 
     /**
@@ -168,36 +194,35 @@ public final class RangeCache implements AutoCloseable
         checkDestination(destination, destinationOffset, length);
         final ObjectEntry entry = directory.entry(key);
         long size = entry.size;
+        final boolean bypass = bypassStore || isBypassed(key);
         if (size < 0)
         {
+            if (coldReads && length > 0)
+            {
+                // One round trip: the GET's answer tells the size, and the range is checked against it then.
+                checkRange(key, position, length, Long.MAX_VALUE);
+                await(slowRead(entry, -1, FetchClass.DEMAND, bypass,
+                    List.of(new RangeRequest(position, length, destination, destinationOffset)), new ReadFuture()));
+                return;
+            }
             size = await(directory.size(entry));
         }
         checkRange(key, position, length, size);
-        final boolean bypass = bypassStore || isBypassed(key);
         long at = position;
         int offset = destinationOffset;
         int remaining = length;
         if (!bypass)
         {
-            // Hit path: no allocation, no lock.
+            // Hit path: no allocation, no lock, and (in L1) no reference count: the store copies out directly.
             while (remaining > 0)
             {
                 final long blockIndex = at >>> blockShift;
                 final int blockLength = blockLength(blockIndex, size);
-                final BlockRef ref = acquire(BlockKeys.pack(entry.id, blockIndex), blockLength);
-                if (ref == null)
-                {
-                    break;
-                }
                 final int inBlock = (int) (at & (blockSize - 1));
                 final int n = Math.min(remaining, blockLength - inBlock);
-                try
+                if (!copyHit(BlockKeys.pack(entry.id, blockIndex), blockLength, inBlock, destination, offset, n))
                 {
-                    destination.putBytes(offset, ref.buffer(), inBlock, n);
-                }
-                finally
-                {
-                    ref.release();
+                    break;
                 }
                 metrics.blockRequest();
                 metrics.blockHit();
@@ -294,99 +319,6 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
-     * Like {@link #readView}, but never fetches and never waits: the view is returned only when the object's size is
-     * already known and the block is in the store's memory ({@link BlockStore#acquireInMemory}). An event loop
-     * calls this first and hands the request to a thread that may wait only when it returns {@code null}. The
-     * hit path allocates nothing.
-     *
-     * @param key      the object key.
-     * @param position the first byte.
-     * @param length   bytes wanted, all in one block.
-     * @return the retained block (the caller releases it), or {@code null} when it cannot be had at once; bad
-     *     ranges are reported by the waiting path, not here.
-     */
-    public BlockRef tryReadView(final String key, final long position, final int length)
-    {
-        final ObjectEntry entry = entryNow(key);
-        final long blockKey = blockKeyNow(entry, key, position, length);
-        if (blockKey < 0)
-        {
-            return null;
-        }
-        final BlockRef ref;
-        try
-        {
-            ref = store.acquireInMemory(blockKey);
-        }
-        catch (final Throwable ex)
-        {
-            metrics.fallback();
-            return null;
-        }
-        if (ref == null)
-        {
-            return null;
-        }
-        if (ref.length() != blockLength(BlockKeys.blockIndex(blockKey), entry.size))
-        {
-            ref.release();
-            metrics.fallback();
-            return null;
-        }
-        metrics.blockRequest();
-        metrics.blockHit();
-        return ref;
-    }
-
-    /**
-     * The packed store key of the block holding {@code [position, position + length)}, when it is known without
-     * waiting; for a caller that looks in a store's slower tiers itself (the L2 server sends SSD-resident blocks
-     * straight from their files). Never fetches, never waits, allocates nothing once the key is known.
-     *
-     * @param key      the object key.
-     * @param position the first byte.
-     * @param length   bytes wanted, at least 1, all in one block.
-     * @return the packed block key ({@link BlockKeys}), or -1 when the object's size is not known yet, the range is
-     *     empty, outside the object or across a block boundary, or the object is not cached (no store, bypassed).
-     */
-    public long blockKeyNow(final String key, final long position, final int length)
-    {
-        return blockKeyNow(entryNow(key), key, position, length);
-    }
-
-    private ObjectEntry entryNow(final String key)
-    {
-        if (key == null)
-        {
-            return null;
-        }
-        try
-        {
-            return directory.entry(key);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            return null;
-        }
-    }
-
-    private long blockKeyNow(final ObjectEntry entry, final String key, final long position, final int length)
-    {
-        if (store == null || entry == null || length <= 0 || position < 0)
-        {
-            return -1;
-        }
-        final long size = entry.size;
-        final long blockIndex = position >>> blockShift;
-        if (size < 0 || position + length > size || ((position + length - 1) >>> blockShift) != blockIndex ||
-            isBypassed(key))
-        {
-            return -1;
-        }
-        return BlockKeys.pack(entry.id, blockIndex);
-    }
-
-    /**
      * Tells the engine an object's size that a trusted record holds (the L2 server's SSD tier stores it with each
      * block), so that reads of the object need no origin HEAD. Objects are write-once, so a recorded size stays
      * right; a size the engine already knows is kept.
@@ -408,20 +340,18 @@ public final class RangeCache implements AutoCloseable
      */
     public long sizeNow(final String key)
     {
-        final ObjectEntry entry = entryNow(key);
-        return entry == null ? -1 : entry.size;
-    }
-
-    /**
-     * The length of a block of an object of the given size: the block size, or less for the object's last block.
-     *
-     * @param blockIndex the block's index.
-     * @param objectSize the object's size.
-     * @return bytes.
-     */
-    public int blockLengthOf(final long blockIndex, final long objectSize)
-    {
-        return blockLength(blockIndex, objectSize);
+        if (key == null)
+        {
+            return -1;
+        }
+        try
+        {
+            return directory.entry(key).size;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            return -1;
+        }
     }
 
     /**
@@ -661,6 +591,12 @@ public final class RangeCache implements AutoCloseable
             }
             final List<RangeRequest> copy = List.copyOf(ranges);
             final boolean bypass = bypassStore || isBypassed(key);
+            if (entry.size < 0 && coldReads && anyBytes(copy))
+            {
+                // One round trip: the answer tells the size; the ranges are checked against it before any copy.
+                slowRead(entry, -1, FetchClass.DEMAND, bypass, copy, future);
+                return future;
+            }
             directory.size(entry).whenComplete((size, error) ->
             {
                 if (error != null)
@@ -728,38 +664,48 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
-     * Streams a range of an object to a handler in order, in windows of {@code streamWindowBlocks} blocks with
-     * {@code streamWindowsInFlight} windows fetched ahead, so memory stays bounded however long the range.
+     * Opens a stream of ranges of an object, handed to {@code sink} chunk by chunk in body order on
+     * {@code executor} (see {@link BlockStream}): the L2 server's response bodies. The object's size must already be
+     * known ({@link #sizeAsync}), so the caller can send its headers first. Nothing happens until
+     * {@link BlockStream#start()}.
      *
-     * @param key         the object key.
-     * @param position    the first byte.
-     * @param length      bytes to stream.
-     * @param bypassStore read from the next tier without touching the store.
-     * @param handler     receives each window; its stage completing lets the buffer be reused.
-     * @return completes when the handler has consumed the last window.
+     * @param key      the object key.
+     * @param starts   the first byte of each range, in body order.
+     * @param lengths  the length of each range (0 allowed).
+     * @param credit   memory the stream may hold ahead of the sink (the response budget).
+     * @param executor where the stream runs and calls the sink (the consumer's event loop).
+     * @param sink     receives the chunks.
+     * @return the stream, not started.
+     * @throws IllegalArgumentException on a bad key, an object whose size is not known yet, or a range outside it.
      */
-    public CompletableFuture<Void> stream(
-        final String key, final long position, final long length, final boolean bypassStore,
-        final ChunkHandler handler)
+    public BlockStream openStream(
+        final String key,
+        final long[] starts,
+        final long[] lengths,
+        final StreamCredit credit,
+        final Executor executor,
+        final StreamSink sink)
     {
-        try
+        if (closed)
         {
-            final ObjectEntry entry = directory.entry(key);
-            if (length < 0)
-            {
-                throw new IllegalArgumentException("negative length " + length + " for '" + key + "'");
-            }
-            return directory.size(entry).thenCompose((size) ->
-            {
-                checkRange(key, position, length, size);
-                return new StreamOperation(this, entry, size, position, length, bypassStore || isBypassed(key), handler)
-                    .start();
-            });
+            throw new IllegalStateException("range cache is closed");
         }
-        catch (final RuntimeException ex)
+        final ObjectEntry entry = directory.entry(key);
+        final long size = entry.size;
+        if (size < 0)
         {
-            return CompletableFuture.failedFuture(ex);
+            throw new IllegalArgumentException("the size of '" + key + "' is not known yet: ask sizeAsync first");
         }
+        if (starts.length != lengths.length)
+        {
+            throw new IllegalArgumentException("starts and lengths differ in length: " + starts.length + " != " +
+                lengths.length);
+        }
+        for (int i = 0; i < starts.length; i++)
+        {
+            checkRange(key, starts[i], lengths[i], size);
+        }
+        return new BlockStream(this, entry, size, starts, lengths, isBypassed(key), credit, executor, sink);
     }
 
     /**
@@ -936,14 +882,22 @@ public final class RangeCache implements AutoCloseable
         return blockShift;
     }
 
-    int windowBlocks()
+    /**
+     * Blocks a read or stream keeps in flight at most: {@code streamWindowsInFlight} windows of
+     * {@code max(streamWindowBlocks, maxCoalescedGetBytes / blockSize)} blocks.
+     */
+    int readAheadBlocks()
     {
-        return windowBlocks;
+        return readAheadBlocks;
     }
 
-    int windowsInFlight()
+    /** A cold read learned the object's size from the origin's answer. */
+    void learnedSize(final ObjectEntry entry, final long size)
     {
-        return windowsInFlight;
+        if (size >= 0 && size <= ObjectDirectory.MAX_OBJECT_SIZE)
+        {
+            directory.remember(entry, size);
+        }
     }
 
     int gapBlocks()
@@ -976,6 +930,43 @@ public final class RangeCache implements AutoCloseable
         }
     }
 
+    /**
+     * Copies a hit out of the store; false on a miss, a store failure or a block of the wrong length (the latter two
+     * counted as fallbacks). After false the destination range may hold anything: the slow path rewrites it.
+     */
+    private boolean copyHit(
+        final long blockKey,
+        final int expectedLength,
+        final int inBlock,
+        final MutableDirectBuffer destination,
+        final int offset,
+        final int length)
+    {
+        if (store == null)
+        {
+            return false;
+        }
+        final int held;
+        try
+        {
+            held = store.read(blockKey, inBlock, destination, offset, length);
+        }
+        catch (final Throwable ex)
+        {
+            metrics.fallback();
+            return false;
+        }
+        if (held == expectedLength)
+        {
+            return true;
+        }
+        if (held >= 0)
+        {
+            metrics.fallback();
+        }
+        return false;
+    }
+
     BlockRef acquire(final long blockKey, final int expectedLength)
     {
         if (store == null)
@@ -992,7 +983,61 @@ public final class RangeCache implements AutoCloseable
             metrics.fallback();
             return null;
         }
-        if (ref != null && ref.length() != expectedLength)
+        return checked(ref, expectedLength);
+    }
+
+    /** The store's memory-resident block, never waiting; store failures and wrong lengths are fallbacks (misses). */
+    BlockRef acquireInMemory(final long blockKey, final int expectedLength)
+    {
+        final BlockRef ref;
+        try
+        {
+            ref = store.acquireInMemory(blockKey);
+        }
+        catch (final Throwable ex)
+        {
+            metrics.fallback();
+            return null;
+        }
+        return checked(ref, expectedLength);
+    }
+
+    /** A block the store keeps in a file, as an open region; store failures are fallbacks (misses). */
+    BlockFile openFile(final long blockKey, final int expectedLength)
+    {
+        try
+        {
+            return store.openFile(blockKey, expectedLength);
+        }
+        catch (final Throwable ex)
+        {
+            metrics.fallback();
+            return null;
+        }
+    }
+
+    /** A load from the store's slower tier, or null for a miss; store failures are fallbacks (misses). */
+    CompletableFuture<Boolean> loadAsync(final long blockKey)
+    {
+        try
+        {
+            return store.loadAsync(blockKey);
+        }
+        catch (final Throwable ex)
+        {
+            metrics.fallback();
+            return null;
+        }
+    }
+
+    /**
+     * A reference of the expected length (any length up to a block when {@code expectedLength} is negative: the
+     * object's size is not known yet), else released and counted as a fallback.
+     */
+    private BlockRef checked(final BlockRef ref, final int expectedLength)
+    {
+        if (ref != null && (expectedLength >= 0 ? ref.length() != expectedLength :
+            ref.length() <= 0 || ref.length() > blockSize))
         {
             ref.release();
             metrics.fallback();
@@ -1025,6 +1070,18 @@ public final class RangeCache implements AutoCloseable
         for (final String prefix : bypassPrefixes)
         {
             if (key.startsWith(prefix))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean anyBytes(final List<RangeRequest> ranges)
+    {
+        for (final RangeRequest range : ranges)
+        {
+            if (range.length() > 0)
             {
                 return true;
             }

@@ -1,10 +1,8 @@
 package dev.offcache.range.engine;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -12,14 +10,23 @@ import org.agrona.MutableDirectBuffer;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.fetch.BlockFetch;
 import dev.offcache.range.fetch.BlockWaiter;
+import dev.offcache.range.fetch.RunAssembler;
 import dev.offcache.range.store.BlockKeys;
 import dev.offcache.range.store.FetchClass;
 
 /**
- * One read on the slow path (some block missing): the blocks it needs, in windows of {@code windowBlocks} with at
- * most {@code windowsInFlight} windows fetching at once, so a large read never holds more than that many blocks
- * in flight. Per window: probe the store per block, join blocks already in flight, own the rest and hand them to
- * the fetcher, which coalesces them into GETs. Each block that arrives is copied into every range that overlaps it.
+ * One read on the slow path (some block missing): the blocks it needs, in block order, at most {@code readAhead}
+ * of them started and not yet done, so a large read never holds more than that many blocks in flight. Per block:
+ * probe the store, join the block's fetch in flight, or own a new fetch; owned blocks go to a {@link RunAssembler},
+ * which cuts them into origin requests only at the coalescing cap and at blocks the read did not own, never at the
+ * read-ahead's edge (a run waits there while other blocks of the read are still in flight, then grows). With
+ * {@code coalesceGapBytes}, a short gap of blocks the read does not want, and nobody holds or fetches, joins the run
+ * before the next owned block, so one GET reads through it ({@link #readThroughGap}). Each block that arrives is
+ * copied into every range that overlaps it.
+ *
+ * <p>A read of an object whose size is not known yet (a cold read through an origin whose answers report sizes)
+ * starts without it: its blocks are asked for whole, the first answer tells the size, and the ranges are checked
+ * against it before anything is copied.
  *
  * <p>Memory: copies go straight from the store's slot or the fetcher's staging buffer into the caller's buffers,
  * guarded so that none happens after the caller gave up ({@link #abandon()}).
@@ -38,16 +45,20 @@ final class ReadOperation implements BlockWaiter
     private final MutableDirectBuffer[] destinations;
     private final int[] destinationOffsets;
     private final long[] blocks;
-    private final int windowBlocks;
-    private final int windowCount;
-    private final AtomicIntegerArray pendingPerWindow;
-    private final AtomicInteger windowsDone = new AtomicInteger();
-    private final AtomicInteger credits;
+    private final int readAhead;
+    private final int gapBlocks;
+    private final boolean gatherSpans;
+    private final boolean[] owned;
+    private final AtomicInteger ownedInFlight = new AtomicInteger();
+    private final AtomicInteger started = new AtomicInteger();
+    private final AtomicInteger done = new AtomicInteger();
     private final AtomicInteger wip = new AtomicInteger();
     private final AtomicInteger copies = new AtomicInteger();
     private final ReadFuture future;
-    private int nextWindow;
+    private RunAssembler runs;
+    private int next;
     private volatile boolean failed;
+    private volatile boolean rangesChecked;
 
     ReadOperation(
         final RangeCache cache,
@@ -78,14 +89,11 @@ final class ReadOperation implements BlockWaiter
             destinationOffsets[i] = range.destinationOffset();
         }
         blocks = blocksOf(positions, lengths, cache.blockShift());
-        windowBlocks = cache.windowBlocks();
-        windowCount = Math.max(1, (blocks.length + windowBlocks - 1) / windowBlocks);
-        pendingPerWindow = new AtomicIntegerArray(windowCount);
-        for (int w = 0; w < windowCount; w++)
-        {
-            pendingPerWindow.set(w, Math.min(windowBlocks, blocks.length - w * windowBlocks));
-        }
-        credits = new AtomicInteger(cache.windowsInFlight());
+        owned = new boolean[blocks.length];
+        readAhead = cache.readAheadBlocks();
+        gapBlocks = bypass ? 0 : cache.gapBlocks();
+        gatherSpans = n > 1;
+        rangesChecked = objectSize >= 0;
     }
 
     ReadFuture future()
@@ -101,7 +109,10 @@ final class ReadOperation implements BlockWaiter
         }
         if (blocks.length == 0)
         {
-            future.succeed();
+            if (checkRanges())
+            {
+                future.succeed();
+            }
         }
         else
         {
@@ -113,24 +124,46 @@ final class ReadOperation implements BlockWaiter
     @Override
     public void onBlock(final long blockIndex, final DirectBuffer source, final int offset, final int length)
     {
-        if (beginCopy())
+        if (ownedDone(blockIndex))
+        {
+            return;
+        }
+        if (checkRanges() && beginCopy())
         {
             try
             {
-                copyBlock(blockIndex, source, offset);
+                copyBlock(blockIndex, source, offset, length);
             }
             finally
             {
                 copies.decrementAndGet();
             }
         }
-        blockDone(Arrays.binarySearch(blocks, blockIndex));
+        blockDone();
     }
 
     @Override
     public void onBlockFailed(final long blockIndex, final Throwable cause)
     {
-        fail(cause);
+        if (!ownedDone(blockIndex))
+        {
+            fail(cause);
+        }
+    }
+
+    /**
+     * Counts an owned block's request as no longer in flight.
+     *
+     * @return whether the block was a gap block read through, which the read does not want.
+     */
+    private boolean ownedDone(final long blockIndex)
+    {
+        final int slot = Arrays.binarySearch(blocks, blockIndex);
+        if (slot < 0 || owned[slot])
+        {
+            ownedInFlight.decrementAndGet();
+        }
+        return slot < 0;
     }
 
     /**
@@ -172,21 +205,49 @@ final class ReadOperation implements BlockWaiter
         future.fail(cause);
     }
 
-    private void blockDone(final int blockSlot)
+    private void blockDone()
     {
-        final int window = blockSlot / windowBlocks;
-        if (pendingPerWindow.decrementAndGet(window) == 0)
+        if (done.incrementAndGet() == blocks.length)
         {
-            if (windowsDone.incrementAndGet() == windowCount)
+            if (checkRanges())
             {
                 future.succeed();
             }
-            else
+        }
+        else
+        {
+            drain();
+        }
+    }
+
+    /**
+     * For a read that started without the object's size: once the size is known, checks every range against it
+     * (once). A range past the end fails the read before anything more is copied.
+     *
+     * @return false when the read failed on its ranges.
+     */
+    private boolean checkRanges()
+    {
+        if (rangesChecked)
+        {
+            return !failed;
+        }
+        final long size = entry.size;
+        if (size < 0)
+        {
+            return !failed;
+        }
+        rangesChecked = true;
+        for (int i = 0; i < positions.length; i++)
+        {
+            if (positions[i] + lengths[i] > size)
             {
-                credits.incrementAndGet();
-                drain();
+                fail(new IllegalArgumentException("range [" + positions[i] + ", " + (positions[i] + lengths[i]) +
+                    ") is past the end of '" + entry.key + "' (" + size + " bytes)"));
+                return false;
             }
         }
+        return !failed;
     }
 
     private void drain()
@@ -198,13 +259,40 @@ final class ReadOperation implements BlockWaiter
         int missed = 1;
         do
         {
-            while (!failed && !future.isDone() && nextWindow < windowCount && credits.get() > 0)
+            while (!failed && !future.isDone() && next < blocks.length && started.get() - done.get() < readAhead)
             {
-                credits.decrementAndGet();
-                final int window = nextWindow++;
+                final int slot = next++;
+                started.incrementAndGet();
                 try
                 {
-                    startWindow(window);
+                    final BlockFetch mine = resolve(blocks[slot]);
+                    if (mine != null)
+                    {
+                        // marked before the run can be sent, so its completion always finds the mark
+                        owned[slot] = true;
+                        final RunAssembler assembler = runs();
+                        if (gapBlocks > 0 && slot > 0)
+                        {
+                            readThroughGap(assembler, blocks[slot - 1] + 1, blocks[slot]);
+                        }
+                        ownedInFlight.addAndGet(assembler.add(mine));
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    fail(ex);
+                }
+            }
+            final RunAssembler open = runs;
+            // Keep a run open at the read-ahead's edge only while a run this read sent is in flight: it completes,
+            // makes room, and the open run grows. Anything else (the last block, a failure, only joined blocks
+            // pending) closes it, so no block waits for a request that would never be sent.
+            if (open != null && open.openBlocks() > 0 && (next == blocks.length || failed || future.isDone() ||
+                ownedInFlight.get() == 0))
+            {
+                try
+                {
+                    ownedInFlight.addAndGet(open.submit());
                 }
                 catch (final Throwable ex)
                 {
@@ -216,100 +304,73 @@ final class ReadOperation implements BlockWaiter
         while (missed != 0);
     }
 
-    private void startWindow(final int window)
-    {
-        final int from = window * windowBlocks;
-        final int to = Math.min(blocks.length, from + windowBlocks);
-        List<BlockFetch> owned = null;
-        for (int i = from; i < to; i++)
-        {
-            final BlockFetch fetch = resolve(blocks[i], i);
-            if (fetch != null)
-            {
-                if (owned == null)
-                {
-                    owned = new ArrayList<>(to - i);
-                }
-                owned.add(fetch);
-            }
-        }
-        if (owned != null)
-        {
-            cache.fetcher().fetch(entry.key, objectSize,
-                bypass || cache.gapBlocks() == 0 || owned.size() < 2 ? owned : throughGaps(owned));
-        }
-    }
-
     /**
-     * The owned fetches plus, between two of them that no other wanted block separates, the gap's blocks when the
-     * gap is at most {@code gapBlocks} long and none of its blocks is held or in flight: one GET then reads the gap
-     * instead of a second GET being sent. Gap blocks have no waiter (nothing is copied from them); they are stored
-     * like any fetched block, and a reader that wants one later joins or hits it.
+     * Gap read-through ({@code coalesceGapBytes}): when the open run ends right before a gap of at most
+     * {@code gapBlocks} blocks this read does not want, and the gap plus the next owned block still fit the run, the
+     * gap's blocks join the run so one GET reads through them instead of a second GET being sent for the next block.
+     * Only when none of them is held or in flight (reading one again would cost bytes and save nothing). Gap blocks
+     * are stored like any fetched block; this read waits on them only to count its requests in flight (nothing is
+     * copied from them, see {@link #onBlock}). A gap where runs already jump over blocks (one request carries several
+     * spans) or where the run would reach the cap first is left alone: no GET would be saved.
+     *
+     * @param assembler the read's runs.
+     * @param from      the first block after the previous wanted block.
+     * @param to        the owned block about to be added.
      */
-    private List<BlockFetch> throughGaps(final List<BlockFetch> owned)
+    private void readThroughGap(final RunAssembler assembler, final long from, final long to)
     {
-        List<BlockFetch> filled = null;
-        for (int i = 1; i < owned.size(); i++)
+        final long gap = to - from;
+        if (gap <= 0 || gap > gapBlocks || assembler.openEnd() != from || gap >= assembler.room() ||
+            assembler.gathersSpans())
         {
-            final long from = owned.get(i - 1).blockIndex() + 1;
-            final long to = owned.get(i).blockIndex();
-            if (to > from && to - from <= cache.gapBlocks() && gapIsFree(from, to))
-            {
-                if (filled == null)
-                {
-                    filled = new ArrayList<>(owned.subList(0, i));
-                }
-                for (long b = from; b < to; b++)
-                {
-                    final BlockFetch gap = new BlockFetch(BlockKeys.pack(entry.id, b), b,
-                        cache.blockLength(b, objectSize), fetchClass, true);
-                    // Another read may claim a gap block between the check and here: the run then splits there.
-                    if (cache.fetcher().tryOwn(gap) == null)
-                    {
-                        filled.add(gap);
-                    }
-                }
-            }
-            if (filled != null)
-            {
-                filled.add(owned.get(i));
-            }
-        }
-        return filled == null ? owned : filled;
-    }
-
-    /** Whether no block in [from, to) is wanted by this read, held, or being fetched. */
-    private boolean gapIsFree(final long from, final long to)
-    {
-        final int at = Arrays.binarySearch(blocks, from);
-        final int insertion = at >= 0 ? at : -at - 1;
-        if (insertion < blocks.length && blocks[insertion] < to)
-        {
-            return false;
+            return;
         }
         for (long b = from; b < to; b++)
         {
             final long blockKey = BlockKeys.pack(entry.id, b);
             if (cache.contains(blockKey) || cache.fetcher().inFlight(blockKey) != null)
             {
-                return false;
+                return;
             }
         }
-        return true;
+        for (long b = from; b < to; b++)
+        {
+            // a gap block is never an object's last block: a full block, whether the size is known or not
+            final BlockFetch fetch = new BlockFetch(BlockKeys.pack(entry.id, b), b, cache.blockSize(), fetchClass,
+                true);
+            fetch.join(this);
+            if (cache.fetcher().tryOwn(fetch) != null)
+            {
+                // another read claimed it since the check: the run ends here and the next block starts a new one
+                return;
+            }
+            ownedInFlight.addAndGet(assembler.add(fetch));
+        }
+    }
+
+    private RunAssembler runs()
+    {
+        if (runs == null)
+        {
+            runs = cache.fetcher().assembler(entry.key, objectSize,
+                objectSize < 0 ? (size) -> cache.learnedSize(entry, size) : null, gatherSpans);
+        }
+        return runs;
     }
 
     /**
      * Serves a block from the store, joins its fetch in flight, or owns a new fetch (returned).
      */
-    private BlockFetch resolve(final long blockIndex, final int blockSlot)
+    private BlockFetch resolve(final long blockIndex)
     {
         final long blockKey = BlockKeys.pack(entry.id, blockIndex);
-        final int blockLength = cache.blockLength(blockIndex, objectSize);
+        // -1: the object's size is not known yet; a cached block is then taken at whatever length it has
+        final int blockLength = objectSize < 0 ? -1 : cache.blockLength(blockIndex, objectSize);
         cache.metrics().blockRequest();
         boolean counted = false;
         while (true)
         {
-            if (!bypass && serveFromStore(blockKey, blockIndex, blockLength, blockSlot, !counted))
+            if (!bypass && serveFromStore(blockKey, blockIndex, blockLength, !counted))
             {
                 return null;
             }
@@ -328,7 +389,8 @@ final class ReadOperation implements BlockWaiter
                 cache.fetcher().forget(existing);
                 continue;
             }
-            final BlockFetch fetch = new BlockFetch(blockKey, blockIndex, blockLength, fetchClass, !bypass);
+            final BlockFetch fetch = new BlockFetch(blockKey, blockIndex,
+                blockLength < 0 ? cache.blockSize() : blockLength, fetchClass, !bypass);
             fetch.join(this);
             if (cache.fetcher().tryOwn(fetch) != null)
             {
@@ -342,7 +404,7 @@ final class ReadOperation implements BlockWaiter
                 {
                     try
                     {
-                        fetch.complete(ref.buffer(), 0);
+                        fetch.complete(ref.buffer(), 0, ref.length());
                     }
                     finally
                     {
@@ -357,7 +419,7 @@ final class ReadOperation implements BlockWaiter
     }
 
     private boolean serveFromStore(
-        final long blockKey, final long blockIndex, final int blockLength, final int blockSlot, final boolean count)
+        final long blockKey, final long blockIndex, final int blockLength, final boolean count)
     {
         if (fetchClass == FetchClass.PREFETCH)
         {
@@ -370,7 +432,7 @@ final class ReadOperation implements BlockWaiter
             {
                 cache.metrics().blockHit();
             }
-            blockDone(blockSlot);
+            blockDone();
             return true;
         }
         final BlockRef ref = cache.acquire(blockKey, blockLength);
@@ -380,11 +442,11 @@ final class ReadOperation implements BlockWaiter
         }
         try
         {
-            if (beginCopy())
+            if (checkRanges() && beginCopy())
             {
                 try
                 {
-                    copyBlock(blockIndex, ref.buffer(), 0);
+                    copyBlock(blockIndex, ref.buffer(), 0, ref.length());
                 }
                 finally
                 {
@@ -400,14 +462,14 @@ final class ReadOperation implements BlockWaiter
         {
             cache.metrics().blockHit();
         }
-        blockDone(blockSlot);
+        blockDone();
         return true;
     }
 
-    private void copyBlock(final long blockIndex, final DirectBuffer source, final int offset)
+    private void copyBlock(final long blockIndex, final DirectBuffer source, final int offset, final int length)
     {
         final long blockStart = blockIndex << cache.blockShift();
-        final long blockEnd = Math.min(objectSize, blockStart + cache.blockSize());
+        final long blockEnd = blockStart + length;
         for (int i = 0; i < positions.length; i++)
         {
             final MutableDirectBuffer destination = destinations[i];

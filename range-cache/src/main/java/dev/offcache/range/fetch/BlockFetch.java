@@ -20,12 +20,19 @@ public final class BlockFetch
 
     final long blockKey;
     final long blockIndex;
+    /** The expected length; see {@link #expectedLength()}. */
     final int length;
     final boolean admit;
     /** Whether a demand read waits for this block; written under the budget lock once a run exists. */
     volatile boolean demand;
-    /** The run carrying this block; set under the budget lock. */
-    FetchRun run;
+    /** The run carrying this block; set under the budget lock, read without it only to tell "not sent yet". */
+    volatile FetchRun run;
+    /**
+     * Asks the owner to send the run this block waits in, when the owner keeps runs open (a stream at its look-ahead's
+     * edge); null otherwise. A reader that joins a block not sent yet calls it, so it never waits on a stranger's
+     * open run.
+     */
+    private volatile Runnable sendRequest;
 
     private final List<BlockWaiter> waiters = new ArrayList<>(2);
     private int state = PENDING;
@@ -70,6 +77,23 @@ public final class BlockFetch
     }
 
     /**
+     * Tells the fetch who to ask to send its run early (see {@link BlockFetcher#join}); set by an owner that may keep
+     * the run open.
+     *
+     * @param request asks the owner to submit its open run now; runs quickly on the joiner's thread.
+     */
+    public void sendRequest(final Runnable request)
+    {
+        this.sendRequest = request;
+    }
+
+    /** The owner's send request when the block's run has not been sent yet, else null. */
+    Runnable pendingSendRequest()
+    {
+        return run == null ? sendRequest : null;
+    }
+
+    /**
      * Returns whether a demand read waits for it.
      *
      * @return whether a demand read waits for it.
@@ -96,12 +120,25 @@ public final class BlockFetch
     }
 
     /**
+     * Returns the length expected when the fetch began: the block's length, or the block size when the object's size
+     * was not known yet (the fetched length may then be shorter, for the object's last block).
+     *
+     * @return bytes.
+     */
+    public int expectedLength()
+    {
+        return length;
+    }
+
+    /**
      * Hands the block to every waiter, then forgets them.
      *
      * @param source the bytes.
      * @param offset where the block starts.
+     * @param length the block's length (shorter than {@link #expectedLength()} only for the last block of an object
+     *               whose size was learned by this fetch).
      */
-    public void complete(final DirectBuffer source, final int offset)
+    public void complete(final DirectBuffer source, final int offset, final int length)
     {
         final BlockWaiter[] toWake = finish();
         for (final BlockWaiter waiter : toWake)

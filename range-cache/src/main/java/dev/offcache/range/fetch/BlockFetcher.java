@@ -1,6 +1,6 @@
 package dev.offcache.range.fetch;
 
-import java.util.List;
+import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -20,9 +21,10 @@ import dev.offcache.range.store.BlockStore;
 import dev.offcache.range.store.FetchClass;
 
 /**
- * Fetches missing blocks from the origin: keeps the in-flight blocks (single flight), turns the blocks a read owns
- * into runs of at most {@code maxRunBlocks} contiguous blocks, one GET each, under the {@link FetchBudget}, and on
- * completion offers each block to the store and hands it to its waiters.
+ * Fetches missing blocks from the origin: keeps the in-flight blocks (single flight), runs the requests that the
+ * reads' {@link RunAssembler}s close (at most {@code maxRunBlocks} blocks each, one GET, or one vectored read for an
+ * origin that reads several ranges at once) under the {@link FetchBudget}, and on completion offers each block to
+ * the store and hands it to its waiters.
  *
  * <p>A fetch is detached from the reads that started it: a reader that gives up only stops listening. A failed,
  * short or timed-out GET fails every waiter of its blocks with the same error and stores nothing.
@@ -141,7 +143,8 @@ public final class BlockFetcher implements AutoCloseable
     }
 
     /**
-     * Joins a demand reader to a block in flight, promoting its run if it is prefetch.
+     * Joins a demand reader to a block in flight, promoting its run if it is prefetch, and asking its owner to send
+     * the run at once if the owner is still growing it.
      *
      * @param fetch  the fetch.
      * @param waiter the reader.
@@ -159,33 +162,54 @@ public final class BlockFetcher implements AutoCloseable
         {
             budget.promote(fetch);
         }
+        final Runnable sendRequest = fetch.pendingSendRequest();
+        if (sendRequest != null)
+        {
+            // the block waits in its owner's open run: ask the owner to send it now rather than wait for it to grow
+            sendRequest.run();
+        }
         return true;
     }
 
     /**
-     * Starts owned blocks: splits them into runs of contiguous blocks (sorted by block index), each at most
-     * {@code maxRunBlocks}, and submits each to the budget.
+     * A run builder for one read's owned blocks (see {@link RunAssembler}).
      *
-     * @param key        the object key.
-     * @param objectSize the object's size.
-     * @param owned      owned fetches, sorted by block index.
+     * @param key          the object key.
+     * @param objectSize   the object's size, or -1 when not known yet (a cold read: whole blocks are asked for).
+     * @param sizeListener told the size a cold run learns, before its blocks complete; may be null.
+     * @param gatherSpans  whether one request may carry several ranges (only when the origin reads them together).
+     * @return a new assembler, owned by the caller.
      */
-    public void fetch(final String key, final long objectSize, final List<BlockFetch> owned)
+    public RunAssembler assembler(
+        final String key, final long objectSize, final LongConsumer sizeListener, final boolean gatherSpans)
     {
-        int start = 0;
-        final int n = owned.size();
-        while (start < n)
-        {
-            int end = start + 1;
-            while (end < n && end - start < maxRunBlocks &&
-                owned.get(end).blockIndex == owned.get(end - 1).blockIndex + 1)
-            {
-                end++;
-            }
-            final BlockFetch[] blocks = owned.subList(start, end).toArray(new BlockFetch[0]);
-            budget.submit(new FetchRun(key, blockSize, blocks, objectSize));
-            start = end;
-        }
+        return new RunAssembler(this, key, objectSize, sizeListener, gatherSpans && origin.readsVectored(),
+            maxRunBlocks);
+    }
+
+    /**
+     * Returns the most blocks one origin request carries ({@code maxCoalescedGetBytes / blockSize}).
+     *
+     * @return at least 1.
+     */
+    public int maxRunBlocks()
+    {
+        return maxRunBlocks;
+    }
+
+    int blockSize()
+    {
+        return blockSize;
+    }
+
+    /**
+     * Submits a closed run to the budget: it starts at once if a permit is free, else queues.
+     *
+     * @param run the run.
+     */
+    void submit(final FetchRun run)
+    {
+        budget.submit(run);
     }
 
     /**
@@ -216,16 +240,16 @@ public final class BlockFetcher implements AutoCloseable
         final FetchClass startClass = budget.classOf(run);
         final long startNs = System.nanoTime();
         metrics.originGetStarted(startClass, run.blocks.length);
-        CompletableFuture<Integer> io;
+        CompletableFuture<int[]> io;
         try
         {
-            io = origin.read(run.key, run.offset, buffer.target(run.length), startClass);
+            io = request(run, buffer, startClass);
         }
         catch (final Throwable ex)
         {
             io = CompletableFuture.failedFuture(ex);
         }
-        final CompletableFuture<Integer> request = io;
+        final CompletableFuture<int[]> request = io;
         final ScheduledFuture<?> deadline = timer.schedule(
             () -> onTimeout(run, startNs), timeoutNs, TimeUnit.NANOSECONDS);
         request.whenComplete((bytes, error) ->
@@ -240,6 +264,26 @@ public final class BlockFetcher implements AutoCloseable
                 staging.release(buffer);
             }
         });
+    }
+
+    /** One origin request for the run: a GET of its one span, or one vectored read of all its spans. */
+    private CompletableFuture<int[]> request(
+        final FetchRun run, final StagingPool.Staging buffer, final FetchClass startClass)
+    {
+        final int spans = run.spanCount();
+        if (spans == 1)
+        {
+            return origin.read(run.key, run.offset, buffer.target(run.length), startClass, run)
+                .thenApply((bytes) -> new int[] {bytes == null ? 0 : bytes});
+        }
+        final ByteBuffer[] targets = new ByteBuffer[spans];
+        int at = 0;
+        for (int i = 0; i < spans; i++)
+        {
+            targets[i] = buffer.target(at, run.spanLengths[i]);
+            at += run.spanLengths[i];
+        }
+        return origin.readVectored(run.key, run.spanOffsets.clone(), targets, startClass, run);
     }
 
     private void onTimeout(final FetchRun run, final long startNs)
@@ -260,7 +304,7 @@ public final class BlockFetcher implements AutoCloseable
     private void onGetDone(
         final FetchRun run,
         final StagingPool.Staging buffer,
-        final Integer bytes,
+        final int[] bytes,
         final Throwable error,
         final long startNs)
     {
@@ -270,34 +314,104 @@ public final class BlockFetcher implements AutoCloseable
         }
         budget.release(run);
         final FetchClass fetchClass = budget.classOf(run);
-        final int received = bytes == null ? 0 : bytes;
+        final int spans = run.spanCount();
+        long received = 0;
+        if (bytes != null)
+        {
+            for (final int n : bytes)
+            {
+                received += n;
+            }
+        }
         metrics.originGetEnded(fetchClass, received, System.nanoTime() - startNs);
-        if (error != null || received != run.length)
+        if (error != null || bytes == null || bytes.length != spans)
         {
             metrics.originError();
             failRun(run, error != null ? unwrap(error, run) :
-                new ShortReadException(run.key, run.offset, run.length, received));
+                new OriginException("vectored read of '" + run.key + "' answered " +
+                    (bytes == null ? "nothing" : bytes.length + " of " + spans + " ranges")));
             return;
         }
-        final UnsafeBuffer view = buffer.view();
-        for (int i = 0; i < run.blocks.length; i++)
+        final long size = run.objectSize >= 0 ? run.objectSize : learnedSize(run, bytes);
+        for (int i = 0; i < spans; i++)
         {
-            final BlockFetch block = run.blocks[i];
-            final int offset = i * blockSize;
-            if (block.admit && store != null)
+            final int expected = size < 0 ? run.spanLengths[i] :
+                (int) Math.max(0, Math.min(run.spanLengths[i], size - run.spanOffsets[i]));
+            if (bytes[i] != expected && !(size < 0 && bytes[i] == 0))
             {
-                offer(block, view, offset, fetchClass);
+                metrics.originError();
+                failRun(run, new ShortReadException(run.key, run.spanOffsets[i], expected, bytes[i]));
+                return;
             }
-            block.complete(view, offset);
-            forget(block);
+        }
+        if (run.objectSize < 0 && size >= 0 && run.sizeListener != null)
+        {
+            run.sizeListener.accept(size);
+        }
+        final UnsafeBuffer view = buffer.view();
+        int at = 0;
+        for (int span = 0; span < spans; span++)
+        {
+            final int first = run.spanFirst[span];
+            final int last = span + 1 < spans ? run.spanFirst[span + 1] : run.blocks.length;
+            for (int i = first; i < last; i++)
+            {
+                final BlockFetch block = run.blocks[i];
+                final long blockStart = block.blockIndex * (long) blockSize;
+                final int blockLength = size >= 0 ? (int) Math.max(0, Math.min(blockSize, size - blockStart)) :
+                    (bytes[span] == 0 ? 0 : blockSize);
+                final int offset = at + (i - first) * blockSize;
+                if (blockLength == 0)
+                {
+                    block.fail(new IllegalArgumentException("block " + block.blockIndex + " of '" + run.key +
+                        "' lies past the end of the object" + (size >= 0 ? " (" + size + " bytes)" : "")));
+                }
+                else
+                {
+                    if (block.admit && store != null)
+                    {
+                        offer(block, view, offset, blockLength, fetchClass);
+                    }
+                    block.complete(view, offset, blockLength);
+                }
+                forget(block);
+            }
+            at += run.spanLengths[span];
         }
     }
 
-    private void offer(final BlockFetch block, final UnsafeBuffer view, final int offset, final FetchClass fetchClass)
+    /**
+     * The size a run of an object of unknown size learned: the one its answer reported, else where a short span
+     * ended (a read is short only where the object ends), else unknown (-1: every span came back whole, so every
+     * block is whole too).
+     */
+    private static long learnedSize(final FetchRun run, final int[] bytes)
+    {
+        final long reported = run.reportedSize();
+        if (reported >= 0)
+        {
+            return reported;
+        }
+        for (int i = 0; i < bytes.length; i++)
+        {
+            if (bytes[i] > 0 && bytes[i] < run.spanLengths[i])
+            {
+                return run.spanOffsets[i] + bytes[i];
+            }
+        }
+        return -1;
+    }
+
+    private void offer(
+        final BlockFetch block,
+        final UnsafeBuffer view,
+        final int offset,
+        final int length,
+        final FetchClass fetchClass)
     {
         try
         {
-            metrics.storePut(store.put(block.blockKey, view, offset, block.length, fetchClass));
+            metrics.storePut(store.put(block.blockKey, view, offset, length, fetchClass));
         }
         catch (final Throwable ex)
         {

@@ -1,36 +1,98 @@
 package dev.offcache.range.fetch;
 
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongConsumer;
 
 import dev.offcache.range.store.FetchClass;
 
 /**
- * Contiguous missing blocks of one object fetched by one origin GET. Its class is demand when any block has a
- * demand waiter; it can be promoted while queued or running.
+ * Missing blocks of one object fetched by one origin request: usually one span of contiguous blocks (one GET), or,
+ * for an origin that reads several ranges in one request ({@link dev.offcache.range.origin.ObjectStore#readsVectored}),
+ * several spans. At most {@code maxCoalescedGetBytes} in total, so it fits one staging buffer. Its class is demand
+ * when any block has a demand waiter; it can be promoted while queued or running.
+ *
+ * <p>A run of an object whose size is not known yet (a cold read through an origin whose answers report sizes) asks
+ * for whole blocks; the answer says where the object ends ({@link #accept(long)}, or a short read), and the blocks
+ * are cut to it. The run is its own size sink, so a GET allocates nothing for it.
  */
-public final class FetchRun
+public final class FetchRun implements LongConsumer
 {
     final String key;
     final long offset;
     final int length;
     final BlockFetch[] blocks;
     final int blockSize;
+    final long objectSize;
+    final LongConsumer sizeListener;
+    /** Per span: the index in {@link #blocks} of its first block, its object offset and requested length. */
+    final int[] spanFirst;
+    final long[] spanOffsets;
+    final int[] spanLengths;
     /** Guarded by the budget lock. */
     FetchClass fetchClass;
     /** Guarded by the budget lock: whether it counts against the prefetch permits. */
     boolean holdsPrefetchPermit;
     /** Guarded by the budget lock. */
     boolean queued;
+    private volatile long reportedSize = -1;
     private final AtomicBoolean finished = new AtomicBoolean();
 
     FetchRun(final String key, final int blockSize, final BlockFetch[] blocks, final long objectSize)
     {
+        this(key, blockSize, blocks, objectSize, null);
+    }
+
+    /**
+     * A run over blocks sorted by index; contiguous blocks form one span.
+     *
+     * @param key          the object key.
+     * @param blockSize    bytes per block.
+     * @param blocks       the blocks, sorted by index, no duplicates.
+     * @param objectSize   the object's size, or -1 when not known yet (whole blocks are asked for).
+     * @param sizeListener told the size a run of unknown size learned, before any block completes; may be null.
+     */
+    FetchRun(
+        final String key, final int blockSize, final BlockFetch[] blocks, final long objectSize,
+        final LongConsumer sizeListener)
+    {
         this.key = key;
         this.blockSize = blockSize;
         this.blocks = blocks;
-        this.offset = blocks[0].blockIndex * (long) blockSize;
-        final long end = Math.min(objectSize, (blocks[blocks.length - 1].blockIndex + 1) * (long) blockSize);
-        this.length = (int) (end - offset);
+        this.objectSize = objectSize;
+        this.sizeListener = sizeListener;
+        int spans = 1;
+        for (int i = 1; i < blocks.length; i++)
+        {
+            if (blocks[i].blockIndex != blocks[i - 1].blockIndex + 1)
+            {
+                spans++;
+            }
+        }
+        spanFirst = new int[spans];
+        spanOffsets = new long[spans];
+        spanLengths = new int[spans];
+        int span = 0;
+        long total = 0;
+        for (int i = 0; i < blocks.length; i++)
+        {
+            final boolean starts = i == 0 || blocks[i].blockIndex != blocks[i - 1].blockIndex + 1;
+            if (starts)
+            {
+                if (i > 0)
+                {
+                    span++;
+                }
+                spanFirst[span] = i;
+                spanOffsets[span] = blocks[i].blockIndex * (long) blockSize;
+            }
+            final long blockStart = blocks[i].blockIndex * (long) blockSize;
+            final long blockEnd = objectSize < 0 ? blockStart + blockSize :
+                Math.min(objectSize, blockStart + blockSize);
+            spanLengths[span] += (int) (blockEnd - blockStart);
+            total += blockEnd - blockStart;
+        }
+        this.offset = spanOffsets[0];
+        this.length = (int) total;
     }
 
     /**
@@ -54,9 +116,9 @@ public final class FetchRun
     }
 
     /**
-     * Returns the bytes fetched.
+     * Returns the bytes asked for (all spans).
      *
-     * @return the bytes fetched.
+     * @return the bytes asked for.
      */
     public int length()
     {
@@ -71,6 +133,32 @@ public final class FetchRun
     public int blockCount()
     {
         return blocks.length;
+    }
+
+    /**
+     * Returns the spans (ranges of contiguous blocks) asked for in the one request.
+     *
+     * @return at least 1.
+     */
+    public int spanCount()
+    {
+        return spanFirst.length;
+    }
+
+    /**
+     * The origin's report of the object's size (an answer's {@code Content-Range}).
+     *
+     * @param size the object's size in bytes.
+     */
+    @Override
+    public void accept(final long size)
+    {
+        reportedSize = size;
+    }
+
+    long reportedSize()
+    {
+        return reportedSize;
     }
 
     boolean finish()

@@ -48,6 +48,18 @@ public final class StagingPool implements AutoCloseable
         }
 
         /**
+         * A fresh NIO view of {@code length} bytes from {@code offset}, for one range of a vectored read.
+         *
+         * @param offset where the range lands in the buffer.
+         * @param length bytes wanted.
+         * @return a buffer positioned at {@code offset} with limit {@code offset + length}.
+         */
+        public ByteBuffer target(final int offset, final int length)
+        {
+            return byteBuffer.duplicate().clear().limit(offset + length).position(offset);
+        }
+
+        /**
          * Returns the buffer as an Agrona view.
          *
          * @return the buffer as an Agrona view.

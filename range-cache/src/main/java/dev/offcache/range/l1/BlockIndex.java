@@ -21,21 +21,24 @@ import dev.offcache.core.slab.BlockRef;
 final class BlockIndex
 {
     /**
-     * One resident block: its key and the owner's reference. Immutable.
+     * One resident block: its key, its length and the owner's reference. Immutable, so a reader copying without a
+     * reference takes the length from here rather than from the handle.
      */
     static final class Entry
     {
         final long key;
+        final int length;
         final BlockRef ref;
 
-        Entry(final long key, final BlockRef ref)
+        Entry(final long key, final int length, final BlockRef ref)
         {
             this.key = key;
+            this.length = length;
             this.ref = ref;
         }
     }
 
-    private static final Entry TOMBSTONE = new Entry(-1, null);
+    private static final Entry TOMBSTONE = new Entry(-1, 0, null);
     private static final VarHandle CELLS = MethodHandles.arrayElementVarHandle(Entry[].class);
 
     private volatile Entry[] table;

@@ -17,7 +17,17 @@ final class ContentRange
     static long expectedLength(
         final String contentRange, final String contentLength, final long offset, final int length)
     {
-        if (contentRange == null || contentLength == null || !contentRange.startsWith("bytes "))
+        final long bytes = contentLength == null ? -1 : rangeLength(contentRange, offset, length);
+        return bytes >= 0 && parseLength(contentLength) == bytes ? bytes : -1;
+    }
+
+    /**
+     * The number of range bytes a 206 answer's {@code Content-Range: bytes S-E/T} announces, or -1 when it is missing
+     * or disagrees with the request (as {@link #expectedLength}, without looking at {@code Content-Length}).
+     */
+    static long rangeLength(final String contentRange, final long offset, final int length)
+    {
+        if (contentRange == null || !contentRange.startsWith("bytes "))
         {
             return -1;
         }
@@ -40,8 +50,21 @@ final class ContentRange
         {
             return -1;
         }
-        final long bytes = end - start + 1;
-        return parseLength(contentLength) == bytes ? bytes : -1;
+        return end - start + 1;
+    }
+
+    /**
+     * The complete length of a {@code Content-Range} value ({@code bytes S-E/T} or {@code bytes * /T}), or -1 when
+     * it is missing, unknown ({@code *}) or malformed.
+     */
+    static long total(final String contentRange)
+    {
+        if (contentRange == null || !contentRange.startsWith("bytes "))
+        {
+            return -1;
+        }
+        final int slash = contentRange.indexOf('/', 6);
+        return slash < 0 ? -1 : parse(contentRange, slash + 1, contentRange.length());
     }
 
     /**

@@ -10,13 +10,21 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
 
 /**
  * One request to the L2 server and its response, from connection to the last body byte. Every method after
  * {@link #start()} runs on the connection's event loop, so the state needs no synchronisation; the exchange
  * finishes exactly once, either by {@link #succeed()} (the connection may be reused) or by {@link #fail} (the
  * connection is closed and the subclass falls back to the origin).
+ *
+ * <p>Requests ask for interim responses ({@code Offcache-Interim: 102}): while the server looks up the object's size
+ * at a slow origin it answers {@code 102 Processing} (first within 150 ms, then every second). An interim response
+ * ends the header deadline (the server is alive); from then on the stall timeout bounds the wait for the final
+ * headers. The breaker is told a call's outcome once, when the call ends: a complete answer or an error answer is an
+ * answer, a call that ended unresponsive (no headers, a stall after them, the read deadline) is not.
  */
 abstract class Exchange
 {
@@ -25,10 +33,15 @@ abstract class Exchange
     Channel channel;
     boolean done;
     boolean headersSeen;
+    private boolean interimSeen;
+    private boolean interimEndPending;
+    private boolean stallArmed;
     boolean keepAlive;
     private boolean reusedConnection;
     private boolean retried;
     private long lastProgressNs;
+    private long startNs;
+    private ScheduledFuture<?> deadline;
 
     Exchange(final L2Origin client, final CircuitBreaker.Admission admission)
     {
@@ -52,6 +65,22 @@ abstract class Exchange
     long headerDeadlineNs()
     {
         return client.abandonTimeoutNs();
+    }
+
+    /** The most body bytes the answer may carry, for the read's overall deadline. */
+    long bodyBytes()
+    {
+        return 0;
+    }
+
+    /**
+     * How long the whole exchange may take, from its start to its last body byte: the header deadline, one stall
+     * timeout, and the body at the minimum read rate. A server that trickles bytes (or interim responses) just
+     * inside the stall timeout is given up on at this deadline and the read completes from the origin.
+     */
+    final long readDeadlineNs()
+    {
+        return headerDeadlineNs() + client.stallTimeoutNs() + client.transferNs(bodyBytes());
     }
 
     /** Starts on a pooled connection when one is idle, otherwise on a new one. */
@@ -119,13 +148,41 @@ abstract class Exchange
 
     private void armHeaderDeadline(final EventLoop loop)
     {
-        loop.schedule(() ->
+        startNs = System.nanoTime();
+        deadline = loop.schedule(() -> onDeadline(loop), headerDeadlineNs(), TimeUnit.NANOSECONDS);
+    }
+
+    /** The header deadline, then (once the server answered something) the overall deadline: one timer at a time. */
+    private void onDeadline(final EventLoop loop)
+    {
+        if (done)
         {
-            if (!done && !headersSeen)
-            {
-                fail(FallbackReason.NO_HEADERS, null);
-            }
-        }, headerDeadlineNs(), TimeUnit.NANOSECONDS);
+            return;
+        }
+        if (!headersSeen && !interimSeen)
+        {
+            fail(FallbackReason.NO_HEADERS, null);
+            return;
+        }
+        final long remainingNs = startNs + readDeadlineNs() - System.nanoTime();
+        if (remainingNs <= 0)
+        {
+            fail(FallbackReason.DEADLINE, null);
+        }
+        else
+        {
+            deadline = loop.schedule(() -> onDeadline(loop), remainingNs, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void cancelDeadline()
+    {
+        final ScheduledFuture<?> timer = deadline;
+        if (timer != null)
+        {
+            // the timer would otherwise keep the exchange (and the caller's buffer) reachable until it fires
+            timer.cancel(false);
+        }
     }
 
     final void onMessage(final Object msg)
@@ -136,11 +193,21 @@ abstract class Exchange
             {
                 return;
             }
+            if (msg instanceof HttpResponse && isInterim((HttpResponse) msg))
+            {
+                onInterim();
+                return;
+            }
+            if (interimEndPending && msg instanceof LastHttpContent && !(msg instanceof HttpResponse))
+            {
+                // the decoder ends an interim response with an empty last part: it is not this exchange's body
+                interimEndPending = false;
+                return;
+            }
             if (msg instanceof HttpResponse)
             {
                 final HttpResponse response = (HttpResponse) msg;
                 headersSeen = true;
-                client.breaker().onAnswered(admission);
                 if (response.decoderResult().isFailure())
                 {
                     fail(FallbackReason.MALFORMED, response.decoderResult().cause());
@@ -152,7 +219,10 @@ abstract class Exchange
                     return;
                 }
                 progress();
-                armStallCheck();
+                if (!stallArmed)
+                {
+                    armStallCheck();
+                }
             }
             if (!done && msg instanceof HttpContent)
             {
@@ -175,13 +245,34 @@ abstract class Exchange
         }
     }
 
+    private static boolean isInterim(final HttpResponse response)
+    {
+        final int code = response.status().code();
+        return code >= 100 && code < 200 && code != 101 && response.decoderResult().isSuccess();
+    }
+
+    private void onInterim()
+    {
+        if (!interimSeen)
+        {
+            interimSeen = true;
+            progress();
+            armStallCheck();
+        }
+        else
+        {
+            progress();
+        }
+        interimEndPending = true;
+    }
+
     final void onBroken(final Throwable cause)
     {
         if (done)
         {
             return;
         }
-        if (!headersSeen && reusedConnection && !retried)
+        if (!headersSeen && !interimSeen && reusedConnection && !retried)
         {
             // An idle keep-alive connection the server already closed: not a sign of trouble, try a fresh one.
             retried = true;
@@ -209,6 +300,7 @@ abstract class Exchange
 
     private void armStallCheck()
     {
+        stallArmed = true;
         final long stallNs = client.stallTimeoutNs();
         final long waitNs = lastProgressNs + stallNs - System.nanoTime();
         channel.eventLoop().schedule(() ->
@@ -232,6 +324,8 @@ abstract class Exchange
     final void succeed()
     {
         done = true;
+        cancelDeadline();
+        client.breaker().onAnswered(admission);
         final Channel used = channel;
         used.pipeline().get(ClientHandler.class).detach();
         client.release(used, keepAlive);
@@ -245,11 +339,18 @@ abstract class Exchange
             return;
         }
         done = true;
+        cancelDeadline();
         detachAndClose();
+        // The breaker hears of a call once, when it ends: headers followed by a stalled body are no answer, so they
+        // must not reset the count of unresponsive calls (they would, reported at the headers, and a server that
+        // stalls every body would never open it).
         if (reason.unresponsive())
         {
-            // After the headers the probe has already been reported; a stall then counts as an ordinary call.
-            client.breaker().onUnresponsive(headersSeen ? CircuitBreaker.Admission.PASS : admission);
+            client.breaker().onUnresponsive(admission);
+        }
+        else
+        {
+            client.breaker().onAnswered(admission);
         }
         onFailed(reason, cause);
     }

@@ -20,6 +20,13 @@ public enum FallbackReason
     MALFORMED("malformed", false),
     /** No body bytes for the stall timeout. */
     STALL("stall", true),
+    /**
+     * The read's overall deadline passed (the abandon and stall timeouts plus its length at the minimum read rate):
+     * a server that keeps a call alive with a trickle of bytes, or of interim responses, is no answer either.
+     */
+    DEADLINE("deadline", true),
+    /** A chunk's bytes did not match the CRC32C the server sent with them (damaged on the server or on the way). */
+    CHECKSUM("checksum", false),
     /** The connection closed cleanly (or the body ended) before the announced length. */
     SHORT_BODY("short_body", false),
     /** The connection failed (reset, I/O error) in the middle of the body. */
@@ -47,7 +54,7 @@ public enum FallbackReason
     /**
      * Whether this failure means "the server did not answer" (counts towards opening the breaker).
      *
-     * @return true for connect failures, missing headers and stalls.
+     * @return true for connect failures, missing headers, stalls and a passed deadline.
      */
     public boolean unresponsive()
     {

@@ -25,6 +25,8 @@ public final class L2ClientContext
     public static final String ENV_ABANDON_TIMEOUT_MS = "OFFCACHE_L2_ABANDON_TIMEOUT_MS";
     /** Environment variable of {@link #stallTimeout(Duration)}, in milliseconds. */
     public static final String ENV_STALL_TIMEOUT_MS = "OFFCACHE_L2_STALL_TIMEOUT_MS";
+    /** Environment variable of {@link #minReadBytesPerSecond(long)}, in KiB per second. */
+    public static final String ENV_MIN_READ_KIB_PER_S = "OFFCACHE_L2_MIN_READ_KIB_PER_S";
     /** Environment variable of {@link #breakerThreshold(int)}. */
     public static final String ENV_BREAKER_THRESHOLD = "OFFCACHE_L2_BREAKER_THRESHOLD";
     /** Environment variable of {@link #breakerOpenTime(Duration)}, in milliseconds. */
@@ -40,6 +42,8 @@ public final class L2ClientContext
     public static final Duration DEFAULT_ABANDON_TIMEOUT = Duration.ofMillis(500);
     /** Default {@link #stallTimeout(Duration)}. */
     public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(3);
+    /** Default {@link #minReadBytesPerSecond(long)}: 1 MiB/s, so an 8 MiB read is given up on after 11.5 s. */
+    public static final long DEFAULT_MIN_READ_BYTES_PER_SECOND = 1024 * 1024;
     /** Default {@link #breakerThreshold(int)}. */
     public static final int DEFAULT_BREAKER_THRESHOLD = 5;
     /** Default {@link #breakerOpenTime(Duration)}. */
@@ -52,6 +56,7 @@ public final class L2ClientContext
     private ObjectStore origin;
     private Duration abandonTimeout = DEFAULT_ABANDON_TIMEOUT;
     private Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
+    private long minReadBytesPerSecond = DEFAULT_MIN_READ_BYTES_PER_SECOND;
     private int breakerThreshold = DEFAULT_BREAKER_THRESHOLD;
     private Duration breakerOpenTime = DEFAULT_BREAKER_OPEN;
     private int warmQueueCapacity = DEFAULT_WARM_QUEUE;
@@ -88,6 +93,7 @@ public final class L2ClientContext
         final EnvironmentReader reader = new EnvironmentReader(env);
         reader.positiveInt(ENV_ABANDON_TIMEOUT_MS).ifPresent((ms) -> abandonTimeout = Duration.ofMillis(ms));
         reader.positiveInt(ENV_STALL_TIMEOUT_MS).ifPresent((ms) -> stallTimeout = Duration.ofMillis(ms));
+        reader.positiveInt(ENV_MIN_READ_KIB_PER_S).ifPresent((kib) -> minReadBytesPerSecond = kib * 1024L);
         reader.positiveInt(ENV_BREAKER_THRESHOLD).ifPresent((n) -> breakerThreshold = n);
         reader.positiveInt(ENV_BREAKER_OPEN_MS).ifPresent((ms) -> breakerOpenTime = Duration.ofMillis(ms));
         reader.positiveInt(ENV_WARM_QUEUE).ifPresent((n) -> warmQueueCapacity = n);
@@ -151,6 +157,11 @@ public final class L2ClientContext
         if (abandonTimeout.toMillis() > Integer.MAX_VALUE)
         {
             throw new IllegalArgumentException("abandonTimeout is too long: " + abandonTimeout);
+        }
+        if (minReadBytesPerSecond < 1)
+        {
+            throw new IllegalArgumentException("minReadBytesPerSecond (" + ENV_MIN_READ_KIB_PER_S + ") must be >= 1: " +
+                minReadBytesPerSecond);
         }
         requireAtLeastOne(breakerThreshold, "breakerThreshold (" + ENV_BREAKER_THRESHOLD + ")");
         requireAtLeastOne(warmQueueCapacity, "warmQueueCapacity (" + ENV_WARM_QUEUE + ")");
@@ -273,6 +284,30 @@ public final class L2ClientContext
     public Duration stallTimeout()
     {
         return stallTimeout;
+    }
+
+    /**
+     * Sets the slowest rate at which a read from L2 is worth waiting for: a read of {@code n} bytes is given up on
+     * (and completed from the origin, the breaker told) once {@code abandonTimeout + stallTimeout + n / rate} have
+     * passed since it started, however steadily bytes arrive.
+     *
+     * @param minReadBytesPerSecond bytes per second (at least 1).
+     * @return this.
+     */
+    public L2ClientContext minReadBytesPerSecond(final long minReadBytesPerSecond)
+    {
+        this.minReadBytesPerSecond = minReadBytesPerSecond;
+        return this;
+    }
+
+    /**
+     * The minimum read rate.
+     *
+     * @return bytes per second.
+     */
+    public long minReadBytesPerSecond()
+    {
+        return minReadBytesPerSecond;
     }
 
     /**

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
 import org.agrona.concurrent.AgentRunner;
@@ -62,6 +63,17 @@ import io.netty.util.concurrent.DefaultThreadFactory;
  */
 public final class L2Origin extends ForwardingObjectStore
 {
+    /** Request header asking the server for {@code 102 Processing} interim responses while it looks up a size. */
+    static final String INTERIM_HEADER = "Offcache-Interim";
+    static final String INTERIM_VALUE = "102";
+    /** Request header asking for a checksummed body (each block's part followed by its CRC32C), and its answer. */
+    static final String CHECKSUM_HEADER = "Offcache-Checksum";
+    static final String CHECKSUM_VALUE = "crc32c";
+    /** Response header of a checksummed body: the block size that cuts the range into chunks. */
+    static final String BLOCK_SIZE_HEADER = "Offcache-Block-Size";
+    /** Response header of {@code POST /ranges} with the object's size. */
+    static final String OBJECT_SIZE_HEADER = "Offcache-Object-Size";
+
     private final L2ClientContext ctx;
     private final String namespace;
     private final InetSocketAddress address;
@@ -70,6 +82,7 @@ public final class L2Origin extends ForwardingObjectStore
     private final String basePath;
     private final long abandonTimeoutNs;
     private final long stallTimeoutNs;
+    private final long minReadBytesPerSecond;
     private final L2ClientMetrics metrics;
     private final CircuitBreaker breaker;
     private final EventLoopGroup group;
@@ -99,6 +112,7 @@ public final class L2Origin extends ForwardingObjectStore
         this.basePath = path == null ? "" : (path.endsWith("/") ? path.substring(0, path.length() - 1) : path);
         this.abandonTimeoutNs = ctx.abandonTimeout().toNanos();
         this.stallTimeoutNs = ctx.stallTimeout().toNanos();
+        this.minReadBytesPerSecond = ctx.minReadBytesPerSecond();
         this.metrics = new L2ClientMetrics(ctx.countersFile());
         this.breaker = new CircuitBreaker(
             ctx.breakerThreshold(), ctx.breakerOpenTime().toNanos(), ctx.nanoClock(), metrics);
@@ -183,11 +197,35 @@ public final class L2Origin extends ForwardingObjectStore
     public CompletableFuture<Integer> read(
         final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass)
     {
-        ObjectKeys.validate(key);
-        if (offset < 0)
-        {
-            throw new IllegalArgumentException("negative offset " + offset + " for '" + key + "'");
-        }
+        return read(key, offset, destination, fetchClass, null);
+    }
+
+    /**
+     * L2's answers carry the object's size ({@code Content-Range} of a 206, {@code Offcache-Object-Size} of
+     * {@code POST /ranges}), so the engine reads a new object without a HEAD first.
+     */
+    @Override
+    public boolean readsReportSize()
+    {
+        return true;
+    }
+
+    /**
+     * A read that also reports the object's size from L2's answer (nothing when the read fell back to the origin).
+     *
+     * @param key         the object key.
+     * @param offset      the first byte.
+     * @param destination where the bytes go, from its position to its limit; the caller owns it.
+     * @param fetchClass  demand or prefetch.
+     * @param objectSize  told the size, or null.
+     * @return the number of bytes read (fewer only where the object ends; 0 from its end on).
+     */
+    @Override
+    public CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+        final LongConsumer objectSize)
+    {
+        ObjectKeys.validateRead(key, offset);
         if (!destination.hasRemaining())
         {
             return CompletableFuture.completedFuture(0);
@@ -201,7 +239,56 @@ public final class L2Origin extends ForwardingObjectStore
             readFromOrigin(key, offset, destination, 0, result);
             return result;
         }
-        new RangeExchange(this, admission, key, offset, destination, result).start();
+        new RangeExchange(this, admission, key, offset, destination, objectSize, result).start();
+        return result;
+    }
+
+    /** Several ranges are one {@code POST /ranges} to L2. */
+    @Override
+    public boolean readsVectored()
+    {
+        return true;
+    }
+
+    /**
+     * Several ranges of one object in one {@code POST /ranges}; on any failure the origin supplies what L2 did not
+     * (from the offset reached in the range being read).
+     *
+     * @param key          the object key.
+     * @param offsets      the first byte of each range.
+     * @param destinations where each range goes; the caller owns them.
+     * @param fetchClass   demand or prefetch.
+     * @param objectSize   told the size from L2's answer, or null.
+     * @return the bytes read into each destination.
+     */
+    @Override
+    public CompletableFuture<int[]> readVectored(
+        final String key, final long[] offsets, final ByteBuffer[] destinations, final FetchClass fetchClass,
+        final LongConsumer objectSize)
+    {
+        ObjectKeys.validate(key);
+        if (offsets.length != destinations.length)
+        {
+            throw new IllegalArgumentException("offsets and destinations differ in length: " + offsets.length +
+                " != " + destinations.length);
+        }
+        for (int i = 0; i < offsets.length; i++)
+        {
+            if (offsets[i] < 0 || !destinations[i].hasRemaining())
+            {
+                throw new IllegalArgumentException("range " + i + " of '" + key + "' is negative or empty");
+            }
+        }
+        metrics.increment(L2ClientMetrics.Counter.READS);
+        final CircuitBreaker.Admission admission = breaker.admit(fetchClass == FetchClass.DEMAND);
+        final CompletableFuture<int[]> result = new CompletableFuture<>();
+        if (admission == CircuitBreaker.Admission.SKIP || closed)
+        {
+            metrics.readFallback(FallbackReason.BREAKER_OPEN);
+            readVectoredFromOrigin(key, offsets, destinations, new int[offsets.length], 0, objectSize, result);
+            return result;
+        }
+        new VectoredExchange(this, admission, key, offsets, destinations, objectSize, result).start();
         return result;
     }
 
@@ -323,6 +410,61 @@ public final class L2Origin extends ForwardingObjectStore
         });
     }
 
+    /**
+     * Completes a vectored read from the origin: ranges before {@code complete} were delivered whole by L2, range
+     * {@code complete} is read from the offset L2 reached, the others whole.
+     */
+    void readVectoredFromOrigin(
+        final String key, final long[] offsets, final ByteBuffer[] destinations, final int[] delivered,
+        final int complete, final LongConsumer objectSize, final CompletableFuture<int[]> result)
+    {
+        final int rest = offsets.length - complete;
+        if (rest == 0)
+        {
+            result.complete(delivered.clone());
+            return;
+        }
+        if (delivered[complete] > 0)
+        {
+            metrics.increment(L2ClientMetrics.Counter.RESUMED);
+        }
+        final long[] restOffsets = new long[rest];
+        final ByteBuffer[] restTargets = new ByteBuffer[rest];
+        for (int i = 0; i < rest; i++)
+        {
+            final int index = complete + i;
+            restOffsets[i] = offsets[index] + delivered[index];
+            restTargets[i] = destinations[index].duplicate();
+            restTargets[i].position(destinations[index].position() + delivered[index]);
+        }
+        CompletableFuture<int[]> io;
+        try
+        {
+            io = delegate().readVectored(key, restOffsets, restTargets, FetchClass.DEMAND, objectSize);
+        }
+        catch (final Throwable ex)
+        {
+            io = CompletableFuture.failedFuture(ex);
+        }
+        io.whenComplete((counts, error) ->
+        {
+            if (error != null)
+            {
+                result.completeExceptionally(error);
+                return;
+            }
+            final int[] total = delivered.clone();
+            long fromOrigin = 0;
+            for (int i = 0; i < rest; i++)
+            {
+                total[complete + i] += counts[i];
+                fromOrigin += counts[i];
+            }
+            metrics.add(L2ClientMetrics.Counter.ORIGIN_BYTES, fromOrigin);
+            result.complete(total);
+        });
+    }
+
     void sizeFromOrigin(final String key, final CompletableFuture<Long> result)
     {
         CompletableFuture<Long> io;
@@ -370,7 +512,8 @@ public final class L2Origin extends ForwardingObjectStore
     {
         request.headers()
             .set(HttpHeaderNames.HOST, hostHeader)
-            .set(HttpHeaderNames.AUTHORIZATION, authorization);
+            .set(HttpHeaderNames.AUTHORIZATION, authorization)
+            .set(INTERIM_HEADER, INTERIM_VALUE);
     }
 
     String objectPath(final String key)
@@ -394,6 +537,12 @@ public final class L2Origin extends ForwardingObjectStore
         return path.toString();
     }
 
+    String rangesPath(final String key)
+    {
+        final String object = objectPath(key);
+        return basePath + "/ranges/" + object.substring(basePath.length() + "/obj/".length());
+    }
+
     String prefetchPath()
     {
         return basePath + "/prefetch";
@@ -407,6 +556,12 @@ public final class L2Origin extends ForwardingObjectStore
     long stallTimeoutNs()
     {
         return stallTimeoutNs;
+    }
+
+    /** How long {@code bytes} take at the minimum read rate, in nanoseconds (no overflow for any length). */
+    long transferNs(final long bytes)
+    {
+        return (long) Math.min(Long.MAX_VALUE / 4.0, bytes * 1e9 / minReadBytesPerSecond);
     }
 
     EventLoop nextLoop()
@@ -521,6 +676,19 @@ public final class L2Origin extends ForwardingObjectStore
         public Builder stallTimeout(final Duration timeout)
         {
             context.stallTimeout(timeout);
+            return this;
+        }
+
+        /**
+         * Sets the minimum read rate behind a read's overall deadline (default 1 MiB/s; see
+         * {@link L2ClientContext#minReadBytesPerSecond(long)}).
+         *
+         * @param bytesPerSecond the rate.
+         * @return this.
+         */
+        public Builder minReadRate(final long bytesPerSecond)
+        {
+            context.minReadBytesPerSecond(bytesPerSecond);
             return this;
         }
 

@@ -2,6 +2,8 @@ package dev.offcache.range.l2;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongConsumer;
+import java.util.zip.CRC32C;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpContent;
@@ -15,7 +17,15 @@ import io.netty.handler.codec.http.LastHttpContent;
 /**
  * A ranged {@code GET /obj/{key}}: the body is copied from Netty's pooled direct buffers straight into the caller's
  * buffer (no heap copy). Anything wrong falls back to the origin; bytes already delivered stay and the origin is
- * asked only for the rest.
+ * asked only for the rest. The object's size in the answer's {@code Content-Range} goes to the size sink, so the
+ * engine needs no HEAD for an object it reads for the first time; a {@code 416} with {@code bytes * /size} is an
+ * answer too: the range starts at or past the end, nothing to read.
+ *
+ * <p>The request asks for a checksummed body ({@code Offcache-Checksum: crc32c}): the server then follows each
+ * chunk (the part of the range in one of its blocks) with the chunk's CRC32C, which this exchange checks before it
+ * counts the chunk as delivered. A mismatch is a fallback ({@link FallbackReason#CHECKSUM}) from the end of the last
+ * good chunk, so a byte the server's disk or the network damaged never reaches the caller or its cache. A server that
+ * answers without checksums is read as plain HTTP.
  */
 final class RangeExchange extends Exchange
 {
@@ -25,8 +35,18 @@ final class RangeExchange extends Exchange
     private final int length;
     private final CompletableFuture<Integer> result;
     private final ByteBuffer target;
+    private final LongConsumer objectSize;
     private long expected;
+    private boolean pastTheEnd;
     private int delivered;
+    /** Checksummed body: bytes of the range whose chunk CRC matched (always a prefix of {@code delivered}). */
+    private int verified;
+    private boolean checksummed;
+    private long blockSize;
+    private int chunkLeft;
+    private int crcRead;
+    private int crcValue;
+    private CRC32C crc;
 
     RangeExchange(
         final L2Origin client,
@@ -34,9 +54,11 @@ final class RangeExchange extends Exchange
         final String key,
         final long offset,
         final ByteBuffer destination,
+        final LongConsumer objectSize,
         final CompletableFuture<Integer> result)
     {
         super(client, admission);
+        this.objectSize = objectSize;
         this.key = key;
         this.offset = offset;
         this.destination = destination;
@@ -46,39 +68,166 @@ final class RangeExchange extends Exchange
     }
 
     @Override
+    long bodyBytes()
+    {
+        return length;
+    }
+
+    @Override
     HttpRequest request()
     {
         final HttpRequest request = client.newRequest(HttpMethod.GET, client.objectPath(key));
-        request.headers().set(HttpHeaderNames.RANGE, "bytes=" + offset + "-" + (offset + length - 1));
+        request.headers().set(HttpHeaderNames.RANGE, "bytes=" + offset + "-" + (offset + length - 1))
+            .set(L2Origin.CHECKSUM_HEADER, L2Origin.CHECKSUM_VALUE);
         return request;
     }
 
     @Override
     boolean onHeaders(final HttpResponse response)
     {
-        if (response.status().code() != HttpResponseStatus.PARTIAL_CONTENT.code())
+        final String contentRange = response.headers().get(HttpHeaderNames.CONTENT_RANGE);
+        final int status = response.status().code();
+        if (status == HttpResponseStatus.REQUESTED_RANGE_NOT_SATISFIABLE.code())
+        {
+            final long total = ContentRange.total(contentRange);
+            if (total < 0 || total > offset)
+            {
+                fail(total < 0 ? FallbackReason.STATUS : FallbackReason.MALFORMED, null);
+                return false;
+            }
+            // the range starts past the end: the answer is "no bytes" (its body is an error text); it tells the size
+            expected = 0;
+            pastTheEnd = true;
+            reportSize(total);
+            return true;
+        }
+        if (status != HttpResponseStatus.PARTIAL_CONTENT.code())
         {
             fail(FallbackReason.STATUS, null);
             return false;
         }
-        final long announced = ContentRange.expectedLength(
-            response.headers().get(HttpHeaderNames.CONTENT_RANGE),
-            response.headers().get(HttpHeaderNames.CONTENT_LENGTH),
-            offset, length);
+        final String contentLength = response.headers().get(HttpHeaderNames.CONTENT_LENGTH);
+        checksummed = L2Origin.CHECKSUM_VALUE.equalsIgnoreCase(response.headers().get(L2Origin.CHECKSUM_HEADER));
+        final long announced;
+        if (checksummed)
+        {
+            blockSize = ContentRange.parseLength(response.headers().get(L2Origin.BLOCK_SIZE_HEADER));
+            final long bytes = ContentRange.rangeLength(contentRange, offset, length);
+            announced = blockSize <= 0 || bytes <= 0 ||
+                ContentRange.parseLength(contentLength) != bytes + (long) Integer.BYTES * chunks(bytes) ? -1 : bytes;
+        }
+        else
+        {
+            announced = ContentRange.expectedLength(contentRange, contentLength, offset, length);
+        }
         if (announced <= 0)
         {
             fail(FallbackReason.MALFORMED, null);
             return false;
         }
         expected = announced;
+        if (checksummed)
+        {
+            chunkLeft = nextChunk();
+        }
+        reportSize(ContentRange.total(contentRange));
         return true;
+    }
+
+    private void reportSize(final long total)
+    {
+        if (total >= 0 && objectSize != null)
+        {
+            objectSize.accept(total);
+        }
+    }
+
+    /** The chunks {@code bytes} from the offset fall into: one per block of the server's grid they touch. */
+    private long chunks(final long bytes)
+    {
+        return (offset + bytes - 1) / blockSize - offset / blockSize + 1;
+    }
+
+    /** The length of the chunk that starts at the delivered offset. */
+    private int nextChunk()
+    {
+        final long at = offset + delivered;
+        return (int) Math.min(blockSize - at % blockSize, expected - delivered);
+    }
+
+    /** A checksummed body: chunk bytes go to the caller's buffer, each chunk's CRC32C is checked after it. */
+    private void onChecksummedBody(final HttpContent content)
+    {
+        final ByteBuf bytes = content.content();
+        while (bytes.isReadable())
+        {
+            if (chunkLeft > 0)
+            {
+                final int n = Math.min(chunkLeft, bytes.readableBytes());
+                target.limit(target.position() + n);
+                bytes.readBytes(target);
+                delivered += n;
+                chunkLeft -= n;
+                continue;
+            }
+            if (crcRead == Integer.BYTES || delivered == verified)
+            {
+                fail(FallbackReason.MALFORMED, null);
+                return;
+            }
+            crcValue = (crcValue << 8) | bytes.readUnsignedByte();
+            if (++crcRead == Integer.BYTES)
+            {
+                if (!chunkMatches())
+                {
+                    fail(FallbackReason.CHECKSUM, null);
+                    return;
+                }
+                verified = delivered;
+                crcRead = 0;
+                crcValue = 0;
+                chunkLeft = delivered == expected ? 0 : nextChunk();
+            }
+        }
+        if (content instanceof LastHttpContent)
+        {
+            if (verified == expected)
+            {
+                succeed();
+                client.metrics().increment(L2ClientMetrics.Counter.L2_HITS);
+                client.metrics().add(L2ClientMetrics.Counter.L2_BYTES, verified);
+                result.complete(verified);
+            }
+            else
+            {
+                fail(FallbackReason.SHORT_BODY, null);
+            }
+        }
+    }
+
+    private boolean chunkMatches()
+    {
+        if (null == crc)
+        {
+            crc = new CRC32C();
+        }
+        crc.reset();
+        final ByteBuffer chunk = destination.duplicate();
+        chunk.limit(destination.position() + delivered).position(destination.position() + verified);
+        crc.update(chunk);
+        return (int) crc.getValue() == crcValue;
     }
 
     @Override
     void onBody(final HttpContent content)
     {
+        if (checksummed && !pastTheEnd)
+        {
+            onChecksummedBody(content);
+            return;
+        }
         final ByteBuf bytes = content.content();
-        final int n = bytes.readableBytes();
+        final int n = pastTheEnd ? 0 : bytes.readableBytes();
         if (delivered + (long) n > expected)
         {
             fail(FallbackReason.MALFORMED, null);
@@ -109,8 +258,10 @@ final class RangeExchange extends Exchange
     @Override
     void onFailed(final FallbackReason reason, final Throwable cause)
     {
+        // a checksummed body keeps only its verified chunks: the origin rewrites the rest of the buffer
+        final int kept = checksummed ? verified : delivered;
         client.metrics().readFallback(reason);
-        client.metrics().add(L2ClientMetrics.Counter.L2_BYTES, delivered);
-        client.readFromOrigin(key, offset, destination, delivered, result);
+        client.metrics().add(L2ClientMetrics.Counter.L2_BYTES, kept);
+        client.readFromOrigin(key, offset, destination, kept, result);
     }
 }

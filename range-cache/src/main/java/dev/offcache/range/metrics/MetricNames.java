@@ -10,6 +10,10 @@ public final class MetricNames
     public static final String BLOCK_REQUESTS = "offcache_range_block_requests_total";
     /** Lookups the store answered. */
     public static final String BLOCK_HITS = "offcache_range_block_hits_total";
+    /** Of the hits, blocks handed out as a file region of a slower tier (sent from the file, not read). */
+    public static final String BLOCK_FILE_HITS = "offcache_range_block_file_hits_total";
+    /** Of the hits, blocks loaded from a slower tier into memory first (read and checked on the store's threads). */
+    public static final String BLOCK_LOADED_HITS = "offcache_range_block_loaded_hits_total";
     /** Lookups the store could not answer (bypassed reads count here too). */
     public static final String BLOCK_MISSES = "offcache_range_block_misses_total";
     /** Origin GETs, tagged by class. */

@@ -52,6 +52,8 @@ public final class RangeMetrics implements AutoCloseable
     private final AtomicCounter storePuts;
     private final AtomicCounter storeDeclines;
     private final AtomicCounter fetchesInFlight;
+    private final AtomicCounter fileHits;
+    private final AtomicCounter loadedHits;
 
     /**
      * Counters in a private direct buffer, readable only through this object.
@@ -89,6 +91,8 @@ public final class RangeMetrics implements AutoCloseable
         storePuts = counters.newCounter(MetricNames.STORE_PUTS);
         storeDeclines = counters.newCounter(MetricNames.STORE_DECLINES);
         fetchesInFlight = counters.newCounter(MetricNames.FETCHES_IN_FLIGHT);
+        fileHits = counters.newCounter(MetricNames.BLOCK_FILE_HITS);
+        loadedHits = counters.newCounter(MetricNames.BLOCK_LOADED_HITS);
     }
 
     /**
@@ -111,6 +115,18 @@ public final class RangeMetrics implements AutoCloseable
     public void blockHit()
     {
         blockHits.increment();
+    }
+
+    /** Of the hits: one handed out as a file region. */
+    public void fileHit()
+    {
+        fileHits.increment();
+    }
+
+    /** Of the hits: one loaded from a slower tier first. */
+    public void loadedHit()
+    {
+        loadedHits.increment();
     }
 
     /** A block not in the store. */

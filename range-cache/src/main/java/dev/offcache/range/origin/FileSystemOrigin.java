@@ -12,8 +12,9 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -26,7 +27,8 @@ import java.util.stream.Stream;
  * {@link FileChannel#read(ByteBuffer, long)} calls on a small thread pool the origin owns.
  *
  * <p>Memory: reads go straight into the caller's (direct) buffer; the origin holds no buffers of its own.
- * The version of an object (for conditional reads) is its last-modified time and size.
+ * The version of an object (for conditional reads) is its last-modified time and size, and its entity tag is that
+ * version in quotes ({@code "18f0c2a1b40-400000"}: with a dash, so no client mistakes it for an MD5 of the bytes).
  */
 public final class FileSystemOrigin implements ObjectStore
 {
@@ -101,6 +103,31 @@ public final class FileSystemOrigin implements ObjectStore
                     throw new ObjectNotFoundException(namespace, key);
                 }
                 return attributes.size();
+            }
+            catch (final NoSuchFileException ex)
+            {
+                throw new ObjectNotFoundException(namespace, key);
+            }
+            catch (final IOException ex)
+            {
+                throw new OriginException("HEAD of '" + key + "' in " + namespace + " failed", ex);
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<ObjectInfo> stat(final String key)
+    {
+        return supply(() ->
+        {
+            try
+            {
+                final BasicFileAttributes attributes = Files.readAttributes(fileOf(key), BasicFileAttributes.class);
+                if (!attributes.isRegularFile())
+                {
+                    throw new ObjectNotFoundException(namespace, key);
+                }
+                return infoOf(key, attributes);
             }
             catch (final NoSuchFileException ex)
             {
@@ -204,28 +231,94 @@ public final class FileSystemOrigin implements ObjectStore
     @Override
     public CompletableFuture<List<String>> list(final String prefix)
     {
+        return supply(() -> new ArrayList<>(walk(prefix).keySet()));
+    }
+
+    /** Walks only the directory the prefix names (not the whole root), reading each file's attributes once. */
+    @Override
+    public CompletableFuture<ListPage> listPage(final ListPage.Request request)
+    {
         return supply(() ->
         {
-            final List<String> keys = new ArrayList<>();
-            try (Stream<Path> files = Files.walk(root))
+            final Map<String, ObjectInfo> infos = walk(request.prefix());
+            final ListPages.Selection page = ListPages.select(new ArrayList<>(infos.keySet()), request);
+            final List<ObjectInfo> objects = new ArrayList<>(page.objectKeys().size());
+            for (final String key : page.objectKeys())
             {
-                files.filter((path) -> Files.isRegularFile(path) && isInsideRoot(path)).forEach((path) ->
+                objects.add(infos.get(key));
+            }
+            return new ListPage(objects, page.commonPrefixes(), page.nextContinuationToken());
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> probe()
+    {
+        return supply(() ->
+        {
+            if (!Files.isDirectory(root))
+            {
+                throw new ObjectNotFoundException(namespace, "");
+            }
+            return null;
+        });
+    }
+
+    /**
+     * Every regular file under a prefix (inside the root, no temporary put files), sorted by key. Only the deepest
+     * directory the prefix names is walked.
+     */
+    private Map<String, ObjectInfo> walk(final String prefix)
+    {
+        final int slash = prefix.lastIndexOf('/');
+        final Path start = slash < 0 ? root : root.resolve(prefix.substring(0, slash)).normalize();
+        final List<ObjectInfo> found = new ArrayList<>();
+        if (start.startsWith(root) && Files.isDirectory(start))
+        {
+            try (Stream<Path> files = Files.walk(start))
+            {
+                files.forEach((path) ->
                 {
-                    final String key = root.relativize(path).toString().replace(path.getFileSystem()
-                        .getSeparator(), "/");
-                    if (key.startsWith(prefix) && !path.getFileName().toString().startsWith(".put-"))
+                    final String key = root.relativize(path).toString()
+                        .replace(path.getFileSystem().getSeparator(), "/");
+                    if (!key.startsWith(prefix) || path.getFileName().toString().startsWith(".put-") ||
+                        !isInsideRoot(path))
                     {
-                        keys.add(key);
+                        return;
+                    }
+                    try
+                    {
+                        final BasicFileAttributes attributes = Files.readAttributes(path, BasicFileAttributes.class);
+                        if (attributes.isRegularFile())
+                        {
+                            found.add(infoOf(key, attributes));
+                        }
+                    }
+                    catch (final IOException ex)
+                    {
+                        // deleted while walking: not listed
                     }
                 });
             }
-            catch (final IOException ex)
+            catch (final IOException | UncheckedIOException ex)
             {
                 throw new OriginException("LIST of '" + prefix + "' in " + namespace + " failed", ex);
             }
-            Collections.sort(keys);
-            return keys;
-        });
+        }
+        found.sort((a, b) -> a.key().compareTo(b.key()));
+        final Map<String, ObjectInfo> byKey = new LinkedHashMap<>();
+        for (final ObjectInfo info : found)
+        {
+            byKey.put(info.key(), info);
+        }
+        return byKey;
+    }
+
+    private static ObjectInfo infoOf(final String key, final BasicFileAttributes attributes)
+    {
+        final long modified = attributes.lastModifiedTime().toMillis();
+        return new ObjectInfo(key, attributes.size(), Math.max(0, modified),
+            "\"" + versionOf(modified, attributes.size()) + "\"");
     }
 
     @Override
@@ -328,7 +421,12 @@ public final class FileSystemOrigin implements ObjectStore
 
     private static String versionOf(final Path path, final FileChannel channel) throws IOException
     {
-        return Long.toHexString(Files.getLastModifiedTime(path).toMillis()) + "-" + Long.toHexString(channel.size());
+        return versionOf(Files.getLastModifiedTime(path).toMillis(), channel.size());
+    }
+
+    private static String versionOf(final long modifiedMillis, final long size)
+    {
+        return Long.toHexString(Math.max(0, modifiedMillis)) + "-" + Long.toHexString(size);
     }
 
     private Path pathOf(final String key)

@@ -10,6 +10,8 @@ import java.util.concurrent.CompletableFuture;
  * {@code read(key, offset, destination, fetchClass)} is deliberately not forwarded: it stays the interface default,
  * which calls this wrapper's own {@code read(key, offset, destination)}, so a wrapper that overrides that one sees
  * every read; a wrapper that must pass the fetch class on (the L2 client) overrides the class-aware read itself.
+ * {@link #stat}, {@link #listPage} and {@link #probe} are forwarded (so the real origin's times and tags survive the
+ * wrapper): a wrapper that changes what {@link #size} answers overrides {@code stat} too if the two must agree.
  *
  * <p>Memory and ownership: the wrapper owns the origin it forwards to and closes it in {@link #close()}.
  */
@@ -54,6 +56,12 @@ public abstract class ForwardingObjectStore implements ObjectStore
     }
 
     @Override
+    public CompletableFuture<ObjectInfo> stat(final String key)
+    {
+        return delegate.stat(key);
+    }
+
+    @Override
     public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
     {
         return delegate.read(key, offset, destination);
@@ -88,6 +96,18 @@ public abstract class ForwardingObjectStore implements ObjectStore
     public CompletableFuture<List<String>> list(final String prefix)
     {
         return delegate.list(prefix);
+    }
+
+    @Override
+    public CompletableFuture<ListPage> listPage(final ListPage.Request request)
+    {
+        return delegate.listPage(request);
+    }
+
+    @Override
+    public CompletableFuture<Void> probe()
+    {
+        return delegate.probe();
     }
 
     @Override

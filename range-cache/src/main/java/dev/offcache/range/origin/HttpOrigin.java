@@ -8,6 +8,9 @@ import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -76,6 +79,32 @@ public final class HttpOrigin implements ObjectStore
         return send(request, HttpResponse.BodyHandlers.discarding(), key, null, "HEAD").thenApply((response) ->
             response.headers().firstValueAsLong("Content-Length").orElseThrow(() ->
                 new OriginException("HEAD of '" + key + "' in " + namespace + " has no Content-Length")));
+    }
+
+    @Override
+    public CompletableFuture<ObjectInfo> stat(final String key)
+    {
+        final HttpRequest request = request(key).method("HEAD", HttpRequest.BodyPublishers.noBody()).build();
+        return send(request, HttpResponse.BodyHandlers.discarding(), key, null, "HEAD").thenApply((response) ->
+        {
+            final long size = response.headers().firstValueAsLong("Content-Length").orElseThrow(() ->
+                new OriginException("HEAD of '" + key + "' in " + namespace + " has no Content-Length"));
+            long modified = ObjectInfo.UNKNOWN_TIME;
+            final String lastModified = response.headers().firstValue("Last-Modified").orElse(null);
+            if (null != lastModified)
+            {
+                try
+                {
+                    modified = Math.max(0, ZonedDateTime.parse(lastModified, DateTimeFormatter.RFC_1123_DATE_TIME)
+                        .toInstant().toEpochMilli());
+                }
+                catch (final DateTimeParseException ex)
+                {
+                    // not an HTTP date: unknown
+                }
+            }
+            return new ObjectInfo(key, size, modified, response.headers().firstValue("ETag").orElse(null));
+        });
     }
 
     @Override

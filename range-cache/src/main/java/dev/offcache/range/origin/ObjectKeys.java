@@ -55,4 +55,20 @@ public final class ObjectKeys
         }
         return key;
     }
+
+    /**
+     * Checks the arguments of a ranged read: a valid key and a non-negative offset.
+     *
+     * @param key    the object key.
+     * @param offset the first byte.
+     * @throws IllegalArgumentException naming the key, when either is bad.
+     */
+    public static void validateRead(final String key, final long offset)
+    {
+        validate(key);
+        if (offset < 0)
+        {
+            throw new IllegalArgumentException("negative offset " + offset + " for '" + key + "'");
+        }
+    }
 }

@@ -1,8 +1,11 @@
 package dev.offcache.range.origin;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.LongConsumer;
 
 import dev.offcache.range.store.FetchClass;
 
@@ -10,8 +13,9 @@ import dev.offcache.range.store.FetchClass;
  * The origin of a range cache: an object store read by byte range (S3, an HTTP server, a local directory) or the
  * next cache tier in front of one.
  *
- * <p>Only {@link #size(String)} and {@link #read(String, long, ByteBuffer)} are ever cached by the engine; put,
- * delete, list and conditional reads pass straight through. Every method is asynchronous and thread-safe.
+ * <p>Only {@link #size(String)} (or {@link #stat(String)}, which says more in the same HEAD) and
+ * {@link #read(String, long, ByteBuffer)} are ever cached by the engine; put, delete, list and conditional reads pass
+ * straight through. Every method is asynchronous and thread-safe.
  *
  * <p>Memory: a read fills a region the caller owns ({@code destination}'s position to its limit), usually
  * off-heap; the store must not touch it after the returned future completes.
@@ -32,6 +36,18 @@ public interface ObjectStore extends AutoCloseable
      * @return the size in bytes; fails with {@link ObjectNotFoundException} when there is no such object.
      */
     CompletableFuture<Long> size(String key);
+
+    /**
+     * The size of an object with its last-modified time and entity tag, where the origin has them (one HEAD). The
+     * default knows only the size: an origin that can say more overrides it.
+     *
+     * @param key the object key.
+     * @return what the origin says; fails with {@link ObjectNotFoundException} when there is no such object.
+     */
+    default CompletableFuture<ObjectInfo> stat(final String key)
+    {
+        return size(key).thenApply((size) -> new ObjectInfo(key, size, ObjectInfo.UNKNOWN_TIME, null));
+    }
 
     /**
      * Reads {@code destination.remaining()} bytes of an object starting at {@code offset} into {@code destination}
@@ -59,6 +75,84 @@ public interface ObjectStore extends AutoCloseable
         final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass)
     {
         return read(key, offset, destination);
+    }
+
+    /**
+     * Whether this store's reads tell the object's size (an HTTP 206 carries it in {@code Content-Range}), so the
+     * engine may read an object whose size it does not know yet without asking for the size first: one round trip
+     * per cold object instead of a HEAD and a GET. The default is false.
+     *
+     * @return whether {@link #read(String, long, ByteBuffer, FetchClass, LongConsumer)} reports sizes.
+     */
+    default boolean readsReportSize()
+    {
+        return false;
+    }
+
+    /**
+     * {@link #read(String, long, ByteBuffer, FetchClass)} that also hands the object's size to {@code objectSize},
+     * before the returned future completes, when the answer carries it. The default reports nothing.
+     *
+     * @param key         the object key.
+     * @param offset      the first byte to read; may lie past the end (then 0 bytes are read).
+     * @param destination where the bytes go; the caller owns it.
+     * @param fetchClass  demand or prefetch.
+     * @param objectSize  told the object's size when the answer carries it; called at most once.
+     * @return as {@link #read(String, long, ByteBuffer)}.
+     */
+    default CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+        final LongConsumer objectSize)
+    {
+        return read(key, offset, destination, fetchClass);
+    }
+
+    /**
+     * Whether {@link #readVectored} sends several ranges as one request (the L2 client: one {@code POST /ranges}),
+     * so the engine gathers the missing ranges of a vectored read into one call. The default is false.
+     *
+     * @return whether vectored reads are one request.
+     */
+    default boolean readsVectored()
+    {
+        return false;
+    }
+
+    /**
+     * Reads several ranges of one object, each into its own destination (from its position to its limit), filling
+     * each as far as the object holds. The default starts one {@link #read(String, long, ByteBuffer, FetchClass,
+     * LongConsumer)} per range, all at once.
+     *
+     * @param key          the object key.
+     * @param offsets      the first byte of each range.
+     * @param destinations where each range goes; the caller owns them.
+     * @param fetchClass   demand or prefetch.
+     * @param objectSize   told the object's size when an answer carries it; may be called more than once, with the
+     *                     same value.
+     * @return the bytes read into each destination; fails as a single read would.
+     */
+    default CompletableFuture<int[]> readVectored(
+        final String key, final long[] offsets, final ByteBuffer[] destinations, final FetchClass fetchClass,
+        final LongConsumer objectSize)
+    {
+        final int n = offsets.length;
+        final int[] counts = new int[n];
+        final CompletableFuture<?>[] reads = new CompletableFuture<?>[n];
+        for (int i = 0; i < n; i++)
+        {
+            final int index = i;
+            CompletableFuture<Integer> read;
+            try
+            {
+                read = read(key, offsets[i], destinations[i], fetchClass, objectSize);
+            }
+            catch (final RuntimeException ex)
+            {
+                read = CompletableFuture.failedFuture(ex);
+            }
+            reads[i] = read.thenAccept((bytes) -> counts[index] = bytes);
+        }
+        return CompletableFuture.allOf(reads).thenApply((ignored) -> counts);
     }
 
     /**
@@ -104,6 +198,64 @@ public interface ObjectStore extends AutoCloseable
      * @return the keys, sorted.
      */
     CompletableFuture<List<String>> list(String prefix);
+
+    /**
+     * One page of a listing with each object's size, time and tag (what S3's {@code ListObjectsV2} answers). Never
+     * cached. The default pages {@link #list(String)} with {@link ListPages} and asks {@link #stat(String)} for each
+     * object on the page (one HEAD each, a key deleted meanwhile is left out); origins that list with metadata
+     * override it.
+     *
+     * @param request what to list.
+     * @return the page; fails with {@link IllegalArgumentException} for a continuation token this origin did not
+     *     make, with {@link UnsupportedOperationException} when the origin cannot list.
+     */
+    default CompletableFuture<ListPage> listPage(final ListPage.Request request)
+    {
+        return list(request.prefix()).thenCompose((keys) ->
+        {
+            final ListPages.Selection page = ListPages.select(keys, request);
+            final List<CompletableFuture<ObjectInfo>> stats = new ArrayList<>(page.objectKeys().size());
+            for (final String key : page.objectKeys())
+            {
+                stats.add(stat(key).exceptionally((error) ->
+                {
+                    final Throwable cause = error instanceof CompletionException && null != error.getCause() ?
+                        error.getCause() : error;
+                    if (cause instanceof ObjectNotFoundException)
+                    {
+                        return null;
+                    }
+                    throw error instanceof CompletionException ? (CompletionException) error :
+                        new CompletionException(error);
+                }));
+            }
+            return CompletableFuture.allOf(stats.toArray(new CompletableFuture<?>[0])).thenApply((v) ->
+            {
+                final List<ObjectInfo> objects = new ArrayList<>(stats.size());
+                for (final CompletableFuture<ObjectInfo> stat : stats)
+                {
+                    final ObjectInfo info = stat.join();
+                    if (null != info)
+                    {
+                        objects.add(info);
+                    }
+                }
+                return new ListPage(objects, page.commonPrefixes(), page.nextContinuationToken());
+            });
+        });
+    }
+
+    /**
+     * Asks the origin whether the container it serves (a bucket, a root directory) exists and answers: what S3's
+     * {@code HeadBucket} asks. Never cached. The default assumes it does; origins that can check override it.
+     *
+     * @return completes when it exists; fails with {@link ObjectNotFoundException} when it does not, with an
+     *     {@link OriginException} when the origin cannot be reached.
+     */
+    default CompletableFuture<Void> probe()
+    {
+        return CompletableFuture.completedFuture(null);
+    }
 
     /**
      * Releases connections and threads the store owns.

@@ -1,7 +1,10 @@
 package dev.offcache.range.store;
 
+import java.util.concurrent.CompletableFuture;
+
 import dev.offcache.core.slab.BlockRef;
 import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 
 /**
  * Where the range-cache engine keeps blocks: the L1 store (off-heap RAM slabs) in an engine process, the tiered
@@ -22,6 +25,80 @@ public interface BlockStore extends AutoCloseable
     BlockRef acquire(long blockKey);
 
     /**
+     * Copies bytes of a held block into a caller's buffer: the engine's copy hit path, which keeps no view and so
+     * needs no reference once it returns. Copies {@code min(length, blockLength - offsetInBlock)} bytes (none when
+     * the offset is at or past the block's end). The default acquires, copies and releases; a store may copy
+     * without touching the reference count ({@link BlockRef#tryCopy}), as the L1 store does. Counts as a lookup,
+     * like {@code acquire}.
+     *
+     * @param blockKey      the packed key of the block.
+     * @param offsetInBlock where in the block to start, {@code >= 0}.
+     * @param destination   where to copy to.
+     * @param destOffset    where in {@code destination} to start.
+     * @param length        the most bytes to copy, {@code >= 0}.
+     * @return the length of the held block the bytes came from, for the caller to check against the length it
+     *     expects; or {@code -1} on a miss, with nothing copied.
+     * @throws IllegalArgumentException if {@code offsetInBlock} or {@code length} is negative.
+     */
+    default int read(
+        final long blockKey,
+        final int offsetInBlock,
+        final MutableDirectBuffer destination,
+        final int destOffset,
+        final int length)
+    {
+        checkRead(offsetInBlock, length);
+        final BlockRef ref = acquire(blockKey);
+        if (ref == null)
+        {
+            return -1;
+        }
+        try
+        {
+            final int blockLength = ref.length();
+            final int count = copyLength(blockLength, offsetInBlock, length);
+            if (count > 0)
+            {
+                destination.putBytes(destOffset, ref.buffer(), offsetInBlock, count);
+            }
+            return blockLength;
+        }
+        finally
+        {
+            ref.release();
+        }
+    }
+
+    /**
+     * Refuses negative arguments of {@link #read}.
+     *
+     * @param offsetInBlock where in the block to start.
+     * @param length        the most bytes to copy.
+     * @throws IllegalArgumentException if either is negative.
+     */
+    static void checkRead(final int offsetInBlock, final int length)
+    {
+        if (offsetInBlock < 0 || length < 0)
+        {
+            throw new IllegalArgumentException(
+                "offsetInBlock and length must be >= 0: offsetInBlock=" + offsetInBlock + ", length=" + length);
+        }
+    }
+
+    /**
+     * How many bytes {@link #read} copies out of a block of {@code blockLength} bytes.
+     *
+     * @param blockLength   the block's length.
+     * @param offsetInBlock where in the block to start, {@code >= 0}.
+     * @param length        the most bytes wanted, {@code >= 0}.
+     * @return {@code min(length, blockLength - offsetInBlock)}, or 0 when the offset is at or past the end.
+     */
+    static int copyLength(final int blockLength, final int offsetInBlock, final int length)
+    {
+        return offsetInBlock >= blockLength ? 0 : Math.min(length, blockLength - offsetInBlock);
+    }
+
+    /**
      * Like {@link #acquire(long)}, but never does I/O or waits, so an event loop may call it: a tiered store answers
      * from its memory tier only. The default is {@code acquire}, right for a store that lives in memory.
      *
@@ -31,6 +108,36 @@ public interface BlockStore extends AutoCloseable
     default BlockRef acquireInMemory(final long blockKey)
     {
         return acquire(blockKey);
+    }
+
+    /**
+     * A block the store keeps in a file and can hand out as an open file region without reading it (sent with
+     * sendfile by the L2 server), or {@code null}. Like {@link #acquireInMemory(long)} it never waits for I/O beyond
+     * opening a file, so an event loop may call it. The default keeps no blocks in files.
+     *
+     * @param blockKey       the packed key of the block.
+     * @param expectedLength the length the block must have; a block of another length is not returned.
+     * @return the open block (the caller owns one reference and releases it), or {@code null}.
+     */
+    default BlockFile openFile(final long blockKey, final int expectedLength)
+    {
+        return null;
+    }
+
+    /**
+     * Starts making a block the store holds in a slower tier available without waiting (read and checked on the
+     * store's own threads), for a caller that must not wait: the returned future completes with {@code true} when
+     * {@link #acquireInMemory(long)} or {@link #openFile(long, int)} will now find the block, or {@code false} when it
+     * turned out not to be there or failed its check (then it is a miss). Returns {@code null} at once when there is
+     * nothing to load. A stream calls it after {@link #acquireInMemory(long)} and {@link #openFile(long, int)} found
+     * nothing, and looks again when it completes. The default has no slower tier.
+     *
+     * @param blockKey the packed key of the block.
+     * @return the load in progress, or {@code null} for a miss.
+     */
+    default CompletableFuture<Boolean> loadAsync(final long blockKey)
+    {
+        return null;
     }
 
     /**

@@ -105,6 +105,61 @@ class CoalesceGapTest
     }
 
     @Test
+    void aGapIsReadThroughOnlyWhereItAndTheNextBlockFitUnderTheCap()
+    {
+        // A 4-block cap: a gap the run would reach the cap in saves no GET, so it is not read.
+        try (EngineFixture f = new EngineFixture(BLOCK, 64L * BLOCK,
+            (b) -> b.maxCoalescedGetBytes(4 * BLOCK).coalesceGapBytes(3 * BLOCK)))
+        {
+            final byte[] expected = f.object("c", 16 * BLOCK, 5);
+            final List<RangeRequest> apart = ranges(new long[][] {{0, 2 * BLOCK}, {4L * BLOCK, BLOCK}});
+            f.cache.readVectored("c", apart);
+            assertBytes(expected, apart);
+            assertEquals(List.of(new CountingOrigin.Get("c", 0, 2 * BLOCK), new CountingOrigin.Get("c", 4L * BLOCK,
+                BLOCK)), f.origin.log(), "blocks 0-1 and 4: the 2-block gap and block 4 do not fit a 4-block run");
+
+            f.origin.reset();
+            final List<RangeRequest> fitting = ranges(new long[][] {{8L * BLOCK, BLOCK}, {11L * BLOCK, BLOCK}});
+            f.cache.readVectored("c", fitting);
+            assertBytes(expected, fitting);
+            assertEquals(List.of(new CountingOrigin.Get("c", 8L * BLOCK, 4 * BLOCK)), f.origin.log(),
+                "blocks 8 and 11: the 2-block gap fits, one GET");
+        }
+    }
+
+    @Test
+    void gapBlocksAtTheReadAheadEdgeNeitherStallNorLeakTheRead()
+    {
+        // Every other block of 23, a read-ahead of 4 blocks (one window of the 4-block cap): each run is a wanted
+        // block, a 1-block gap and a wanted block; gap blocks count as requests in flight until they arrive.
+        try (EngineFixture f = new EngineFixture(BLOCK, 64L * BLOCK,
+            (b) -> b.maxCoalescedGetBytes(4 * BLOCK).coalesceGapBytes(BLOCK).streamWindows(1, 1)))
+        {
+            final byte[] expected = f.object("e", 23 * BLOCK, 6);
+            final long[][] spans = new long[12][];
+            for (int i = 0; i < spans.length; i++)
+            {
+                spans[i] = new long[] {2L * i * BLOCK, BLOCK};
+            }
+            final List<RangeRequest> ranges = ranges(spans);
+            f.cache.readVectored("e", ranges);
+            assertBytes(expected, ranges);
+            final List<CountingOrigin.Get> gets = new ArrayList<>();
+            for (int i = 0; i < 6; i++)
+            {
+                gets.add(new CountingOrigin.Get("e", 4L * i * BLOCK, 3 * BLOCK));
+            }
+            assertEquals(gets, f.origin.log(), "wanted, gap, wanted: 6 GETs of 3 blocks");
+            f.origin.reset();
+            assertArrayEquals(expected, f.read("e", 0, 23 * BLOCK));
+            assertEquals(List.of(new CountingOrigin.Get("e", 3L * BLOCK, BLOCK),
+                new CountingOrigin.Get("e", 7L * BLOCK, BLOCK), new CountingOrigin.Get("e", 11L * BLOCK, BLOCK),
+                new CountingOrigin.Get("e", 15L * BLOCK, BLOCK), new CountingOrigin.Get("e", 19L * BLOCK, BLOCK)),
+                f.origin.log(), "only the blocks no GET read are missing afterwards");
+        }
+    }
+
+    @Test
     void aGapLargerThanTheCoalescingCapIsRefused()
     {
         assertThrows(IllegalArgumentException.class, () -> new EngineFixture(BLOCK, 64L * BLOCK,

@@ -50,6 +50,37 @@ class OriginGetCountTest
     }
 
     @Test
+    void runsAreNotCutAtReadAheadWindowEdges()
+    {
+        // issue 19 item 11: windows of 8 blocks used to cut the run 6..11 at block 8 (3 GETs)
+        try (EngineFixture f = new EngineFixture(BLOCK, 64L * BLOCK, (b) -> b.maxCoalescedGetBytes(8 * BLOCK)
+            .streamWindows(8, 2)))
+        {
+            final byte[] expected = f.object("w", 12 * BLOCK, 11);
+            f.read("w", 5L * BLOCK, 1);
+            f.origin.reset();
+            assertArrayEquals(expected, f.read("w", 0, 12 * BLOCK));
+            assertEquals(List.of(new CountingOrigin.Get("w", 0, 5 * BLOCK),
+                new CountingOrigin.Get("w", 6L * BLOCK, 6 * BLOCK)), f.origin.log());
+        }
+    }
+
+    @Test
+    void contiguousMissesCostCeilOfTheirBytesOverTheCapWhateverTheWindow()
+    {
+        for (final int windowBlocks : new int[] {1, 3, 8, 13})
+        {
+            try (EngineFixture f = new EngineFixture(BLOCK, 128L * BLOCK, (b) -> b.maxCoalescedGetBytes(8 * BLOCK)
+                .streamWindows(windowBlocks, 2)))
+            {
+                final byte[] expected = f.object("c", 37 * BLOCK + 5, 12);
+                assertArrayEquals(expected, f.read("c", 0, expected.length));
+                assertEquals(5, f.origin.gets(), "38 blocks at 8 per GET, windows of " + windowBlocks);
+            }
+        }
+    }
+
+    @Test
     void lastShortBlockIsFetchedToTheEndOfTheObject()
     {
         try (EngineFixture f = new EngineFixture(BLOCK, 64L * BLOCK, (b) -> b))

@@ -10,6 +10,7 @@ import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.policy.PolicyKind;
 import dev.offcache.range.store.FetchClass;
 import net.jqwik.api.Arbitraries;
+import org.agrona.concurrent.UnsafeBuffer;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
@@ -21,9 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The L1 store against a simple model: random puts, acquires and releases. The model knows which blocks were ever
- * put and which references the test holds; the store must return only bytes that were put, never exceed its budget,
- * and lose no slot.
+ * The L1 store against a simple model: random puts, acquires, copies and releases. The model knows which blocks
+ * were ever put and which references the test holds; the store must return only bytes that were put (by reference
+ * or by copy), never exceed its budget, and lose no slot.
  */
 class L1BlockStoreProperties
 {
@@ -31,7 +32,7 @@ class L1BlockStoreProperties
 
     enum Kind
     {
-        PUT_DEMAND, PUT_PREFETCH, ACQUIRE_AND_RELEASE, ACQUIRE_AND_HOLD, RELEASE_HELD
+        PUT_DEMAND, PUT_PREFETCH, ACQUIRE_AND_RELEASE, ACQUIRE_AND_HOLD, COPY, RELEASE_HELD
     }
 
     record Op(Kind kind, long key, int heldIndex)
@@ -60,6 +61,7 @@ class L1BlockStoreProperties
         final Set<Long> everPut = new HashSet<>();
         final List<BlockRef> held = new ArrayList<>();
         final List<Long> heldKeys = new ArrayList<>();
+        final UnsafeBuffer copy = new UnsafeBuffer(new byte[BLOCK]);
         try
         {
             for (final Op op : ops)
@@ -100,6 +102,22 @@ class L1BlockStoreProperties
                             else
                             {
                                 ref.release();
+                            }
+                        }
+                        break;
+                    }
+                    case COPY:
+                    {
+                        final int offset = op.heldIndex() % BLOCK;
+                        final int blockLength = store.read(op.key(), offset, copy, 0, BLOCK);
+                        if (blockLength >= 0)
+                        {
+                            assertTrue(everPut.contains(op.key()), "copy of a block never put: " + op.key());
+                            assertEquals(Blocks.lengthOf(op.key(), BLOCK), blockLength);
+                            for (int i = 0; i < blockLength - offset; i++)
+                            {
+                                assertEquals(Blocks.byteAt(op.key(), offset + i), copy.getByte(i),
+                                    "copy of block " + op.key() + " at " + (offset + i));
                             }
                         }
                         break;

@@ -24,7 +24,9 @@ class L1BlockStoreTest
 
     static L1BlockStore store(final int blocks)
     {
-        return new L1BlockStore(new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long) blocks * BLOCK));
+        // Every hit recorded, so that the policy's decisions below follow the accesses exactly.
+        return new L1BlockStore(
+            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long) blocks * BLOCK).hitSampling(1));
     }
 
     static boolean put(final L1BlockStore store, final long key, final FetchClass fetchClass)
@@ -66,23 +68,39 @@ class L1BlockStoreTest
     }
 
     @Test
-    void copiesIntoACallersBuffer()
+    void copiesIntoACallersBufferAndReturnsTheBlocksLength()
     {
         try (L1BlockStore store = store(4))
         {
             put(store, 2, FetchClass.DEMAND);
             final int length = Blocks.lengthOf(2, BLOCK);
             final UnsafeBuffer destination = new UnsafeBuffer(new byte[BLOCK]);
-            assertEquals(100, store.read(2, 10, destination, 5, 100));
+            assertEquals(length, store.read(2, 10, destination, 5, 100));
             for (int i = 0; i < 100; i++)
             {
                 assertEquals(Blocks.byteAt(2, 10 + i), destination.getByte(5 + i));
             }
-            assertEquals(length - 20, store.read(2, 20, destination, 0, BLOCK), "stops at the end of the block");
+            assertEquals(0, destination.getByte(105), "nothing past the range");
+
+            destination.setMemory(0, BLOCK, (byte) 0x55);
+            assertEquals(length, store.read(2, 20, destination, 0, BLOCK), "stops at the end of the block");
+            for (int i = 0; i < length - 20; i++)
+            {
+                assertEquals(Blocks.byteAt(2, 20 + i), destination.getByte(i));
+            }
+            assertEquals(0x55, destination.getByte(length - 20), "nothing past the end of the block");
+
+            destination.setMemory(0, BLOCK, (byte) 0x55);
+            assertEquals(length, store.read(2, length + 1, destination, 0, 1), "past the end: nothing copied");
+            assertEquals(0x55, destination.getByte(0));
+
             assertEquals(-1, store.read(99, 0, destination, 0, 10));
-            assertThrows(IllegalArgumentException.class, () -> store.read(2, length + 1, destination, 0, 1));
             assertThrows(IllegalArgumentException.class, () -> store.read(2, -1, destination, 0, 1));
-            assertEquals(1, store.liveSlots(), "every copy released its reference");
+            assertThrows(IllegalArgumentException.class, () -> store.read(2, 0, destination, 0, -1));
+            assertEquals(3, store.hits(), "copies count as hits");
+            assertEquals(1, store.misses());
+            assertEquals(0, store.copyConflicts());
+            assertEquals(1, store.liveSlots(), "copies hold no reference");
         }
     }
 
@@ -189,10 +207,51 @@ class L1BlockStoreTest
     }
 
     @Test
+    void withSampledHitsAHotBlockStillSurvivesAScan()
+    {
+        // The default hit sampling (1 in 16): 400 hits of block 0 are recorded about 25 times, far above the
+        // frequency of the scanned blocks, which are each missed once and never hit.
+        try (L1BlockStore store = new L1BlockStore(
+            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes(8L * BLOCK)))
+        {
+            assertEquals(16, L1BlockStore.Context.DEFAULT_HIT_SAMPLING);
+            assertNull(store.acquire(0));
+            put(store, 0, FetchClass.DEMAND);
+            final UnsafeBuffer destination = new UnsafeBuffer(new byte[BLOCK]);
+            for (int i = 0; i < 200; i++)
+            {
+                store.acquire(0).release();
+                assertEquals(Blocks.lengthOf(0, BLOCK), store.read(0, 0, destination, 0, 16));
+            }
+            for (long key = 100; key < 164; key++)
+            {
+                assertNull(store.acquire(key));
+                put(store, key, FetchClass.DEMAND);
+            }
+            assertHit(store, 0);
+            assertEquals(401, store.hits());
+            assertEquals(65, store.misses(), "every miss counted, whatever the sampling");
+        }
+    }
+
+    @Test
+    void badHitSamplingIsRefusedNamingTheSetting()
+    {
+        for (final int bad : new int[] {0, 3, 2048, -8})
+        {
+            final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
+                () -> new L1BlockStore.Context().hitSampling(bad).conclude());
+            assertTrue(ex.getMessage().contains("hit sampling") && ex.getMessage().contains(String.valueOf(bad)),
+                ex.getMessage());
+        }
+        assertEquals(1, new L1BlockStore.Context().hitSampling(1).conclude().hitSampling());
+    }
+
+    @Test
     void lruStoreWorksToo()
     {
         try (L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes(3L * BLOCK).policy(PolicyKind.LRU)))
+            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes(3L * BLOCK).policy(PolicyKind.LRU).hitSampling(1)))
         {
             put(store, 1, FetchClass.DEMAND);
             put(store, 2, FetchClass.DEMAND);

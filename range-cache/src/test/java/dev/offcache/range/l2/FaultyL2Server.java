@@ -17,8 +17,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A deliberately misbehaving stand-in for the L2 server on 127.0.0.1: a raw socket server that parses just enough
- * HTTP to answer {@code GET /obj/{key}} with a Range, {@code HEAD} and {@code POST /prefetch}, and misbehaves in the
- * way its current {@link Fault} says. Objects come from a map of the true bytes (the same bytes the origin serves).
+ * HTTP to answer {@code GET /obj/{key}} with a Range, {@code HEAD}, {@code POST /ranges/{key}} (framed, with
+ * {@code Offcache-Object-Size}) and {@code POST /prefetch}, and misbehaves in the way its current {@link Fault} says.
+ * With {@link #slowAnswerMs} it waits that long before answering, sending {@code 102 Processing} every
+ * {@link #interimEveryMs} meanwhile when the request asked for it (like the real server while a size is looked up).
+ * Objects come from a map of the true bytes (the same bytes the origin serves).
  */
 final class FaultyL2Server implements AutoCloseable
 {
@@ -43,6 +46,8 @@ final class FaultyL2Server implements AutoCloseable
         STALL_MID_BODY,
         /** Sends half the body, then resets the connection. */
         CLOSE_MID_STREAM,
+        /** Sends the body {@link #dripBytes} at a time, one piece every {@link #dripEveryMs}. */
+        DRIP,
         /** Each request picks NONE or one of the fast faults at random. */
         RANDOM
     }
@@ -55,9 +60,19 @@ final class FaultyL2Server implements AutoCloseable
     final AtomicInteger requests = new AtomicInteger();
     final AtomicInteger connections = new AtomicInteger();
     final List<String> prefetchBodies = new CopyOnWriteArrayList<>();
-    /** Body bytes of GETs sent before a mid-body fault, summed. */
+    /** Body bytes sent before a mid-body fault (GET or POST /ranges), summed. */
     final AtomicInteger bytesSentBeforeFault = new AtomicInteger();
     volatile Fault fault = Fault.NONE;
+    /** Milliseconds to wait before each answer (0: answer at once). */
+    volatile long slowAnswerMs;
+    /** Interim responses while waiting, every this many ms (0: none). */
+    volatile long interimEveryMs;
+    final AtomicInteger interimsSent = new AtomicInteger();
+    /** {@link Fault#DRIP}: body bytes per piece. */
+    volatile int dripBytes = 256;
+    /** {@link Fault#DRIP}: milliseconds between pieces. */
+    volatile long dripEveryMs = 150;
+    final AtomicInteger rangesRequests = new AtomicInteger();
 
     private final ServerSocket server;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
@@ -139,6 +154,7 @@ final class FaultyL2Server implements AutoCloseable
         final String path = requestLine[1];
         String range = null;
         int contentLength = 0;
+        boolean interim = false;
         for (final String line : lines)
         {
             final String lower = line.toLowerCase();
@@ -150,8 +166,28 @@ final class FaultyL2Server implements AutoCloseable
             {
                 contentLength = Integer.parseInt(line.substring(15).trim());
             }
+            else if (lower.startsWith("offcache-interim:") && lower.endsWith("102"))
+            {
+                interim = true;
+            }
         }
         final byte[] body = in.readNBytes(contentLength);
+        final long slow = slowAnswerMs;
+        if (slow > 0 && !path.equals("/prefetch"))
+        {
+            final long every = interimEveryMs;
+            final long until = System.nanoTime() + slow * 1_000_000L;
+            while (System.nanoTime() < until)
+            {
+                Thread.sleep(Math.max(1, Math.min(every > 0 ? every : slow,
+                    (until - System.nanoTime()) / 1_000_000L)));
+                if (interim && every > 0 && System.nanoTime() < until)
+                {
+                    write(out, "HTTP/1.1 102 Processing\r\n\r\n");
+                    interimsSent.incrementAndGet();
+                }
+            }
+        }
         if (method.equals("POST") && path.equals("/prefetch"))
         {
             if (fault == Fault.NEVER_ANSWER)
@@ -166,7 +202,8 @@ final class FaultyL2Server implements AutoCloseable
             write(out, "HTTP/1.1 202 Accepted\r\nContent-Length: " + json.length() + "\r\n\r\n" + json);
             return true;
         }
-        final byte[] object = objects.get(path.substring("/obj/".length()));
+        final boolean ranges = method.equals("POST") && path.startsWith("/ranges/");
+        final byte[] object = objects.get(path.substring((ranges ? "/ranges/" : "/obj/").length()));
         final Fault fault = this.fault == Fault.RANDOM ?
             FAST[ThreadLocalRandom.current().nextInt(FAST.length)] : this.fault;
         switch (fault)
@@ -193,21 +230,65 @@ final class FaultyL2Server implements AutoCloseable
             write(out, "HTTP/1.1 200 OK\r\nContent-Length: " + object.length + "\r\n\r\n");
             return true;
         }
+        if (ranges)
+        {
+            rangesRequests.incrementAndGet();
+            return answerRanges(new String(body, StandardCharsets.US_ASCII), object, fault, out, socket);
+        }
         final String[] bounds = range.substring("bytes=".length()).split("-");
         final int start = Integer.parseInt(bounds[0]);
+        if (start >= object.length)
+        {
+            final String text = "past the end";
+            write(out, "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */" + object.length +
+                "\r\nContent-Length: " + text.length() + "\r\n\r\n" + text);
+            return true;
+        }
         final int end = Math.min(Integer.parseInt(bounds[1]), object.length - 1);
         final int length = end - start + 1;
         final String contentRange = fault == Fault.MISSING_CONTENT_RANGE ? "" :
             "Content-Range: bytes " + (fault == Fault.WRONG_CONTENT_RANGE ? start + 1 : start) + "-" + end + "/" +
             object.length + "\r\n";
         write(out, "HTTP/1.1 206 Partial Content\r\n" + contentRange + "Content-Length: " + length + "\r\n\r\n");
+        return body(object, start, length, fault, out, socket);
+    }
+
+    /** A framed POST /ranges answer: per range an 8-byte little-endian length (clamped to the object), the bytes. */
+    private boolean answerRanges(
+        final String json, final byte[] object, final Fault fault, final OutputStream out, final Socket socket)
+        throws IOException, InterruptedException
+    {
+        final ByteArrayOutputStream framed = new ByteArrayOutputStream();
+        final java.util.regex.Matcher pair = java.util.regex.Pattern.compile("\\[(\\d+),(\\d+)\\]").matcher(json);
+        while (pair.find())
+        {
+            final int start = Integer.parseInt(pair.group(1));
+            final int end = Math.min(Integer.parseInt(pair.group(2)), object.length);
+            final int length = Math.max(0, end - start);
+            for (int i = 0; i < Long.BYTES; i++)
+            {
+                framed.write((int) ((long) length >>> (8 * i)) & 0xFF);
+            }
+            framed.write(object, start, length);
+        }
+        final byte[] all = framed.toByteArray();
+        write(out, "HTTP/1.1 200 OK\r\nOffcache-Object-Size: " + object.length + "\r\nContent-Length: " +
+            all.length + "\r\n\r\n");
+        return body(all, 0, all.length, fault, out, socket);
+    }
+
+    /** Sends a body, or half of it and then the mid-body fault; returns whether the connection stays usable. */
+    private boolean body(
+        final byte[] bytes, final int start, final int length, final Fault fault, final OutputStream out,
+        final Socket socket) throws IOException, InterruptedException
+    {
         switch (fault)
         {
             case SHORT_BODY:
             case STALL_MID_BODY:
             case CLOSE_MID_STREAM:
                 final int half = length / 2;
-                out.write(object, start, half);
+                out.write(bytes, start, half);
                 out.flush();
                 bytesSentBeforeFault.addAndGet(half);
                 if (fault == Fault.STALL_MID_BODY)
@@ -219,8 +300,16 @@ final class FaultyL2Server implements AutoCloseable
                     socket.setSoLinger(true, 0);
                 }
                 return false;
+            case DRIP:
+                for (int sent = 0; sent < length; sent += dripBytes)
+                {
+                    out.write(bytes, start + sent, Math.min(dripBytes, length - sent));
+                    out.flush();
+                    Thread.sleep(dripEveryMs);
+                }
+                return true;
             default:
-                out.write(object, start, length);
+                out.write(bytes, start, length);
                 out.flush();
                 return true;
         }

@@ -125,6 +125,53 @@ class L2ClientFaultTest
     }
 
     @Test
+    void aServerThatKeepsAReadAliveIsGivenUpOnAtTheReadDeadlineAndTheBreakerIsTold()
+    {
+        // 64 KiB at 128 KiB/s: the deadline is 150 ms + 400 ms + 500 ms after the start. The server drips 256 bytes
+        // every 150 ms (inside the 400 ms stall timeout), so without a deadline the read would take 38 s.
+        client = L2Origin.newBuilder()
+            .server(URI.create(server.url()))
+            .apiKey("k")
+            .origin(new FileSystemOrigin(root, 2))
+            .abandonTimeout(Duration.ofMillis(150))
+            .stallTimeout(Duration.ofMillis(400))
+            .minReadRate(128 * 1024)
+            .breaker(2, Duration.ofSeconds(60))
+            .build();
+        server.fault = FaultyL2Server.Fault.DRIP;
+        final int length = 64 * 1024;
+        final long offset = 12_345;
+        assertExactRead(offset, length);
+        final L2ClientMetrics metrics = client.metrics();
+        assertEquals(1, metrics.readFallbacks(FallbackReason.DEADLINE), () -> prometheus(metrics));
+        assertEquals(1, metrics.get(L2ClientMetrics.Counter.RESUMED), "completed from the offset L2 reached");
+        assertTrue(metrics.get(L2ClientMetrics.Counter.L2_BYTES) > 0, "the dripped bytes are kept");
+        assertEquals(length, metrics.get(L2ClientMetrics.Counter.L2_BYTES) +
+            metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES));
+        assertEquals(CircuitBreaker.State.CLOSED, client.breaker().state());
+
+        // Interim responses every 100 ms, and never the final answer: alive, but no answer either.
+        server.fault = FaultyL2Server.Fault.NONE;
+        server.slowAnswerMs = 60_000;
+        server.interimEveryMs = 100;
+        assertExactRead(offset, length);
+        assertEquals(2, metrics.readFallbacks(FallbackReason.DEADLINE), () -> prometheus(metrics));
+        assertTrue(server.interimsSent.get() > 4, "interims kept it alive past the stall timeout");
+        assertEquals(CircuitBreaker.State.OPEN, client.breaker().state(), "two calls past their deadline open it");
+    }
+
+    private void assertExactRead(final long offset, final int length)
+    {
+        final ByteBuffer destination = ByteBuffer.allocateDirect(length);
+        assertEquals(length, client.read(KEY, offset, destination).orTimeout(10, TimeUnit.SECONDS).join());
+        final byte[] got = new byte[length];
+        destination.get(got);
+        final byte[] want = new byte[length];
+        System.arraycopy(truth, (int) offset, want, 0, length);
+        assertArrayEquals(want, got);
+    }
+
+    @Test
     void healthyServerServesEveryReadAndSizeFromL2()
     {
         // A generous header deadline: a cold JVM's first request must not count as a fallback here.
@@ -141,7 +188,7 @@ class L2ClientFaultTest
     }
 
     @ParameterizedTest
-    @EnumSource(value = FaultyL2Server.Fault.class, names = {"NONE", "RANDOM"}, mode = EnumSource.Mode.EXCLUDE)
+    @EnumSource(value = FaultyL2Server.Fault.class, names = {"NONE", "RANDOM", "DRIP"}, mode = EnumSource.Mode.EXCLUDE)
     void everyFaultStillReturnsTheOriginsExactBytes(final FaultyL2Server.Fault fault)
     {
         server.fault = fault;

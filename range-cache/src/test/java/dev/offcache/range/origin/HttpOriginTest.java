@@ -65,6 +65,21 @@ class HttpOriginTest extends ObjectStoreContract
         return false;
     }
 
+    @Override
+    protected boolean hasTimes()
+    {
+        return false;
+    }
+
+    @Test
+    void statReadsTheHttpDateOfLastModified() throws Exception
+    {
+        objects.put("dated", random(10, 11));
+        final ObjectInfo info = get(origin.stat("dated"));
+        assertEquals(784111777000L, info.lastModifiedMillis());
+        assertEquals(10, info.size());
+    }
+
     @Test
     void aServerThatIgnoresRangeIsAnErrorUnlessTheRangeStartsAtZero() throws Exception
     {
@@ -129,6 +144,7 @@ class HttpOriginTest extends ObjectStoreContract
         }
         final String etag = "\"" + Integer.toHexString(Arrays.hashCode(data)) + "\"";
         exchange.getResponseHeaders().set("ETag", etag);
+        exchange.getResponseHeaders().set("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT");
         final String ifMatch = exchange.getRequestHeaders().getFirst("If-Match");
         if (ifMatch != null && !ifMatch.equals(etag))
         {

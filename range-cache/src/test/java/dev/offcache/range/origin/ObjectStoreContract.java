@@ -1,6 +1,7 @@
 package dev.offcache.range.origin;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -19,8 +20,10 @@ import dev.offcache.range.testing.SlabBlockStore;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -68,7 +71,7 @@ public abstract class ObjectStoreContract
         return future.get(20, TimeUnit.SECONDS);
     }
 
-    static Throwable failure(final CompletableFuture<?> future)
+    protected static Throwable failure(final CompletableFuture<?> future)
     {
         final ExecutionException error = assertThrows(ExecutionException.class,
             () -> future.get(20, TimeUnit.SECONDS));
@@ -133,6 +136,90 @@ public abstract class ObjectStoreContract
         get(origin.delete("l/a"));
         assertInstanceOf(ObjectNotFoundException.class, failure(origin.size("l/a")));
         get(origin.delete("l/never-there"));
+    }
+
+    @Test
+    void statGivesTheSizeATimeAndATagThatChangesWithTheObject() throws Exception
+    {
+        final long before = System.currentTimeMillis();
+        get(origin.put("stat/a", ByteBuffer.wrap(random(1000, 7))));
+        final ObjectInfo info = get(origin.stat("stat/a"));
+        assertEquals("stat/a", info.key());
+        assertEquals(1000, info.size());
+        assertNotNull(info.etag(), "every origin here gives entity tags");
+        assertTrue(info.etag().startsWith("\"") && info.etag().endsWith("\""), info.etag());
+        if (hasTimes())
+        {
+            assertTrue(info.lastModifiedMillis() >= before - 120_000 &&
+                info.lastModifiedMillis() <= System.currentTimeMillis() + 120_000, "time " + info);
+        }
+        get(origin.put("stat/a", ByteBuffer.wrap(random(1001, 8))));
+        final ObjectInfo rewritten = get(origin.stat("stat/a"));
+        assertEquals(1001, rewritten.size());
+        assertNotEquals(info.etag(), rewritten.etag(), "a new version has a new tag");
+        assertInstanceOf(ObjectNotFoundException.class, failure(origin.stat("stat/none")));
+    }
+
+    @Test
+    void listPagesGroupByTheDelimiterCarryMetadataAndContinue() throws Exception
+    {
+        for (final String key : List.of("p/a", "p/b/1", "p/b/2", "p/c", "p/d/x/y", "q/z"))
+        {
+            get(origin.put(key, ByteBuffer.wrap(random(10 + key.length(), key.hashCode()))));
+        }
+        if (!canList())
+        {
+            assertInstanceOf(UnsupportedOperationException.class,
+                failure(origin.listPage(ListPage.Request.of("p/"))));
+            return;
+        }
+        final ListPage first = get(origin.listPage(new ListPage.Request("p/", "/", null, null, 2)));
+        assertEquals(List.of("p/a"), keysOf(first));
+        assertEquals(List.of("p/b/"), first.commonPrefixes());
+        assertTrue(first.truncated());
+        final ListPage second = get(origin.listPage(
+            new ListPage.Request("p/", "/", first.nextContinuationToken(), null, 2)));
+        assertEquals(List.of("p/c"), keysOf(second));
+        assertEquals(List.of("p/d/"), second.commonPrefixes());
+        assertFalse(second.truncated(), "nothing is left after p/d/");
+
+        final ListPage flat = get(origin.listPage(new ListPage.Request("p/", null, null, "p/b/1", 1000)));
+        assertEquals(List.of("p/b/2", "p/c", "p/d/x/y"), keysOf(flat));
+        assertFalse(flat.truncated());
+        for (final ObjectInfo listed : flat.objects())
+        {
+            final ObjectInfo headed = get(origin.stat(listed.key()));
+            assertEquals(headed.size(), listed.size(), listed.key());
+            assertEquals(10 + listed.key().length(), listed.size(), listed.key());
+            assertEquals(headed.etag(), listed.etag(), "a listing and a HEAD agree on the tag of " + listed.key());
+            if (hasTimes())
+            {
+                assertEquals(headed.lastModifiedMillis() / 1000, listed.lastModifiedMillis() / 1000, listed.key());
+            }
+        }
+        assertEquals(List.of(), keysOf(get(origin.listPage(ListPage.Request.of("nothing/")))));
+    }
+
+    @Test
+    void probeFindsTheContainer() throws Exception
+    {
+        get(origin.probe());
+    }
+
+    /** Whether the origin reports last-modified times. */
+    protected boolean hasTimes()
+    {
+        return true;
+    }
+
+    private static List<String> keysOf(final ListPage page)
+    {
+        final List<String> keys = new ArrayList<>();
+        for (final ObjectInfo info : page.objects())
+        {
+            keys.add(info.key());
+        }
+        return keys;
     }
 
     @Test

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 import dev.offcache.range.origin.ForwardingObjectStore;
+import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
 
@@ -136,6 +137,18 @@ public final class CountingOrigin extends ForwardingObjectStore
         final CompletableFuture<Void> before = gate == null ? CompletableFuture.completedFuture(null) : gate;
         return before.thenCompose((v) -> fakeSize >= 0 ?
             CompletableFuture.completedFuture(fakeSize) : delegate().size(key));
+    }
+
+    /** A stat is a HEAD too: counted, gated, and faked with {@link #fakeSize} like {@link #size}. */
+    @Override
+    public CompletableFuture<ObjectInfo> stat(final String key)
+    {
+        heads.incrementAndGet();
+        final CompletableFuture<Void> gate = headGate;
+        final CompletableFuture<Void> before = gate == null ? CompletableFuture.completedFuture(null) : gate;
+        return before.thenCompose((v) -> fakeSize >= 0 ?
+            CompletableFuture.completedFuture(new ObjectInfo(key, fakeSize, ObjectInfo.UNKNOWN_TIME, null)) :
+            delegate().stat(key));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.offcache.range.testing;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -29,6 +30,8 @@ public final class SlabBlockStore implements BlockStore, EvictionStats
     private final AtomicLong bytes = new AtomicLong();
     private final AtomicLong evictions = new AtomicLong();
     private volatile boolean failing;
+    private volatile boolean slowerTier;
+    private final java.util.Set<Long> loaded = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     public SlabBlockStore(final long capacityBytes, final int slotSize)
     {
@@ -46,6 +49,42 @@ public final class SlabBlockStore implements BlockStore, EvictionStats
     public BlockSlab slab()
     {
         return slab;
+    }
+
+    /**
+     * Pretends every block lives in a slower tier: not in memory, but loaded on another thread by {@link #loadAsync}.
+     */
+    public void slowerTier(final boolean slower)
+    {
+        this.slowerTier = slower;
+        loaded.clear();
+    }
+
+    @Override
+    public BlockRef acquireInMemory(final long blockKey)
+    {
+        return slowerTier && !loaded.contains(blockKey) ? null : acquire(blockKey);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> loadAsync(final long blockKey)
+    {
+        if (!slowerTier)
+        {
+            return null;
+        }
+        final BlockRef ref = acquire(blockKey);
+        if (ref == null)
+        {
+            return null;
+        }
+        ref.release();
+        // "loaded" on another thread: from then on the memory lookup finds it
+        return CompletableFuture.supplyAsync(() ->
+        {
+            loaded.add(blockKey);
+            return true;
+        });
     }
 
     @Override

@@ -31,11 +31,13 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.offcache.registry.front.Acquisition;
-import dev.offcache.registry.front.AsyncCacheRegistry;
-import dev.offcache.registry.front.RegistryClosedException;
-import dev.offcache.registry.front.RemovalListener;
-import dev.offcache.registry.front.Resolution;
+import dev.offcache.registry.codec.RecordWriter;
+import dev.offcache.registry.codec.RecordReader;
+import dev.offcache.registry.api.Acquisition;
+import dev.offcache.registry.api.AsyncCacheRegistry;
+import dev.offcache.registry.api.RegistryClosedException;
+import dev.offcache.registry.api.RemovalListener;
+import dev.offcache.registry.api.Resolution;
 import dev.offcache.registry.state.AbortOutcome;
 import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheEntry;
@@ -72,8 +74,8 @@ import dev.offcache.registry.state.StageRef;
 public final class RegistryClusterClient implements AsyncCacheRegistry
 {
     private static final Logger LOG = LoggerFactory.getLogger(RegistryClusterClient.class);
-    private static final ThreadLocal<WireCodec.Writer> WRITERS =
-        ThreadLocal.withInitial(() -> new WireCodec.Writer(512));
+    private static final ThreadLocal<RecordWriter> WRITERS =
+        ThreadLocal.withInitial(() -> new RecordWriter(512));
 
     private final Context ctx;
     private final MediaDriver driver;
@@ -405,13 +407,13 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
         CloseHelper.quietCloseAll(aeron, driver);
     }
 
-    private static WireCodec.Writer writer(final byte type)
+    private static RecordWriter writer(final byte type)
     {
-        return WRITERS.get().commandHeader(type);
+        return WireCodec.command(WRITERS.get(), type);
     }
 
     @SuppressWarnings("unchecked")
-    private <T> CompletableFuture<T> submit(final byte type, final WireCodec.Writer writer)
+    private <T> CompletableFuture<T> submit(final byte type, final RecordWriter writer)
     {
         if (writer.position() > ctx.maxCommandBytes)
         {
@@ -492,7 +494,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
         private final ArrayDeque<Request> order = new ArrayDeque<>();
         private final ArrayDeque<Request> unsent = new ArrayDeque<>();
         private final UnsafeBuffer sendBuffer = new UnsafeBuffer(new byte[0]);
-        private final WireCodec.Reader reader = new WireCodec.Reader();
+        private final RecordReader reader = new RecordReader();
         private AeronCluster cluster;
         private AeronCluster.AsyncConnect connecting;
         private long nextSequence = 1;

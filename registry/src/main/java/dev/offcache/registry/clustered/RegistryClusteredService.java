@@ -22,8 +22,10 @@ import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.IdleStrategy;
 
+import dev.offcache.registry.codec.RecordWriter;
+import dev.offcache.registry.codec.RecordReader;
 import dev.offcache.registry.eviction.EvictionPolicy;
-import dev.offcache.registry.front.Resolution;
+import dev.offcache.registry.api.Resolution;
 import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
@@ -34,6 +36,7 @@ import dev.offcache.registry.state.Materialized;
 import dev.offcache.registry.state.PartitionLocation;
 import dev.offcache.registry.state.Pending;
 import dev.offcache.registry.state.StateChangeListener;
+import dev.offcache.registry.waiting.WaitingStateMachine;
 
 /**
  * The registry's {@link CacheStateMachine} as an Aeron Cluster {@link ClusteredService}: every member applies the
@@ -59,7 +62,7 @@ import dev.offcache.registry.state.StateChangeListener;
  * <p>Single-threaded: everything runs on the cluster's service thread. The {@code volatile} getters are for
  * monitoring and tests. Snapshots are written in chunks no longer than the snapshot publication's maximum payload.
  */
-public final class RegistryClusteredService implements ClusteredService, StateChangeListener
+public final class RegistryClusteredService implements ClusteredService
 {
     static final int SNAPSHOT_MAGIC = 0x4f435247;
     /** Version 2 records locations with their CRC32C; version 1 snapshots (without) are still loaded. */
@@ -68,19 +71,19 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
 
     private final CachedEpochClock clock = new CachedEpochClock();
     private final Set<String> deadExecutors = new HashSet<>();
-    private final CacheStateMachine state = new CacheStateMachine(clock, id -> !deadExecutors.contains(id), this);
-    private final Map<CacheKey, List<Waiter>> waiters = new HashMap<>();
+    private final WaitingStateMachine<Waiter> machine = new WaitingStateMachine<>(
+        clock, id -> !deadExecutors.contains(id), StateChangeListener.NONE, this::release);
+    private final CacheStateMachine state = machine.state();
     private final Long2ObjectHashMap<ClientRecord> clients = new Long2ObjectHashMap<>();
     private final List<PendingRelease> releases = new ArrayList<>();
-    private final WireCodec.Writer reply = new WireCodec.Writer(4096);
-    private final WireCodec.Writer egress = new WireCodec.Writer(4096);
-    private final WireCodec.Writer scratch = new WireCodec.Writer(256);
-    private final WireCodec.Reader reader = new WireCodec.Reader();
+    private final RecordWriter reply = new RecordWriter(4096);
+    private final RecordWriter egress = new RecordWriter(4096);
+    private final RecordWriter scratch = new RecordWriter(256);
+    private final RecordReader reader = new RecordReader();
     private final EvictionPolicy evictionPolicy;
     private final long clientRetentionMs;
     private final int maxEgressChunk;
     private Cluster cluster;
-    private Resolution.Reason releaseReason = Resolution.Reason.INVALIDATED;
     private long applied;
     private long duplicates;
 
@@ -195,7 +198,6 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
 
         reader.wrap(buffer, offset + WireCodec.COMMAND_HEADER_LENGTH, length - WireCodec.COMMAND_HEADER_LENGTH);
         reply.reset().putByte(WireCodec.OK);
-        releaseReason = Resolution.Reason.INVALIDATED;
         try
         {
             execute(type, clientId, sequence, client);
@@ -226,7 +228,7 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
     public void onTakeSnapshot(final ExclusivePublication snapshotPublication)
     {
         purgeIdleClients();
-        final WireCodec.Writer out = encodeSnapshot();
+        final RecordWriter out = encodeSnapshot();
         final int chunk = Math.max(64, snapshotPublication.maxPayloadLength());
         final IdleStrategy idle = cluster.idleStrategy();
         for (int position = 0; position < out.position(); position += chunk)
@@ -333,41 +335,17 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
         return probedAtApplied;
     }
 
-    /**
-     * {@inheritDoc}
-     */
-    public void onPromoted(final CacheKey key, final Materialized entry)
-    {
-        final List<Waiter> pending = waiters.remove(key);
-        if (pending != null)
-        {
-            release(pending, Resolution.ofPromotion(entry, (executorId) -> !deadExecutors.contains(executorId)));
-        }
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public void onRemoved(final CacheKey key, final CacheEntry removed)
-    {
-        final List<Waiter> pending = waiters.remove(key);
-        if (pending != null)
-        {
-            release(pending, new Resolution.Released(releaseReason));
-        }
-    }
-
     private void execute(final byte type, final long clientId, final long sequence, final ClientRecord client)
     {
         switch (type)
         {
             case WireCodec.LOOKUP:
-                reply.entry(state.lookup(reader.key()));
+                reply.entry(machine.lookup(reader.key()));
                 break;
             case WireCodec.BEGIN:
             {
                 final CacheKey key = reader.key();
-                final BeginOutcome outcome = state.beginMaterialization(key, reader.getString());
+                final BeginOutcome outcome = machine.beginMaterialization(key, reader.getString());
                 if (outcome instanceof BeginOutcome.AlreadyPending pending)
                 {
                     reply.putByte(WireCodec.BEGIN_PENDING).putString(pending.jobId());
@@ -388,38 +366,35 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
                 final String jobId = reader.getString();
                 final DatasetSchema schema = new DatasetSchema(reader.getString());
                 final List<PartitionLocation> locations = reader.locations();
-                reply.putByte((byte) state.completeMaterialization(key, jobId, schema, locations).ordinal());
+                reply.putByte((byte) machine.completeMaterialization(key, jobId, schema, locations).ordinal());
                 break;
             }
             case WireCodec.ABORT:
             {
                 final CacheKey key = reader.key();
                 final String jobId = reader.getString();
-                releaseReason = Resolution.Reason.ABORTED;
-                reply.putByte((byte) state.abortMaterialization(key, jobId).ordinal());
+                reply.putByte((byte) machine.abortMaterialization(key, jobId).ordinal());
                 break;
             }
             case WireCodec.INVALIDATE:
-                reply.removed(state.invalidate(reader.key()));
+                reply.removed(machine.invalidate(reader.key()));
                 break;
             case WireCodec.INVALIDATE_JOB:
             {
                 final CacheKey key = reader.key();
-                reply.removed(state.invalidate(key, reader.getString()));
+                reply.removed(machine.invalidate(key, reader.getString()));
                 break;
             }
             case WireCodec.INVALIDATE_EXECUTOR:
             {
                 final String executorId = reader.getString();
-                releaseReason = Resolution.Reason.EXECUTOR_LOST;
-                reply.removed(state.invalidateExecutor(executorId));
+                reply.removed(machine.invalidateExecutor(executorId));
                 break;
             }
             case WireCodec.REMOVE_SESSION:
             {
                 final String sessionId = reader.getString();
-                releaseReason = Resolution.Reason.SESSION_REMOVED;
-                reply.removed(state.removeSession(sessionId));
+                reply.removed(machine.removeSession(sessionId));
                 break;
             }
             case WireCodec.ACQUIRE:
@@ -429,8 +404,7 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
                 await(reader.key(), clientId, sequence, client);
                 break;
             case WireCodec.SWEEP:
-                releaseReason = Resolution.Reason.SESSION_REMOVED;
-                reply.removed(evictionPolicy.sweep(state, clock.time()));
+                reply.removed(machine.sweep(evictionPolicy, clock.time()));
                 break;
             case WireCodec.ENTRIES:
             {
@@ -464,46 +438,34 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
     private void acquire(
         final CacheKey key, final String jobId, final long clientId, final long sequence, final ClientRecord client)
     {
-        Ids.requireId(jobId, "jobId");
-        final CacheEntry entry = state.lookup(key);
-        if (entry instanceof Materialized materialized)
+        final BeginOutcome outcome = machine.acquire(key, jobId, new Waiter(clientId, sequence));
+        if (outcome instanceof BeginOutcome.AlreadyMaterialized materialized)
         {
-            reply.putByte(WireCodec.ACQUIRE_HIT).materialized(materialized);
+            reply.putByte(WireCodec.ACQUIRE_HIT).materialized(materialized.entry());
         }
-        else if (entry instanceof Pending pending)
+        else if (outcome instanceof BeginOutcome.AlreadyPending pending)
         {
-            addWaiter(key, clientId, sequence, client);
+            client.waiting++;
             reply.putByte(WireCodec.ACQUIRE_WAIT).putString(pending.jobId());
         }
         else
         {
-            final BeginOutcome outcome = state.beginMaterialization(key, jobId);
-            if (!(outcome instanceof BeginOutcome.Claimed))
-            {
-                throw new IllegalStateException("claim of an absent key failed: " + outcome);
-            }
             reply.putByte(WireCodec.ACQUIRE_CLAIMED);
         }
     }
 
     private void await(final CacheKey key, final long clientId, final long sequence, final ClientRecord client)
     {
-        final CacheEntry entry = state.lookup(key);
-        if (entry instanceof Pending)
+        final Resolution now = machine.await(key, new Waiter(clientId, sequence));
+        if (now == null)
         {
-            addWaiter(key, clientId, sequence, client);
+            client.waiting++;
             reply.putByte(WireCodec.AWAIT_WAITING);
         }
         else
         {
-            reply.resolution(Resolution.ofSettled(entry));
+            reply.resolution(now);
         }
-    }
-
-    private void addWaiter(final CacheKey key, final long clientId, final long sequence, final ClientRecord client)
-    {
-        waiters.computeIfAbsent(key, k -> new ArrayList<>()).add(new Waiter(clientId, sequence));
-        client.waiting++;
     }
 
     private void release(final List<Waiter> pending, final Resolution resolution)
@@ -583,9 +545,9 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
         clients.values().removeIf(client -> client.waiting == 0 && client.lastSeenMs < cutoff);
     }
 
-    private WireCodec.Writer encodeSnapshot()
+    private RecordWriter encodeSnapshot()
     {
-        final WireCodec.Writer out = new WireCodec.Writer(64 * 1024);
+        final RecordWriter out = new RecordWriter(64 * 1024);
         out.putInt(0).putInt(SNAPSHOT_MAGIC).putInt(SNAPSHOT_VERSION);
         out.putLong(clock.time()).putLong(applied).putLong(duplicates);
         out.putInt(deadExecutors.size());
@@ -611,15 +573,19 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
             sessions[0]++;
         });
         out.buffer().putInt(sessionCountAt, sessions[0]);
-        out.putInt(waiters.size());
-        for (final Map.Entry<CacheKey, List<Waiter>> entry : waiters.entrySet())
+        final int waiterKeysAt = out.position();
+        out.putInt(0);
+        final int[] waiterKeys = {0};
+        machine.forEachWaiter((key, list) ->
         {
-            out.key(entry.getKey()).putInt(entry.getValue().size());
-            for (final Waiter waiter : entry.getValue())
+            out.key(key).putInt(list.size());
+            for (final Waiter waiter : list)
             {
                 out.putLong(waiter.clientId).putLong(waiter.sequence);
             }
-        }
+            waiterKeys[0]++;
+        });
+        out.buffer().putInt(waiterKeysAt, waiterKeys[0]);
         out.putInt(clients.size());
         for (final Long2ObjectHashMap<ClientRecord>.EntryIterator it = clients.entrySet().iterator(); it.hasNext();)
         {
@@ -634,7 +600,7 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
         return out;
     }
 
-    private static void putAnswers(final WireCodec.Writer out, final Long2ObjectHashMap<byte[]> answers)
+    private static void putAnswers(final RecordWriter out, final Long2ObjectHashMap<byte[]> answers)
     {
         out.putInt(answers.size());
         for (final Long2ObjectHashMap<byte[]>.EntryIterator it = answers.entrySet().iterator(); it.hasNext();)
@@ -674,11 +640,11 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
         {
             throw new IllegalStateException("registry snapshot truncated: " + received[0] + " bytes");
         }
-        decodeSnapshot(new WireCodec.Reader().wrap(bytes, 0, received[0]));
+        decodeSnapshot(new RecordReader().wrap(bytes, 0, received[0]));
         snapshotsLoaded++;
     }
 
-    private void decodeSnapshot(final WireCodec.Reader in)
+    private void decodeSnapshot(final RecordReader in)
     {
         in.getInt();
         final int magic = in.getInt();
@@ -719,12 +685,10 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
         for (int i = 0, n = in.count(); i < n; i++)
         {
             final CacheKey key = in.key();
-            final List<Waiter> list = new ArrayList<>();
             for (int w = 0, count = in.count(); w < count; w++)
             {
-                list.add(new Waiter(in.getLong(), in.getLong()));
+                machine.restoreWaiter(key, new Waiter(in.getLong(), in.getLong()));
             }
-            waiters.put(key, list);
         }
         for (int i = 0, n = in.count(); i < n; i++)
         {
@@ -743,7 +707,7 @@ public final class RegistryClusteredService implements ClusteredService, StateCh
         duplicateCommands = duplicates;
     }
 
-    private static void readAnswers(final WireCodec.Reader in, final Long2ObjectHashMap<byte[]> answers)
+    private static void readAnswers(final RecordReader in, final Long2ObjectHashMap<byte[]> answers)
     {
         for (int i = 0, n = in.count(); i < n; i++)
         {

@@ -1,28 +1,13 @@
 package dev.offcache.registry.clustered;
 
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-
-import org.agrona.DirectBuffer;
-import org.agrona.ExpandableArrayBuffer;
-import org.agrona.MutableDirectBuffer;
-
-import dev.offcache.registry.codec.FieldReader;
-import dev.offcache.registry.codec.LocationCodec;
-import dev.offcache.registry.front.Resolution;
-import dev.offcache.registry.state.CacheEntry;
-import dev.offcache.registry.state.CacheKey;
-import dev.offcache.registry.state.DatasetSchema;
-import dev.offcache.registry.state.Materialized;
-import dev.offcache.registry.state.PartitionLocation;
-import dev.offcache.registry.state.Pending;
-import dev.offcache.registry.state.RemovedEntry;
-import dev.offcache.registry.state.StageRef;
+import dev.offcache.registry.codec.RecordReader;
+import dev.offcache.registry.codec.RecordWriter;
 
 /**
- * The bytes the clustered registry puts on the wire and into its snapshots, in the style of the journal's
- * {@code ChangeCodec} (little-endian, strings as {@code length:int32 utf8}):
+ * The bytes the clustered registry puts on the wire and into its snapshots. Keys, entries, locations, removals,
+ * stage sets and resolutions are the registry's records, written by {@link RecordWriter} and read by
+ * {@link RecordReader} exactly as the journal writes them; this class adds the command header, the command and
+ * answer tags and the egress framing (little-endian, strings as {@code length:int32 utf8}):
  *
  * <pre>
  *   command  := type:int8 clientId:int64 sequence:int64 floor:int64 body      (ingress, one message)
@@ -31,15 +16,13 @@ import dev.offcache.registry.state.StageRef;
  *             | ACQUIRE key job | AWAIT key | SWEEP | ENTRIES | PINNED | EXECUTOR_LIVE id live:int8
  *   egress   := kind:int8 sequence:int64 chunkIndex:int32 chunkCount:int32 chunk  (REPLY or RELEASE)
  *   reply    := status:int8 (OK result | REFUSED message)
- *   entry    := 0 | 1 job | 2 materialized;   materialized := job schema atMs:int64 locations
- *   locations := see {@link LocationCodec}: written with CRCs; logs, snapshots and cached answers written before
- *               CRCs were recorded read without
+ *   key, entry, materialized, locations, removed, entries, stages, resolution := see {@link RecordWriter}
+ *               (locations with CRCs; logs, snapshots and cached answers written before CRCs read without)
  * </pre>
  *
  * A reply or release longer than one egress message is split into chunks that the client reassembles by sequence.
  * {@code floor} is the client's lowest sequence still waiting for an answer: the service forgets the cached
- * answers below it. A {@link Writer} owns one growable heap buffer; a {@link Reader} reads someone else's buffer.
- * Neither is thread-safe.
+ * answers below it.
  */
 public final class WireCodec
 {
@@ -97,9 +80,7 @@ public final class WireCodec
     static final byte ACQUIRE_HIT = 0;
     static final byte ACQUIRE_CLAIMED = 1;
     static final byte ACQUIRE_WAIT = 2;
-    /** Await answers (and release payloads use the first two). */
-    static final byte RESOLUTION_READY = 0;
-    static final byte RESOLUTION_RELEASED = 1;
+    /** Await answers: a resolution ({@link RecordWriter#resolution}), or this tag while the waiter waits. */
     static final byte AWAIT_WAITING = 2;
     /** Begin answers. */
     static final byte BEGIN_CLAIMED = 0;
@@ -111,245 +92,15 @@ public final class WireCodec
     }
 
     /**
-     * Appends fields to a growable heap buffer it owns.
+     * Starts a command in a writer: the type and a zeroed header (client id, sequence and floor are filled in when
+     * it is sent).
+     *
+     * @param writer the writer; reset.
+     * @param type   the command type.
+     * @return the writer, positioned for the body.
      */
-    public static final class Writer
+    public static RecordWriter command(final RecordWriter writer, final byte type)
     {
-        private final ExpandableArrayBuffer buffer;
-        private int position;
-
-        /**
-         * A writer with an initial capacity.
-         *
-         * @param initialCapacity bytes.
-         */
-        public Writer(final int initialCapacity)
-        {
-            buffer = new ExpandableArrayBuffer(initialCapacity);
-        }
-
-        /**
-         * Starts over at offset 0.
-         *
-         * @return this.
-         */
-        public Writer reset()
-        {
-            position = 0;
-            return this;
-        }
-
-        /**
-         * The buffer (valid up to {@link #position()}).
-         *
-         * @return the buffer.
-         */
-        public MutableDirectBuffer buffer()
-        {
-            return buffer;
-        }
-
-        /**
-         * Bytes written.
-         *
-         * @return the position.
-         */
-        public int position()
-        {
-            return position;
-        }
-
-        /**
-         * A copy of the bytes written.
-         *
-         * @return a new array.
-         */
-        public byte[] toBytes()
-        {
-            final byte[] bytes = new byte[position];
-            buffer.getBytes(0, bytes);
-            return bytes;
-        }
-
-        Writer putByte(final byte value)
-        {
-            buffer.putByte(position, value);
-            position += 1;
-            return this;
-        }
-
-        Writer putInt(final int value)
-        {
-            buffer.putInt(position, value);
-            position += Integer.BYTES;
-            return this;
-        }
-
-        Writer putLong(final long value)
-        {
-            buffer.putLong(position, value);
-            position += Long.BYTES;
-            return this;
-        }
-
-        Writer putString(final String value)
-        {
-            position += buffer.putStringUtf8(position, value);
-            return this;
-        }
-
-        Writer putBytes(final DirectBuffer source, final int offset, final int length)
-        {
-            buffer.putBytes(position, source, offset, length);
-            position += length;
-            return this;
-        }
-
-        Writer putBytes(final byte[] source)
-        {
-            buffer.putBytes(position, source);
-            position += source.length;
-            return this;
-        }
-
-        Writer commandHeader(final byte type)
-        {
-            reset();
-            putByte(type);
-            putLong(0).putLong(0).putLong(0);
-            return this;
-        }
-
-        Writer key(final CacheKey key)
-        {
-            return putString(key.sessionId()).putString(key.cacheId());
-        }
-
-        Writer materialized(final Materialized entry)
-        {
-            putString(entry.jobId());
-            putString(entry.schema().description());
-            putLong(entry.materializedAtMs());
-            return locations(entry.locations());
-        }
-
-        Writer locations(final List<PartitionLocation> locations)
-        {
-            position += LocationCodec.encode(buffer, position, locations);
-            return this;
-        }
-
-        Writer entry(final CacheEntry entry)
-        {
-            if (entry == null)
-            {
-                return putByte((byte) 0);
-            }
-            if (entry instanceof Pending pending)
-            {
-                return putByte((byte) 1).putString(pending.jobId());
-            }
-            return putByte((byte) 2).materialized((Materialized) entry);
-        }
-
-        Writer removed(final List<RemovedEntry> removed)
-        {
-            putInt(removed.size());
-            for (final RemovedEntry entry : removed)
-            {
-                key(entry.key()).entry(entry.entry());
-            }
-            return this;
-        }
-
-        Writer entries(final Map<CacheKey, CacheEntry> entries)
-        {
-            putInt(entries.size());
-            for (final Map.Entry<CacheKey, CacheEntry> entry : entries.entrySet())
-            {
-                key(entry.getKey()).entry(entry.getValue());
-            }
-            return this;
-        }
-
-        Writer stages(final Set<StageRef> stages)
-        {
-            putInt(stages.size());
-            for (final StageRef stage : stages)
-            {
-                putString(stage.jobId()).putInt(stage.stageId());
-            }
-            return this;
-        }
-
-        Writer resolution(final Resolution resolution)
-        {
-            if (resolution instanceof Resolution.Ready ready)
-            {
-                return putByte(RESOLUTION_READY).materialized(ready.entry());
-            }
-            return putByte(RESOLUTION_RELEASED).putByte((byte) ((Resolution.Released) resolution).reason().ordinal());
-        }
-    }
-
-    /**
-     * Reads the wire format's fields from a region of a buffer, refusing to read past its end.
-     */
-    public static final class Reader extends FieldReader
-    {
-        @Override
-        public Reader wrap(final DirectBuffer source, final int offset, final int length)
-        {
-            super.wrap(source, offset, length);
-            return this;
-        }
-
-        CacheKey key()
-        {
-            return new CacheKey(getString(), getString());
-        }
-
-        Materialized materialized()
-        {
-            final String jobId = getString();
-            final DatasetSchema schema = new DatasetSchema(getString());
-            final long atMs = getLong();
-            return new Materialized(jobId, schema, locations(), atMs);
-        }
-
-        List<PartitionLocation> locations()
-        {
-            return LocationCodec.decode(this);
-        }
-
-        CacheEntry entry()
-        {
-            final byte tag = getByte();
-            switch (tag)
-            {
-                case 0:
-                    return null;
-                case 1:
-                    return new Pending(getString());
-                case 2:
-                    return materialized();
-                default:
-                    throw new IllegalArgumentException("unknown entry tag " + tag);
-            }
-        }
-
-        Resolution resolution()
-        {
-            final byte tag = getByte();
-            if (tag == RESOLUTION_READY)
-            {
-                return new Resolution.Ready(materialized());
-            }
-            if (tag == RESOLUTION_RELEASED)
-            {
-                return new Resolution.Released(Resolution.Reason.values()[getByte()]);
-            }
-            throw new IllegalArgumentException("unknown resolution tag " + tag);
-        }
+        return writer.reset().putByte(type).putLong(0).putLong(0).putLong(0);
     }
 }

@@ -13,10 +13,10 @@ import java.util.function.Function;
 import org.agrona.concurrent.status.CountersManager;
 
 import dev.offcache.core.shuffle.ShufflePartitionStore;
-import dev.offcache.registry.front.Acquisition;
-import dev.offcache.registry.front.AsyncCacheRegistry;
-import dev.offcache.registry.front.RegistryClosedException;
-import dev.offcache.registry.front.Resolution;
+import dev.offcache.registry.api.Acquisition;
+import dev.offcache.registry.api.AsyncCacheRegistry;
+import dev.offcache.registry.api.RegistryClosedException;
+import dev.offcache.registry.api.Resolution;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CompletionOutcome;
 import dev.offcache.registry.state.Ids;

@@ -17,7 +17,7 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.offcache.registry.front.RemovalListener;
+import dev.offcache.registry.api.RemovalListener;
 import dev.offcache.registry.state.Materialized;
 import dev.offcache.registry.state.PartitionLocation;
 import dev.offcache.registry.state.RemovedEntry;

@@ -1,26 +1,40 @@
 package dev.offcache.registry.front;
 
+import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 
+import com.lmax.disruptor.AlertException;
 import com.lmax.disruptor.BlockingWaitStrategy;
+import com.lmax.disruptor.BusySpinWaitStrategy;
+import com.lmax.disruptor.EventPoller;
 import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.SequenceBarrier;
 import com.lmax.disruptor.TimeoutException;
 import com.lmax.disruptor.WaitStrategy;
-import com.lmax.disruptor.dsl.Disruptor;
-import com.lmax.disruptor.dsl.ProducerType;
+import org.agrona.collections.MutableLong;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.status.CountersManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import dev.offcache.registry.api.Acquisition;
+import dev.offcache.registry.api.AsyncCacheRegistry;
+import dev.offcache.registry.api.RegistryClosedException;
+import dev.offcache.registry.api.RemovalListener;
+import dev.offcache.registry.api.Resolution;
 import dev.offcache.registry.eviction.EvictionPolicy;
 import dev.offcache.registry.eviction.EvictionSweeper;
 import dev.offcache.registry.journal.ChangeCodec;
@@ -30,7 +44,6 @@ import dev.offcache.registry.state.AbortOutcome;
 import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
-import dev.offcache.registry.state.CacheStateMachine;
 import dev.offcache.registry.state.CompletionOutcome;
 import dev.offcache.registry.state.DatasetSchema;
 import dev.offcache.registry.state.Ids;
@@ -41,20 +54,35 @@ import dev.offcache.registry.state.RemovedEntry;
 import dev.offcache.registry.state.StageRef;
 
 /**
- * The cached-dataset registry as a service: any number of threads call it; every call becomes a command in a
- * pre-allocated LMAX Disruptor ring; one registry thread applies the commands in ring order to a
- * {@link CacheStateMachine} and completes each call's {@link CompletableFuture} once the change is durable (group
- * commit at the end of each Disruptor batch).
+ * The cached-dataset registry as a service: any number of threads call it; every change becomes a command in a
+ * pre-allocated LMAX Disruptor ring, and a single writer applies the commands in ring order to one
+ * {@link dev.offcache.registry.state.CacheStateMachine} (through the
+ * {@link dev.offcache.registry.waiting.WaitingStateMachine}) and completes each call's {@link CompletableFuture} once
+ * the change is durable (group commit at the end of each batch).
  *
- * <p><b>Read consistency.</b> {@link #lookup} and {@link #acquire} go through the ring: they are linearized with
- * every other command (a lookup after an acknowledged completion sees it) and validate-on-read can invalidate a
- * dead hit atomically with the read. {@link #pinnedStages()} and {@link #isPinned} read an immutable snapshot the
- * registry thread publishes at the end of every batch that changed the pin set, before that batch's futures
- * complete: cleanup code calls them synchronously and often, and once a completion is acknowledged its stages are
- * visibly pinned.
+ * <p><b>Who runs the writer.</b> One thread at a time holds the writer role (a CAS). With a durable change log a
+ * registry thread does (callers hand their commands over and wait; a batch forces the journal once for every
+ * command that arrived meanwhile). With the in-memory log the caller that published a command runs the writer's
+ * step itself when nobody else is running it: it drains the ring (its own command and whatever others published)
+ * and returns with its future complete, so a call costs no thread hand-off; a caller that finds another one
+ * running the step spins briefly for its answer. {@link Context#writerThread} chooses explicitly.
  *
- * <p><b>Threads.</b> Futures complete on the registry thread: attach continuations with the {@code *Async}
- * variants (or join from your own thread) and never call {@link #close()} from a continuation.
+ * <p><b>Reads never wait behind the ring.</b> At the end of every batch the writer publishes an immutable
+ * {@link ReadView} (every entry and the pinned stages; a volatile write) before it completes the batch's futures.
+ * {@link #lookup}, {@link #acquire} on a materialized key, {@link #awaitMaterialization} on a settled key,
+ * {@link #pinnedStages()} and {@link #isPinned} read it in the caller's thread, without locks or allocation.
+ * Consistency: the registry is linearizable. A batch's changes become visible all at once, when its view is
+ * published, which happens after they are durable and before any of them is acknowledged; so a read sees every
+ * change acknowledged to anyone before the read began (read-your-writes, monotonic reads) and never a change that
+ * could still be lost. A read also sees every command its own thread published earlier, acknowledged or not: while
+ * the calling thread has a command the newest view does not hold yet, its reads go through the ring behind it. A
+ * materialized entry naming an executor the {@link LiveExecutors} view does not list is never handed out: the read
+ * goes through the ring, which invalidates it in the same step and reads a miss.
+ *
+ * <p><b>Threads.</b> Futures complete on the thread running the writer (the registry thread, or a caller inside a
+ * registry call): attach slow continuations with the {@code *Async} variants, never block in one (join a registry
+ * future, for example), and never call {@link #close()} from one. {@link LiveExecutors} is consulted from callers'
+ * threads and must be thread-safe.
  *
  * <p><b>Bad input</b> (null or empty ids, empty or inconsistent locations) throws {@link IllegalArgumentException}
  * from the call itself; nothing is published. After {@link #close()}, every call returns a future failed with
@@ -62,41 +90,58 @@ import dev.offcache.registry.state.StageRef;
  */
 public final class CacheRegistry implements AsyncCacheRegistry
 {
+    private static final Logger LOG = LoggerFactory.getLogger(CacheRegistry.class);
+    /** How long a caller spins, then yields, for its answer while another caller runs the writer's step. */
+    private static final int HELP_SPINS = 200;
+    private static final int HELP_YIELDS = 100;
+
     private final Context ctx;
-    private final Disruptor<RegistryCommand> disruptor;
     private final RingBuffer<RegistryCommand> ring;
-    private final AtomicInteger activePublishers = new AtomicInteger();
+    private final EventPoller<RegistryCommand> poller;
+    private final CommandHandler handler;
+    private final AtomicReference<Thread> writer = new AtomicReference<>();
+    private final boolean callerRuns;
+    private final Thread registryThread;
+    private final SequenceBarrier barrier;
+    private final ThreadLocal<MutableLong> lastPublished = ThreadLocal.withInitial(() -> new MutableLong(-1));
+    private final boolean recordReads;
+    private final LiveExecutors liveExecutors;
+    private final EpochClock clock;
+    private final LongConsumer readObserver;
     private final AtomicBoolean closing = new AtomicBoolean();
     private final AgentRunner sweeperRunner;
     private final RegistryCounters counters;
     private volatile boolean closed;
     private volatile Throwable failure;
-    private volatile Set<StageRef> pinned = Set.of();
+    private volatile ReadView view;
 
     private CacheRegistry(final Context ctx)
     {
         this.ctx = ctx;
-        final CacheStateMachine state = new CacheStateMachine(ctx.clock, ctx.liveExecutors, ctx.changeLog);
-        ctx.changeLog.recover(state);
+        this.callerRuns = !ctx.writerThread;
+        this.liveExecutors = ctx.liveExecutors;
+        this.clock = ctx.clock;
+        this.readObserver = ctx.readObserver;
+        this.recordReads = ctx.evictionPolicy.idleSessionTimeoutMs() > 0;
         counters = ctx.countersManager == null ? null : new RegistryCounters(ctx.countersManager);
-        final CommandHandler handler = new CommandHandler(
-            state, ctx.changeLog, ctx.liveExecutors, ctx.removalListener, ctx.evictionPolicy, ctx.clock, counters,
-            ctx.applyObserver, this);
-        state.listener(handler);
-        handler.publishPins();
-        disruptor = new Disruptor<>(
-            RegistryCommand::new,
-            ctx.ringSize,
-            runnable ->
-            {
-                final Thread thread = new Thread(runnable, ctx.threadName);
-                thread.setDaemon(true);
-                return thread;
-            },
-            ProducerType.MULTI,
-            ctx.waitStrategy);
-        disruptor.handleEventsWith(handler);
-        ring = disruptor.start();
+        handler = new CommandHandler(ctx, counters, this);
+        handler.recover();
+        ring = RingBuffer.createMultiProducer(RegistryCommand::new, ctx.ringSize,
+            callerRuns ? new BusySpinWaitStrategy() : ctx.waitStrategy);
+        poller = ring.newPoller();
+        ring.addGatingSequences(poller.getSequence());
+        if (callerRuns)
+        {
+            barrier = null;
+            registryThread = null;
+        }
+        else
+        {
+            barrier = ring.newBarrier();
+            registryThread = new Thread(this::runWriterThread, ctx.threadName);
+            registryThread.setDaemon(true);
+            registryThread.start();
+        }
         if (ctx.sweepIntervalMs > 0 && ctx.evictionPolicy.isEnabled())
         {
             final EvictionSweeper sweeper = new EvictionSweeper(this::requestSweep, ctx.clock, ctx.sweepIntervalMs);
@@ -112,7 +157,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
     }
 
     /**
-     * Starts a registry: recovers its change log, then starts the registry thread (and the sweeper, if configured).
+     * Starts a registry: recovers its change log, then starts the writer (and the sweeper, if configured).
      *
      * @param ctx the configuration; concluded here.
      * @return the running registry.
@@ -123,8 +168,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
     }
 
     /**
-     * Reads a key's entry, validating a materialized one against the live executors (a dead one is invalidated and
-     * read as a miss).
+     * Reads a key's entry from the newest view (see the class comment for what it sees). A materialized entry
+     * naming an executor that is not live goes through the ring instead, which invalidates it and reads a miss.
      *
      * @param key the key.
      * @return the entry, or a future of null when absent.
@@ -132,6 +177,21 @@ public final class CacheRegistry implements AsyncCacheRegistry
     public CompletableFuture<CacheEntry> lookup(final CacheKey key)
     {
         Ids.requireNonNull(key, "key");
+        final ReadView current = view;
+        if (readable(current))
+        {
+            final ReadView.Entry found = current.entries.get(key);
+            if (found == null)
+            {
+                readObserver.accept(current.lastApplied);
+                return ReadView.MISS;
+            }
+            if (found.isLive(liveExecutors))
+            {
+                recordRead(current, found);
+                return found.lookup();
+            }
+        }
         return publish(CommandType.LOOKUP, key, null, null, null, null);
     }
 
@@ -165,12 +225,16 @@ public final class CacheRegistry implements AsyncCacheRegistry
         Ids.requireId(jobId, "jobId");
         Ids.requireNonNull(schema, "schema");
         Materialized.validateLocations(jobId, locations);
-        final long maxBytes = ChangeCodec.maxCompletionBytes(key, schema, jobId, locations);
-        if (maxBytes > ctx.changeLog.maxCommandBytes())
+        final int limit = ctx.changeLog.maxCommandBytes();
+        if (limit != Integer.MAX_VALUE)
         {
-            throw new IllegalArgumentException("completion of " + key + " with " + locations.size() +
-                " locations may need up to " + maxBytes + " bytes in one journal record, more than the " +
-                ctx.changeLog.maxCommandBytes() + " a journal segment holds; raise JournalChangeLog segmentSize");
+            final long maxBytes = ChangeCodec.maxCompletionBytes(key, schema, jobId, locations);
+            if (maxBytes > limit)
+            {
+                throw new IllegalArgumentException("completion of " + key + " with " + locations.size() +
+                    " locations may need up to " + maxBytes + " bytes in one journal record, more than the " +
+                    limit + " a journal segment holds; raise JournalChangeLog segmentSize");
+            }
         }
         return publish(CommandType.COMPLETE, key, jobId, null, schema, List.copyOf(locations));
     }
@@ -241,8 +305,9 @@ public final class CacheRegistry implements AsyncCacheRegistry
     }
 
     /**
-     * The action entry point: a validated hit, or a claim for {@code jobId}, or — when another job holds the
-     * claim — a wait that completes when that claim is promoted or goes away.
+     * The action entry point: a validated hit (from the newest view, without waiting), or a claim for
+     * {@code jobId}, or, when another job holds the claim, a wait that completes when that claim is promoted or goes
+     * away (both through the ring, in one step with the read).
      *
      * @param key   the key.
      * @param jobId the job that will materialize the key if the caller gets the claim.
@@ -252,12 +317,22 @@ public final class CacheRegistry implements AsyncCacheRegistry
     {
         Ids.requireNonNull(key, "key");
         Ids.requireId(jobId, "jobId");
+        final ReadView current = view;
+        if (readable(current))
+        {
+            final ReadView.Entry found = current.entries.get(key);
+            if (found != null && found.materialized != null && found.isLive(liveExecutors))
+            {
+                recordRead(current, found);
+                return found.hit();
+            }
+        }
         return publish(CommandType.ACQUIRE, key, jobId, null, null, null);
     }
 
     /**
      * Waits for a key to leave Pending: ready at once when it is materialized, released with
-     * {@link Resolution.Reason#NOT_PENDING} when it is absent.
+     * {@link Resolution.Reason#NOT_PENDING} when it is absent (both read from the newest view).
      *
      * @param key the key.
      * @return completes with the resolution; never polled.
@@ -265,6 +340,21 @@ public final class CacheRegistry implements AsyncCacheRegistry
     public CompletableFuture<Resolution> awaitMaterialization(final CacheKey key)
     {
         Ids.requireNonNull(key, "key");
+        final ReadView current = view;
+        if (readable(current))
+        {
+            final ReadView.Entry found = current.entries.get(key);
+            if (found == null)
+            {
+                readObserver.accept(current.lastApplied);
+                return ReadView.NOT_PENDING;
+            }
+            if (found.materialized != null && found.isLive(liveExecutors))
+            {
+                recordRead(current, found);
+                return CompletableFuture.completedFuture(new Resolution.Ready(found.materialized));
+            }
+        }
         final CompletableFuture<CompletableFuture<Resolution>> registered =
             publish(CommandType.AWAIT, key, null, null, null, null);
         return registered.thenCompose(resolution -> resolution);
@@ -291,17 +381,17 @@ public final class CacheRegistry implements AsyncCacheRegistry
     }
 
     /**
-     * The stages cleanup must keep, from the snapshot published at the end of the last batch that changed them.
+     * The stages cleanup must keep, from the newest view.
      *
      * @return an immutable set.
      */
     public Set<StageRef> pinnedStages()
     {
-        return pinned;
+        return view.pins;
     }
 
     /**
-     * Whether a stage is pinned, from the same snapshot as {@link #pinnedStages()}.
+     * Whether a stage is pinned, from the newest view.
      *
      * @param jobId   the job.
      * @param stageId the stage.
@@ -309,7 +399,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public boolean isPinned(final String jobId, final int stageId)
     {
-        return pinned.contains(new StageRef(jobId, stageId));
+        return view.pins.contains(new StageRef(jobId, stageId));
     }
 
     /**
@@ -323,11 +413,28 @@ public final class CacheRegistry implements AsyncCacheRegistry
     }
 
     /**
+     * Whether callers run the writer's step (no registry thread), as {@link Context#writerThread} resolved.
+     *
+     * @return true when callers run it.
+     */
+    public boolean callersRunWriter()
+    {
+        return callerRuns;
+    }
+
+    /**
      * Stops accepting calls, applies every command already published, releases every waiter with
-     * {@link Resolution.Reason#SHUTDOWN}, stops the registry thread and closes the change log. Idempotent.
+     * {@link Resolution.Reason#SHUTDOWN}, stops the registry thread (if any) and closes the change log. Idempotent.
+     *
+     * @throws IllegalStateException when called from the writer itself (a continuation of a registry future).
      */
     public void close()
     {
+        if (writer.get() == Thread.currentThread())
+        {
+            throw new IllegalStateException("CacheRegistry.close() called while this thread runs the registry's " +
+                "writer (from a continuation of one of its futures): close it from another thread");
+        }
         if (!closing.compareAndSet(false, true))
         {
             return;
@@ -336,21 +443,21 @@ public final class CacheRegistry implements AsyncCacheRegistry
         {
             sweeperRunner.close();
         }
+        // A caller that passed the closed check before it flipped publishes behind the shutdown command: the writer
+        // answers it with RegistryClosedException (and the caller runs the writer for it if no thread is left).
         closed = true;
-        // Callers that passed the closed check before it flipped are counted: let them finish publishing so the
-        // shutdown command is the last one in the ring and no future is left unanswered.
-        while (activePublishers.get() != 0)
-        {
-            Thread.onSpinWait();
-        }
-        publishNow(CommandType.SHUTDOWN, null, null, null, null, null, new CompletableFuture<>());
+        final CompletableFuture<Object> shutdown = new CompletableFuture<>();
+        publishNow(CommandType.SHUTDOWN, null, null, null, null, null, shutdown);
         try
         {
-            disruptor.shutdown(ctx.shutdownTimeoutMs, TimeUnit.MILLISECONDS);
-        }
-        catch (final TimeoutException ex)
-        {
-            disruptor.halt();
+            if (callerRuns)
+            {
+                drainUntil(shutdown);
+            }
+            else
+            {
+                stopRegistryThread();
+            }
         }
         finally
         {
@@ -372,9 +479,13 @@ public final class CacheRegistry implements AsyncCacheRegistry
         return counters;
     }
 
+    void publishView(final ReadView next)
+    {
+        view = next;
+    }
+
     void publishPins(final Set<StageRef> stages)
     {
-        pinned = stages;
         ctx.pinListener.accept(stages);
     }
 
@@ -389,6 +500,24 @@ public final class CacheRegistry implements AsyncCacheRegistry
         return cause == null ?
             new RegistryClosedException("registry is closed", null) :
             new RegistryClosedException("registry stopped after a journal failure: " + cause, cause);
+    }
+
+    /**
+     * Whether a read may be served from {@code current}: the registry is open and the view holds every command
+     * this thread published.
+     */
+    private boolean readable(final ReadView current)
+    {
+        return !closed && lastPublished.get().get() <= current.through;
+    }
+
+    private void recordRead(final ReadView current, final ReadView.Entry entry)
+    {
+        readObserver.accept(current.lastApplied);
+        if (recordReads)
+        {
+            entry.recordRead(clock.time());
+        }
     }
 
     private void requestSweep()
@@ -406,26 +535,29 @@ public final class CacheRegistry implements AsyncCacheRegistry
         final List<PartitionLocation> locations)
     {
         final CompletableFuture<Object> future = new CompletableFuture<>();
-        activePublishers.incrementAndGet();
-        try
+        if (closed)
         {
-            if (closed)
-            {
-                future.completeExceptionally(closedException(failure));
-            }
-            else
-            {
-                publishNow(type, key, jobId, id, schema, locations, future);
-            }
+            future.completeExceptionally(closedException(failure));
+            return (CompletableFuture<T>) (CompletableFuture<?>) future;
         }
-        finally
+        if (callerRuns && applyNow(type, key, jobId, id, schema, locations, future))
         {
-            activePublishers.decrementAndGet();
+            return (CompletableFuture<T>) (CompletableFuture<?>) future;
+        }
+        lastPublished.get().set(publishNow(type, key, jobId, id, schema, locations, future));
+        if (callerRuns)
+        {
+            help(future);
+        }
+        else if (closed)
+        {
+            // Published behind the shutdown command, perhaps after the registry thread left: answer it here.
+            helpUntilDone(future);
         }
         return (CompletableFuture<T>) (CompletableFuture<?>) future;
     }
 
-    private void publishNow(
+    private long publishNow(
         final CommandType type,
         final CacheKey key,
         final String jobId,
@@ -442,6 +574,201 @@ public final class CacheRegistry implements AsyncCacheRegistry
         finally
         {
             ring.publish(sequence);
+        }
+        return sequence;
+    }
+
+    /**
+     * The fast path of a caller that runs the writer: when nobody else holds the role and nothing published is left
+     * unapplied (so no earlier command of this thread either), the command is applied at once, as a batch of its
+     * own, without a ring slot. Anything others published meanwhile is drained before letting go for good.
+     *
+     * @return whether the command was applied (else it has to go through the ring).
+     */
+    private boolean applyNow(
+        final CommandType type,
+        final CacheKey key,
+        final String jobId,
+        final String id,
+        final DatasetSchema schema,
+        final List<PartitionLocation> locations,
+        final CompletableFuture<Object> future)
+    {
+        if (writer.get() != null || !writer.compareAndSet(null, Thread.currentThread()))
+        {
+            return false;
+        }
+        boolean applied = false;
+        try
+        {
+            final long through = poller.getSequence().get();
+            if (ring.getCursor() == through)
+            {
+                handler.applyNow(type, key, jobId, id, schema, locations, future, through);
+                applied = true;
+            }
+        }
+        finally
+        {
+            writer.lazySet(null);
+        }
+        VarHandle.fullFence();
+        if (ring.isAvailable(poller.getSequence().get() + 1))
+        {
+            drain();
+        }
+        return applied;
+    }
+
+    /**
+     * After publishing: runs the writer's step if nobody is running it, else spins (then yields) briefly for the
+     * answer, taking the step over as soon as the caller running it lets go. Returns with the future complete, or
+     * after its patience ran out (the writer running then completes it). A call from inside the writer's step (a
+     * continuation) returns at once: the step it runs in picks the command up before it lets go.
+     */
+    private void help(final CompletableFuture<Object> future)
+    {
+        if (writer.get() == Thread.currentThread())
+        {
+            return;
+        }
+        for (int i = 0; !future.isDone() && i < HELP_SPINS + HELP_YIELDS; i++)
+        {
+            if (!drain())
+            {
+                if (i < HELP_SPINS)
+                {
+                    Thread.onSpinWait();
+                }
+                else
+                {
+                    Thread.yield();
+                }
+            }
+        }
+    }
+
+    /**
+     * The writer's step, on this thread, if no other thread is running it: applies every published command, batch
+     * by batch, until the ring is empty. After letting go it looks once more, so a command published while it was
+     * letting go (whose publisher saw the role taken) is never left behind.
+     *
+     * @return whether this thread ran the step.
+     */
+    private boolean drain()
+    {
+        final Thread me = Thread.currentThread();
+        boolean ran = false;
+        while (writer.get() == null && writer.compareAndSet(null, me))
+        {
+            ran = true;
+            try
+            {
+                poller.poll(handler);
+            }
+            catch (final Exception ex)
+            {
+                // The handler answers every command itself; this is a defect, not a command's failure.
+                LOG.error("registry writer failed", ex);
+            }
+            finally
+            {
+                writer.lazySet(null);
+            }
+            // Pairs with the publisher's CAS on the role: one of the two sees the other's write.
+            VarHandle.fullFence();
+            if (!ring.isAvailable(poller.getSequence().get() + 1))
+            {
+                break;
+            }
+        }
+        return ran;
+    }
+
+    /**
+     * A command published behind the shutdown command, with a registry thread: while that thread lives it answers
+     * the command (taking the role from it could leave it waiting for a command nobody will publish, and close()
+     * waiting for it); once it has left, this caller runs the step itself.
+     */
+    private void helpUntilDone(final CompletableFuture<Object> future)
+    {
+        while (!future.isDone())
+        {
+            if (registryThread.isAlive() || !drain())
+            {
+                LockSupport.parkNanos(100_000);
+            }
+        }
+    }
+
+    private void drainUntil(final CompletableFuture<Object> shutdown)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ctx.shutdownTimeoutMs);
+        while (!shutdown.isDone())
+        {
+            if (!drain())
+            {
+                if (System.nanoTime() - deadline > 0)
+                {
+                    LOG.warn("registry close: the writer did not drain within {} ms", ctx.shutdownTimeoutMs);
+                    return;
+                }
+                LockSupport.parkNanos(100_000);
+            }
+        }
+    }
+
+    private void runWriterThread()
+    {
+        try
+        {
+            while (!handler.isShutDown())
+            {
+                try
+                {
+                    barrier.waitFor(poller.getSequence().get() + 1);
+                }
+                catch (final TimeoutException ex)
+                {
+                    continue;
+                }
+                drain();
+            }
+        }
+        catch (final AlertException | InterruptedException ex)
+        {
+            // Halted by close() after its timeout: what is left was never forced.
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            LOG.error("registry thread failed", ex);
+        }
+        finally
+        {
+            if (writer.compareAndSet(null, Thread.currentThread()))
+            {
+                handler.failLeftovers();
+                writer.set(null);
+            }
+        }
+    }
+
+    private void stopRegistryThread()
+    {
+        try
+        {
+            registryThread.join(ctx.shutdownTimeoutMs);
+            if (registryThread.isAlive())
+            {
+                LOG.warn("registry close: the registry thread did not drain within {} ms; halting it",
+                    ctx.shutdownTimeoutMs);
+                barrier.alert();
+                registryThread.join(ctx.shutdownTimeoutMs);
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -461,10 +788,15 @@ public final class CacheRegistry implements AsyncCacheRegistry
         private long shutdownTimeoutMs = 10_000;
         private String threadName = "offcache-registry";
         private CountersManager countersManager;
-        private Consumer<CompletableFuture<?>> applyObserver = future ->
+        private Boolean writerThreadChoice;
+        private boolean writerThread;
+        private BiConsumer<CompletableFuture<?>, Long> applyObserver = (future, sequence) ->
         {
         };
         private Consumer<Set<StageRef>> pinListener = stages ->
+        {
+        };
+        private LongConsumer readObserver = through ->
         {
         };
 
@@ -481,7 +813,25 @@ public final class CacheRegistry implements AsyncCacheRegistry
         }
 
         /**
-         * How the registry thread waits for commands. Default {@link BlockingWaitStrategy} (no CPU when idle).
+         * Who runs the single writer: {@code true} a registry thread (callers hand their commands over; a batch
+         * forces a durable journal once for every command that arrived meanwhile, also for one caller with many
+         * commands in flight), {@code false} the callers themselves (the caller that publishes a command runs the
+         * writer's step when nobody else is: no thread hand-off, no idle thread; concurrent callers still share a
+         * batch). Default: a thread when the change log is durable ({@link ChangeLog#isDurable()}), the callers
+         * otherwise.
+         *
+         * @param writerThread whether a registry thread runs the writer.
+         * @return this.
+         */
+        public Context writerThread(final boolean writerThread)
+        {
+            this.writerThreadChoice = writerThread;
+            return this;
+        }
+
+        /**
+         * How the registry thread waits for commands (with {@link #writerThread} true). Default
+         * {@link BlockingWaitStrategy} (no CPU when idle).
          *
          * @param waitStrategy the strategy.
          * @return this.
@@ -577,7 +927,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
         }
 
         /**
-         * Receives every new pin snapshot (an immutable set), on the registry thread, once after recovery and then
+         * Receives every new pin snapshot (an immutable set), on the writer, once after recovery and then
          * at the end of each batch that changed it, before that batch is acknowledged. A shuffle store's pin set
          * subscribes here ({@code dev.offcache.registry.pinning.RegistryPinSet}).
          *
@@ -616,16 +966,59 @@ public final class CacheRegistry implements AsyncCacheRegistry
         }
 
         /**
-         * Test hook: sees each command's future, on the registry thread, just before the command is applied, so a
-         * test can learn the order in which concurrent callers' commands were linearized.
+         * Test hook: sees each command's future and ring sequence, on the writer, just before the command is
+         * applied, so a test can learn the order in which concurrent callers' commands were linearized.
          *
          * @param applyObserver the observer.
          * @return this.
          */
-        Context applyObserver(final Consumer<CompletableFuture<?>> applyObserver)
+        Context applyObserver(final BiConsumer<CompletableFuture<?>, Long> applyObserver)
         {
             this.applyObserver = applyObserver;
             return this;
+        }
+
+        /**
+         * Test hook: told, in the caller's thread, the ring sequence a read served from a view holds everything up
+         * to (the view's last applied command), just before the read returns.
+         *
+         * @param readObserver the observer.
+         * @return this.
+         */
+        Context readObserver(final LongConsumer readObserver)
+        {
+            this.readObserver = readObserver;
+            return this;
+        }
+
+        ChangeLog changeLog()
+        {
+            return changeLog;
+        }
+
+        RemovalListener removalListener()
+        {
+            return removalListener;
+        }
+
+        EvictionPolicy evictionPolicy()
+        {
+            return evictionPolicy;
+        }
+
+        EpochClock clock()
+        {
+            return clock;
+        }
+
+        LiveExecutors liveExecutors()
+        {
+            return liveExecutors;
+        }
+
+        BiConsumer<CompletableFuture<?>, Long> applyObserver()
+        {
+            return applyObserver;
         }
 
         /**
@@ -662,6 +1055,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
             {
                 clock = SystemEpochClock.INSTANCE;
             }
+            writerThread = writerThreadChoice != null ? writerThreadChoice : changeLog.isDurable();
             return this;
         }
     }

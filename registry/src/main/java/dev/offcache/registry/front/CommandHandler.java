@@ -1,17 +1,19 @@
 package dev.offcache.registry.front;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
-import com.lmax.disruptor.EventHandler;
+import com.lmax.disruptor.EventPoller;
 import org.agrona.concurrent.EpochClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.offcache.registry.api.Acquisition;
+import dev.offcache.registry.api.RegistryClosedException;
+import dev.offcache.registry.api.RemovalListener;
+import dev.offcache.registry.api.Resolution;
 import dev.offcache.registry.eviction.EvictionPolicy;
 import dev.offcache.registry.journal.ChangeLog;
 import dev.offcache.registry.metrics.RegistryCounters;
@@ -19,76 +21,101 @@ import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CacheStateMachine;
-import dev.offcache.registry.state.LiveExecutors;
+import dev.offcache.registry.state.DatasetSchema;
 import dev.offcache.registry.state.Materialized;
+import dev.offcache.registry.state.PartitionLocation;
 import dev.offcache.registry.state.Pending;
 import dev.offcache.registry.state.RemovedEntry;
 import dev.offcache.registry.state.StateChangeListener;
+import dev.offcache.registry.waiting.WaitingStateMachine;
 
 /**
- * The single consumer of the ring: applies each command to the state machine in ring order, journals its changes,
- * and at the end of each batch forces the journal once, publishes the pin snapshot, hands removed entries to the
- * removal listener and only then completes the batch's futures. Everything here runs on the registry thread.
+ * The single writer's step: applies each command polled from the ring to the {@link WaitingStateMachine} in ring
+ * order, journals its changes and mirrors them into the next {@link ReadView}; at the end of each batch it forces
+ * the journal once, publishes the read view (and the pin snapshot), hands removed entries to the removal listener and
+ * only then completes the batch's futures. Whichever thread holds the writer role runs it (the registry thread, or a
+ * caller: see {@link CacheRegistry}); one at a time, so everything here is single-threaded.
  */
-final class CommandHandler implements EventHandler<RegistryCommand>, StateChangeListener
+final class CommandHandler implements EventPoller.Handler<RegistryCommand>, StateChangeListener
 {
     private static final Logger LOG = LoggerFactory.getLogger(CommandHandler.class);
 
+    private final WaitingStateMachine<CompletableFuture<Resolution>> machine;
     private final CacheStateMachine state;
     private final ChangeLog changeLog;
-    private final LiveExecutors liveExecutors;
     private final RemovalListener removalListener;
     private final EvictionPolicy evictionPolicy;
     private final EpochClock clock;
     private final CacheRegistry registry;
     private final RegistryCounters counters;
-    private final Consumer<CompletableFuture<?>> applyObserver;
+    private final BiConsumer<CompletableFuture<?>, Long> applyObserver;
 
-    private final Map<CacheKey, List<CompletableFuture<Resolution>>> waiters = new HashMap<>();
     private final ArrayList<CompletableFuture<?>> ackFutures = new ArrayList<>();
     private final ArrayList<Object> ackValues = new ArrayList<>();
     private final ArrayList<RemovedEntry> batchRemovals = new ArrayList<>();
-    private Resolution.Reason releaseReason = Resolution.Reason.INVALIDATED;
+    private ReadView.Builder view;
     private long publishedPinVersion = -1;
+    private final RegistryCommand direct = new RegistryCommand();
     private long commandsTotal;
+    private long appliedCount;
     private long batchesTotal;
     private long removedTotal;
-    private int waiterCount;
     private boolean shutDown;
+    /** The batch with the shutdown command ended: later batches only answer their commands (closed). */
+    private boolean finished;
     private Throwable failure;
 
     CommandHandler(
-        final CacheStateMachine state,
-        final ChangeLog changeLog,
-        final LiveExecutors liveExecutors,
-        final RemovalListener removalListener,
-        final EvictionPolicy evictionPolicy,
-        final EpochClock clock,
+        final CacheRegistry.Context ctx,
         final RegistryCounters counters,
-        final Consumer<CompletableFuture<?>> applyObserver,
         final CacheRegistry registry)
     {
-        this.applyObserver = applyObserver;
+        this.changeLog = ctx.changeLog();
+        this.removalListener = ctx.removalListener();
+        this.evictionPolicy = ctx.evictionPolicy();
+        this.clock = ctx.clock();
+        this.applyObserver = ctx.applyObserver();
         this.counters = counters;
-        this.state = state;
-        this.changeLog = changeLog;
-        this.liveExecutors = liveExecutors;
-        this.removalListener = removalListener;
-        this.evictionPolicy = evictionPolicy;
-        this.clock = clock;
         this.registry = registry;
+        this.machine = new WaitingStateMachine<>(clock, ctx.liveExecutors(), this, this::release);
+        this.state = machine.state();
     }
 
-    void publishPins()
+    /**
+     * Rebuilds the state from the change log and publishes the first read view (before any command).
+     */
+    void recover()
     {
-        if (state.pinVersion() != publishedPinVersion)
-        {
-            publishedPinVersion = state.pinVersion();
-            registry.publishPins(state.pinnedStages());
-        }
+        changeLog.recover(state);
+        view = ReadView.builder(state);
+        publishView(-1);
     }
 
-    public void onEvent(final RegistryCommand command, final long sequence, final boolean endOfBatch)
+    boolean isShutDown()
+    {
+        return shutDown;
+    }
+
+    /**
+     * Applies one command that never went through the ring, as a batch of its own (a caller holding the writer role
+     * with the ring empty). {@code through} is the ring sequence everything before it was applied up to.
+     */
+    void applyNow(
+        final CommandType type,
+        final CacheKey key,
+        final String jobId,
+        final String id,
+        final DatasetSchema schema,
+        final List<PartitionLocation> locations,
+        final CompletableFuture<Object> future,
+        final long through)
+    {
+        direct.set(type, key, jobId, id, schema, locations, future);
+        onEvent(direct, through, true);
+    }
+
+    @Override
+    public boolean onEvent(final RegistryCommand command, final long sequence, final boolean endOfBatch)
     {
         final CompletableFuture<Object> future = command.future;
         commandsTotal++;
@@ -109,14 +136,14 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
         }
         if (endOfBatch)
         {
-            endBatch();
+            endBatch(sequence);
         }
+        return true;
     }
 
     private void applyAndJournal(final RegistryCommand command, final CompletableFuture<Object> future)
     {
-        releaseReason = Resolution.Reason.INVALIDATED;
-        applyObserver.accept(future);
+        applyObserver.accept(future, appliedCount++);
         Object result;
         try
         {
@@ -154,38 +181,34 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
         switch (command.type)
         {
             case LOOKUP:
-                return state.lookup(command.key);
+                return machine.lookup(command.key);
             case BEGIN:
-                return state.beginMaterialization(command.key, command.jobId);
+                return machine.beginMaterialization(command.key, command.jobId);
             case COMPLETE:
-                return state.completeMaterialization(command.key, command.jobId, command.schema, command.locations);
+                return machine.completeMaterialization(command.key, command.jobId, command.schema,
+                    command.locations);
             case ABORT:
-                releaseReason = Resolution.Reason.ABORTED;
-                return state.abortMaterialization(command.key, command.jobId);
+                return machine.abortMaterialization(command.key, command.jobId);
             case INVALIDATE:
-                releaseReason = Resolution.Reason.INVALIDATED;
-                return state.invalidate(command.key);
+                return machine.invalidate(command.key);
             case INVALIDATE_JOB:
-                releaseReason = Resolution.Reason.INVALIDATED;
-                return state.invalidate(command.key, command.jobId);
+                return machine.invalidate(command.key, command.jobId);
             case INVALIDATE_EXECUTOR:
-                releaseReason = Resolution.Reason.EXECUTOR_LOST;
-                return state.invalidateExecutor(command.id);
+                return machine.invalidateExecutor(command.id);
             case REMOVE_SESSION:
-                releaseReason = Resolution.Reason.SESSION_REMOVED;
-                return state.removeSession(command.id);
+                return machine.removeSession(command.id);
             case ACQUIRE:
                 return acquire(command);
             case AWAIT:
                 return await(command.key);
             case SWEEP:
-                releaseReason = Resolution.Reason.SESSION_REMOVED;
-                return evictionPolicy.sweep(state, clock.time());
+                view.foldReadActivity(state);
+                return machine.sweep(evictionPolicy, clock.time());
             case ENTRIES:
                 return state.entries();
             case SHUTDOWN:
                 shutDown = true;
-                releaseAll(Resolution.Reason.SHUTDOWN);
+                machine.releaseAll(Resolution.Reason.SHUTDOWN);
                 return null;
             default:
                 throw new IllegalStateException("unknown command " + command.type);
@@ -194,100 +217,75 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
 
     private Acquisition acquire(final RegistryCommand command)
     {
-        final CacheEntry entry = state.lookup(command.key);
-        if (entry instanceof Materialized materialized)
+        final CompletableFuture<Resolution> waiter = new CompletableFuture<>();
+        final BeginOutcome outcome = machine.acquire(command.key, command.jobId, waiter);
+        if (outcome instanceof BeginOutcome.AlreadyMaterialized materialized)
         {
-            return new Acquisition.Hit(materialized);
+            return new Acquisition.Hit(materialized.entry());
         }
-        if (entry instanceof Pending pending)
+        if (outcome instanceof BeginOutcome.AlreadyPending pending)
         {
-            return new Acquisition.Wait(pending.jobId(), addWaiter(command.key));
-        }
-        final BeginOutcome outcome = state.beginMaterialization(command.key, command.jobId);
-        if (!(outcome instanceof BeginOutcome.Claimed))
-        {
-            throw new IllegalStateException("claim of an absent key failed: " + outcome);
+            return new Acquisition.Wait(pending.jobId(), waiter);
         }
         return new Acquisition.Claimed();
     }
 
     private CompletableFuture<Resolution> await(final CacheKey key)
     {
-        final CacheEntry entry = state.lookup(key);
-        if (entry instanceof Pending)
+        final CompletableFuture<Resolution> waiter = new CompletableFuture<>();
+        final Resolution now = machine.await(key, waiter);
+        if (now != null)
         {
-            return addWaiter(key);
+            ackFutures.add(waiter);
+            ackValues.add(now);
         }
-        final Resolution resolution = Resolution.ofSettled(entry);
-        final CompletableFuture<Resolution> future = new CompletableFuture<>();
-        ackFutures.add(future);
-        ackValues.add(resolution);
-        return future;
+        return waiter;
     }
 
-    private CompletableFuture<Resolution> addWaiter(final CacheKey key)
+    private void release(final List<CompletableFuture<Resolution>> waiters, final Resolution resolution)
     {
-        final CompletableFuture<Resolution> future = new CompletableFuture<>();
-        waiters.computeIfAbsent(key, k -> new ArrayList<>()).add(future);
-        waiterCount++;
-        return future;
-    }
-
-    public void onClaimed(final CacheKey key, final Pending entry)
-    {
-        changeLog.onClaimed(key, entry);
-    }
-
-    public void onPromoted(final CacheKey key, final Materialized entry)
-    {
-        changeLog.onPromoted(key, entry);
-        final List<CompletableFuture<Resolution>> pending = waiters.remove(key);
-        if (pending != null)
-        {
-            // The entry itself stays even when it names a dead executor: the next read invalidates it, so the
-            // state never depends on whether anyone was waiting.
-            releaseTo(pending, Resolution.ofPromotion(entry, liveExecutors));
-        }
-    }
-
-    public void onRemoved(final CacheKey key, final CacheEntry removed)
-    {
-        changeLog.onRemoved(key, removed);
-        batchRemovals.add(new RemovedEntry(key, removed));
-        removedTotal++;
-        final List<CompletableFuture<Resolution>> pending = waiters.remove(key);
-        if (pending != null)
-        {
-            releaseTo(pending, new Resolution.Released(releaseReason));
-        }
-    }
-
-    private void releaseTo(final List<CompletableFuture<Resolution>> pending, final Resolution resolution)
-    {
-        if (pending == null)
-        {
-            return;
-        }
-        for (final CompletableFuture<Resolution> waiter : pending)
+        for (final CompletableFuture<Resolution> waiter : waiters)
         {
             ackFutures.add(waiter);
             ackValues.add(resolution);
         }
-        waiterCount -= pending.size();
     }
 
-    private void releaseAll(final Resolution.Reason reason)
+    @Override
+    public void onClaimed(final CacheKey key, final Pending entry)
     {
-        final Resolution resolution = new Resolution.Released(reason);
-        for (final List<CompletableFuture<Resolution>> pending : waiters.values())
+        changeLog.onClaimed(key, entry);
+        view.put(key, entry);
+    }
+
+    @Override
+    public void onPromoted(final CacheKey key, final Materialized entry)
+    {
+        changeLog.onPromoted(key, entry);
+        view.put(key, entry);
+    }
+
+    @Override
+    public void onRemoved(final CacheKey key, final CacheEntry removed)
+    {
+        changeLog.onRemoved(key, removed);
+        view.remove(key);
+        if (removalListener != RemovalListener.NONE)
         {
-            releaseTo(pending, resolution);
+            batchRemovals.add(new RemovedEntry(key, removed));
         }
-        waiters.clear();
+        removedTotal++;
     }
 
-    private void endBatch()
+    private void endBatch(final long sequence)
     {
+        if (finished)
+        {
+            // After close(): the change log and counters are closed; every command here was answered as closed.
+            clearBatch();
+            return;
+        }
+        finished = shutDown;
         if (failure == null)
         {
             try
@@ -306,11 +304,11 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
             {
                 future.completeExceptionally(closed);
             }
-            releaseWaitersExceptionally(closed);
+            machine.abandonAll(waiter -> waiter.completeExceptionally(closed));
             clearBatch();
             return;
         }
-        publishPins();
+        publishView(sequence);
         if (!batchRemovals.isEmpty())
         {
             try
@@ -326,7 +324,7 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
         if (counters != null)
         {
             counters.update(commandsTotal, batchesTotal, state.size(), state.totalBytes(),
-                registry.pinnedStages().size(), waiterCount, removedTotal);
+                state.pinnedStages().size(), machine.waiterCount(), removedTotal);
         }
         for (int i = 0, size = ackFutures.size(); i < size; i++)
         {
@@ -340,6 +338,20 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
         catch (final RuntimeException | Error ex)
         {
             fail(ex);
+        }
+    }
+
+    /**
+     * Publishes the state after the batch ending at {@code sequence}: the read view first, then (when it changed)
+     * the pin snapshot to the pin listener, both before any of the batch's futures completes.
+     */
+    private void publishView(final long sequence)
+    {
+        registry.publishView(view.build(state.pinnedStages(), sequence, appliedCount - 1));
+        if (state.pinVersion() != publishedPinVersion)
+        {
+            publishedPinVersion = state.pinVersion();
+            registry.publishPins(state.pinnedStages());
         }
     }
 
@@ -373,29 +385,18 @@ final class CommandHandler implements EventHandler<RegistryCommand>, StateChange
         }
     }
 
-    private void releaseWaitersExceptionally(final RegistryClosedException closed)
+    /**
+     * After the writer stopped without ending its batch (a drain that timed out): whatever is left was never
+     * forced, so it is failed rather than acknowledged.
+     */
+    void failLeftovers()
     {
-        for (final List<CompletableFuture<Resolution>> pending : waiters.values())
-        {
-            for (final CompletableFuture<Resolution> waiter : pending)
-            {
-                waiter.completeExceptionally(closed);
-            }
-        }
-        waiters.clear();
-        waiterCount = 0;
-    }
-
-    public void onShutdown()
-    {
-        // Normally every batch ended (and was acknowledged) before the processor stops; after a halt on a drain
-        // timeout, whatever is left was never forced, so it is failed rather than acknowledged.
         final RegistryClosedException closed = registry.closedException(failure);
         for (final CompletableFuture<?> future : ackFutures)
         {
             future.completeExceptionally(closed);
         }
-        releaseWaitersExceptionally(closed);
+        machine.abandonAll(waiter -> waiter.completeExceptionally(closed));
         clearBatch();
     }
 

@@ -3,10 +3,10 @@ package dev.offcache.registry.journal;
 import java.util.List;
 
 import org.agrona.DirectBuffer;
-import org.agrona.ExpandableArrayBuffer;
 import org.agrona.MutableDirectBuffer;
 
-import dev.offcache.registry.codec.FieldReader;
+import dev.offcache.registry.codec.RecordReader;
+import dev.offcache.registry.codec.RecordWriter;
 import dev.offcache.registry.codec.LocationCodec;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CacheStateMachine;
@@ -20,15 +20,14 @@ import dev.offcache.registry.state.PartitionLocation;
  *
  * <pre>
  *   record  := effectCount:int32 effect*
- *   effect  := CLAIM   sessionId cacheId jobId
- *            | PROMOTE sessionId cacheId jobId schema materializedAtMs:int64 locations
- *            | REMOVE  sessionId cacheId
- *   locations := see {@link LocationCodec} (with CRCs; records written before CRCs were recorded read without)
+ *   effect  := CLAIM key jobId | PROMOTE key materialized | REMOVE key
+ *   key, materialized := see {@link RecordWriter} (the same bytes as on the cluster's wire; locations with
+ *              CRCs, records written before CRCs were recorded read without)
  *   string  := length:int32 utf8-bytes            (little-endian throughout)
  * </pre>
  *
  * A snapshot body is the same effect list (CLAIM and PROMOTE only) describing the whole state. Owns one growable
- * heap buffer; used only by the registry thread.
+ * heap buffer; used only by the registry's writer.
  */
 public final class ChangeCodec
 {
@@ -36,13 +35,12 @@ public final class ChangeCodec
     static final byte PROMOTE = 2;
     static final byte REMOVE = 3;
 
-    private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(4096);
-    private int limit;
+    private final RecordWriter writer = new RecordWriter(4096);
     private int effects;
 
     void reset(final int start)
     {
-        limit = start + Integer.BYTES;
+        writer.position(start + Integer.BYTES);
         effects = 0;
     }
 
@@ -59,29 +57,23 @@ public final class ChangeCodec
      */
     int finish(final int start)
     {
-        buffer.putInt(start, effects);
-        return limit;
+        writer.buffer().putInt(start, effects);
+        return writer.position();
     }
 
     MutableDirectBuffer buffer()
     {
-        return buffer;
+        return writer.buffer();
     }
 
     void claim(final CacheKey key, final String jobId)
     {
-        effect(CLAIM, key);
-        putString(jobId);
+        effect(CLAIM, key).putString(jobId);
     }
 
     void promote(final CacheKey key, final Materialized entry)
     {
-        effect(PROMOTE, key);
-        putString(entry.jobId());
-        putString(entry.schema().description());
-        buffer.putLong(limit, entry.materializedAtMs());
-        limit += Long.BYTES;
-        limit += LocationCodec.encode(buffer, limit, entry.locations());
+        effect(PROMOTE, key).materialized(entry);
     }
 
     void remove(final CacheKey key)
@@ -116,18 +108,10 @@ public final class ChangeCodec
         return Integer.BYTES + 3L * value.length();
     }
 
-    private void effect(final byte type, final CacheKey key)
+    private RecordWriter effect(final byte type, final CacheKey key)
     {
-        buffer.putByte(limit, type);
-        limit += 1;
-        putString(key.sessionId());
-        putString(key.cacheId());
         effects++;
-    }
-
-    private void putString(final String value)
-    {
-        limit += buffer.putStringUtf8(limit, value);
+        return writer.putByte(type).key(key);
     }
 
     /**
@@ -145,7 +129,7 @@ public final class ChangeCodec
         final DirectBuffer source, final int offset, final int length, final CacheStateMachine state,
         final String where)
     {
-        final FieldReader reader = new FieldReader().wrap(source, offset, length);
+        final RecordReader reader = new RecordReader().wrap(source, offset, length);
         final int count;
         try
         {
@@ -164,19 +148,19 @@ public final class ChangeCodec
         return count;
     }
 
-    private static void applyEffects(final FieldReader reader, final int count, final CacheStateMachine state)
+    private static void applyEffects(final RecordReader reader, final int count, final CacheStateMachine state)
     {
         for (int i = 0; i < count; i++)
         {
             final byte type = reader.getByte();
-            final CacheKey key = new CacheKey(reader.getString(), reader.getString());
+            final CacheKey key = reader.key();
             switch (type)
             {
                 case CLAIM:
                     state.restoreClaim(key, reader.getString());
                     break;
                 case PROMOTE:
-                    state.restorePromotion(key, readMaterialized(reader));
+                    state.restorePromotion(key, reader.materialized());
                     break;
                 case REMOVE:
                     state.restoreRemoval(key);
@@ -185,13 +169,5 @@ public final class ChangeCodec
                     throw new IllegalArgumentException("unknown registry change type " + type);
             }
         }
-    }
-
-    private static Materialized readMaterialized(final FieldReader reader)
-    {
-        final String jobId = reader.getString();
-        final DatasetSchema schema = new DatasetSchema(reader.getString());
-        final long materializedAtMs = reader.getLong();
-        return new Materialized(jobId, schema, LocationCodec.decode(reader), materializedAtMs);
     }
 }

@@ -32,6 +32,16 @@ public interface ChangeLog extends StateChangeListener, AutoCloseable
     }
 
     /**
+     * Whether {@link #force()} makes changes durable (and costs a device flush), so batching commands pays off.
+     *
+     * @return false for the in-memory backend.
+     */
+    default boolean isDurable()
+    {
+        return false;
+    }
+
+    /**
      * The largest encoded command this log can hold in one record; the front refuses larger completions up front
      * rather than failing the journal.
      *

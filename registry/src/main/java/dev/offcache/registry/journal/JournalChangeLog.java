@@ -139,6 +139,15 @@ public final class JournalChangeLog implements ChangeLog
      * {@inheritDoc}
      */
     @Override
+    public boolean isDurable()
+    {
+        return true;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
     public int maxCommandBytes()
     {
         return journal.maxRecordLength();

@@ -11,7 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.offcache.core.shuffle.ShufflePartitionStore;
-import dev.offcache.registry.front.RemovalListener;
+import dev.offcache.registry.api.RemovalListener;
 import dev.offcache.registry.state.Materialized;
 import dev.offcache.registry.state.RemovedEntry;
 import dev.offcache.registry.state.StageRef;

@@ -8,8 +8,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
 
-import org.agrona.collections.Object2IntHashMap;
 import org.agrona.concurrent.EpochClock;
+
+import dev.offcache.registry.persistent.HashTrie;
 
 /**
  * The registry's state machine: plain single-threaded code, no locks, no threads. Exactly one thread may call it
@@ -17,7 +18,8 @@ import org.agrona.concurrent.EpochClock;
  *
  * <p>Besides the key → entry map it keeps the indexes that make the bulk removals and the pin set cheap: keys per
  * session (with the session's last activity, for idle expiry), materialized keys per executor, a reference count
- * per pinned stage and the total bytes of materialized output.
+ * per pinned stage and the total bytes of materialized output. The pin counts are a persistent {@link HashTrie}, so
+ * {@link #pinnedStages()} is an immutable set in O(1) that a front can publish to readers after every batch.
  *
  * <p>Every accepted change is reported to the {@link StateChangeListener} after it is applied; the {@code restore*}
  * methods apply journaled changes on recovery without validation, clock or listener.
@@ -27,7 +29,8 @@ public final class CacheStateMachine implements CacheState
     private final Map<CacheKey, CacheEntry> entries = new HashMap<>();
     private final Map<String, SessionIndex> sessions = new HashMap<>();
     private final Map<String, Set<CacheKey>> keysByExecutor = new HashMap<>();
-    private final Object2IntHashMap<StageRef> pinCounts = new Object2IntHashMap<>(0);
+    private HashTrie<StageRef, Integer> pinCounts = HashTrie.empty();
+    private Set<StageRef> pinned = pinCounts.keySet();
     private final EpochClock clock;
     private final LiveExecutors liveExecutors;
     private StateChangeListener listener;
@@ -217,7 +220,35 @@ public final class CacheStateMachine implements CacheState
     @Override
     public Set<StageRef> pinnedStages()
     {
-        return Set.copyOf(pinCounts.keySet());
+        return pinned;
+    }
+
+    /**
+     * Whether a materialized entry uses a stage.
+     *
+     * @param stage the stage.
+     * @return true when it is pinned.
+     */
+    public boolean isPinned(final StageRef stage)
+    {
+        return pinCounts.containsKey(stage);
+    }
+
+    /**
+     * Records that a session was active at a time (a read served outside the state machine, for example), so idle
+     * expiry counts it; an earlier time than the session's last activity changes nothing, nor does an unknown
+     * session.
+     *
+     * @param sessionId the session.
+     * @param atMs      when it was active, epoch ms.
+     */
+    public void recordActivity(final String sessionId, final long atMs)
+    {
+        final SessionIndex session = sessions.get(sessionId);
+        if (session != null)
+        {
+            session.lastActivityMs = Math.max(session.lastActivityMs, atMs);
+        }
     }
 
     /**
@@ -378,9 +409,11 @@ public final class CacheStateMachine implements CacheState
         }
         for (final StageRef stage : materialized.stages())
         {
-            pinCounts.put(stage, pinCounts.getValue(stage) + 1);
+            final Integer count = pinCounts.get(stage);
+            pinCounts = pinCounts.put(stage, count == null ? 1 : count + 1);
         }
         totalBytes += materialized.totalBytes();
+        pinned = pinCounts.keySet();
         pinVersion++;
     }
 
@@ -440,17 +473,11 @@ public final class CacheStateMachine implements CacheState
             }
             for (final StageRef stage : materialized.stages())
             {
-                final int count = pinCounts.getValue(stage) - 1;
-                if (count <= 0)
-                {
-                    pinCounts.removeKey(stage);
-                }
-                else
-                {
-                    pinCounts.put(stage, count);
-                }
+                final Integer count = pinCounts.get(stage);
+                pinCounts = count == null || count <= 1 ? pinCounts.remove(stage) : pinCounts.put(stage, count - 1);
             }
             totalBytes -= materialized.totalBytes();
+            pinned = pinCounts.keySet();
             pinVersion++;
         }
         if (notify)

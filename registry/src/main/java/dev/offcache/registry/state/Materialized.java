@@ -16,6 +16,8 @@ import java.util.Set;
 public record Materialized(String jobId, DatasetSchema schema, List<PartitionLocation> locations,
     long materializedAtMs) implements CacheEntry
 {
+    private static final int SMALL_LIST = 16;
+
     /**
      * Validates the entry: see {@link #validateLocations(String, List)}.
      *
@@ -45,7 +47,8 @@ public record Materialized(String jobId, DatasetSchema schema, List<PartitionLoc
             throw new IllegalArgumentException(
                 "locations must not be empty: a completion names at least one partition");
         }
-        final Set<Long> seen = new HashSet<>();
+        // Small lists (the common case) are checked pairwise, without allocating; larger ones through a set.
+        final Set<Long> seen = locations.size() > SMALL_LIST ? new HashSet<>() : null;
         for (int i = 0; i < locations.size(); i++)
         {
             final PartitionLocation location = locations.get(i);
@@ -58,12 +61,27 @@ public record Materialized(String jobId, DatasetSchema schema, List<PartitionLoc
                 throw new IllegalArgumentException("locations[" + i + "] was written by job " + location.jobId() +
                     ", not by the completing job " + jobId);
             }
-            if (!seen.add(((long) location.stageId() << 32) | location.partitionId()))
+            if (seen != null ? !seen.add(((long) location.stageId() << 32) | location.partitionId()) :
+                repeatsEarlier(locations, i))
             {
                 throw new IllegalArgumentException("locations[" + i + "] repeats stage " + location.stageId() +
                     " partition " + location.partitionId());
             }
         }
+    }
+
+    private static boolean repeatsEarlier(final List<PartitionLocation> locations, final int index)
+    {
+        final PartitionLocation location = locations.get(index);
+        for (int j = 0; j < index; j++)
+        {
+            final PartitionLocation earlier = locations.get(j);
+            if (earlier.stageId() == location.stageId() && earlier.partitionId() == location.partitionId())
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -5,9 +5,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.offcache.registry.front.Acquisition;
-import dev.offcache.registry.front.AsyncCacheRegistry;
-import dev.offcache.registry.front.Resolution;
+import dev.offcache.registry.api.Acquisition;
+import dev.offcache.registry.api.AsyncCacheRegistry;
+import dev.offcache.registry.api.Resolution;
 import dev.offcache.registry.state.AbortOutcome;
 import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheEntry;

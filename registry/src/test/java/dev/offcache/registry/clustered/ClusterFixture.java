@@ -12,13 +12,13 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
-import dev.offcache.registry.front.Acquisition;
+import dev.offcache.registry.api.Acquisition;
 import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.Materialized;
 import dev.offcache.registry.state.RemovedEntry;
-import dev.offcache.registry.front.RemovalListener;
+import dev.offcache.registry.api.RemovalListener;
 
 /**
  * Three registry members on 127.0.0.1 in this JVM, each with its own member directory, Aeron directory in /dev/shm

@@ -12,6 +12,7 @@ import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.NoOpIdleStrategy;
 import org.junit.jupiter.api.Test;
 
+import dev.offcache.registry.codec.RecordWriter;
 import dev.offcache.registry.codec.LegacyLocations;
 import dev.offcache.registry.eviction.EvictionPolicy;
 import dev.offcache.registry.state.CacheKey;
@@ -37,7 +38,7 @@ class ClusteredServiceDedupTest
     private final ClientSession session = session(7);
     private final RegistryClusteredService service =
         new RegistryClusteredService(EvictionPolicy.none(), 60_000, 32 * 1024);
-    private final WireCodec.Writer writer = new WireCodec.Writer(256);
+    private final RecordWriter writer = new RecordWriter(256);
     private long time = 1_000;
 
     @Test
@@ -116,18 +117,18 @@ class ClusteredServiceDedupTest
         }
     }
 
-    private static void noBody(final WireCodec.Writer writer)
+    private static void noBody(final RecordWriter writer)
     {
     }
 
     private interface Body
     {
-        void write(WireCodec.Writer writer);
+        void write(RecordWriter writer);
     }
 
     private void command(final byte type, final long sequence, final long floor, final Body body)
     {
-        writer.commandHeader(type);
+        WireCodec.command(writer, type);
         body.write(writer);
         writer.buffer().putLong(WireCodec.CLIENT_ID_OFFSET, CLIENT);
         writer.buffer().putLong(WireCodec.SEQUENCE_OFFSET, sequence);

@@ -10,8 +10,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.offcache.registry.front.Acquisition;
-import dev.offcache.registry.front.Resolution;
+import dev.offcache.registry.api.Acquisition;
+import dev.offcache.registry.api.Resolution;
 import dev.offcache.registry.model.Command;
 import dev.offcache.registry.model.ReferenceModel;
 import dev.offcache.registry.state.CacheEntry;

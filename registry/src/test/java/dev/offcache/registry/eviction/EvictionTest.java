@@ -11,9 +11,9 @@ import java.util.concurrent.TimeUnit;
 import org.agrona.concurrent.CachedEpochClock;
 import org.junit.jupiter.api.Test;
 
-import dev.offcache.registry.front.Acquisition;
+import dev.offcache.registry.api.Acquisition;
 import dev.offcache.registry.front.CacheRegistry;
-import dev.offcache.registry.front.Resolution;
+import dev.offcache.registry.api.Resolution;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.DatasetSchema;
 import dev.offcache.registry.state.PartitionLocation;

@@ -2,6 +2,7 @@ package dev.offcache.registry.front;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -10,7 +11,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Three producer threads publish generated sequences concurrently through the Disruptor. Each producer owns its own
+ * Three producer threads publish generated sequences concurrently through the registry. Each producer owns its own
  * sessions, jobs and executors, so its commands commute with the others' and the interleaving must not matter:
  * every future's outcome equals the producer's own reference model at that point, and the registry's final state
  * equals the union of the three models' final states (and its pin snapshot their pinned stages).
@@ -134,20 +134,23 @@ class CacheRegistryProperties
 
     /**
      * The same kind of sequence over shared keys, dealt round robin to three producers that publish without waiting:
-     * the registry must behave exactly like the model applied in the order the ring linearized the commands, for
-     * every outcome and for the final state.
+     * the registry must behave exactly like the model applied in the order the writer linearized the commands, with
+     * every read served from a view placed right after the last command that view holds, for every outcome and for
+     * the final state.
      */
     @Property(tries = 150, edgeCases = EdgeCasesMode.NONE)
     void sharedKeysBehaveLikeTheModelInRingOrder(@ForAll("shared") final List<Command> sequence) throws Exception
     {
-        final List<CompletableFuture<?>> applied = new CopyOnWriteArrayList<>();
+        final Map<CompletableFuture<?>, Long> applied = Collections.synchronizedMap(new IdentityHashMap<>());
+        final ThreadLocal<long[]> viewRead = ThreadLocal.withInitial(() -> new long[1]);
         final CacheRegistry registry = CacheRegistry.launch(new CacheRegistry.Context()
             .ringSize(16)
             .clock(new CachedEpochClock())
-            .applyObserver(applied::add));
+            .applyObserver(applied::put)
+            .readObserver(through -> viewRead.get()[0] = through));
         try
         {
-            final Map<CompletableFuture<?>, Command> published = Collections.synchronizedMap(new IdentityHashMap<>());
+            final List<Published> published = Collections.synchronizedList(new ArrayList<>());
             final List<Thread> threads = new ArrayList<>();
             final CountDownLatch start = new CountDownLatch(1);
             for (int p = 0; p < PRODUCERS; p++)
@@ -164,8 +167,9 @@ class CacheRegistryProperties
                         start.await();
                         for (final Command command : mine)
                         {
+                            viewRead.get()[0] = NOT_A_VIEW_READ;
                             final CompletableFuture<?> future = command.publish(registry);
-                            published.put(future, command);
+                            published.add(new Published(command, future, viewRead.get()[0]));
                         }
                     }
                     catch (final InterruptedException ex)
@@ -184,26 +188,53 @@ class CacheRegistryProperties
             }
             final Map<CacheKey, CacheEntry> finalState = registry.entries().get(10, TimeUnit.SECONDS);
 
+            // A command applied at ring sequence s sorts as (s, 0); a read from a view holding everything up to t
+            // as (t, 1): after the last command it holds, before the next.
+            final List<Published> order = new ArrayList<>(published);
+            for (final Published one : order)
+            {
+                one.at = one.viewThrough == NOT_A_VIEW_READ ? applied.get(one.future) : one.viewThrough;
+                assertTrue(one.at != null, "never applied: " + one.command);
+            }
+            order.sort(Comparator.comparingLong((Published one) -> one.at)
+                .thenComparingInt(one -> one.viewThrough == NOT_A_VIEW_READ ? 0 : 1));
             final ReferenceModel model = new ReferenceModel();
             int checked = 0;
-            for (final CompletableFuture<?> future : applied)
+            for (final Published one : order)
             {
-                final Command command = published.get(future);
-                if (command == null)
-                {
-                    continue; // the entries() query above
-                }
-                assertEquals(Command.normalise(command.apply(model)),
-                    Command.normalise(future.get(10, TimeUnit.SECONDS)), "ring position " + checked + " " + command);
+                assertEquals(Command.normalise(one.command.apply(model)),
+                    Command.normalise(one.future.get(10, TimeUnit.SECONDS)),
+                    "position " + checked + " " + one.command + (one.viewThrough == NOT_A_VIEW_READ ?
+                    " (ring sequence " + one.at + ")" : " (read from the view through " + one.at + ")"));
                 checked++;
             }
-            assertEquals(sequence.size(), checked, "every published command was applied once");
+            assertEquals(sequence.size(), checked, "every published command was answered once");
             assertEquals(model.map, finalState);
             assertEquals(model.pinnedStages(), registry.pinnedStages());
         }
         finally
         {
             registry.close();
+        }
+    }
+
+    private static final long NOT_A_VIEW_READ = Long.MIN_VALUE;
+
+    /**
+     * One published command, its future, and the view it was read from (or {@link #NOT_A_VIEW_READ}).
+     */
+    private static final class Published
+    {
+        final Command command;
+        final CompletableFuture<?> future;
+        final long viewThrough;
+        Long at;
+
+        Published(final Command command, final CompletableFuture<?> future, final long viewThrough)
+        {
+            this.command = command;
+            this.future = future;
+            this.viewThrough = viewThrough;
         }
     }
 

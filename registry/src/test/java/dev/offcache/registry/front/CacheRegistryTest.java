@@ -4,9 +4,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -15,7 +17,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
+import dev.offcache.registry.api.Acquisition;
+import dev.offcache.registry.api.RegistryClosedException;
+import dev.offcache.registry.api.Resolution;
 import dev.offcache.registry.journal.ChangeLog;
 import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheKey;
@@ -39,6 +46,8 @@ class CacheRegistryTest
 {
     private static final DatasetSchema SCHEMA = new DatasetSchema("x:int32");
     private static final CacheKey KEY = new CacheKey("s", "c");
+    /** Longer than any drain takes here; a close that reaches it waited for a writer that never came. */
+    private static final long SHUTDOWN_MS = 5_000;
 
     @Test
     void badInputIsRefusedAtTheCallAndChangesNothing() throws Exception
@@ -97,14 +106,19 @@ class CacheRegistryTest
         }
     }
 
-    @Test
-    void callsAfterCloseFailAndCallsRacingCloseAllGetAnAnswer() throws Exception
+    @ParameterizedTest(name = "writerThread={0}")
+    @ValueSource(booleans = {false, true})
+    void callsAfterCloseFailAndCallsRacingCloseAllGetAnAnswer(final boolean writerThread) throws Exception
     {
         for (int round = 0; round < 20; round++)
         {
-            final CacheRegistry registry = CacheRegistry.launch(new CacheRegistry.Context().ringSize(16));
+            final CacheRegistry registry = CacheRegistry.launch(
+                new CacheRegistry.Context().ringSize(16).writerThread(writerThread).shutdownTimeoutMs(SHUTDOWN_MS));
             final AtomicBoolean stop = new AtomicBoolean();
-            final List<CompletableFuture<?>> futures = new CopyOnWriteArrayList<>();
+            // With a registry thread the callers only publish: the 16-slot ring stays full and each call waits for a
+            // slot, so fewer calls still straddle close().
+            final int calls = writerThread ? 2_000 : 20_000;
+            final Queue<CompletableFuture<?>> futures = new ConcurrentLinkedQueue<>();
             final CountDownLatch started = new CountDownLatch(3);
             final List<Thread> callers = new ArrayList<>();
             for (int t = 0; t < 3; t++)
@@ -113,7 +127,7 @@ class CacheRegistryTest
                 final Thread caller = new Thread(() ->
                 {
                     started.countDown();
-                    for (int i = 0; !stop.get() && i < 100_000; i++)
+                    for (int i = 0; !stop.get() && i < calls; i++)
                     {
                         futures.add(registry.acquire(new CacheKey("s" + id, "c" + (i % 7)), "j" + i));
                     }
@@ -123,8 +137,11 @@ class CacheRegistryTest
             }
             started.await();
             Thread.sleep(2);
+            final long closeStart = System.nanoTime();
             registry.close();
+            final long closeMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closeStart);
             stop.set(true);
+            assertTrue(closeMs < SHUTDOWN_MS, "close() drained instead of timing out: " + closeMs + " ms");
             for (final Thread caller : callers)
             {
                 caller.join(10_000);

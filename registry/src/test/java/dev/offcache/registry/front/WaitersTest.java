@@ -16,6 +16,8 @@ import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import dev.offcache.registry.api.Acquisition;
+import dev.offcache.registry.api.Resolution;
 import dev.offcache.registry.state.AbortOutcome;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CompletionOutcome;

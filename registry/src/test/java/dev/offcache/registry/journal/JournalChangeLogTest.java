@@ -127,20 +127,47 @@ class JournalChangeLogTest
             registry.completeMaterialization(new CacheKey("s", "a"), "ja", SCHEMA, locations("ja", 0))
                 .get(5, TimeUnit.SECONDS);
             beforeLast = registry.entries().get(5, TimeUnit.SECONDS);
-            registry.beginMaterialization(new CacheKey("s", "b"), "jb").get(5, TimeUnit.SECONDS);
             // What a crash of the registry's process leaves: its files as they are while it runs.
             copyTree(dir, image);
+            registry.beginMaterialization(new CacheKey("s", "b"), "jb").get(5, TimeUnit.SECONDS);
         }
         // Positions from the closed original (opening the image would acknowledge what it holds).
         final List<Long> positions = recordPositions(dir);
         assertEquals(3, positions.size());
-        // A crash in the middle of the last append: its payload is half written.
-        flipByte(segment0(image), positions.get(2) + 12);
+        // The crash came in the middle of the third append, before its force and acknowledgement: half of the
+        // record reached the file.
+        final long third = positions.get(2);
+        final byte[] frame = new byte[64];
+        try (RandomAccessFile original = new RandomAccessFile(segment0(dir).toFile(), "r");
+            RandomAccessFile crashed = new RandomAccessFile(segment0(image).toFile(), "rw"))
+        {
+            original.seek(third);
+            original.readFully(frame);
+            crashed.seek(third);
+            crashed.write(frame, 0, 20);
+        }
         try (CacheRegistry registry = CacheRegistry.launch(new CacheRegistry.Context().clock(clock)
             .changeLog(open(image, 1_000))))
         {
             assertEquals(beforeLast, registry.entries().get(5, TimeUnit.SECONDS));
         }
+    }
+
+    @Test
+    void losingTheLastAcknowledgedRecordIsRefused() throws Exception
+    {
+        final Path image = dir.resolve("crash-image");
+        try (CacheRegistry registry = durable(1_000))
+        {
+            registry.beginMaterialization(new CacheKey("s", "a"), "ja").get(5, TimeUnit.SECONDS);
+            registry.beginMaterialization(new CacheKey("s", "b"), "jb").get(5, TimeUnit.SECONDS);
+            // A crash right after the second acknowledgement: the image holds the checkpoint the force wrote.
+            copyTree(dir, image);
+        }
+        final List<Long> positions = recordPositions(dir);
+        flipByte(segment0(image), positions.get(1) + 12);
+        final JournalCorruptException ex = assertThrows(JournalCorruptException.class, () -> open(image, 1_000));
+        assertTrue(ex.getMessage().contains("acknowledged records are lost"), ex.getMessage());
     }
 
     @Test

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
-import dev.offcache.registry.front.Acquisition;
+import dev.offcache.registry.api.Acquisition;
 import dev.offcache.registry.front.CacheRegistry;
 import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;

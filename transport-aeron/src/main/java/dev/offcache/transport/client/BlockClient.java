@@ -4,7 +4,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
+import dev.offcache.transport.media.AgentIdle;
 import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.server.BlockServer;
 import dev.offcache.transport.wire.ErrorCode;
@@ -13,7 +15,6 @@ import io.aeron.Aeron;
 import org.agrona.CloseHelper;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.slf4j.Logger;
@@ -178,6 +179,15 @@ public final class BlockClient implements AutoCloseable
         {
             failQueuedAfterStop();
         }
+        else
+        {
+            // The agent may be parked by its idle strategy: end the park instead of waiting it out.
+            final Thread agentThread = runner.thread();
+            if (agentThread != null)
+            {
+                LockSupport.unpark(agentThread);
+            }
+        }
         return fetch.future;
     }
 
@@ -247,7 +257,7 @@ public final class BlockClient implements AutoCloseable
         private int requestStreamId = BlockServer.Context.DEFAULT_REQUEST_STREAM_ID;
         private String responseChannel;
         private int responseStreamId;
-        private IdleStrategy idleStrategy = new BackoffIdleStrategy();
+        private IdleStrategy idleStrategy = AgentIdle.standard();
         private long fetchTimeoutNs = TimeUnit.SECONDS.toNanos(10);
         private long helloIntervalNs = TimeUnit.MILLISECONDS.toNanos(20);
         private int maxQueuedFetches = 4096;

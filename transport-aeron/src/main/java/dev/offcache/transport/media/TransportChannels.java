@@ -1,5 +1,8 @@
 package dev.offcache.transport.media;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
 import io.aeron.ChannelUri;
 import io.aeron.CommonContext;
 
@@ -42,6 +45,47 @@ public final class TransportChannels
     public static boolean isIpc(final String channel)
     {
         return ChannelUri.parse(channel).isIpc();
+    }
+
+    /**
+     * Whether a UDP channel's endpoint is a loopback address ({@code 127.0.0.0/8}, {@code ::1} or
+     * {@code localhost}), where datagrams up to 64 KiB are never fragmented. Host names other than
+     * {@code localhost} are not resolved (that could block): they count as remote.
+     *
+     * @param channel an Aeron channel URI.
+     * @return true for a UDP channel whose endpoint host is a loopback literal.
+     */
+    public static boolean isLoopback(final String channel)
+    {
+        final ChannelUri uri = ChannelUri.parse(channel);
+        final String endpoint = uri.isUdp() ? uri.get(CommonContext.ENDPOINT_PARAM_NAME) : null;
+        if (endpoint == null)
+        {
+            return false;
+        }
+        final int colon = endpoint.lastIndexOf(':');
+        String host = colon > 0 ? endpoint.substring(0, colon) : endpoint;
+        if (host.startsWith("[") && host.endsWith("]"))
+        {
+            host = host.substring(1, host.length() - 1);
+        }
+        if ("localhost".equalsIgnoreCase(host))
+        {
+            return true;
+        }
+        if (host.indexOf(':') < 0 && !host.matches("\\d{1,3}(\\.\\d{1,3}){3}"))
+        {
+            return false;
+        }
+        try
+        {
+            // A literal, so no lookup happens.
+            return InetAddress.getByName(host).isLoopbackAddress();
+        }
+        catch (final UnknownHostException ex)
+        {
+            return false;
+        }
     }
 
     /**

@@ -3,12 +3,12 @@ package dev.offcache.transport.server;
 import java.util.concurrent.TimeUnit;
 
 import dev.offcache.transport.media.AeronMedia;
+import dev.offcache.transport.media.AgentIdle;
 import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.source.BlockSource;
 import io.aeron.Aeron;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,14 +92,21 @@ public final class BlockServer implements AutoCloseable
         /** Default chunk payload: 256 KiB, small enough to interleave requests fairly, big enough to amortise. */
         public static final int DEFAULT_CHUNK_LENGTH = 256 * 1024;
 
+        /**
+         * Default MTU of UDP responses to a client on a loopback address: the largest Aeron allows, since loopback
+         * carries 64 KiB datagrams unfragmented and every datagram costs a system call on both sides.
+         */
+        public static final int DEFAULT_LOOPBACK_MTU = 65504;
+
         private Aeron aeron;
         private String requestChannel;
         private int requestStreamId = DEFAULT_REQUEST_STREAM_ID;
         private BlockSource blockSource;
-        private IdleStrategy idleStrategy = new BackoffIdleStrategy();
+        private IdleStrategy idleStrategy = AgentIdle.standard();
         private int chunkLength = DEFAULT_CHUNK_LENGTH;
         private int responseTermLength = AeronMedia.Context.DEFAULT_UDP_TERM_LENGTH;
         private int responseUdpMtu = AeronMedia.Context.DEFAULT_UDP_MTU;
+        private int responseLoopbackMtu = DEFAULT_LOOPBACK_MTU;
         private int responseIpcMtu = AeronMedia.Context.DEFAULT_IPC_MTU;
         private int maxInFlightRequests = 256;
         private int maxInFlightPerClient = 64;
@@ -266,6 +273,19 @@ public final class BlockServer implements AutoCloseable
         }
 
         /**
+         * Sets the MTU of UDP response publications to clients whose response endpoint is a loopback address
+         * ({@link TransportChannels#isLoopback}); {@link #responseUdpMtu} applies to every other UDP client.
+         *
+         * @param mtu MTU of UDP responses on loopback.
+         * @return this.
+         */
+        public Context responseLoopbackMtu(final int mtu)
+        {
+            this.responseLoopbackMtu = mtu;
+            return this;
+        }
+
+        /**
          * Sets MTU of IPC response publications.
          *
          * @param mtu MTU of IPC response publications.
@@ -285,7 +305,8 @@ public final class BlockServer implements AutoCloseable
          */
         public String responsePublicationChannel(final String channel)
         {
-            final int mtu = TransportChannels.isIpc(channel) ? responseIpcMtu : responseUdpMtu;
+            final int mtu = TransportChannels.isIpc(channel) ? responseIpcMtu :
+                TransportChannels.isLoopback(channel) ? responseLoopbackMtu : responseUdpMtu;
             return TransportChannels.withTermLengthAndMtu(channel, responseTermLength, mtu);
         }
 
@@ -433,6 +454,7 @@ public final class BlockServer implements AutoCloseable
             TransportChannels.checkTermLength("responseTermLength", responseTermLength);
             TransportChannels.checkMtu("responseUdpMtu", responseUdpMtu);
             TransportChannels.checkMtu("responseIpcMtu", responseIpcMtu);
+            TransportChannels.checkMtu("responseLoopbackMtu", responseLoopbackMtu);
             if (maxInFlightRequests < 1 || maxInFlightPerClient < 1)
             {
                 throw new IllegalArgumentException("maxInFlightRequests and maxInFlightPerClient must be >= 1: " +

@@ -16,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.LongConsumer;
 
 import dev.offcache.range.l2.CircuitBreaker;
 import dev.offcache.range.l2.L2ClientContext;
@@ -145,11 +146,32 @@ public final class ShardedL2Origin extends ForwardingObjectStore
     public CompletableFuture<Integer> read(
         final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass)
     {
-        ObjectKeys.validate(key);
-        if (offset < 0)
-        {
-            throw new IllegalArgumentException("negative offset " + offset + " for '" + key + "'");
-        }
+        return read(key, offset, destination, fetchClass, null);
+    }
+
+    /** Reads through L2 report the object's size (see {@link L2Origin#readsReportSize()}). */
+    @Override
+    public boolean readsReportSize()
+    {
+        return true;
+    }
+
+    /**
+     * {@link #read(String, long, ByteBuffer, FetchClass)} that passes on the size the owner's answer reports.
+     *
+     * @param key         the object key.
+     * @param offset      the first byte.
+     * @param destination where the bytes go; the caller owns it.
+     * @param fetchClass  demand or prefetch.
+     * @param objectSize  told the size, or null.
+     * @return the number of bytes read.
+     */
+    @Override
+    public CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+        final LongConsumer objectSize)
+    {
+        ObjectKeys.validateRead(key, offset);
         if (!destination.hasRemaining())
         {
             return CompletableFuture.completedFuture(0);
@@ -159,7 +181,39 @@ public final class ShardedL2Origin extends ForwardingObjectStore
         {
             return delegate().read(key, offset, destination);
         }
-        return shard.client().read(key, offset, destination, fetchClass);
+        return shard.client().read(key, offset, destination, fetchClass, objectSize);
+    }
+
+    /** Several ranges are one request to the key's owner. */
+    @Override
+    public boolean readsVectored()
+    {
+        return true;
+    }
+
+    /**
+     * Several ranges of one object through the key's owner ({@code POST /ranges}), or from the real origin when no
+     * server is available.
+     *
+     * @param key          the object key.
+     * @param offsets      the first byte of each range.
+     * @param destinations where each range goes; the caller owns them.
+     * @param fetchClass   demand or prefetch.
+     * @param objectSize   told the size, or null.
+     * @return the bytes read into each destination.
+     */
+    @Override
+    public CompletableFuture<int[]> readVectored(
+        final String key, final long[] offsets, final ByteBuffer[] destinations, final FetchClass fetchClass,
+        final LongConsumer objectSize)
+    {
+        ObjectKeys.validate(key);
+        final L2Shard shard = route(key, OP_READ);
+        if (shard == null)
+        {
+            return delegate().readVectored(key, offsets, destinations, fetchClass, objectSize);
+        }
+        return shard.client().readVectored(key, offsets, destinations, fetchClass, objectSize);
     }
 
     @Override

@@ -1,4 +1,4 @@
-package dev.offcache.registry.front;
+package dev.offcache.registry.api;
 
 import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.LiveExecutors;

@@ -1,11 +1,11 @@
-package dev.offcache.registry.front;
+package dev.offcache.registry.api;
 
 import java.util.concurrent.CompletableFuture;
 
 import dev.offcache.registry.state.Materialized;
 
 /**
- * The answer to an action that needs a cached dataset ({@link CacheRegistry#acquire}): read it, build it, or wait
+ * The answer to an action that needs a cached dataset ({@link AsyncCacheRegistry#acquire}): read it, build it, or wait
  * for the job that is building it.
  */
 public sealed interface Acquisition permits Acquisition.Hit, Acquisition.Claimed, Acquisition.Wait

@@ -1,4 +1,4 @@
-package dev.offcache.registry.front;
+package dev.offcache.registry.api;
 
 import java.util.List;
 import java.util.Map;
@@ -16,7 +16,7 @@ import dev.offcache.registry.state.RemovedEntry;
 /**
  * The cached-dataset registry as a scheduler sees it: the {@link dev.offcache.registry.state.CacheState}
  * operations, asynchronous, plus the action entry points ({@link #acquire}, {@link #awaitMaterialization}). Two
- * fronts implement it over the same state machine: {@link CacheRegistry} in process (a Disruptor ring) and
+ * fronts implement it over the same state machine: {@code dev.offcache.registry.front.CacheRegistry} in process and
  * {@code dev.offcache.registry.clustered.RegistryClusterClient} (a replicated Aeron Cluster service), so code such
  * as the coordinator runs on either. Futures complete off the caller's thread; arguments that can never be valid
  * throw {@link IllegalArgumentException} at once. The registry owns its memory; {@link #close()} fails what is

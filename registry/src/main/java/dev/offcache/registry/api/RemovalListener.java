@@ -1,4 +1,4 @@
-package dev.offcache.registry.front;
+package dev.offcache.registry.api;
 
 import java.util.List;
 
@@ -7,7 +7,7 @@ import dev.offcache.registry.state.RemovedEntry;
 /**
  * Receives every entry the registry removed — explicit invalidations, executor loss, session removal, eviction,
  * validate-on-read — once the removal is durable, so their stages can be unpinned and deleted. Called on the
- * registry thread once per batch: hand slow work (file deletion) to another thread.
+ * registry's writer once per batch: hand slow work (file deletion) to another thread.
  */
 @FunctionalInterface
 public interface RemovalListener

@@ -1,8 +1,8 @@
-package dev.offcache.registry.front;
+package dev.offcache.registry.api;
 
 /**
- * Completes every future of a call made after {@link CacheRegistry#close()} (or after a journal failure stopped the
- * registry, in which case the cause is that failure).
+ * Completes every future of a call made after {@link AsyncCacheRegistry#close()} (or after a journal failure stopped
+ * the registry, in which case the cause is that failure).
  */
 public final class RegistryClosedException extends IllegalStateException
 {

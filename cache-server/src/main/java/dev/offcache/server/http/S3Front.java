@@ -1,0 +1,191 @@
+package dev.offcache.server.http;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.offcache.server.s3.AmzDates;
+import dev.offcache.server.s3.Authentication;
+import dev.offcache.server.s3.S3Answer;
+import dev.offcache.server.s3.S3Api;
+import dev.offcache.server.s3.S3ErrorCode;
+import dev.offcache.server.s3.S3Exception;
+import dev.offcache.server.s3.S3Request;
+import dev.offcache.server.s3.S3Service;
+import dev.offcache.server.s3.SigV4Verifier;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One S3 connection's front, in front of the connection's {@link RequestHandler}: it parses the request, verifies
+ * its signature, asks the {@link S3Service} for the answer and hands it to the handler, which writes complete answers
+ * itself and object bodies through the same engine stream as {@code /obj} (so ordering of pipelined requests,
+ * keep-alive, the memory budget, zero-copy and the stream metrics are one implementation). Requests are counted
+ * under the endpoint {@code s3_<Operation>} ({@code s3_auth} for signature failures), error answers also by S3 code.
+ * Not thread-safe: every method runs on the channel's event loop.
+ */
+final class S3Front
+{
+    private static final Logger LOG = LoggerFactory.getLogger(S3Front.class);
+    private static final AtomicLong REQUEST_IDS = new AtomicLong(System.nanoTime() & 0xFFFF_FFFFL);
+    private static final String AUTH = "s3_auth";
+    private static final String OTHER = "s3_other";
+
+    private final S3Api api;
+    private final ServerResources resources;
+    private final SigV4Verifier verifier;
+    private long dateSecond = -1;
+    private String date;
+
+    S3Front(final S3Api api, final ServerResources resources)
+    {
+        this.api = api;
+        this.resources = resources;
+        this.verifier = api.newVerifier();
+    }
+
+    void handle(
+        final RequestHandler handler,
+        final ChannelHandlerContext ctx,
+        final FullHttpRequest request,
+        final boolean keepAlive,
+        final long startNanos)
+    {
+        final String requestId = Long.toHexString(0x1000_0000_0000_0000L | REQUEST_IDS.incrementAndGet())
+            .toUpperCase(Locale.ROOT);
+        final boolean head = HttpMethod.HEAD.equals(request.method());
+        if (!resources.state().ready())
+        {
+            deliver(handler, ctx, OTHER, head, S3Service.error(null, new S3Exception(S3ErrorCode.SERVICE_UNAVAILABLE,
+                "the server is shutting down"), requestId), requestId, false, startNanos);
+            return;
+        }
+        final S3Request parsed;
+        try
+        {
+            parsed = api.parser().parse(request.method().name(), request.uri(), request.headers());
+        }
+        catch (final S3Exception ex)
+        {
+            deliver(handler, ctx, OTHER, head, S3Service.error(null, ex, requestId), requestId, keepAlive, startNanos);
+            return;
+        }
+        final Authentication auth;
+        try
+        {
+            auth = null == verifier ? Authentication.DISABLED : verifier.verify(request.method().name(),
+                parsed.rawPath(), parsed.query(), request.headers(), request.content());
+        }
+        catch (final S3Exception ex)
+        {
+            deliver(handler, ctx, AUTH, head, S3Service.error(parsed, ex, requestId), requestId, keepAlive,
+                startNanos);
+            return;
+        }
+        final String endpoint = endpointOf(parsed);
+        // the service reads the body before it returns; the request is released after this method
+        final CompletableFuture<S3Answer> answer =
+            api.service().answer(parsed, auth, request.headers(), request.content(), requestId);
+        if (answer.isDone() && ctx.executor().inEventLoop())
+        {
+            deliver(handler, ctx, endpoint, head, answer.join(), requestId, keepAlive, startNanos);
+            return;
+        }
+        answer.whenComplete((done, error) ->
+        {
+            try
+            {
+                ctx.executor().execute(() -> deliver(handler, ctx, endpoint, head, null != done ? done :
+                    S3Service.error(parsed, new S3Exception(S3ErrorCode.INTERNAL_ERROR), requestId), requestId,
+                    keepAlive, startNanos));
+            }
+            catch (final RejectedExecutionException ex)
+            {
+                // shutting down
+            }
+        });
+    }
+
+    private void deliver(
+        final RequestHandler handler,
+        final ChannelHandlerContext ctx,
+        final String endpoint,
+        final boolean head,
+        final S3Answer answer,
+        final String requestId,
+        final boolean keepAlive,
+        final long startNanos)
+    {
+        try
+        {
+            final HttpHeaders headers = answer.headers()
+                .set("x-amz-request-id", requestId)
+                .set("x-amz-id-2", requestId)
+                .set("Date", date())
+                .set("Server", "offcache");
+            if (answer instanceof S3Answer.Complete complete)
+            {
+                if (null != complete.errorCode())
+                {
+                    resources.metrics().s3Error(complete.errorCode().code());
+                }
+                final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                    HttpResponseStatus.valueOf(complete.status()), head || complete.body().isEmpty() ?
+                    Unpooled.EMPTY_BUFFER : Unpooled.copiedBuffer(complete.body(), StandardCharsets.UTF_8),
+                    headers, EmptyHttpHeaders.INSTANCE);
+                handler.send(ctx, endpoint, response, keepAlive);
+                return;
+            }
+            final S3Answer.ObjectBody body = (S3Answer.ObjectBody) answer;
+            if (head || body.length() == 0)
+            {
+                handler.send(ctx, endpoint, new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                    HttpResponseStatus.valueOf(body.status()), Unpooled.EMPTY_BUFFER, headers,
+                    EmptyHttpHeaders.INSTANCE), keepAlive);
+                return;
+            }
+            final HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1,
+                HttpResponseStatus.valueOf(body.status()), headers);
+            HttpUtil.setKeepAlive(response, keepAlive);
+            handler.stream(ctx, endpoint, body.key(), new long[] {body.start()}, new long[] {body.length()}, false,
+                response, keepAlive, startNanos);
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.warn("unexpected failure answering an S3 request", ex);
+            handler.send(ctx, endpoint, new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                HttpResponseStatus.INTERNAL_SERVER_ERROR), false);
+        }
+    }
+
+    private static String endpointOf(final S3Request request)
+    {
+        return "s3_" + request.operation().apiName();
+    }
+
+    private String date()
+    {
+        final long now = api.clock().millis();
+        if (now / 1000 != dateSecond)
+        {
+            dateSecond = now / 1000;
+            date = AmzDates.formatHttpDate(now);
+        }
+        return date;
+    }
+}

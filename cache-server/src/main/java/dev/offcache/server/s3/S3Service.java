@@ -1,0 +1,434 @@
+package dev.offcache.server.s3;
+
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+import dev.offcache.range.origin.ListPage;
+import dev.offcache.range.origin.ObjectInfo;
+import dev.offcache.range.origin.ObjectNotFoundException;
+import dev.offcache.server.http.ByteRange;
+import dev.offcache.server.http.ObjectKeyPolicy;
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides the S3 endpoint's answer to an authenticated request, short of streaming object bytes: which bucket
+ * (or {@code NoSuchBucket}), which key (validated as for {@code /obj}: traversal, prefixes, length), the object's
+ * metadata from the cache, the conditional headers, the range ({@code InvalidRange} past the end, a malformed
+ * {@code Range} ignored as S3 ignores it), listings and {@code HeadBucket} from the origin, and writes (refused, or
+ * passed through). Every failure becomes S3's error document. Thread-safe; the transport owns sockets and streams.
+ */
+public final class S3Service
+{
+    private static final Logger LOG = LoggerFactory.getLogger(S3Service.class);
+
+    private final S3Buckets buckets;
+    private final ObjectKeyPolicy keys;
+    private final S3WriteMode writes;
+    private final Clock clock;
+    private final long startedMillis;
+
+    /**
+     * A service.
+     *
+     * @param buckets the served buckets.
+     * @param keys    the key policy shared with {@code /obj}.
+     * @param writes  what happens to writes.
+     * @param clock   the clock (conditions, {@code ListBuckets}).
+     */
+    public S3Service(final S3Buckets buckets, final ObjectKeyPolicy keys, final S3WriteMode writes, final Clock clock)
+    {
+        this.buckets = buckets;
+        this.keys = keys;
+        this.writes = writes;
+        this.clock = clock;
+        this.startedMillis = clock.millis();
+    }
+
+    /**
+     * The answer to a request.
+     *
+     * @param request the parsed request.
+     * @param auth    its verified signature ({@link Authentication#DISABLED} without authentication).
+     * @param headers the request headers.
+     * @param body      the request body, may be empty; read, not released.
+     * @param requestId the request's id (in error documents).
+     * @return the answer; never fails (failures are error answers).
+     */
+    public CompletableFuture<S3Answer> answer(
+        final S3Request request,
+        final Authentication auth,
+        final HttpHeaders headers,
+        final ByteBuf body,
+        final String requestId)
+    {
+        CompletableFuture<S3Answer> answer;
+        try
+        {
+            answer = dispatch(request, auth, headers, body);
+        }
+        catch (final RuntimeException ex)
+        {
+            answer = CompletableFuture.failedFuture(ex);
+        }
+        return answer.exceptionally((error) -> error(request, translate(request, error), requestId));
+    }
+
+    /**
+     * The error answer of an exception.
+     *
+     * @param request the request (its path is the error's resource), or {@code null}.
+     * @param error     the error.
+     * @param requestId the request's id.
+     * @return the answer.
+     */
+    public static S3Answer error(final S3Request request, final S3Exception error, final String requestId)
+    {
+        final HttpHeaders headers = new DefaultHttpHeaders().set(HttpHeaderNames.CONTENT_TYPE, "application/xml");
+        if (error.code() == S3ErrorCode.INVALID_RANGE && null != error.detail("ActualObjectSize"))
+        {
+            headers.set(HttpHeaderNames.CONTENT_RANGE, "bytes */" + error.detail("ActualObjectSize"));
+        }
+        if (error.code() == S3ErrorCode.METHOD_NOT_ALLOWED)
+        {
+            headers.set(HttpHeaderNames.ALLOW, "GET, HEAD");
+        }
+        return new S3Answer.Complete(error.code().status(), headers,
+            S3Xml.error(error, null == request ? null : request.rawPath(), requestId), error.code());
+    }
+
+    private CompletableFuture<S3Answer> dispatch(
+        final S3Request request, final Authentication auth, final HttpHeaders headers, final ByteBuf body)
+    {
+        final S3Operation operation = request.operation();
+        if (operation.kind() == S3Operation.Kind.UNSUPPORTED)
+        {
+            throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "offcache serves GetObject, HeadObject, " +
+                "ListObjects(V2), HeadBucket, GetBucketLocation and ListBuckets; this sub-resource is not served");
+        }
+        if (operation == S3Operation.LIST_BUCKETS)
+        {
+            return xml(S3Xml.listBuckets(buckets.names(), startedMillis));
+        }
+        final S3Buckets.Bucket bucket = buckets.get(request.bucket());
+        switch (operation)
+        {
+            case HEAD_BUCKET:
+                return bucket.backend().probe().handle((v, error) ->
+                {
+                    if (null != error && unwrap(error) instanceof ObjectNotFoundException)
+                    {
+                        throw new S3Exception(S3ErrorCode.NO_SUCH_BUCKET).with("BucketName", bucket.name());
+                    }
+                    if (null != error)
+                    {
+                        throw asCompletion(error);
+                    }
+                    final HttpHeaders out = new DefaultHttpHeaders().set("x-amz-bucket-region", bucket.region());
+                    return (S3Answer) new S3Answer.Complete(200, out, "");
+                });
+            case GET_BUCKET_LOCATION:
+                return xml(S3Xml.location(bucket.region()));
+            case LIST_OBJECTS:
+            case LIST_OBJECTS_V2:
+                return list(bucket, ListObjectsQuery.parse(request.query()));
+            case GET_OBJECT:
+            case HEAD_OBJECT:
+                return object(bucket, request, headers);
+            default:
+                return write(bucket, request, auth, headers, body);
+        }
+    }
+
+    private CompletableFuture<S3Answer> list(final S3Buckets.Bucket bucket, final ListObjectsQuery query)
+    {
+        if (!keys.mayHoldAllowedKeys(query.prefix()))
+        {
+            return xml(S3Xml.listObjects(bucket.name(), query, new ListPage(List.of(), List.of(), null)));
+        }
+        return bucket.backend().list(query.toPageRequest()).thenApply((page) ->
+        {
+            final List<ObjectInfo> objects = new ArrayList<>(page.objects().size());
+            for (final ObjectInfo object : page.objects())
+            {
+                if (null == keys.problemWith(object.key()))
+                {
+                    objects.add(object);
+                }
+            }
+            final List<String> prefixes = new ArrayList<>(page.commonPrefixes().size());
+            for (final String prefix : page.commonPrefixes())
+            {
+                if (keys.mayHoldAllowedKeys(prefix))
+                {
+                    prefixes.add(prefix);
+                }
+            }
+            return complete(200, S3Xml.listObjects(bucket.name(), query,
+                new ListPage(objects, prefixes, page.nextContinuationToken())));
+        });
+    }
+
+    private CompletableFuture<S3Answer> object(
+        final S3Buckets.Bucket bucket, final S3Request request, final HttpHeaders headers)
+    {
+        final String key = checkKey(request.key());
+        final String versionId = request.parameter("versionId");
+        if (null != versionId && !"null".equals(versionId))
+        {
+            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Invalid version id specified")
+                .with("ArgumentName", "versionId").with("ArgumentValue", versionId);
+        }
+        final String partNumber = request.parameter("partNumber");
+        final String range = headers.get(HttpHeaderNames.RANGE);
+        if (null != partNumber && null != range)
+        {
+            throw new S3Exception(S3ErrorCode.INVALID_REQUEST,
+                "Cannot specify both Range header and partNumber query parameter");
+        }
+        ObjectHeaders.checkOverrides(request.query());
+        return bucket.backend().stat(key).thenApply((info) ->
+        {
+            final String etag = ObjectHeaders.etagOf(info);
+            final long lastModified = ObjectHeaders.lastModifiedOf(info);
+            final Conditions.Result condition = Conditions.evaluate(headers, etag,
+                info.hasLastModified() ? info.lastModifiedMillis() : -1, clock.millis());
+            if (condition.outcome() == Conditions.Outcome.PRECONDITION_FAILED)
+            {
+                throw new S3Exception(S3ErrorCode.PRECONDITION_FAILED).with("Condition", condition.condition());
+            }
+            final HttpHeaders out = new DefaultHttpHeaders();
+            if (condition.outcome() == Conditions.Outcome.NOT_MODIFIED)
+            {
+                out.set(HttpHeaderNames.ETAG, etag)
+                    .set(HttpHeaderNames.LAST_MODIFIED, AmzDates.formatHttpDate(lastModified));
+                return new S3Answer.Complete(304, out, "");
+            }
+            ObjectHeaders.apply(out, info, request.query());
+            final long size = info.size();
+            long start = 0;
+            long length = size;
+            boolean partial = false;
+            if (null != partNumber)
+            {
+                if (!"1".equals(partNumber))
+                {
+                    throw new S3Exception(S3ErrorCode.INVALID_PART_NUMBER).with("PartNumberRequested", partNumber)
+                        .with("ActualPartCount", "1");
+                }
+                partial = true;
+                out.set("x-amz-mp-parts-count", "1");
+            }
+            else if (null != range)
+            {
+                try
+                {
+                    final ByteRange parsed = ByteRange.parse(range, size);
+                    start = parsed.start();
+                    length = parsed.length();
+                    partial = true;
+                }
+                catch (final ByteRange.RangeException ex)
+                {
+                    if (ex.unsatisfiable())
+                    {
+                        throw new S3Exception(S3ErrorCode.INVALID_RANGE).with("RangeRequested", range)
+                            .with("ActualObjectSize", Long.toString(size));
+                    }
+                    // S3 serves the whole object for a Range it cannot parse (RFC 9110: ignore it)
+                }
+            }
+            out.set(HttpHeaderNames.CONTENT_LENGTH, length);
+            if (partial)
+            {
+                out.set(HttpHeaderNames.CONTENT_RANGE,
+                    "bytes " + start + "-" + (start + length - 1) + "/" + size);
+                if (length == 0)
+                {
+                    // only a whole empty object by partNumber gets here: S3 answers it like a plain GET
+                    out.remove(HttpHeaderNames.CONTENT_RANGE);
+                    return new S3Answer.ObjectBody(200, out, key, 0, 0);
+                }
+            }
+            return new S3Answer.ObjectBody(partial ? 206 : 200, out, key, start, length);
+        });
+    }
+
+    private CompletableFuture<S3Answer> write(
+        final S3Buckets.Bucket bucket,
+        final S3Request request,
+        final Authentication auth,
+        final HttpHeaders headers,
+        final ByteBuf body)
+    {
+        if (writes == S3WriteMode.REFUSE)
+        {
+            throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "offcache serves this endpoint read-only (" +
+                request.operation().apiName() + " refused; --s3-api-writes pass-through writes through to the " +
+                "origin)");
+        }
+        switch (request.operation())
+        {
+            case PUT_OBJECT:
+            {
+                final String key = checkKey(request.key());
+                final byte[] bytes = bodyOf(auth, headers, body);
+                checkContentMd5(headers.get("Content-MD5"), bytes);
+                return bucket.backend().put(key, ByteBuffer.wrap(bytes)).thenApply((info) ->
+                {
+                    final HttpHeaders out =
+                        new DefaultHttpHeaders().set(HttpHeaderNames.ETAG, ObjectHeaders.etagOf(info));
+                    return (S3Answer) new S3Answer.Complete(200, out, "");
+                });
+            }
+            case DELETE_OBJECT:
+            {
+                final String key = checkKey(request.key());
+                return bucket.backend().delete(key)
+                    .thenApply((v) -> (S3Answer) new S3Answer.Complete(204, new DefaultHttpHeaders(), ""));
+            }
+            default:
+                throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "offcache passes only PutObject and DeleteObject " +
+                    "through to the origin; " + request.operation().apiName() + " is not served");
+        }
+    }
+
+    private static byte[] bodyOf(final Authentication auth, final HttpHeaders headers, final ByteBuf body)
+    {
+        if (AwsChunkedBody.isStreaming(auth.payloadHash()))
+        {
+            final String decoded = headers.get("x-amz-decoded-content-length");
+            final long length;
+            try
+            {
+                length = Long.parseLong(null == decoded ? "-1" : decoded);
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "x-amz-decoded-content-length is not a number");
+            }
+            return new AwsChunkedBody().decode(body, auth, length);
+        }
+        final byte[] bytes = new byte[body.readableBytes()];
+        body.getBytes(body.readerIndex(), bytes);
+        return bytes;
+    }
+
+    private static void checkContentMd5(final String contentMd5, final byte[] bytes)
+    {
+        if (null == contentMd5)
+        {
+            return;
+        }
+        final byte[] claimed;
+        try
+        {
+            claimed = Base64.getDecoder().decode(contentMd5.trim());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new S3Exception(S3ErrorCode.INVALID_DIGEST);
+        }
+        if (claimed.length != 16)
+        {
+            throw new S3Exception(S3ErrorCode.INVALID_DIGEST);
+        }
+        try
+        {
+            if (!MessageDigest.isEqual(claimed, MessageDigest.getInstance("MD5").digest(bytes)))
+            {
+                throw new S3Exception(S3ErrorCode.BAD_DIGEST);
+            }
+        }
+        catch (final NoSuchAlgorithmException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** Validates a key as {@code /obj} does, with S3's codes: too long, outside the prefixes, malformed. */
+    private String checkKey(final String key)
+    {
+        if (null == key)
+        {
+            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "an object key is required");
+        }
+        if (keys.tooLong(key))
+        {
+            throw new S3Exception(S3ErrorCode.KEY_TOO_LONG).with("Key", key);
+        }
+        final String problem = keys.problemWith(key);
+        if (null != problem)
+        {
+            if (!keys.underAllowedPrefix(key))
+            {
+                throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "the key is not under an allowed prefix")
+                    .with("Key", key);
+            }
+            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "offcache does not serve this key: " + problem)
+                .with("ArgumentName", "key").with("ArgumentValue", key);
+        }
+        return key;
+    }
+
+    private static S3Exception translate(final S3Request request, final Throwable error)
+    {
+        final Throwable cause = unwrap(error);
+        if (cause instanceof S3Exception s3)
+        {
+            return s3;
+        }
+        if (cause instanceof ObjectNotFoundException)
+        {
+            return new S3Exception(S3ErrorCode.NO_SUCH_KEY).with("Key", request.key());
+        }
+        if (cause instanceof UnsupportedOperationException)
+        {
+            return new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "the origin of this bucket cannot do that: " +
+                cause.getMessage());
+        }
+        if (cause instanceof IllegalArgumentException && request.operation().kind() == S3Operation.Kind.BUCKET_READ)
+        {
+            return new S3Exception(S3ErrorCode.INVALID_ARGUMENT, cause.getMessage());
+        }
+        LOG.warn("S3 {} of {} failed: {}", request.operation().apiName(), request.rawPath(), cause.toString());
+        return new S3Exception(S3ErrorCode.INTERNAL_ERROR);
+    }
+
+    private static CompletableFuture<S3Answer> xml(final String document)
+    {
+        return CompletableFuture.completedFuture(complete(200, document));
+    }
+
+    private static S3Answer complete(final int status, final String document)
+    {
+        return new S3Answer.Complete(status,
+            new DefaultHttpHeaders().set(HttpHeaderNames.CONTENT_TYPE, "application/xml"), document);
+    }
+
+    private static Throwable unwrap(final Throwable error)
+    {
+        Throwable cause = error;
+        while (cause instanceof CompletionException && null != cause.getCause())
+        {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    private static CompletionException asCompletion(final Throwable error)
+    {
+        return error instanceof CompletionException completion ? completion : new CompletionException(error);
+    }
+}

@@ -1,0 +1,101 @@
+package dev.offcache.server.tier;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.offcache.range.store.BlockFile;
+
+/**
+ * A verified SSD block file held open to be sent with sendfile: the {@link BlockFile} the SSD tier hands out. The
+ * tier's descriptor cache holds one reference while the file is cached; each reader holds one until its file region
+ * is written. The channel closes when the last reference goes, so a file the tier evicts or drops (and unlinks) stays
+ * readable for the regions still being sent, and its disk space comes back when they are done.
+ */
+public final class SsdFile implements BlockFile
+{
+    private final FileChannel channel;
+    private final int length;
+    private final int crc;
+    private final AtomicInteger refs = new AtomicInteger(1);
+
+    SsdFile(final FileChannel channel, final int length, final int crc)
+    {
+        this.channel = channel;
+        this.length = length;
+        this.crc = crc;
+    }
+
+    /** The data CRC32C from the block's header, as written with the block. */
+    @Override
+    public long crc32c()
+    {
+        return crc & 0xFFFF_FFFFL;
+    }
+
+    @Override
+    public FileChannel channel()
+    {
+        return channel;
+    }
+
+    @Override
+    public long dataPosition()
+    {
+        return BlockFileFormat.HEADER_LENGTH;
+    }
+
+    @Override
+    public int length()
+    {
+        return length;
+    }
+
+    @Override
+    public boolean tryRetain()
+    {
+        while (true)
+        {
+            final int count = refs.get();
+            if (count <= 0)
+            {
+                return false;
+            }
+            if (refs.compareAndSet(count, count + 1))
+            {
+                return true;
+            }
+        }
+    }
+
+    @Override
+    public void release()
+    {
+        final int left = refs.decrementAndGet();
+        if (left == 0)
+        {
+            try
+            {
+                channel.close();
+            }
+            catch (final IOException ignore)
+            {
+                // a read-only descriptor: nothing was written that a failed close could lose
+            }
+        }
+        else if (left < 0)
+        {
+            throw new IllegalStateException("SSD block file released more often than retained");
+        }
+    }
+
+    /**
+     * Returns the references held now (the cache's and the readers'); 0 once closed. For tests.
+     *
+     * @return the count.
+     */
+    public int refCount()
+    {
+        return Math.max(0, refs.get());
+    }
+}

@@ -1,0 +1,208 @@
+package dev.offcache.range.l2;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongConsumer;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+
+/**
+ * Several ranges of one object in one {@code POST /ranges/{key}}: the body is, per range, an 8-byte little-endian
+ * length and then that many bytes (the server clamps a range's end to the object, whose size it names in
+ * {@code Offcache-Object-Size}). Each range's bytes are copied from Netty's buffers straight into its destination.
+ * Anything wrong falls back to the origin for what is missing: ranges already complete stay, the range being read
+ * is completed from its delivered offset, the rest are read whole.
+ */
+final class VectoredExchange extends Exchange
+{
+    private final String key;
+    private final long[] offsets;
+    private final ByteBuffer[] destinations;
+    private final ByteBuffer[] targets;
+    private final int[] delivered;
+    private final LongConsumer objectSize;
+    private final CompletableFuture<int[]> result;
+    private long objectBytes = -1;
+    private long announced;
+    private long received;
+    private int range;
+    private int prefixBytes;
+    private long frameLength;
+    private final ByteBuffer prefix = ByteBuffer.allocate(Long.BYTES).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    VectoredExchange(
+        final L2Origin client,
+        final CircuitBreaker.Admission admission,
+        final String key,
+        final long[] offsets,
+        final ByteBuffer[] destinations,
+        final LongConsumer objectSize,
+        final CompletableFuture<int[]> result)
+    {
+        super(client, admission);
+        this.key = key;
+        this.offsets = offsets;
+        this.destinations = destinations;
+        this.objectSize = objectSize;
+        this.result = result;
+        this.delivered = new int[offsets.length];
+        this.targets = new ByteBuffer[offsets.length];
+        for (int i = 0; i < offsets.length; i++)
+        {
+            targets[i] = destinations[i].duplicate();
+        }
+    }
+
+    @Override
+    long bodyBytes()
+    {
+        long most = 0;
+        for (final ByteBuffer destination : destinations)
+        {
+            most += Long.BYTES + destination.remaining();
+        }
+        return most;
+    }
+
+    @Override
+    HttpRequest request()
+    {
+        final StringBuilder json = new StringBuilder(16 + 40 * offsets.length).append("{\"ranges\":[");
+        for (int i = 0; i < offsets.length; i++)
+        {
+            json.append(i == 0 ? "[" : ",[").append(offsets[i]).append(',')
+                .append(offsets[i] + destinations[i].remaining()).append(']');
+        }
+        final ByteBuf body = Unpooled.copiedBuffer(json.append("]}"), StandardCharsets.US_ASCII);
+        final FullHttpRequest request = new DefaultFullHttpRequest(
+            HttpVersion.HTTP_1_1, HttpMethod.POST, client.rangesPath(key), body);
+        client.addCommonHeaders(request);
+        request.headers()
+            .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+            .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+        return request;
+    }
+
+    @Override
+    boolean onHeaders(final HttpResponse response)
+    {
+        if (response.status().code() != HttpResponseStatus.OK.code())
+        {
+            fail(FallbackReason.STATUS, null);
+            return false;
+        }
+        announced = ContentRange.parseLength(response.headers().get(HttpHeaderNames.CONTENT_LENGTH));
+        final long most = bodyBytes();
+        objectBytes = ContentRange.parseLength(response.headers().get(L2Origin.OBJECT_SIZE_HEADER));
+        if (announced < (long) Long.BYTES * offsets.length || announced > most || objectBytes < 0)
+        {
+            fail(FallbackReason.MALFORMED, null);
+            return false;
+        }
+        if (objectSize != null)
+        {
+            objectSize.accept(objectBytes);
+        }
+        return true;
+    }
+
+    @Override
+    void onBody(final HttpContent content)
+    {
+        final ByteBuf bytes = content.content();
+        while (bytes.isReadable() && !done)
+        {
+            if (range == offsets.length)
+            {
+                fail(FallbackReason.MALFORMED, null);
+                return;
+            }
+            if (prefixBytes < Long.BYTES)
+            {
+                final int n = Math.min(Long.BYTES - prefixBytes, bytes.readableBytes());
+                bytes.readBytes(prefix.array(), prefixBytes, n);
+                prefixBytes += n;
+                received += n;
+                if (prefixBytes == Long.BYTES)
+                {
+                    frameLength = prefix.getLong(0);
+                    if (frameLength != expectedFrame(range))
+                    {
+                        fail(FallbackReason.MALFORMED, null);
+                        return;
+                    }
+                    nextRangeIfDone();
+                }
+                continue;
+            }
+            final int n = (int) Math.min(frameLength - delivered[range], bytes.readableBytes());
+            final ByteBuffer target = targets[range];
+            target.limit(target.position() + n);
+            bytes.readBytes(target);
+            delivered[range] += n;
+            received += n;
+            nextRangeIfDone();
+        }
+        if (!done && content instanceof LastHttpContent)
+        {
+            if (range == offsets.length && received == announced)
+            {
+                succeed();
+                long total = 0;
+                for (final int n : delivered)
+                {
+                    total += n;
+                }
+                client.metrics().increment(L2ClientMetrics.Counter.L2_HITS);
+                client.metrics().add(L2ClientMetrics.Counter.L2_BYTES, total);
+                result.complete(delivered.clone());
+            }
+            else
+            {
+                fail(FallbackReason.SHORT_BODY, null);
+            }
+        }
+    }
+
+    /** The frame length a range must have: what was asked for, clamped where the object ends. */
+    private long expectedFrame(final int index)
+    {
+        return Math.max(0, Math.min(destinations[index].remaining(), objectBytes - offsets[index]));
+    }
+
+    private void nextRangeIfDone()
+    {
+        if (prefixBytes == Long.BYTES && delivered[range] == frameLength)
+        {
+            range++;
+            prefixBytes = 0;
+            frameLength = 0;
+        }
+    }
+
+    @Override
+    void onFailed(final FallbackReason reason, final Throwable cause)
+    {
+        client.metrics().readFallback(reason);
+        long total = 0;
+        for (final int n : delivered)
+        {
+            total += n;
+        }
+        client.metrics().add(L2ClientMetrics.Counter.L2_BYTES, total);
+        client.readVectoredFromOrigin(key, offsets, destinations, delivered, range, objectSize, result);
+    }
+}

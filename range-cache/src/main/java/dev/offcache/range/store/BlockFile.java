@@ -1,0 +1,60 @@
+package dev.offcache.range.store;
+
+import java.nio.channels.FileChannel;
+
+/**
+ * A stored block that lives in a file rather than in memory: {@link #length()} bytes at {@link #dataPosition()} of an
+ * open {@link #channel()}, to be sent straight from the file (sendfile) without being read into memory. Handed out by
+ * {@link BlockStore#openFile(long, int)}, for instance by the L2 server's SSD tier for blocks it has verified.
+ *
+ * <p>Ownership: reference-counted. Whoever receives a {@code BlockFile} from the store owns one reference and calls
+ * {@link #release()} exactly once when it no longer reads the channel; the store closes the channel only after every
+ * reference is gone (it may keep the file open for later readers). The channel is shared: read it only with
+ * positional calls ({@code transferTo(position, ...)}, {@code read(dst, position)}), never through its own position.
+ */
+public interface BlockFile
+{
+    /**
+     * The open file.
+     *
+     * @return the channel, valid until {@link #release()}.
+     */
+    FileChannel channel();
+
+    /**
+     * Where the block's bytes start in the file.
+     *
+     * @return the file offset.
+     */
+    long dataPosition();
+
+    /**
+     * The block's length.
+     *
+     * @return bytes.
+     */
+    int length();
+
+    /**
+     * The CRC32C of the whole block as the store recorded it when the block was written, so a reader can send it
+     * along with the file's bytes and the receiver can tell whether the file still holds them.
+     *
+     * @return the CRC32C as an unsigned 32-bit value, or -1 when the store recorded none.
+     */
+    default long crc32c()
+    {
+        return -1;
+    }
+
+    /**
+     * Takes one more reference, for a second reader of the same open file.
+     *
+     * @return false when the file was already closed (the caller must not use it).
+     */
+    boolean tryRetain();
+
+    /**
+     * Drops one reference; the channel may be closed once none is left.
+     */
+    void release();
+}

@@ -1,0 +1,249 @@
+package dev.offcache.range.l2;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import dev.offcache.range.engine.RangeCache;
+import dev.offcache.range.engine.RangeRequest;
+import dev.offcache.range.origin.FileSystemOrigin;
+import dev.offcache.range.store.FetchClass;
+import dev.offcache.range.testing.CountingOrigin;
+import dev.offcache.range.testing.SlabBlockStore;
+import dev.offcache.range.testing.TestObjects;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The L2 client's vectored reads ({@code POST /ranges}: one request for several ranges, exact bytes even when the
+ * body breaks), sizes from answers (no HEAD before a first read; a 416 past the end), and interim responses (a
+ * server that answers late but says {@code 102 Processing} is waited for and never counted as unresponsive).
+ */
+class L2ClientVectoredAndInterimTest
+{
+    private static final String KEY = "data/part-1.parquet";
+    private static final int SIZE = 2 * 1024 * 1024 + 333;
+
+    @TempDir
+    Path root;
+
+    private byte[] truth;
+    private FaultyL2Server server;
+    private CountingOrigin real;
+    private L2Origin client;
+
+    /**
+     * Loads and compiles the client's classes once, so no test's first request spends its 500 ms header deadline on
+     * class loading (the tests below assert that nothing fell back).
+     */
+    @BeforeAll
+    static void warmUp(@TempDir final Path dir) throws IOException
+    {
+        final byte[] bytes = TestObjects.write(dir, "warm", 4096, 1);
+        try (FaultyL2Server warm = new FaultyL2Server();
+            L2Origin warmClient = L2Origin.newBuilder().server(URI.create(warm.url())).apiKey("k")
+                .origin(new FileSystemOrigin(dir, 1)).abandonTimeout(Duration.ofSeconds(10)).build())
+        {
+            warm.objects.put("warm", bytes);
+            for (int i = 0; i < 3; i++)
+            {
+                warmClient.read("warm", 0, ByteBuffer.allocateDirect(4096)).orTimeout(20, TimeUnit.SECONDS).join();
+                warmClient.readVectored("warm", new long[] {0, 100}, new ByteBuffer[] {ByteBuffer.allocateDirect(10),
+                    ByteBuffer.allocateDirect(10)}, FetchClass.DEMAND, null).orTimeout(20, TimeUnit.SECONDS).join();
+            }
+        }
+    }
+
+    @BeforeEach
+    void setUp() throws IOException
+    {
+        truth = TestObjects.write(root, KEY, SIZE, 9);
+        server = new FaultyL2Server();
+        server.objects.put(KEY, truth);
+        real = new CountingOrigin(new FileSystemOrigin(root, 2));
+        client = L2Origin.newBuilder()
+            .server(URI.create(server.url()))
+            .apiKey("k")
+            .origin(real)
+            .abandonTimeout(Duration.ofMillis(500))
+            .stallTimeout(Duration.ofMillis(1500))
+            .breaker(5, Duration.ofSeconds(3))
+            .build();
+    }
+
+    @AfterEach
+    void tearDown() throws IOException
+    {
+        client.close();
+        server.close();
+    }
+
+    @Test
+    void severalRangesAreOnePostAndTheSizeComesWithIt()
+    {
+        final long[] offsets = {10, 300_000, SIZE - 50};
+        final int[] lengths = {1000, 70_000, 200};
+        final ByteBuffer[] destinations = buffers(lengths);
+        final AtomicLong size = new AtomicLong(-1);
+        final int[] counts = client.readVectored(KEY, offsets, destinations, FetchClass.DEMAND, size::set)
+            .orTimeout(10, TimeUnit.SECONDS).join();
+        assertEquals(1, server.rangesRequests.get());
+        assertEquals(1, server.requests.get(), "one request for three ranges");
+        assertArrayEquals(new int[] {1000, 70_000, 50}, counts, "the last range clamped to the object's end");
+        assertEquals(SIZE, size.get());
+        for (int i = 0; i < offsets.length; i++)
+        {
+            assertBytes(offsets[i], counts[i], destinations[i]);
+        }
+        assertEquals(0, real.gets());
+        assertEquals(1, client.metrics().get(L2ClientMetrics.Counter.L2_HITS));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = FaultyL2Server.Fault.class, names = {"SHORT_BODY", "CLOSE_MID_STREAM", "STALL_MID_BODY",
+        "STATUS_500", "GARBAGE"})
+    void aBrokenPostIsCompletedFromTheOriginExactly(final FaultyL2Server.Fault fault)
+    {
+        server.fault = fault;
+        final long[] offsets = {0, 400_000, 1_400_000};
+        final int[] lengths = {300_000, 1000, 600_000};
+        final ByteBuffer[] destinations = buffers(lengths);
+        final int[] counts = client.readVectored(KEY, offsets, destinations, FetchClass.DEMAND, null)
+            .orTimeout(20, TimeUnit.SECONDS).join();
+        assertArrayEquals(lengths, counts);
+        long total = 0;
+        for (int i = 0; i < offsets.length; i++)
+        {
+            assertBytes(offsets[i], counts[i], destinations[i]);
+            total += counts[i];
+        }
+        final L2ClientMetrics metrics = client.metrics();
+        assertEquals(total, metrics.get(L2ClientMetrics.Counter.L2_BYTES) +
+            metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES), "every byte from exactly one of the two");
+        assertTrue(metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES) > 0, "the origin filled in");
+    }
+
+    @Test
+    void aReadPastTheEndIsAnAnswerThatTellsTheSize()
+    {
+        final AtomicLong size = new AtomicLong(-1);
+        final ByteBuffer destination = ByteBuffer.allocateDirect(100);
+        assertEquals(0, client.read(KEY, SIZE + 5, destination, FetchClass.DEMAND, size::set)
+            .orTimeout(10, TimeUnit.SECONDS).join());
+        assertEquals(SIZE, size.get());
+        assertEquals(0, real.gets(), "no fallback to the origin");
+    }
+
+    @Test
+    void aServerThatSaysProcessingIsWaitedForAndNeverOpensTheBreaker()
+    {
+        // answers after 1.2 s, well past the 500 ms header deadline, with 102 Processing every 300 ms meanwhile
+        server.slowAnswerMs = 1200;
+        server.interimEveryMs = 300;
+        for (int i = 0; i < 7; i++)
+        {
+            final ByteBuffer destination = ByteBuffer.allocateDirect(4096);
+            assertEquals(4096, client.read(KEY, i * 100_000L, destination).orTimeout(20, TimeUnit.SECONDS).join());
+            assertBytes(i * 100_000L, 4096, destination);
+        }
+        assertEquals(7, client.metrics().get(L2ClientMetrics.Counter.L2_HITS), "every read answered by L2");
+        assertEquals(0, real.gets());
+        assertEquals(CircuitBreaker.State.CLOSED, client.breaker().state());
+        assertTrue(server.interimsSent.get() >= 7 * 3, "interim responses sent: " + server.interimsSent.get());
+        assertEquals(SIZE, client.size(KEY).orTimeout(20, TimeUnit.SECONDS).join(), "a HEAD waits the same way");
+        assertEquals(1, client.metrics().get(L2ClientMetrics.Counter.HEAD_HITS));
+    }
+
+    @Test
+    void aSlowServerThatSaysNothingIsAbandonedAsBefore()
+    {
+        server.slowAnswerMs = 1200;
+        server.interimEveryMs = 0;
+        final ByteBuffer destination = ByteBuffer.allocateDirect(4096);
+        assertEquals(4096, client.read(KEY, 0, destination).orTimeout(20, TimeUnit.SECONDS).join());
+        assertBytes(0, 4096, destination);
+        assertEquals(1, client.metrics().readFallbacks(FallbackReason.NO_HEADERS));
+    }
+
+    @Test
+    void anEngineReadsANewObjectWithOneRequestAndAVectoredReadWithOnePost()
+    {
+        try (RangeCache cache = RangeCache.newBuilder().origin(client).blockSize(64 * 1024)
+            .l1Store(new SlabBlockStore(8L << 20, 64 * 1024)).build())
+        {
+            final UnsafeBuffer first = new UnsafeBuffer(new byte[5000]);
+            cache.read(KEY, 1000, first, 0, 5000);
+            assertArrayEquals(Arrays.copyOfRange(truth, 1000, 6000), first.byteArray());
+            assertEquals(1, server.requests.get(), "one GET, no HEAD before it");
+            assertEquals(SIZE, cache.sizeNow(KEY), "the size came from the GET's Content-Range");
+
+            final List<RangeRequest> ranges = new ArrayList<>();
+            final long[] positions = {200_000, 900_000, SIZE - 10};
+            final int[] lengths = {10_000, 70_000, 10};
+            for (int i = 0; i < positions.length; i++)
+            {
+                ranges.add(new RangeRequest(positions[i], lengths[i], new UnsafeBuffer(new byte[lengths[i]]), 0));
+            }
+            cache.readVectored(KEY, ranges);
+            for (final RangeRequest range : ranges)
+            {
+                assertArrayEquals(Arrays.copyOfRange(truth, (int) range.position(),
+                    (int) range.position() + range.length()), range.destination().byteArray());
+            }
+            assertEquals(1, server.rangesRequests.get(), "the vectored read's missing blocks in one POST /ranges");
+            assertEquals(2, server.requests.get());
+            assertEquals(0, real.gets() + real.heads(), "nothing from the real origin");
+        }
+    }
+
+    @Test
+    void aColdReadPastTheEndFailsCleanlyAndTheSizeIsKnownAfterwards()
+    {
+        try (RangeCache cache = RangeCache.newBuilder().origin(client).blockSize(64 * 1024)
+            .l1Store(new SlabBlockStore(8L << 20, 64 * 1024)).build())
+        {
+            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[1000]);
+            final IllegalArgumentException past = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> cache.read(KEY, SIZE - 500, buffer, 0, 1000));
+            assertTrue(past.getMessage().contains("past the end"), past.getMessage());
+            assertEquals(SIZE, cache.sizeNow(KEY));
+            cache.read(KEY, SIZE - 1000, buffer, 0, 1000);
+            assertArrayEquals(Arrays.copyOfRange(truth, SIZE - 1000, SIZE), buffer.byteArray());
+        }
+    }
+
+    private ByteBuffer[] buffers(final int[] lengths)
+    {
+        final ByteBuffer[] buffers = new ByteBuffer[lengths.length];
+        for (int i = 0; i < lengths.length; i++)
+        {
+            buffers[i] = ByteBuffer.allocateDirect(lengths[i]);
+        }
+        return buffers;
+    }
+
+    private void assertBytes(final long offset, final int count, final ByteBuffer destination)
+    {
+        final byte[] got = new byte[count];
+        destination.duplicate().get(got);
+        assertArrayEquals(Arrays.copyOfRange(truth, (int) offset, (int) offset + count), got, "at " + offset);
+    }
+}
