@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
-import com.github.benmanes.caffeine.cache.AsyncCache;
+import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.offcache.range.l2.L2Origin;
@@ -22,10 +22,11 @@ import dev.offcache.range.store.FetchClass;
  * the bytes from the source instead: L2 lowers the hit rate when it is broken, never fails a read.
  *
  * <p>L2 servers assume write-once objects, while an adapter key carries the file's version. What can be checked is
- * checked: before a file's first L2 read, the size the server reports (one {@code HEAD} per file, remembered) must
- * equal the length in the adapter's key, and every L2 answer must be as long as the adapter expects; a mismatch
- * (the file was rewritten with another length behind a server that still holds the old one) sends that file to the
- * source from then on and is counted. A file rewritten in place with the same length cannot be told apart: L2 roots
+ * checked, on every answer and without a {@code HEAD}: the object size each L2 answer reports (its
+ * {@code Content-Range}, see {@link ObjectStore#readsReportSize()}) must equal the length in the adapter's key, and
+ * the answer must be as long as the adapter expects; a mismatch (the file was rewritten with another length behind a
+ * server that still holds the old one) discards the answer's bytes, sends that file to the source from then on and
+ * is counted. A file rewritten in place with the same length cannot be told apart: L2 roots
  * must hold write-once files (table formats' data files are).
  *
  * <p>The L2 client ({@link L2Origin}, or {@link ShardedL2Origin} for several servers) is given an origin that
@@ -40,7 +41,8 @@ public final class L2Bridge extends ForwardingObjectStore
     private final SourceRouter router;
     private final L2Settings settings;
     private final ObjectStore client;
-    private final AsyncCache<String, Boolean> sizeChecks;
+    /** Files whose L2 object differed from the adapter's file, remembered (bounded) so they skip L2. */
+    private final Cache<String, Boolean> refused;
     private final AtomicLong reads = new AtomicLong();
     private final AtomicLong hits = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
@@ -66,7 +68,7 @@ public final class L2Bridge extends ForwardingObjectStore
         this.router = router;
         this.settings = settings;
         this.client = client;
-        this.sizeChecks = Caffeine.newBuilder().maximumSize(MAX_REMEMBERED_FILES).buildAsync();
+        this.refused = Caffeine.newBuilder().maximumSize(MAX_REMEMBERED_FILES).build();
     }
 
     private static ObjectStore newClient(final L2Settings settings)
@@ -108,7 +110,7 @@ public final class L2Bridge extends ForwardingObjectStore
     }
 
     /**
-     * Returns L1 misses sent to L2 (files under a root whose size L2 confirmed).
+     * Returns L1 misses sent to L2 (files under a root not refused before).
      *
      * @return reads sent to L2.
      */
@@ -159,10 +161,10 @@ public final class L2Bridge extends ForwardingObjectStore
     }
 
     /**
-     * Returns reads of files under a root that went to the source because L2 could not confirm the file's size
-     * (L2 down or without the object) or had refused it before.
+     * Returns reads of files under a root that the source served because L2 had refused the file before, or because
+     * L2's answer reported no object size to check.
      *
-     * @return reads that skipped L2 for want of a size check.
+     * @return reads served by the source for want of a size L2 confirmed.
      */
     public long unverified()
     {
@@ -210,65 +212,31 @@ public final class L2Bridge extends ForwardingObjectStore
         }
         final int want = (int) Math.min(destination.remaining(), length - offset);
         final CompletableFuture<Integer> result = new CompletableFuture<>();
-        sizeCheck(key, serverKey, length).whenComplete((matches, error) ->
+        if (refused.getIfPresent(key) != null)
         {
-            if (error != null || matches == null || !matches)
-            {
-                unverified.incrementAndGet();
-                fromSource(key, offset, destination, fetchClass, result);
-            }
-            else
-            {
-                fromL2(key, serverKey, offset, destination.slice(destination.position(), want), fetchClass, result);
-            }
-        });
+            unverified.incrementAndGet();
+            fromSource(key, offset, destination, fetchClass, result);
+        }
+        else
+        {
+            fromL2(key, serverKey, length, offset, destination.slice(destination.position(), want), fetchClass,
+                result);
+        }
         return result;
     }
 
-    /**
-     * Whether L2's size of the object equals the adapter's length: asked once per file and remembered; null (and not
-     * remembered) when L2 gave no size, so the next read asks again.
-     */
-    private CompletableFuture<Boolean> sizeCheck(final String key, final String serverKey, final long length)
-    {
-        return sizeChecks.get(key, (k, executor) ->
-        {
-            CompletableFuture<Long> size;
-            try
-            {
-                size = client.size(serverKey);
-            }
-            catch (final RuntimeException ex)
-            {
-                size = CompletableFuture.failedFuture(ex);
-            }
-            // A null value removes the entry; a failed future would be logged by the cache at every L2 outage.
-            return size.handle((reported, error) ->
-            {
-                if (error != null)
-                {
-                    return null;
-                }
-                if (reported != length)
-                {
-                    sizeMismatches.incrementAndGet();
-                    return false;
-                }
-                return true;
-            });
-        });
-    }
-
     private void fromL2(
-        final String key, final String serverKey, final long offset, final ByteBuffer destination,
+        final String key, final String serverKey, final long length, final long offset, final ByteBuffer destination,
         final FetchClass fetchClass, final CompletableFuture<Integer> result)
     {
         reads.incrementAndGet();
         final int want = destination.remaining();
+        // told before the read completes; stays -1 when the answer reports no size
+        final AtomicLong reported = new AtomicLong(-1);
         CompletableFuture<Integer> io;
         try
         {
-            io = client.read(serverKey, offset, destination, fetchClass);
+            io = client.read(serverKey, offset, destination, fetchClass, reported::set);
         }
         catch (final RuntimeException ex)
         {
@@ -281,11 +249,17 @@ public final class L2Bridge extends ForwardingObjectStore
                 fallbacks.incrementAndGet();
                 fromSource(key, offset, destination, fetchClass, result);
             }
-            else if (n != want)
+            else if (n != want || (reported.get() >= 0 && reported.get() != length))
             {
-                // The server's object ends before the adapter's file does: not the same version.
+                // The server's object is not as long as the adapter's file: not the same version.
                 sizeMismatches.incrementAndGet();
-                sizeChecks.put(key, CompletableFuture.completedFuture(false));
+                refused.put(key, Boolean.FALSE);
+                fromSource(key, offset, destination, fetchClass, result);
+            }
+            else if (reported.get() < 0)
+            {
+                // Nothing to check the answer against: its bytes may be another version's.
+                unverified.incrementAndGet();
                 fromSource(key, offset, destination, fetchClass, result);
             }
             else

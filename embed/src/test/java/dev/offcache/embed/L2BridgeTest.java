@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongConsumer;
 
 import org.junit.jupiter.api.Test;
 
@@ -19,8 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * The bridge's rules against a scripted L2 client (the real servers are in {@code hadoop-fs}'s
- * {@code OffcacheL2Test}): which reads go to L2 and under which key, one size check per file, mismatches and
- * failures read from the source with exact bytes, and what is remembered.
+ * {@code OffcacheL2Test}): which reads go to L2 and under which key, no HEAD, each answer's size checked, mismatches
+ * and failures read from the source with exact bytes, and what is remembered.
  */
 class L2BridgeTest
 {
@@ -69,13 +70,13 @@ class L2BridgeTest
     }
 
     @Test
-    void aFileUnderTheRootIsReadFromL2ByItsServerKeyAfterOneSizeCheck()
+    void aFileUnderTheRootIsReadFromL2ByItsServerKeyWithoutAHead()
     {
         for (int i = 0; i < 5; i++)
         {
             assertArrayEquals(expected(i * 1000, 1000), read(FILE, i * 1000, 1000));
         }
-        assertEquals(List.of("t/part-0.bin"), client.sizeKeys, "one HEAD for the file, by the server's key");
+        assertEquals(List.of(), client.sizeKeys, "no HEAD: each answer's reported size is checked");
         assertEquals(5, client.readKeys.size());
         assertEquals("t/part-0.bin", client.readKeys.get(0));
         assertEquals(0, sourceReads.get());
@@ -98,10 +99,11 @@ class L2BridgeTest
         client.size = LENGTH + 1;
         assertArrayEquals(expected(0, 100), read(FILE, 0, 100));
         assertArrayEquals(expected(100, 100), read(FILE, 100, 100));
-        assertEquals(1, client.sizeKeys.size(), "the verdict is remembered");
-        assertEquals(0, client.readKeys.size());
+        assertEquals(1, client.readKeys.size(), "the verdict is remembered: the second read skips L2");
+        assertEquals(0, client.sizeKeys.size());
         assertEquals(1, bridge.sizeMismatches());
-        assertEquals(2, bridge.unverified());
+        assertEquals(0, bridge.hits(), "the first answer's bytes were replaced by the source's");
+        assertEquals(1, bridge.unverified());
         assertEquals(2, sourceReads.get());
     }
 
@@ -130,15 +132,17 @@ class L2BridgeTest
     }
 
     @Test
-    void aSizeCheckWithoutAnAnswerIsNotRemembered()
+    void anAnswerWithoutASizeIsServedByTheSourceAndNotRemembered()
     {
-        client.failSizes = 1;
+        client.unsizedReads = 1;
         assertArrayEquals(expected(0, 1000), read(FILE, 0, 1000));
         assertEquals(1, bridge.unverified());
-        assertEquals(0, client.readKeys.size());
+        assertEquals(0, bridge.hits());
+        assertEquals(1, sourceReads.get());
         assertArrayEquals(expected(0, 1000), read(FILE, 0, 1000));
-        assertEquals(2, client.sizeKeys.size(), "asked again once L2 answers");
+        assertEquals(2, client.readKeys.size(), "L2 is asked again");
         assertEquals(1, bridge.hits());
+        assertEquals(0, bridge.sizeMismatches());
     }
 
     @Test
@@ -151,8 +155,8 @@ class L2BridgeTest
     }
 
     /**
-     * An L2 client whose answers are scripted: the object is {@code file}, its size {@code size}; reads may come back
-     * short or fail, sizes may fail.
+     * An L2 client whose answers are scripted: the object is {@code file}, its size {@code size}, reported with each
+     * answer as L2's {@code Content-Range} does; reads may come back short, fail, or report no size.
      */
     private final class Scripted extends ForwardingObjectStore
     {
@@ -162,7 +166,7 @@ class L2BridgeTest
         long size = LENGTH;
         int shortBy;
         int failReads;
-        int failSizes;
+        int unsizedReads;
 
         Scripted()
         {
@@ -173,12 +177,30 @@ class L2BridgeTest
         public CompletableFuture<Long> size(final String key)
         {
             sizeKeys.add(key);
-            if (failSizes > 0)
-            {
-                failSizes--;
-                return CompletableFuture.failedFuture(new OriginException("no answer"));
-            }
             return CompletableFuture.completedFuture(size);
+        }
+
+        @Override
+        public boolean readsReportSize()
+        {
+            return true;
+        }
+
+        @Override
+        public CompletableFuture<Integer> read(
+            final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+            final LongConsumer objectSize)
+        {
+            final CompletableFuture<Integer> read = read(key, offset, destination, fetchClass);
+            if (unsizedReads > 0)
+            {
+                unsizedReads--;
+            }
+            else if (!read.isCompletedExceptionally())
+            {
+                objectSize.accept(size);
+            }
+            return read;
         }
 
         @Override
