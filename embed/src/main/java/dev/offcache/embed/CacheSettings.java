@@ -15,18 +15,24 @@ import java.util.function.Function;
  * <tr><th>key</th><th>default</th><th>meaning</th></tr>
  * <tr><td>{@code offcache.l1.mb}</td><td>200</td><td>RAM budget of the JVM's L1 (0: no store, reads pass
  * through)</td></tr>
- * <tr><td>{@code offcache.block.size}</td><td>1 MiB</td><td>bytes per block, a power of two in [4 KiB, 16 MiB];
+ * <tr><td>{@code offcache.block.size}</td><td>256 KiB</td><td>bytes per block, a power of two in [4 KiB, 16 MiB];
  * {@code K}/{@code M} suffixes</td></tr>
  * <tr><td>{@code offcache.metadata.cache.mb}</td><td>50</td><td>parsed Parquet footers held</td></tr>
  * <tr><td>{@code offcache.io.threads}</td><td>16</td><td>origin reads in flight (fetch permits)</td></tr>
+ * <tr><td>{@code offcache.coalesce.gap}</td><td>1 MiB</td><td>the largest gap between two missing runs of one
+ * read that a GET reads through instead of a second GET ({@code K}/{@code M} suffixes, 0 for none)</td></tr>
+ * <tr><td>{@code offcache.l2.*}</td><td>no L2</td><td>the L2 servers misses go through ({@link L2Settings})</td></tr>
  * </table>
  *
  * @param l1Bytes            the L1 byte budget; 0 for pass-through.
  * @param blockSize          bytes per block.
  * @param metadataCacheBytes the footer cache's byte budget.
  * @param ioThreads          origin reads in flight.
+ * @param coalesceGapBytes   the largest gap of missing blocks one read's GET reads through.
+ * @param l2                 the L2 servers and the locations they serve ({@link L2Settings#NONE} for none).
  */
-public record CacheSettings(long l1Bytes, int blockSize, long metadataCacheBytes, int ioThreads)
+public record CacheSettings(
+    long l1Bytes, int blockSize, long metadataCacheBytes, int ioThreads, int coalesceGapBytes, L2Settings l2)
     implements Serializable
 {
     /** Key of the L1 budget in MiB. */
@@ -37,12 +43,43 @@ public record CacheSettings(long l1Bytes, int blockSize, long metadataCacheBytes
     public static final String METADATA_CACHE_MB = "offcache.metadata.cache.mb";
     /** Key of the origin reads in flight. */
     public static final String IO_THREADS = "offcache.io.threads";
+    /**
+     * The default block size, 256 KiB: a column chunk's first and last block are read whole, so smaller blocks
+     * read fewer bytes no column asked for (without gap read-through, a 3-of-6-column scan of 8 MiB row groups
+     * reads 1.19x its needed bytes at 256 KiB, 1.65x at 1 MiB), while the gap read-through keeps a row group's
+     * chunks in one GET (docs/engines.md has the figures).
+     */
+    public static final int DEFAULT_BLOCK_SIZE = 256 << 10;
+    /** Key of the largest gap a GET reads through. */
+    public static final String COALESCE_GAP = "offcache.coalesce.gap";
+    /**
+     * The default gap read through, 1 MiB: about what an object store delivers in the first-byte latency of a
+     * second GET (~20 ms at ~50 MB/s), so reading the gap costs no more time than asking again.
+     */
+    public static final int DEFAULT_COALESCE_GAP_BYTES = 1 << 20;
+
+    /**
+     * Settings without L2, with the default gap.
+     *
+     * @param l1Bytes            the L1 byte budget; 0 for pass-through.
+     * @param blockSize          bytes per block.
+     * @param metadataCacheBytes the footer cache's byte budget.
+     * @param ioThreads          origin reads in flight.
+     */
+    public CacheSettings(final long l1Bytes, final int blockSize, final long metadataCacheBytes, final int ioThreads)
+    {
+        this(l1Bytes, blockSize, metadataCacheBytes, ioThreads, DEFAULT_COALESCE_GAP_BYTES, L2Settings.NONE);
+    }
 
     /**
      * Validates the settings.
      */
     public CacheSettings
     {
+        if (l2 == null)
+        {
+            throw new IllegalArgumentException("L2 settings are null: use L2Settings.NONE for no L2");
+        }
         if (l1Bytes < 0)
         {
             throw new IllegalArgumentException("invalid " + L1_MB + ": must be >= 0, got " + (l1Bytes >> 20));
@@ -65,33 +102,53 @@ public record CacheSettings(long l1Bytes, int blockSize, long metadataCacheBytes
         {
             throw new IllegalArgumentException("invalid " + IO_THREADS + ": must be in [2, 1024], got " + ioThreads);
         }
+        if (coalesceGapBytes < 0 || coalesceGapBytes > (8 << 20))
+        {
+            throw new IllegalArgumentException("invalid " + COALESCE_GAP + ": must be in [0, 8M], got " +
+                coalesceGapBytes);
+        }
     }
 
     /**
-     * The defaults: 200 MiB of L1, 1 MiB blocks, 50 MiB of footers, 16 origin reads in flight.
+     * The defaults: 200 MiB of L1, 256 KiB blocks, 50 MiB of footers, 16 origin reads in flight, 1 MiB gaps read
+     * through.
      *
      * @return the defaults.
      */
     public static CacheSettings defaults()
     {
-        return new CacheSettings(200L << 20, 1 << 20, 50L << 20, 16);
+        return new CacheSettings(200L << 20, DEFAULT_BLOCK_SIZE, 50L << 20, 16);
     }
 
     /**
      * Reads the settings from an engine's configuration; absent keys keep their defaults, a bad value is refused
-     * with a message naming the key.
+     * with a message naming the key. The L2 API key may come from the environment ({@link L2Settings#API_KEY_ENV}).
      *
      * @param lookup returns a key's value, or null when unset.
      * @return the settings.
      */
     public static CacheSettings from(final Function<String, String> lookup)
     {
+        return from(lookup, System::getenv);
+    }
+
+    /**
+     * Reads the settings from an engine's configuration and an environment.
+     *
+     * @param lookup returns a key's value, or null when unset.
+     * @param env    returns an environment variable, or null.
+     * @return the settings.
+     */
+    public static CacheSettings from(final Function<String, String> lookup, final Function<String, String> env)
+    {
         final CacheSettings d = defaults();
         return new CacheSettings(
             mebibytes(lookup, L1_MB, d.l1Bytes),
             (int) bytes(lookup, BLOCK_SIZE, d.blockSize),
             mebibytes(lookup, METADATA_CACHE_MB, d.metadataCacheBytes),
-            (int) number(lookup, IO_THREADS, d.ioThreads));
+            (int) number(lookup, IO_THREADS, d.ioThreads),
+            (int) Math.min(Integer.MAX_VALUE, bytes(lookup, COALESCE_GAP, d.coalesceGapBytes)),
+            L2Settings.from(lookup, env));
     }
 
     private static long mebibytes(final Function<String, String> lookup, final String key, final long fallback)

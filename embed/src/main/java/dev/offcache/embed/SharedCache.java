@@ -15,7 +15,8 @@ import dev.offcache.range.origin.ShortReadException;
 /**
  * One range cache of a JVM, shared by every engine adapter instance with the same {@link CacheSettings}: the L1
  * budget is the process's, not an instance's. Reads go to {@link #cache()} by {@link CacheKeys} keys; misses are
- * read through the {@link SourceRouter} from whichever source serves the key's prefix. Parsed Parquet footers have
+ * read through the {@link SourceRouter} from whichever source serves the key's prefix, or first from the L2 servers
+ * when the settings name some ({@link L2Bridge}). Parsed Parquet footers have
  * their own cache ({@link #footer}), whose bytes come through the range cache.
  *
  * <p>Memory: the cache owns its L1 slab (off-heap, {@code l1Bytes}) and staging buffers; {@link JvmCaches} closes it
@@ -25,19 +26,33 @@ public final class SharedCache implements AutoCloseable
 {
     private final CacheSettings settings;
     private final SourceRouter router = new SourceRouter();
+    private final L2Bridge l2;
     private final RangeCache cache;
     private volatile ParquetFooterCache<String> footers;
 
     SharedCache(final CacheSettings settings)
     {
         this.settings = settings;
-        this.cache = RangeCache.newBuilder()
-            .origin(router)
-            .l1BudgetBytes(settings.l1Bytes())
-            .l1StoreFactory(L1BlockStore::create)
-            .blockSize(settings.blockSize())
-            .fetchPermits(settings.ioThreads(), Math.max(1, settings.ioThreads() / 4))
-            .build();
+        this.l2 = settings.l2().enabled() ? new L2Bridge(router, settings.l2()) : null;
+        try
+        {
+            this.cache = RangeCache.newBuilder()
+                .origin(l2 == null ? router : l2)
+                .l1BudgetBytes(settings.l1Bytes())
+                .l1StoreFactory(L1BlockStore::create)
+                .blockSize(settings.blockSize())
+                .fetchPermits(settings.ioThreads(), Math.max(1, settings.ioThreads() / 4))
+                .coalesceGapBytes(settings.coalesceGapBytes())
+                .build();
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            if (l2 != null)
+            {
+                l2.close();
+            }
+            throw ex;
+        }
     }
 
     /**
@@ -68,6 +83,16 @@ public final class SharedCache implements AutoCloseable
     public SourceRouter router()
     {
         return router;
+    }
+
+    /**
+     * Returns the L2 tier misses go through, or null when the settings name no L2 servers.
+     *
+     * @return the L2 bridge, or null.
+     */
+    public L2Bridge l2()
+    {
+        return l2;
     }
 
     /**

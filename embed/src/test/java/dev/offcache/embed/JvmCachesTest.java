@@ -39,6 +39,31 @@ class JvmCachesTest
     }
 
     @Test
+    void aColdReadWithSmallBlocksIsOneSourceReadPerCoalescedGetNotPerEightBlocks()
+    {
+        // 64 KiB blocks: a read-ahead of 8-block windows would cut a 6 MiB read into 12 reads of 512 KiB.
+        final SharedCache shared = JvmCaches.get(new CacheSettings(16L << 20, 64 << 10, 1L << 20, 4));
+        final byte[] file = new byte[7 << 20];
+        for (int i = 0; i < file.length; i++)
+        {
+            file[i] = (byte) (i * 13 + (i >>> 16));
+        }
+        final List<Integer> lengths = new java.util.concurrent.CopyOnWriteArrayList<>();
+        shared.router().register("s3a/lake", (location, length, offset, destination) ->
+        {
+            lengths.add(destination.remaining());
+            final int n = destination.remaining();
+            destination.put(file, (int) offset, n);
+            return CompletableFuture.completedFuture(n);
+        });
+        final String key = shared.open(URI.create("s3a://lake/t/big.parquet"), file.length, CacheKeys.LENGTH_ONLY);
+        final byte[] into = new byte[6 << 20];
+        shared.cache().read(key, 1 << 20, into, 0, into.length);
+        assertTrue(java.util.Arrays.equals(file, 1 << 20, (1 << 20) + into.length, into, 0, into.length));
+        assertEquals(List.of(6 << 20), lengths, "one read of the 6 MiB (under the 8 MiB coalescing cap)");
+    }
+
+    @Test
     void readsGoToTheSourceOfTheirPrefixOnceAndARewriteIsANewKey() throws Exception
     {
         final SharedCache shared = JvmCaches.get(SMALL);
@@ -103,5 +128,14 @@ class JvmCachesTest
         assertEquals(256 << 10, CacheSettings.from((k) -> CacheSettings.BLOCK_SIZE.equals(k) ? "256K" : null)
             .blockSize());
         assertEquals(CacheSettings.defaults(), CacheSettings.from((k) -> null));
+        assertEquals(64 << 10, CacheSettings.from((k) -> CacheSettings.BLOCK_SIZE.equals(k) ? "64K" : null)
+            .blockSize());
+        assertEquals(512 << 10, CacheSettings.from((k) -> CacheSettings.COALESCE_GAP.equals(k) ? "512K" : null)
+            .coalesceGapBytes());
+        assertEquals(0, CacheSettings.from((k) -> CacheSettings.COALESCE_GAP.equals(k) ? "0" : null)
+            .coalesceGapBytes());
+        final IllegalArgumentException gap = assertThrows(IllegalArgumentException.class,
+            () -> CacheSettings.from((k) -> CacheSettings.COALESCE_GAP.equals(k) ? "9M" : null));
+        assertTrue(gap.getMessage().contains(CacheSettings.COALESCE_GAP), gap.getMessage());
     }
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.fs.statistics.IOStatistics;
 import org.apache.hadoop.fs.statistics.MeanStatistic;
 
+import dev.offcache.embed.L2Bridge;
 import dev.offcache.embed.SharedCache;
 
 /**
@@ -35,6 +36,16 @@ final class StreamStatistics implements IOStatistics
     static final String CACHE_MISSES = "offcache_cache_block_misses";
     /** Bytes the shared cache read from the wrapped file systems (every stream of the JVM). */
     static final String CACHE_ORIGIN_BYTES = "offcache_cache_origin_bytes";
+    /** L1 misses the L2 servers served (every stream of the JVM; only with L2 servers). */
+    static final String L2_HITS = "offcache_l2_hits";
+    /** Bytes the L2 servers served. */
+    static final String L2_BYTES = "offcache_l2_bytes";
+    /** Reads sent to L2 that the wrapped file system served instead. */
+    static final String L2_FALLBACKS = "offcache_l2_fallbacks";
+    /** Files whose size on L2 differed from the length the engine gave (read from the file system). */
+    static final String L2_SIZE_MISMATCHES = "offcache_l2_size_mismatches";
+    /** Reads of files under an L2 root that went to the file system: L2 could not confirm the file's size. */
+    static final String L2_UNVERIFIED = "offcache_l2_unverified";
 
     private final SharedCache shared;
     private final AtomicLong bytes = new AtomicLong();
@@ -94,6 +105,15 @@ final class StreamStatistics implements IOStatistics
         counters.put(CACHE_HITS, shared.blockHits());
         counters.put(CACHE_MISSES, shared.blockMisses());
         counters.put(CACHE_ORIGIN_BYTES, shared.originBytes());
+        final L2Bridge l2 = shared.l2();
+        if (l2 != null)
+        {
+            counters.put(L2_HITS, l2.hits());
+            counters.put(L2_BYTES, l2.bytes());
+            counters.put(L2_FALLBACKS, l2.fallbacks());
+            counters.put(L2_SIZE_MISMATCHES, l2.sizeMismatches());
+            counters.put(L2_UNVERIFIED, l2.unverified());
+        }
         return counters;
     }
 

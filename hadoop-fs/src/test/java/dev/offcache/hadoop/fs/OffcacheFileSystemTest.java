@@ -216,6 +216,43 @@ class OffcacheFileSystemTest
     }
 
     @Test
+    void aVectoredReadReadsThroughAShortUnreadGapInOneOriginRead() throws Exception
+    {
+        try (FileSystem fs = newFs())
+        {
+            final SharedCache shared = ((OffcacheFileSystem) fs).sharedCache();
+            final Path path = new Path(dir.toUri().toString(), "gap.bin");
+            final byte[] data = write(fs, path, 8 * BLOCK, 11);
+            final FileStatus status = fs.getFileStatus(path);
+            final long getsBefore = shared.originGets();
+            final long bytesBefore = shared.originBytes();
+            try (FSDataInputStream in = FutureIO.awaitFuture(fs.openFile(path).withFileStatus(status).build()))
+            {
+                // Two "column chunks" with two unread blocks between them (well under offcache.coalesce.gap).
+                final List<FileRange> ranges = List.of(FileRange.createFileRange(100, BLOCK),
+                    FileRange.createFileRange(4L * BLOCK, 2 * BLOCK - 7));
+                in.readVectored(ranges, ByteBuffer::allocate);
+                for (final FileRange range : ranges)
+                {
+                    final ByteBuffer buffer = FutureIO.awaitFuture(range.getData());
+                    final int at = (int) range.getOffset();
+                    assertEquals(ByteBuffer.wrap(data, at, range.getLength()), buffer);
+                }
+            }
+            assertEquals(1, shared.originGets() - getsBefore, "one read through the gap");
+            assertEquals(6L * BLOCK, shared.originBytes() - bytesBefore, "blocks 0 to 5, gap included");
+            CountingLocalFileSystem.reset();
+            try (FSDataInputStream in = FutureIO.awaitFuture(fs.openFile(path).withFileStatus(status).build()))
+            {
+                final byte[] got = new byte[2 * BLOCK];
+                in.readFully(2L * BLOCK, got);
+                assertArrayEquals(Arrays.copyOfRange(data, 2 * BLOCK, 4 * BLOCK), got);
+            }
+            assertEquals(0, CountingLocalFileSystem.OPENS.get(), "the gap's blocks were cached");
+        }
+    }
+
+    @Test
     void aBrokenCacheNeverFailsARead() throws Exception
     {
         try (FileSystem fs = newFs())

@@ -8,12 +8,18 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import dev.offcache.range.metrics.MetricNames;
+import dev.offcache.server.cli.OffcacheServerCommand;
+import dev.offcache.server.cli.ServerProgram;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -71,7 +77,28 @@ class RuntimeJarIT
         assertEquals(0, result.exit, result.toString());
         assertTrue(result.out.contains("OK fs=dev.offcache.hadoop.fs.OffcacheFileSystem"), result.toString());
         final long hits = Long.parseLong(result.out.replaceAll("(?s).*hits=(\\d+).*", "$1"));
-        assertEquals(3, hits, "the second read of 3 blocks hit: " + result);
+        assertEquals(12, hits, "the second read of 12 blocks (3 MiB, 256 KiB blocks) hit: " + result);
+    }
+
+    @Test
+    void readsThroughAnL2ServerFromTheShadedJarAlone() throws Exception
+    {
+        final String apiKey = "runtime-jar-it-key";
+        final CommandLine commandLine = OffcacheServerCommand.commandLine(Map.of("OFFCACHE_API_KEYS", apiKey));
+        commandLine.parseArgs("--listen", "127.0.0.1:0", "--ram-mb", "16", "--disk-mb", "16",
+            "--shutdown-grace-seconds", "1", "--disk-path", Files.createDirectories(dir.resolve("ssd")).toString(),
+            "--origin-dir", Files.createDirectories(dir.resolve("lake")).toString());
+        final OffcacheServerCommand command = commandLine.getCommand();
+        try (ServerProgram server = command.start())
+        {
+            final Result result = run(true, dir.resolve("lake").toString(),
+                "http://127.0.0.1:" + server.server().address().getPort(), apiKey);
+            assertEquals(0, result.exit, result.toString());
+            final long l2Bytes = Long.parseLong(result.out.replaceAll("(?s).*l2bytes=(\\d+).*", "$1"));
+            assertEquals(3 << 20, l2Bytes, "the cold read's 3 MiB came from L2: " + result);
+            assertTrue(server.cache().metrics().value(MetricNames.ORIGIN_GETS + MetricNames.DEMAND) > 0,
+                "the server read the file from its directory");
+        }
     }
 
     @Test
@@ -84,6 +111,11 @@ class RuntimeJarIT
     }
 
     private Result run(final boolean withFlags) throws Exception
+    {
+        return run(withFlags, dir.toString());
+    }
+
+    private Result run(final boolean withFlags, final String... probeArgs) throws Exception
     {
         final String hadoopClient = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
             .filter((entry) -> entry.contains("hadoop-client-api") || entry.contains("hadoop-client-runtime") ||
@@ -99,7 +131,7 @@ class RuntimeJarIT
         command.add("-cp");
         command.add(runtimeJar() + File.pathSeparator + hadoopClient);
         command.add(RuntimeProbe.class.getName());
-        command.add(dir.toString());
+        command.addAll(List.of(probeArgs));
         final Path out = dir.resolve("out.txt");
         final Path err = dir.resolve("err.txt");
         final Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())

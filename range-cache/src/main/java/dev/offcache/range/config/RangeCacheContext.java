@@ -30,6 +30,8 @@ public final class RangeCacheContext
     public static final int DEFAULT_MAX_COALESCED_GET_BYTES = 8 << 20;
     /** Largest cap of one coalesced origin GET: 256 MiB. */
     public static final int MAX_COALESCED_GET_BYTES_LIMIT = 256 << 20;
+    /** Default gap of unrequested missing bytes a read's GET reads through: 0 (a GET per run of wanted blocks). */
+    public static final int DEFAULT_COALESCE_GAP_BYTES = 0;
     /** Default L1 byte budget: 200 MiB. */
     public static final long DEFAULT_L1_BYTES = 200L << 20;
     /** Default window of a streaming read, in blocks. */
@@ -47,6 +49,8 @@ public final class RangeCacheContext
     public static final String ENV_BLOCK_SIZE = "OFFCACHE_BLOCK_SIZE";
     /** Environment variable of {@link #maxCoalescedGetBytes(int)}. */
     public static final String ENV_MAX_COALESCED_GET_BYTES = "OFFCACHE_MAX_COALESCED_GET_BYTES";
+    /** Environment variable of {@link #coalesceGapBytes(int)}. */
+    public static final String ENV_COALESCE_GAP_BYTES = "OFFCACHE_COALESCE_GAP_BYTES";
     /** Environment variable of {@link #fetchPermits(int)}. */
     public static final String ENV_FETCH_PERMITS = "OFFCACHE_FETCH_PERMITS";
     /** Environment variable of {@link #demandReservedPermits(int)}. */
@@ -70,6 +74,7 @@ public final class RangeCacheContext
     private Tier tier = Tier.L1;
     private int blockSize = DEFAULT_BLOCK_SIZE;
     private int maxCoalescedGetBytes = DEFAULT_MAX_COALESCED_GET_BYTES;
+    private int coalesceGapBytes = DEFAULT_COALESCE_GAP_BYTES;
     private long l1BudgetBytes = DEFAULT_L1_BYTES;
     private int fetchPermits = -1;
     private int demandReservedPermits = -1;
@@ -150,6 +155,7 @@ public final class RangeCacheContext
         reader.bytes(ENV_L1_MB, 1L << 20, Long.MAX_VALUE >> 20).ifPresent((v) -> l1BudgetBytes = v);
         reader.size(ENV_BLOCK_SIZE).ifPresent((v) -> blockSize = v);
         reader.size(ENV_MAX_COALESCED_GET_BYTES).ifPresent((v) -> maxCoalescedGetBytes = v);
+        reader.nonNegativeInt(ENV_COALESCE_GAP_BYTES).ifPresent((v) -> coalesceGapBytes = v);
         reader.positiveInt(ENV_FETCH_PERMITS).ifPresent((v) -> fetchPermits = v);
         reader.nonNegativeInt(ENV_DEMAND_RESERVED_PERMITS).ifPresent((v) -> demandReservedPermits = v);
         reader.positiveInt(ENV_STREAM_WINDOW_BLOCKS).ifPresent((v) -> streamWindowBlocks = v);
@@ -183,6 +189,11 @@ public final class RangeCacheContext
         {
             throw new IllegalArgumentException("maxCoalescedGetBytes must be in [blockSize=" + blockSize + ", " +
                 MAX_COALESCED_GET_BYTES_LIMIT + "]: " + maxCoalescedGetBytes);
+        }
+        if (coalesceGapBytes < 0 || coalesceGapBytes > maxCoalescedGetBytes)
+        {
+            throw new IllegalArgumentException("coalesceGapBytes must be in [0, maxCoalescedGetBytes=" +
+                maxCoalescedGetBytes + "]: " + coalesceGapBytes);
         }
         if (fetchPermits < 0)
         {
@@ -368,6 +379,31 @@ public final class RangeCacheContext
     public int maxCoalescedGetBytes()
     {
         return maxCoalescedGetBytes;
+    }
+
+    /**
+     * Sets how many bytes of blocks no range asks for a read's GET may read through: when two runs of missing
+     * blocks of one read (a vectored read's ranges, e.g. a row group's column chunks) are apart by at most this
+     * many bytes of blocks that are neither held nor being fetched, the gap's blocks are fetched (and cached) in
+     * the same GET instead of a second GET being sent. 0 (the default) reads only the blocks asked for.
+     *
+     * @param coalesceGapBytes the largest gap read through, in bytes (whole blocks count).
+     * @return this.
+     */
+    public RangeCacheContext coalesceGapBytes(final int coalesceGapBytes)
+    {
+        this.coalesceGapBytes = coalesceGapBytes;
+        return this;
+    }
+
+    /**
+     * Returns the largest gap a read's GET reads through, in bytes.
+     *
+     * @return the largest gap read through.
+     */
+    public int coalesceGapBytes()
+    {
+        return coalesceGapBytes;
     }
 
     /**

@@ -55,6 +55,7 @@ public final class RangeCache implements AutoCloseable
     private final String[] bypassPrefixes;
     private final boolean coldReads;
     private final int readAheadBlocks;
+    private final int gapBlocks;
     private volatile boolean closed;
 
     /**
@@ -80,6 +81,7 @@ public final class RangeCache implements AutoCloseable
         }
         blockSize = context.blockSize();
         blockShift = Integer.numberOfTrailingZeros(blockSize);
+        gapBlocks = context.coalesceGapBytes() >>> blockShift;
         bypassPrefixes = context.bypassPrefixes().toArray(new String[0]);
         final ScheduledThreadPoolExecutor deadlines = new ScheduledThreadPoolExecutor(1, (runnable) ->
         {
@@ -910,6 +912,11 @@ public final class RangeCache implements AutoCloseable
         {
             directory.remember(entry, size);
         }
+    }
+
+    int gapBlocks()
+    {
+        return gapBlocks;
     }
 
     int blockLength(final long blockIndex, final long objectSize)

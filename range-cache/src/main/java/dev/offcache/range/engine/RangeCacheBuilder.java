@@ -114,6 +114,19 @@ public final class RangeCacheBuilder
     }
 
     /**
+     * Sets the largest gap of unrequested missing blocks a read's GET reads through
+     * ({@link RangeCacheContext#coalesceGapBytes(int)}).
+     *
+     * @param bytes the largest gap read through; 0 for none.
+     * @return this.
+     */
+    public RangeCacheBuilder coalesceGapBytes(final int bytes)
+    {
+        context.coalesceGapBytes(bytes);
+        return this;
+    }
+
+    /**
      * Sets the fetch budget.
      *
      * @param total          origin GETs in flight at most.

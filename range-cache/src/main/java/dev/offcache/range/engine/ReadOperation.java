@@ -19,8 +19,10 @@ import dev.offcache.range.store.FetchClass;
  * of them started and not yet done, so a large read never holds more than that many blocks in flight. Per block:
  * probe the store, join the block's fetch in flight, or own a new fetch; owned blocks go to a {@link RunAssembler},
  * which cuts them into origin requests only at the coalescing cap and at blocks the read did not own, never at the
- * read-ahead's edge (a run waits there while other blocks of the read are still in flight, then grows). Each block
- * that arrives is copied into every range that overlaps it.
+ * read-ahead's edge (a run waits there while other blocks of the read are still in flight, then grows). With
+ * {@code coalesceGapBytes}, a short gap of blocks the read does not want, and nobody holds or fetches, joins the run
+ * before the next owned block, so one GET reads through it ({@link #readThroughGap}). Each block that arrives is
+ * copied into every range that overlaps it.
  *
  * <p>A read of an object whose size is not known yet (a cold read through an origin whose answers report sizes)
  * starts without it: its blocks are asked for whole, the first answer tells the size, and the ranges are checked
@@ -44,6 +46,7 @@ final class ReadOperation implements BlockWaiter
     private final int[] destinationOffsets;
     private final long[] blocks;
     private final int readAhead;
+    private final int gapBlocks;
     private final boolean gatherSpans;
     private final boolean[] owned;
     private final AtomicInteger ownedInFlight = new AtomicInteger();
@@ -88,6 +91,7 @@ final class ReadOperation implements BlockWaiter
         blocks = blocksOf(positions, lengths, cache.blockShift());
         owned = new boolean[blocks.length];
         readAhead = cache.readAheadBlocks();
+        gapBlocks = bypass ? 0 : cache.gapBlocks();
         gatherSpans = n > 1;
         rangesChecked = objectSize >= 0;
     }
@@ -120,7 +124,10 @@ final class ReadOperation implements BlockWaiter
     @Override
     public void onBlock(final long blockIndex, final DirectBuffer source, final int offset, final int length)
     {
-        ownedDone(blockIndex);
+        if (ownedDone(blockIndex))
+        {
+            return;
+        }
         if (checkRanges() && beginCopy())
         {
             try
@@ -138,17 +145,25 @@ final class ReadOperation implements BlockWaiter
     @Override
     public void onBlockFailed(final long blockIndex, final Throwable cause)
     {
-        ownedDone(blockIndex);
-        fail(cause);
+        if (!ownedDone(blockIndex))
+        {
+            fail(cause);
+        }
     }
 
-    private void ownedDone(final long blockIndex)
+    /**
+     * Counts an owned block's request as no longer in flight.
+     *
+     * @return whether the block was a gap block read through, which the read does not want.
+     */
+    private boolean ownedDone(final long blockIndex)
     {
         final int slot = Arrays.binarySearch(blocks, blockIndex);
-        if (slot >= 0 && owned[slot])
+        if (slot < 0 || owned[slot])
         {
             ownedInFlight.decrementAndGet();
         }
+        return slot < 0;
     }
 
     /**
@@ -255,7 +270,12 @@ final class ReadOperation implements BlockWaiter
                     {
                         // marked before the run can be sent, so its completion always finds the mark
                         owned[slot] = true;
-                        ownedInFlight.addAndGet(runs().add(mine));
+                        final RunAssembler assembler = runs();
+                        if (gapBlocks > 0 && slot > 0)
+                        {
+                            readThroughGap(assembler, blocks[slot - 1] + 1, blocks[slot]);
+                        }
+                        ownedInFlight.addAndGet(assembler.add(mine));
                     }
                 }
                 catch (final Throwable ex)
@@ -282,6 +302,50 @@ final class ReadOperation implements BlockWaiter
             missed = wip.addAndGet(-missed);
         }
         while (missed != 0);
+    }
+
+    /**
+     * Gap read-through ({@code coalesceGapBytes}): when the open run ends right before a gap of at most
+     * {@code gapBlocks} blocks this read does not want, and the gap plus the next owned block still fit the run, the
+     * gap's blocks join the run so one GET reads through them instead of a second GET being sent for the next block.
+     * Only when none of them is held or in flight (reading one again would cost bytes and save nothing). Gap blocks
+     * are stored like any fetched block; this read waits on them only to count its requests in flight (nothing is
+     * copied from them, see {@link #onBlock}). A gap where runs already jump over blocks (one request carries several
+     * spans) or where the run would reach the cap first is left alone: no GET would be saved.
+     *
+     * @param assembler the read's runs.
+     * @param from      the first block after the previous wanted block.
+     * @param to        the owned block about to be added.
+     */
+    private void readThroughGap(final RunAssembler assembler, final long from, final long to)
+    {
+        final long gap = to - from;
+        if (gap <= 0 || gap > gapBlocks || assembler.openEnd() != from || gap >= assembler.room() ||
+            assembler.gathersSpans())
+        {
+            return;
+        }
+        for (long b = from; b < to; b++)
+        {
+            final long blockKey = BlockKeys.pack(entry.id, b);
+            if (cache.contains(blockKey) || cache.fetcher().inFlight(blockKey) != null)
+            {
+                return;
+            }
+        }
+        for (long b = from; b < to; b++)
+        {
+            // a gap block is never an object's last block: a full block, whether the size is known or not
+            final BlockFetch fetch = new BlockFetch(BlockKeys.pack(entry.id, b), b, cache.blockSize(), fetchClass,
+                true);
+            fetch.join(this);
+            if (cache.fetcher().tryOwn(fetch) != null)
+            {
+                // another read claimed it since the check: the run ends here and the next block starts a new one
+                return;
+            }
+            ownedInFlight.addAndGet(assembler.add(fetch));
+        }
     }
 
     private RunAssembler runs()

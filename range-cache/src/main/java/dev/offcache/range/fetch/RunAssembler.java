@@ -88,6 +88,36 @@ public final class RunAssembler
     }
 
     /**
+     * Returns the index after the open run's last block.
+     *
+     * @return the index after the open run's last block, or -1 when no run is open.
+     */
+    public long openEnd()
+    {
+        return count == 0 ? -1 : open[count - 1].blockIndex + 1;
+    }
+
+    /**
+     * Returns how many more blocks the open run takes before it reaches the cap.
+     *
+     * @return blocks that can still be added without the run being submitted for its size.
+     */
+    public int room()
+    {
+        return open.length - count;
+    }
+
+    /**
+     * Whether one request may jump over blocks (the origin reads several ranges in one request).
+     *
+     * @return whether runs carry several spans.
+     */
+    public boolean gathersSpans()
+    {
+        return gatherSpans;
+    }
+
+    /**
      * Whether a fetch is one of the open run's blocks (not submitted yet).
      *
      * @param fetch the fetch.

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Random objects and random reads, cold and warm, single and vectored, with and without a store, under many block
- * sizes and coalescing caps: every read returns exactly the origin's bytes.
+ * sizes, coalescing caps and gaps read through: every read returns exactly the origin's bytes.
  */
 class RangeReadProperties
 {
@@ -29,13 +29,15 @@ class RangeReadProperties
     void readsReturnTheOriginBytes(
         @ForAll("blockSizes") final int blockSize,
         @ForAll @IntRange(min = 1, max = 4) final int capBlocks,
+        @ForAll @IntRange(min = 0, max = 4) final int gapBlocks,
         @ForAll @IntRange(min = 0, max = 200_000) final int objectSize,
         @ForAll @LongRange(min = 0, max = 1000) final long seed,
         @ForAll("fractions") final List<double[]> reads,
         @ForAll final boolean withStore)
     {
         try (EngineFixture fixture = new EngineFixture(blockSize, withStore ? 64L * blockSize : 0,
-            (b) -> b.maxCoalescedGetBytes(capBlocks * blockSize).streamWindows(3, 2)))
+            (b) -> b.maxCoalescedGetBytes(capBlocks * blockSize)
+                .coalesceGapBytes(Math.min(gapBlocks, capBlocks) * blockSize).streamWindows(3, 2)))
         {
             final byte[] expected = fixture.object("data/obj.bin", objectSize, seed);
             for (int pass = 0; pass < 2; pass++)
