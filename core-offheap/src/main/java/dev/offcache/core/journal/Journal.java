@@ -609,7 +609,15 @@ public final class Journal implements AutoCloseable
                     ": the file was cut short and the records after the cut are lost" : ""));
             }
             final JournalSegment segment = new JournalSegment(path, base, capacity, region, channel);
-            segment.checkpoint = JournalFormat.checkCheckpoint(path, segment.buffer, capacity);
+            try
+            {
+                segment.checkpoint = JournalFormat.checkCheckpoint(path, segment.buffer, capacity);
+            }
+            catch (final RuntimeException ex)
+            {
+                segment.close(); // the segment owns a direct checkpoint buffer beside the channel and the mapping
+                throw ex;
+            }
             return segment;
         }
         catch (final RuntimeException | IOException ex)
@@ -749,7 +757,17 @@ public final class Journal implements AutoCloseable
             }
             throw (RuntimeException) ex;
         }
-        forceDirectory();
+        try
+        {
+            forceDirectory();
+        }
+        catch (final RuntimeException ex)
+        {
+            // the renamed file stays for recovery; the mapping and the channel would otherwise stay open
+            closeChannelQuietly(channel);
+            region.close();
+            throw ex;
+        }
         final JournalSegment segment = new JournalSegment(path, basePosition, segmentSize, region, channel);
         segments.add(segment);
         active = segment;
