@@ -79,6 +79,10 @@ public final class RangeCache implements AutoCloseable
             final EvictionStats stats = (EvictionStats) store;
             metrics.evictionSource(stats::evictionCount);
         }
+        if (store != null)
+        {
+            metrics.storeMetrics(store::collectInto);
+        }
         blockSize = context.blockSize();
         blockShift = Integer.numberOfTrailingZeros(blockSize);
         gapBlocks = context.coalesceGapBytes() >>> blockShift;
