@@ -3,6 +3,7 @@ package dev.offcache.range.l2;
 import java.nio.file.Path;
 import java.util.Map;
 
+import dev.offcache.core.counters.CounterTypes;
 import dev.offcache.range.metrics.CountersFile;
 import dev.offcache.range.metrics.CountersRegion;
 import dev.offcache.range.metrics.MetricFamilies;
@@ -110,7 +111,7 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener, AutoClose
      */
     public L2ClientMetrics(final Path countersFile)
     {
-        region = CountersRegion.open(countersFile);
+        region = CountersRegion.open(countersFile, CounterTypes.L2_CLIENT);
         for (final Counter counter : COUNTERS)
         {
             counts[counter.ordinal()] = region.newCounter(counter.metricName);
