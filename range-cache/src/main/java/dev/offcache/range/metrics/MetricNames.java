@@ -17,6 +17,8 @@ public final class MetricNames
     public static final String BLOCK_FILE_HITS = "offcache_range_block_file_hits_total";
     /** Of the hits, blocks loaded from a slower tier into memory first (read and checked on the store's threads). */
     public static final String BLOCK_LOADED_HITS = "offcache_range_block_loaded_hits_total";
+    /** Bytes handed to readers from the store (L1 in an engine's JVM; RAM or SSD in the L2 server). */
+    public static final String STORE_BYTES = "offcache_range_store_bytes_total";
     /** Lookups the store could not answer (bypassed reads count here too). */
     public static final String BLOCK_MISSES = "offcache_range_block_misses_total";
     /** Origin GETs, tagged by class. */
@@ -79,6 +81,7 @@ public final class MetricNames
         Map.entry(BLOCK_HITS, "Block lookups the store answered."),
         Map.entry(BLOCK_FILE_HITS, "Of the hits, blocks handed out as a file region of a slower tier."),
         Map.entry(BLOCK_LOADED_HITS, "Of the hits, blocks loaded from a slower tier into memory first."),
+        Map.entry(STORE_BYTES, "Bytes handed to readers from the store (L1 in an engine, RAM or SSD in the server)."),
         Map.entry(BLOCK_MISSES, "Block lookups the store could not answer (bypassed reads count here too)."),
         Map.entry(ORIGIN_GETS, "Origin GETs by fetch class."),
         Map.entry(ORIGIN_BYTES, "Origin bytes received by fetch class."),

@@ -15,6 +15,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersReader;
 
+import dev.offcache.core.counters.CounterTypes;
 import dev.offcache.range.store.FetchClass;
 
 /**
@@ -36,6 +37,7 @@ public final class RangeMetrics implements AutoCloseable
     private final CountersRegion region;
     private final Histogram originGetLatencyNs = new ConcurrentHistogram(MAX_LATENCY_NS, 3);
     private volatile LongSupplier evictionSource = () -> 0;
+    private volatile LongSupplier l2BytesSource = () -> 0;
     private volatile Consumer<MetricFamilies> storeMetrics = (out) ->
     {
     };
@@ -45,6 +47,7 @@ public final class RangeMetrics implements AutoCloseable
 
     private final AtomicCounter blockRequests;
     private final AtomicCounter blockHits;
+    private final AtomicCounter storeBytes;
     private final AtomicCounter blockMisses;
     private final AtomicCounter demandGets;
     private final AtomicCounter prefetchGets;
@@ -85,9 +88,10 @@ public final class RangeMetrics implements AutoCloseable
      */
     public RangeMetrics(final Path counterFile)
     {
-        region = CountersRegion.open(counterFile);
+        region = CountersRegion.open(counterFile, CounterTypes.RANGE_ENGINE);
         blockRequests = counter(MetricNames.BLOCK_REQUESTS);
         blockHits = counter(MetricNames.BLOCK_HITS);
+        storeBytes = counter(MetricNames.STORE_BYTES);
         blockMisses = counter(MetricNames.BLOCK_MISSES);
         demandGets = counter(MetricNames.ORIGIN_GETS, MetricNames.CLASS, MetricNames.DEMAND_CLASS);
         prefetchGets = counter(MetricNames.ORIGIN_GETS, MetricNames.CLASS, MetricNames.PREFETCH_CLASS);
@@ -121,6 +125,16 @@ public final class RangeMetrics implements AutoCloseable
     }
 
     /**
+     * Where the bytes taken from L2 servers come from (the engine's origin, {@code ObjectStore::l2Bytes}).
+     *
+     * @param source read on every {@link #stats()}.
+     */
+    public void l2BytesSource(final LongSupplier source)
+    {
+        l2BytesSource = source;
+    }
+
+    /**
      * Where the store's own families come from ({@link dev.offcache.range.store.BlockStore#collectInto}).
      *
      * @param source called on every {@link #collectInto}, on the scraping thread.
@@ -146,10 +160,18 @@ public final class RangeMetrics implements AutoCloseable
         blockRequests.increment();
     }
 
-    /** A block found in the store. */
-    public void blockHit()
+    /**
+     * A block found in the store.
+     *
+     * @param bytes the bytes it gave the reader (0 for a prefetch, which copies nothing).
+     */
+    public void blockHit(final long bytes)
     {
         blockHits.increment();
+        if (bytes > 0)
+        {
+            storeBytes.getAndAdd(bytes);
+        }
     }
 
     /** Of the hits: one handed out as a file region. */
@@ -199,14 +221,20 @@ public final class RangeMetrics implements AutoCloseable
      */
     public CacheStats stats()
     {
+        // through the snapshot, which after close() holds the final values (the counters' memory is gone then)
+        final Map<String, Long> values = snapshot();
         final EnumMap<StoreFallback, Long> byReason = new EnumMap<>(StoreFallback.class);
         for (final StoreFallback reason : StoreFallback.values())
         {
-            byReason.put(reason, fallbacks[reason.ordinal()].get());
+            byReason.put(reason, values.get(MetricNames.labelled(MetricNames.FALLBACKS, "reason", reason.label())));
         }
-        refreshEvictions();
-        return new CacheStats(blockHits.get(), blockMisses.get(), demandGets.get() + prefetchGets.get(),
-            demandBytes.get() + prefetchBytes.get(), originErrors.get(), evictions.get(), byReason);
+        return new CacheStats(values.get(MetricNames.BLOCK_HITS), values.get(MetricNames.BLOCK_MISSES),
+            values.get(MetricNames.STORE_BYTES), l2BytesSource.getAsLong(),
+            values.get(MetricNames.ORIGIN_GETS + MetricNames.DEMAND) +
+                values.get(MetricNames.ORIGIN_GETS + MetricNames.PREFETCH),
+            values.get(MetricNames.ORIGIN_BYTES + MetricNames.DEMAND) +
+                values.get(MetricNames.ORIGIN_BYTES + MetricNames.PREFETCH),
+            values.get(MetricNames.ORIGIN_ERRORS), values.get(MetricNames.EVICTIONS), byReason);
     }
 
     /** A fetch that had to queue for a permit. */

@@ -53,6 +53,8 @@ class LookupCountingTest
             final CacheStats stats = cache.stats();
             assertEquals(4, stats.hitCount());
             assertEquals(2, stats.missCount());
+            assertEquals(100 + BLOCK + 2L * BLOCK, stats.storeBytes(), "the view's 100 bytes, then 1 and 2 blocks");
+            assertEquals(2L * BLOCK, stats.objectStoreBytes());
             assertEquals(2, stats.originGetCount());
             assertEquals(2, origin.gets());
 
@@ -60,6 +62,7 @@ class LookupCountingTest
             assertEquals(6, page.value(MetricNames.BLOCK_REQUESTS));
             assertEquals(4, page.value(MetricNames.BLOCK_HITS));
             assertEquals(2, page.value(MetricNames.BLOCK_MISSES));
+            assertEquals(100 + 3.0 * BLOCK, page.value(MetricNames.STORE_BYTES));
             assertEquals(2, page.value(MetricNames.ORIGIN_GETS, "class", "demand"));
             assertEquals(2, page.value(MetricNames.ORIGIN_GET_SECONDS + "_count"));
             assertEquals(2, page.value(MetricNames.ORIGIN_GET_SECONDS + "_bucket", "le", "+Inf"));

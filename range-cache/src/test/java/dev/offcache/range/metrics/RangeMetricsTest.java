@@ -1,11 +1,18 @@
 package dev.offcache.range.metrics;
 
+import java.nio.MappedByteBuffer;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.offcache.core.counters.CounterTypes;
 import dev.offcache.range.testing.EngineFixture;
 import dev.offcache.range.testing.Exposition;
 
@@ -53,6 +60,20 @@ class RangeMetricsTest
                 assertTrue(page.helps().containsKey(family), family + " exported with HELP");
             }
             assertEquals(2, f.cache.metrics().originGetLatency().getTotalCount());
+
+            final MappedByteBuffer mapping = IoUtil.mapExistingFile(file.toFile(), "counters");
+            try
+            {
+                final List<Integer> types = new ArrayList<>();
+                RangeMetrics.reader(new UnsafeBuffer(mapping)).forEach(
+                    (counterId, typeId, key, label) -> types.add(typeId));
+                assertEquals(fromFile.size(), types.size());
+                assertTrue(types.stream().allMatch((type) -> type == CounterTypes.RANGE_ENGINE), types::toString);
+            }
+            finally
+            {
+                IoUtil.unmap(mapping);
+            }
         }
     }
 }

@@ -407,6 +407,22 @@ public final class ShardedL2Origin extends ForwardingObjectStore
     }
 
     /**
+     * Body bytes taken from the L2 servers, summed over the servers routed to now.
+     *
+     * @return the bytes.
+     */
+    @Override
+    public long l2Bytes()
+    {
+        long sum = 0;
+        for (final L2Shard shard : shards)
+        {
+            sum += shard.client().l2Bytes();
+        }
+        return sum;
+    }
+
+    /**
      * The router's metrics in the Prometheus text format, as the Prometheus client writes them.
      *
      * @return the exposition text.
