@@ -13,7 +13,6 @@ import dev.offcache.transport.client.FetchException;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.server.BlockServer;
-import dev.offcache.transport.server.ServerCounters;
 import dev.offcache.transport.source.DirectBufferBlockSource;
 import dev.offcache.transport.wire.ErrorCode;
 import org.agrona.concurrent.UnsafeBuffer;
