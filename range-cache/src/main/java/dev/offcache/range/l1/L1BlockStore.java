@@ -355,7 +355,8 @@ public final class L1BlockStore implements BlockStore, EvictionStats
 
     /**
      * Adds the store's own events and occupancy ({@code offcache_range_l1_*}); lookups are the engine's
-     * {@code offcache_range_block_*}, counted once each there, and evictions its {@code offcache_range_evictions_total}.
+     * {@code offcache_range_block_*}, counted once each there, and evictions its
+     * {@code offcache_range_evictions_total}.
      *
      * @param out the scrape's families.
      */
