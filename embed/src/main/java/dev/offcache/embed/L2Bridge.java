@@ -140,6 +140,17 @@ public final class L2Bridge extends ForwardingObjectStore
     }
 
     /**
+     * Returns bytes L2 served, for the engine's statistics.
+     *
+     * @return bytes from L2.
+     */
+    @Override
+    public long l2Bytes()
+    {
+        return bytes.get();
+    }
+
+    /**
      * Returns reads sent to L2 that the source served instead (no answer, an error answer, a broken body).
      *
      * @return L2 fallbacks.

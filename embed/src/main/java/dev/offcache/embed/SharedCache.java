@@ -6,8 +6,11 @@ import java.nio.ByteBuffer;
 
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l1.L1BlockStore;
+import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.shard.ShardedL2Origin;
 import dev.offcache.range.metadata.ParquetFooter;
 import dev.offcache.range.metadata.ParquetFooterCache;
+import dev.offcache.range.metrics.MetricFamilies;
 import dev.offcache.range.metrics.MetricNames;
 import dev.offcache.range.origin.OriginException;
 import dev.offcache.range.origin.ShortReadException;
@@ -186,6 +189,48 @@ public final class SharedCache implements AutoCloseable
     {
         return cache.metrics().value(MetricNames.ORIGIN_GETS + MetricNames.DEMAND) +
             cache.metrics().value(MetricNames.ORIGIN_GETS + MetricNames.PREFETCH);
+    }
+
+    /**
+     * Adds this JVM's cache metrics to a scrape, read now: the engine's ({@code offcache_range_*}, its L1 store's
+     * {@code offcache_range_l1_*} among them), the footer cache's once it exists ({@code offcache_metadata_cache_*})
+     * and the L2 client's when L2 servers are set ({@code offcache_l2client_*}, and {@code offcache_l2shard_*} with
+     * a {@code server} label for several servers). An engine with a Prometheus registry registers
+     * {@code () -> { MetricFamilies out = new MetricFamilies(); shared.collectInto(out); return out.snapshots(); }}.
+     *
+     * @param out the scrape's families.
+     */
+    public void collectInto(final MetricFamilies out)
+    {
+        cache.metrics().collectInto(out);
+        final ParquetFooterCache<String> footerCache = footers;
+        if (footerCache != null)
+        {
+            footerCache.collectInto(out);
+        }
+        if (l2 != null)
+        {
+            if (l2.client() instanceof L2Origin single)
+            {
+                single.metrics().collectInto(out);
+            }
+            else if (l2.client() instanceof ShardedL2Origin sharded)
+            {
+                sharded.collectInto(out);
+            }
+        }
+    }
+
+    /**
+     * This JVM's cache metrics ({@link #collectInto}) in the Prometheus text format.
+     *
+     * @return the exposition text.
+     */
+    public String prometheusText()
+    {
+        final MetricFamilies out = new MetricFamilies();
+        collectInto(out);
+        return out.toText();
     }
 
     /**

@@ -7,12 +7,12 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import dev.offcache.core.counters.CounterTypes;
 import dev.offcache.transport.client.BlockClient;
 import dev.offcache.transport.client.FetchException;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.server.BlockServer;
-import dev.offcache.transport.server.ServerCounters;
 import dev.offcache.transport.source.DirectBufferBlockSource;
 import dev.offcache.transport.wire.ErrorCode;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -73,7 +73,7 @@ class LifecycleTest
                 assertCode(ErrorCode.NOT_FOUND, failure(client.fetch("missing", destination, 0), WAIT));
             }
             assertTrue(TestSupport.publicationAndSubscriptionCounters(counters) > 0);
-            assertEquals(2, TestSupport.countersOfType(counters, ServerCounters.REQUESTS_TYPE_ID));
+            assertEquals(2, TestSupport.countersOfType(counters, CounterTypes.TRANSPORT_REQUESTS));
 
             udpClient.close();
             ipcClient.close();
@@ -81,7 +81,7 @@ class LifecycleTest
             ipcServer.close();
             TestSupport.awaitTrue("the driver to free every publication and subscription", Duration.ofSeconds(10),
                 () -> TestSupport.publicationAndSubscriptionCounters(counters) == 0);
-            for (int typeId = ServerCounters.REQUESTS_TYPE_ID; typeId <= ServerCounters.SESSIONS_TYPE_ID; typeId++)
+            for (int typeId = CounterTypes.TRANSPORT_REQUESTS; typeId <= CounterTypes.TRANSPORT_SESSIONS; typeId++)
             {
                 final int type = typeId;
                 TestSupport.awaitTrue("server counters of type " + type + " to be freed", Duration.ofSeconds(5),

@@ -16,7 +16,6 @@ import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
 import dev.offcache.server.http.ObjectKeyPolicy;
-import dev.offcache.server.metrics.EngineMetrics;
 import dev.offcache.server.s3.EngineBackend;
 import dev.offcache.server.s3.S3Api;
 import dev.offcache.server.s3.S3Buckets;
@@ -150,7 +149,7 @@ public final class ServerProgram implements AutoCloseable
                 .shutdownGrace(Duration.ofSeconds(options.shutdownGraceSeconds))
                 .unreadyDelay(Duration.ofSeconds(options.shutdownUnreadySeconds))
                 .tierMetrics(store.metrics())
-                .moreMetrics((out) -> EngineMetrics.collectInto(out, cache.metrics()))
+                .moreMetrics(cache.metrics()::collectInto)
                 .s3(options.s3ApiEnabled() ? s3Api(options, s3Keys, cache, store) : null));
             final CacheStatsMXBeans.Registration statsBean = registerStats(cache, options.listen);
             return new ServerProgram(store, cache, server, diskIsTemp ? diskPath : null, apiKey, statsBean);

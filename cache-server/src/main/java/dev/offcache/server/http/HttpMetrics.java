@@ -6,7 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
-import dev.offcache.server.metrics.MetricFamilies;
+import dev.offcache.range.metrics.MetricFamilies;
 import org.HdrHistogram.ConcurrentHistogram;
 
 /**

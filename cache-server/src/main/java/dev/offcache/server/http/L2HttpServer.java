@@ -9,7 +9,7 @@ import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.offcache.server.metrics.BuildInfo;
-import dev.offcache.server.metrics.MetricFamilies;
+import dev.offcache.range.metrics.MetricFamilies;
 import dev.offcache.server.s3.S3Api;
 import dev.offcache.server.source.RangeSource;
 import dev.offcache.server.tier.TierMetrics;

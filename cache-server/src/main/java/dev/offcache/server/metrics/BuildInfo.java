@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
 
+import dev.offcache.range.metrics.MetricFamilies;
+
 /**
  * {@code offcache_build_info}: the server's version (filtered into {@code build.properties} by the build) and the
  * Java runtime it runs on, as labels of a constant 1, so dashboards can tell which build each server runs.

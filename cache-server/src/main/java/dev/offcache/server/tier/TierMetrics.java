@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 import dev.offcache.range.metrics.MetricNames;
 import dev.offcache.range.metrics.RangeMetrics;
-import dev.offcache.server.metrics.MetricFamilies;
+import dev.offcache.range.metrics.MetricFamilies;
 
 /**
  * Counters and gauges of the tiered store, shared by its tiers and rendered on {@code /metrics}. Counters only

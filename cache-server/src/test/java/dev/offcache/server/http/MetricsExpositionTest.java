@@ -6,12 +6,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashSet;
 import java.util.Random;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
+import dev.offcache.range.testing.Exposition;
 import dev.offcache.server.metrics.BuildInfo;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -64,13 +62,6 @@ class MetricsExpositionTest
         return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    private static double sample(final String page, final String series)
-    {
-        final Matcher matcher = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(page);
-        assertTrue(matcher.find(), () -> "no sample " + series + " in\n" + page);
-        return Double.parseDouble(matcher.group(1));
-    }
-
     @Test
     void everyFamilyHasHelpAndLatenciesAreHistogramsCountedOnce() throws Exception
     {
@@ -84,21 +75,9 @@ class MetricsExpositionTest
         assertEquals(200, response.statusCode());
         assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("text/plain; version=0.0.4"));
         final String page = response.body();
-
-        final Set<String> helped = new HashSet<>();
-        final Set<String> typed = new HashSet<>();
-        for (final String line : page.split("\n"))
-        {
-            if (line.startsWith("# HELP "))
-            {
-                helped.add(line.split(" ")[2]);
-            }
-            else if (line.startsWith("# TYPE "))
-            {
-                typed.add(line.split(" ")[2]);
-            }
-        }
-        assertEquals(typed, helped, "every family has HELP");
+        final Exposition scrape = Exposition.parse(page);
+        final Set<String> typed = scrape.types().keySet();
+        assertEquals(typed, scrape.helps().keySet(), "every family has HELP");
         for (final String family : new String[] {"offcache_build_info", "offcache_server_http_requests_total",
             "offcache_server_block_lookups_total", "offcache_range_block_requests_total",
             "offcache_range_origin_gets_total", "offcache_server_http_response_seconds",
@@ -113,13 +92,19 @@ class MetricsExpositionTest
         assertNotEquals("unknown", BuildInfo.VERSION, "the build filters the version in");
 
         // each read counted once, in the counter and in the histogram (the scrape itself is still in flight)
-        assertEquals(reads, sample(page, "offcache_server_http_requests_total{endpoint=\"obj\",status=\"206\"}"));
-        assertEquals(reads, sample(page, "offcache_server_http_response_seconds_count"));
-        assertEquals(reads, sample(page, "offcache_server_http_response_seconds_bucket{le=\"+Inf\"}"));
-        assertEquals(reads, sample(page, "offcache_range_block_requests_total"));
-        // 4 blocks, each fetched once; the other 3 reads hit
-        assertEquals(4, sample(page, "offcache_range_origin_gets_total{class=\"demand\"}"));
-        assertEquals(4, sample(page, "offcache_range_origin_get_seconds_count"));
-        assertEquals(3, sample(page, "offcache_range_block_hits_total"));
+        assertEquals(reads,
+            scrape.value("offcache_server_http_requests_total", "endpoint", "obj", "status", "206"));
+        assertEquals(reads, scrape.value("offcache_server_http_response_seconds_count"));
+        assertEquals(reads, scrape.value("offcache_server_http_response_seconds_bucket", "le", "+Inf"));
+        assertEquals(reads, scrape.value("offcache_range_block_requests_total"));
+        // 4 blocks, each fetched once; the other 3 reads hit, 100 bytes each from the store
+        assertEquals(4, scrape.value("offcache_range_origin_gets_total", "class", "demand"));
+        assertEquals(4, scrape.value("offcache_range_origin_get_seconds_count"));
+        assertEquals(3, scrape.value("offcache_range_block_hits_total"));
+        assertEquals(4, scrape.value("offcache_range_block_misses_total"));
+        assertEquals(300, scrape.value("offcache_range_store_bytes_total"));
+        assertEquals(3, scrape.value("offcache_server_block_lookups_total", "result", "ram_hit"));
+        assertEquals(4, scrape.value("offcache_server_block_lookups_total", "result", "miss"));
+        assertEquals(4.0 * BLOCK, scrape.value("offcache_range_origin_bytes_total", "class", "demand"));
     }
 }

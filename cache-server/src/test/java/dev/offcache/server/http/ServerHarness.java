@@ -12,7 +12,6 @@ import dev.offcache.range.config.RangeCacheContext;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.origin.ObjectStore;
-import dev.offcache.server.metrics.EngineMetrics;
 import dev.offcache.server.source.EngineObjectNames;
 import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
@@ -100,7 +99,7 @@ final class ServerHarness implements AutoCloseable
             .maxBodyBytes(256 * 1024)
             .prefetchQueueCapacity(4)
             .tierMetrics(store.metrics())
-            .moreMetrics((out) -> EngineMetrics.collectInto(out, cache.metrics()))));
+            .moreMetrics(cache.metrics()::collectInto)));
     }
 
     /**

@@ -418,14 +418,14 @@ public final class BlockStream
             final BlockRef ref = engine.acquireInMemory(slot.blockKey, slot.blockLength);
             if (ref != null)
             {
-                engine.metrics().blockHit();
+                engine.metrics().blockHit(slot.length);
                 slot.ready(MEMORY, ref, null, null);
                 return;
             }
             final BlockFile file = engine.openFile(slot.blockKey, slot.blockLength);
             if (file != null)
             {
-                engine.metrics().blockHit();
+                engine.metrics().blockHit(slot.length);
                 engine.metrics().fileHit();
                 slot.ready(FILE, null, file, null);
                 return;
@@ -565,7 +565,7 @@ public final class BlockStream
             final BlockRef ref = file == null ? cache.acquireInMemory(slot.blockKey, slot.blockLength) : null;
             if (file != null || ref != null)
             {
-                cache.metrics().blockHit();
+                cache.metrics().blockHit(slot.length);
                 cache.metrics().loadedHit();
                 slot.kind = file != null ? FILE : MEMORY;
                 slot.file = file;

@@ -79,6 +79,11 @@ public final class RangeCache implements AutoCloseable
             final EvictionStats stats = (EvictionStats) store;
             metrics.evictionSource(stats::evictionCount);
         }
+        if (store != null)
+        {
+            metrics.storeMetrics(store::collectInto);
+        }
+        metrics.l2BytesSource(origin::l2Bytes);
         blockSize = context.blockSize();
         blockShift = Integer.numberOfTrailingZeros(blockSize);
         gapBlocks = context.coalesceGapBytes() >>> blockShift;
@@ -227,7 +232,7 @@ public final class RangeCache implements AutoCloseable
                     break;
                 }
                 metrics.blockRequest();
-                metrics.blockHit();
+                metrics.blockHit(n);
                 at += n;
                 offset += n;
                 remaining -= n;
@@ -310,7 +315,7 @@ public final class RangeCache implements AutoCloseable
         if (ref != null)
         {
             metrics.blockRequest();
-            metrics.blockHit();
+            metrics.blockHit(length);
             return ref;
         }
         final long blockStart = blockIndex << blockShift;
@@ -516,7 +521,7 @@ public final class RangeCache implements AutoCloseable
                     ref.release();
                 }
                 metrics.blockRequest();
-                metrics.blockHit();
+                metrics.blockHit(n);
                 at += n;
                 to += n;
                 remaining -= n;
@@ -792,9 +797,10 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
-     * An immutable snapshot of this cache's statistics (hits, misses, hit rate, origin GETs and bytes, evictions,
-     * store fallbacks by reason), read from the same counters {@link #metrics()} publishes; register it as a
-     * platform MXBean with {@link dev.offcache.range.metrics.CacheStatsMXBeans#register}.
+     * An immutable snapshot of this cache's statistics (hits, misses, hit rate, bytes from the store, from L2 and
+     * from the object store, origin GETs, evictions, store fallbacks by reason), read from the same counters
+     * {@link #metrics()} publishes; register it as a platform MXBean with
+     * {@link dev.offcache.range.metrics.CacheStatsMXBeans#register}.
      *
      * @return a new snapshot.
      */

@@ -430,7 +430,7 @@ final class ReadOperation implements BlockWaiter
             }
             if (count)
             {
-                cache.metrics().blockHit();
+                cache.metrics().blockHit(0);
             }
             blockDone();
             return true;
@@ -440,13 +440,14 @@ final class ReadOperation implements BlockWaiter
         {
             return false;
         }
+        long served = 0;
         try
         {
             if (checkRanges() && beginCopy())
             {
                 try
                 {
-                    copyBlock(blockIndex, ref.buffer(), 0, ref.length());
+                    served = copyBlock(blockIndex, ref.buffer(), 0, ref.length());
                 }
                 finally
                 {
@@ -460,16 +461,18 @@ final class ReadOperation implements BlockWaiter
         }
         if (count)
         {
-            cache.metrics().blockHit();
+            cache.metrics().blockHit(served);
         }
         blockDone();
         return true;
     }
 
-    private void copyBlock(final long blockIndex, final DirectBuffer source, final int offset, final int length)
+    /** Copies the block's bytes that the ranges ask for; returns how many. */
+    private long copyBlock(final long blockIndex, final DirectBuffer source, final int offset, final int length)
     {
         final long blockStart = blockIndex << cache.blockShift();
         final long blockEnd = blockStart + length;
+        long copied = 0;
         for (int i = 0; i < positions.length; i++)
         {
             final MutableDirectBuffer destination = destinations[i];
@@ -486,8 +489,10 @@ final class ReadOperation implements BlockWaiter
                     source,
                     offset + (int) (start - blockStart),
                     (int) (end - start));
+                copied += end - start;
             }
         }
+        return copied;
     }
 
     private static long[] blocksOf(final long[] positions, final int[] lengths, final int blockShift)

@@ -3,12 +3,13 @@ package dev.offcache.range.l1;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongConsumer;
 
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.core.slab.BlockSlab;
 import dev.offcache.range.config.EnvironmentReader;
+import dev.offcache.range.metrics.MetricFamilies;
+import dev.offcache.range.metrics.MetricNames;
 import dev.offcache.range.policy.EvictionPolicy;
 import dev.offcache.range.policy.PolicyKind;
 import dev.offcache.range.store.BlockStore;
@@ -54,8 +55,6 @@ public final class L1BlockStore implements BlockStore, EvictionStats
     private final int sampleMask;
     private volatile boolean closed;
 
-    private final LongAdder hits = new LongAdder();
-    private final LongAdder misses = new LongAdder();
     // Written only by the maintenance writer; volatile so other threads read current values.
     private volatile long puts;
     private volatile long rejections;
@@ -104,11 +103,9 @@ public final class L1BlockStore implements BlockStore, EvictionStats
         final BlockIndex.Entry entry = index.get(blockKey);
         if (entry != null && entry.ref.tryRetain())
         {
-            hits.increment();
             recordHit(blockKey);
             return entry.ref;
         }
-        misses.increment();
         recordMiss(blockKey);
         return null;
     }
@@ -139,7 +136,6 @@ public final class L1BlockStore implements BlockStore, EvictionStats
             if (entry.ref.tryCopy(
                 offsetInBlock, destination, destOffset, BlockStore.copyLength(blockLength, offsetInBlock, length)))
             {
-                // Counted as a hit by the slab (optimisticCopies), which saves an atomic add here.
                 recordHit(blockKey);
                 return blockLength;
             }
@@ -309,26 +305,6 @@ public final class L1BlockStore implements BlockStore, EvictionStats
     }
 
     /**
-     * Lookups that returned a block.
-     *
-     * @return hits since creation.
-     */
-    public long hits()
-    {
-        return hits.sum() + slab.optimisticCopies();
-    }
-
-    /**
-     * Lookups that found nothing.
-     *
-     * @return misses since creation.
-     */
-    public long misses()
-    {
-        return misses.sum();
-    }
-
-    /**
      * Copies ({@link #read}) that were discarded because the block was evicted, or the store closed, while its
      * bytes were copied without a reference; each was then read again under a reference, or became a miss.
      *
@@ -378,6 +354,24 @@ public final class L1BlockStore implements BlockStore, EvictionStats
     }
 
     /**
+     * Adds the store's own events and occupancy ({@code offcache_range_l1_*}); lookups are the engine's
+     * {@code offcache_range_block_*}, counted once each there, and evictions its
+     * {@code offcache_range_evictions_total}.
+     *
+     * @param out the scrape's families.
+     */
+    @Override
+    public void collectInto(final MetricFamilies out)
+    {
+        out.counter(MetricNames.L1_PUTS, MetricNames.help(MetricNames.L1_PUTS), puts);
+        out.counter(MetricNames.L1_REJECTIONS, MetricNames.help(MetricNames.L1_REJECTIONS), rejections);
+        out.counter(MetricNames.L1_COPY_CONFLICTS, MetricNames.help(MetricNames.L1_COPY_CONFLICTS), copyConflicts());
+        out.gauge(MetricNames.L1_SIZE_BYTES, MetricNames.help(MetricNames.L1_SIZE_BYTES), residentBytes);
+        out.gauge(MetricNames.L1_RESIDENT_BLOCKS, MetricNames.help(MetricNames.L1_RESIDENT_BLOCKS), residentBlocks());
+        out.gauge(MetricNames.L1_CAPACITY_BLOCKS, MetricNames.help(MetricNames.L1_CAPACITY_BLOCKS), capacityBlocks());
+    }
+
+    /**
      * Replays recorded accesses into the policy now, if no other thread is doing maintenance. Called by readers
      * when a ring stripe fills; tests and benchmarks may call it to settle the policy.
      */
@@ -405,8 +399,6 @@ public final class L1BlockStore implements BlockStore, EvictionStats
             ", capacityBlocks=" + slab.slotCount() +
             ", residentBlocks=" + policy.size() +
             ", residentBytes=" + residentBytes +
-            ", hits=" + hits() +
-            ", misses=" + misses.sum() +
             ", puts=" + puts +
             ", rejections=" + rejections +
             ", evictions=" + evictions +

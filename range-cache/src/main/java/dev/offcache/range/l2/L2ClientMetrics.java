@@ -3,13 +3,16 @@ package dev.offcache.range.l2;
 import java.nio.file.Path;
 import java.util.Map;
 
+import dev.offcache.core.counters.CounterTypes;
 import dev.offcache.range.metrics.CountersFile;
 import dev.offcache.range.metrics.CountersRegion;
+import dev.offcache.range.metrics.MetricFamilies;
+import dev.offcache.range.metrics.MetricNames;
 import org.agrona.concurrent.status.AtomicCounter;
 
 /**
  * The L2 client's counters, named {@code offcache_l2client_<what>_total}. One atomic add per event, no allocation;
- * {@link #appendPrometheus(StringBuilder)} renders them as Prometheus text. With a counters file
+ * {@link #collectInto(MetricFamilies)} adds them to a scrape. With a counters file
  * ({@code OFFCACHE_L2_COUNTERS_FILE}) they live in a memory-mapped {@link CountersFile} that another process reads
  * while the client runs (AeronStat-style); otherwise in a private direct buffer.
  *
@@ -22,47 +25,56 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener, AutoClose
     public enum Counter
     {
         /** Reads asked of the client (length above zero). */
-        READS("offcache_l2client_reads_total"),
+        READS("offcache_l2client_reads_total", "Reads asked of the L2 client."),
         /** Reads served entirely by L2. */
-        L2_HITS("offcache_l2client_l2_hits_total"),
+        L2_HITS("offcache_l2client_l2_hits_total", "Reads served entirely by L2."),
         /** Body bytes taken from L2. */
-        L2_BYTES("offcache_l2client_l2_bytes_total"),
+        L2_BYTES("offcache_l2client_l2_bytes_total", "Body bytes taken from L2."),
         /** Bytes read from the real origin (whole fallbacks and completions). */
-        ORIGIN_BYTES("offcache_l2client_origin_bytes_total"),
+        ORIGIN_BYTES("offcache_l2client_origin_bytes_total",
+            "Bytes read from the real origin (whole fallbacks and completions)."),
         /** Reads whose L2 body broke after some bytes and were completed from the origin at that offset. */
-        RESUMED("offcache_l2client_resumed_reads_total"),
+        RESUMED("offcache_l2client_resumed_reads_total",
+            "Reads whose L2 body broke and were completed from the origin at that offset."),
         /** Size requests asked of the client. */
-        HEADS("offcache_l2client_heads_total"),
+        HEADS("offcache_l2client_heads_total", "Size requests asked of the L2 client."),
         /** Size requests answered by L2. */
-        HEAD_HITS("offcache_l2client_head_hits_total"),
+        HEAD_HITS("offcache_l2client_head_hits_total", "Size requests answered by L2."),
         /** Times the breaker opened. */
-        BREAKER_OPENS("offcache_l2client_breaker_opens_total"),
+        BREAKER_OPENS("offcache_l2client_breaker_opens_total", "Times the circuit breaker opened."),
         /** Times the breaker closed after a successful probe. */
-        BREAKER_CLOSES("offcache_l2client_breaker_closes_total"),
+        BREAKER_CLOSES("offcache_l2client_breaker_closes_total",
+            "Times the circuit breaker closed after a successful probe."),
         /** Probes let through by a half-open breaker. */
-        BREAKER_PROBES("offcache_l2client_breaker_probes_total"),
+        BREAKER_PROBES("offcache_l2client_breaker_probes_total", "Probes let through by a half-open breaker."),
         /** Keys handed to {@code notifyWritten}. */
-        WARM_NOTIFIED("offcache_l2client_warm_notified_total"),
+        WARM_NOTIFIED("offcache_l2client_warm_notified_total", "Keys handed to the warming queue."),
         /** Keys the server accepted in a POST /prefetch (from its answer). */
-        WARM_SENT("offcache_l2client_warm_sent_total"),
+        WARM_SENT("offcache_l2client_warm_sent_total", "Keys the server accepted for warming."),
         /** Keys dropped because the warming queue was full. */
-        WARM_DROPPED_QUEUE_FULL("offcache_l2client_warm_dropped_total{reason=\"queue_full\"}"),
+        WARM_DROPPED_QUEUE_FULL("offcache_l2client_warm_dropped_total", WARM_DROPPED_HELP, "reason", "queue_full"),
         /** Keys dropped because the breaker was not closed (a prefetch never probes). */
-        WARM_DROPPED_BREAKER("offcache_l2client_warm_dropped_total{reason=\"breaker_open\"}"),
+        WARM_DROPPED_BREAKER("offcache_l2client_warm_dropped_total", WARM_DROPPED_HELP, "reason", "breaker_open"),
         /** Keys dropped because their POST /prefetch failed (no retry: warming is best effort). */
-        WARM_DROPPED_FAILED("offcache_l2client_warm_dropped_total{reason=\"send_failed\"}"),
+        WARM_DROPPED_FAILED("offcache_l2client_warm_dropped_total", WARM_DROPPED_HELP, "reason", "send_failed"),
         /** Keys the server rejected or dropped (from its answer). */
-        WARM_REFUSED("offcache_l2client_warm_refused_total");
+        WARM_REFUSED("offcache_l2client_warm_refused_total", "Keys the server rejected or dropped for warming.");
 
+        private final String family;
+        private final String help;
+        private final String[] labels;
         private final String metricName;
 
-        Counter(final String metricName)
+        Counter(final String family, final String help, final String... labels)
         {
-            this.metricName = metricName;
+            this.family = family;
+            this.help = help;
+            this.labels = labels;
+            this.metricName = MetricNames.labelled(family, labels);
         }
 
         /**
-         * The Prometheus name with its tags.
+         * The Prometheus name with its tags, as the counters file labels it.
          *
          * @return the name.
          */
@@ -71,6 +83,10 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener, AutoClose
             return metricName;
         }
     }
+
+    private static final String WARM_DROPPED_HELP = "Warming keys dropped before they reached a server, by reason.";
+    private static final String FALLBACKS = "offcache_l2client_fallbacks_total";
+    private static final String FALLBACKS_HELP = "Reads and size requests that fell back to the origin, by reason.";
 
     private static final Counter[] COUNTERS = Counter.values();
     private static final FallbackReason[] REASONS = FallbackReason.values();
@@ -95,7 +111,7 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener, AutoClose
      */
     public L2ClientMetrics(final Path countersFile)
     {
-        region = CountersRegion.open(countersFile);
+        region = CountersRegion.open(countersFile, CounterTypes.L2_CLIENT);
         for (final Counter counter : COUNTERS)
         {
             counts[counter.ordinal()] = region.newCounter(counter.metricName);
@@ -109,7 +125,7 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener, AutoClose
 
     private static String fallbackName(final String op, final FallbackReason reason)
     {
-        return "offcache_l2client_fallbacks_total{op=\"" + op + "\",reason=\"" + reason.tag() + "\"}";
+        return MetricNames.labelled(FALLBACKS, "op", op, "reason", reason.tag());
     }
 
     /**
@@ -262,22 +278,20 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener, AutoClose
     }
 
     /**
-     * Appends every counter in Prometheus text format.
+     * Adds every counter to a scrape, read now.
      *
-     * @param out where to append.
+     * @param out the scrape's families (a {@link MetricFamilies#labelled} view adds the router's labels).
      */
-    public void appendPrometheus(final StringBuilder out)
+    public void collectInto(final MetricFamilies out)
     {
         for (final Counter counter : COUNTERS)
         {
-            out.append(counter.metricName).append(' ').append(get(counter)).append('\n');
+            out.counter(counter.family, counter.help, get(counter), counter.labels);
         }
         for (final FallbackReason reason : REASONS)
         {
-            out.append("offcache_l2client_fallbacks_total{op=\"read\",reason=\"").append(reason.tag()).append("\"} ")
-                .append(readFallbacks(reason)).append('\n');
-            out.append("offcache_l2client_fallbacks_total{op=\"head\",reason=\"").append(reason.tag()).append("\"} ")
-                .append(headFallbacks(reason)).append('\n');
+            out.counter(FALLBACKS, FALLBACKS_HELP, readFallbacks(reason), "op", "read", "reason", reason.tag());
+            out.counter(FALLBACKS, FALLBACKS_HELP, headFallbacks(reason), "op", "head", "reason", reason.tag());
         }
     }
 

@@ -330,6 +330,17 @@ public final class L2Origin extends ForwardingObjectStore
     }
 
     /**
+     * Body bytes taken from the L2 server ({@code offcache_l2client_l2_bytes_total}).
+     *
+     * @return the bytes.
+     */
+    @Override
+    public long l2Bytes()
+    {
+        return metrics.get(L2ClientMetrics.Counter.L2_BYTES);
+    }
+
+    /**
      * The circuit breaker in front of L2.
      *
      * @return the breaker.

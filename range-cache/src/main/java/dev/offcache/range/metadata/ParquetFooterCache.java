@@ -18,6 +18,7 @@ import org.apache.parquet.format.FileMetaData;
 import org.apache.parquet.format.Util;
 
 import dev.offcache.range.config.EnvironmentReader;
+import dev.offcache.range.metrics.MetricFamilies;
 
 /**
  * Object key to parsed Parquet footer, weighed by footer bytes: a hot footer is neither refetched nor reparsed.
@@ -173,6 +174,27 @@ public final class ParquetFooterCache<K>
     public long weightBytes()
     {
         return cache.policy().eviction().map((eviction) -> eviction.weightedSize().orElse(0)).orElse(0L);
+    }
+
+    /**
+     * Adds the cache's counters to a scrape ({@code offcache_metadata_cache_*}), read now.
+     *
+     * @param out the scrape's families.
+     */
+    public void collectInto(final MetricFamilies out)
+    {
+        final CacheStats stats = cache.stats();
+        out.counter("offcache_metadata_cache_hits_total", "Footer lookups answered from the cache.",
+            stats.hitCount());
+        out.counter("offcache_metadata_cache_misses_total", "Footer lookups that loaded (or failed to load).",
+            stats.missCount());
+        out.counter("offcache_metadata_cache_evictions_total", "Footers evicted to keep the byte budget.",
+            stats.evictionCount());
+        out.counter("offcache_metadata_cache_tail_reads_total", "Tail reads made to load footers.", tailReads());
+        out.counter("offcache_metadata_cache_parses_total", "Footers parsed.", parses());
+        out.gauge("offcache_metadata_cache_entries", "Footers held (approximate while evictions are pending).",
+            entryCount());
+        out.gauge("offcache_metadata_cache_weight_bytes", "Footer bytes held.", weightBytes());
     }
 
     /**

@@ -9,10 +9,17 @@ import java.util.Map;
  * ({@link #minus}) for a rate over an interval. Counts are per block (a read touching three blocks is three
  * requests).
  *
+ * <p>Bytes, by where they came from: {@code storeBytes} were handed to readers from the engine's own store (L1 in
+ * an engine's JVM, RAM or SSD in the L2 server); {@code originBytes} were fetched from the engine's next tier, in
+ * whole blocks, demand and prefetch; of those, {@code l2Bytes} came from L2 cache servers when the next tier is an
+ * L2 client, and the rest ({@link #objectStoreBytes()}) from the object store itself.
+ *
  * @param hitCount         block lookups the store answered.
  * @param missCount        block lookups it could not answer (bypassed reads count here too).
+ * @param storeBytes       bytes handed to readers from the store (the hits' bytes).
+ * @param l2Bytes          bytes the next tier took from L2 cache servers (0 without L2).
  * @param originGetCount   origin GETs, demand and prefetch.
- * @param originBytes      bytes received from the origin.
+ * @param originBytes      bytes received from the next tier (L2 servers included).
  * @param originErrorCount origin requests that failed (errors, short data, timeouts).
  * @param evictionCount    blocks the store evicted.
  * @param fallbacks        store failures routed around, by reason (every reason present).
@@ -20,6 +27,8 @@ import java.util.Map;
 public record CacheStats(
     long hitCount,
     long missCount,
+    long storeBytes,
+    long l2Bytes,
     long originGetCount,
     long originBytes,
     long originErrorCount,
@@ -61,6 +70,16 @@ public record CacheStats(
     }
 
     /**
+     * Bytes the next tier fetched from the object store itself: the origin bytes L2 servers did not serve.
+     *
+     * @return {@code originBytes - l2Bytes}, never below 0 (the two are read a moment apart).
+     */
+    public long objectStoreBytes()
+    {
+        return Math.max(0, originBytes - l2Bytes);
+    }
+
+    /**
      * Store failures routed around, every reason.
      *
      * @return the sum.
@@ -89,7 +108,8 @@ public record CacheStats(
             delta.put(reason, fallbacks.get(reason) - earlier.fallbacks.get(reason));
         }
         return new CacheStats(hitCount - earlier.hitCount, missCount - earlier.missCount,
-            originGetCount - earlier.originGetCount, originBytes - earlier.originBytes,
+            storeBytes - earlier.storeBytes, l2Bytes - earlier.l2Bytes, originGetCount - earlier.originGetCount,
+            originBytes - earlier.originBytes,
             originErrorCount - earlier.originErrorCount, evictionCount - earlier.evictionCount, delta);
     }
 }

@@ -121,6 +121,24 @@ public final class CacheStatsMXBeans
         }
 
         @Override
+        public long getStoreBytes()
+        {
+            return stats.get().storeBytes();
+        }
+
+        @Override
+        public long getL2Bytes()
+        {
+            return stats.get().l2Bytes();
+        }
+
+        @Override
+        public long getObjectStoreBytes()
+        {
+            return stats.get().objectStoreBytes();
+        }
+
+        @Override
         public long getOriginGetCount()
         {
             return stats.get().originGetCount();

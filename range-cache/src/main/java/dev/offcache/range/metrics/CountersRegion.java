@@ -29,14 +29,16 @@ public final class CountersRegion implements AutoCloseable
     private final ByteBuffer backing;
     private final boolean mapped;
     private final ConcurrentCountersManager counters;
+    private final int typeId;
     private final AtomicInteger inside = new AtomicInteger();
     private volatile boolean closed;
     private volatile Map<String, Long> finalValues;
 
-    private CountersRegion(final ByteBuffer backing, final boolean mapped)
+    private CountersRegion(final ByteBuffer backing, final boolean mapped, final int typeId)
     {
         this.backing = backing;
         this.mapped = mapped;
+        this.typeId = typeId;
         final UnsafeBuffer whole = new UnsafeBuffer(backing);
         CountersFile.writeHeader(whole);
         counters = new ConcurrentCountersManager(CountersFile.metadata(whole), CountersFile.values(whole));
@@ -45,22 +47,23 @@ public final class CountersRegion implements AutoCloseable
     /**
      * Counters in a new file (replacing one that is there), or in memory.
      *
-     * @param file where to map the counters, or {@code null} to keep them in a private direct buffer.
+     * @param file   where to map the counters, or {@code null} to keep them in a private direct buffer.
+     * @param typeId the Agrona type id of every counter in it, from {@link dev.offcache.core.counters.CounterTypes}.
      * @return the region.
      */
-    public static CountersRegion open(final Path file)
+    public static CountersRegion open(final Path file, final int typeId)
     {
         final int total = CountersFile.HEADER_LENGTH + CountersFile.METADATA_LENGTH + CountersFile.VALUES_LENGTH;
         if (file == null)
         {
-            return new CountersRegion(ByteBuffer.allocateDirect(total), false);
+            return new CountersRegion(ByteBuffer.allocateDirect(total), false, typeId);
         }
         final File f = file.toFile();
         if (f.exists() && !f.delete())
         {
             throw new IllegalStateException("cannot replace the counters file " + file);
         }
-        return new CountersRegion(IoUtil.mapNewFile(f, total), true);
+        return new CountersRegion(IoUtil.mapNewFile(f, total), true, typeId);
     }
 
     /**
@@ -71,7 +74,7 @@ public final class CountersRegion implements AutoCloseable
      */
     public AtomicCounter newCounter(final String label)
     {
-        return counters.newCounter(label);
+        return counters.newCounter(label, typeId);
     }
 
     /**

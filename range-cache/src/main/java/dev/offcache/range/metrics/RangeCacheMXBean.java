@@ -23,11 +23,32 @@ public interface RangeCacheMXBean
     long getMissCount();
 
     /**
-     * The the share of lookups answered, 1.0 when none.
+     * The share of lookups answered, 1.0 when none.
      *
      * @return the the share of lookups answered, 1.0 when none.
      */
     double getHitRate();
+
+    /**
+     * The bytes handed to readers from the store.
+     *
+     * @return the bytes handed to readers from the store.
+     */
+    long getStoreBytes();
+
+    /**
+     * The bytes the next tier took from L2 cache servers.
+     *
+     * @return the bytes the next tier took from L2 cache servers.
+     */
+    long getL2Bytes();
+
+    /**
+     * The bytes fetched from the object store itself (origin bytes not served by L2).
+     *
+     * @return the bytes fetched from the object store itself.
+     */
+    long getObjectStoreBytes();
 
     /**
      * The origin GETs.

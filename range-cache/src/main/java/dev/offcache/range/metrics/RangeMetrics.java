@@ -1,10 +1,12 @@
 package dev.offcache.range.metrics;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.Locale;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import org.HdrHistogram.ConcurrentHistogram;
@@ -13,6 +15,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersReader;
 
+import dev.offcache.core.counters.CounterTypes;
 import dev.offcache.range.store.FetchClass;
 
 /**
@@ -21,7 +24,9 @@ import dev.offcache.range.store.FetchClass;
  * <p>Counters are Agrona {@link AtomicCounter}s, one cache-line pair each, so the hot path pays one atomic add
  * and nothing else. When given a file they live in a memory-mapped counters file ({@link CountersFile} layout)
  * that another process can read while this one runs; otherwise in a direct buffer this object owns. Origin GET
- * latency goes to an HdrHistogram in this process. Memory: a {@link CountersRegion}, released by {@link #close()};
+ * latency goes to an HdrHistogram in this process. {@link #collectInto} hands them, with the store's own families
+ * ({@link #storeMetrics}), to a scrape as Prometheus client snapshots, read at scrape time only.
+ * Memory: a {@link CountersRegion}, released by {@link #close()};
  * reads after it return the final values. The hot-path updates are not guarded against a concurrent close (that
  * would cost two more atomics per hit), so callers stop reading before they close the engine that owns these.
  */
@@ -32,10 +37,17 @@ public final class RangeMetrics implements AutoCloseable
     private final CountersRegion region;
     private final Histogram originGetLatencyNs = new ConcurrentHistogram(MAX_LATENCY_NS, 3);
     private volatile LongSupplier evictionSource = () -> 0;
+    private volatile LongSupplier l2BytesSource = () -> 0;
+    private volatile Consumer<MetricFamilies> storeMetrics = (out) ->
+    {
+    };
+    /** Every counter with its family and labels, in registration order: the exposition needs no name parsing. */
+    private final List<Series> series = new ArrayList<>();
     private volatile boolean closed;
 
     private final AtomicCounter blockRequests;
     private final AtomicCounter blockHits;
+    private final AtomicCounter storeBytes;
     private final AtomicCounter blockMisses;
     private final AtomicCounter demandGets;
     private final AtomicCounter prefetchGets;
@@ -56,6 +68,11 @@ public final class RangeMetrics implements AutoCloseable
     private final AtomicCounter fileHits;
     private final AtomicCounter loadedHits;
 
+    /** One counter of a family, with its labels (names and values, alternating). */
+    private record Series(String family, String[] labels, AtomicCounter counter)
+    {
+    }
+
     /**
      * Counters in a private direct buffer, readable only through this object.
      */
@@ -71,33 +88,60 @@ public final class RangeMetrics implements AutoCloseable
      */
     public RangeMetrics(final Path counterFile)
     {
-        region = CountersRegion.open(counterFile);
-        final CountersRegion counters = region;
-        blockRequests = counters.newCounter(MetricNames.BLOCK_REQUESTS);
-        blockHits = counters.newCounter(MetricNames.BLOCK_HITS);
-        blockMisses = counters.newCounter(MetricNames.BLOCK_MISSES);
-        demandGets = counters.newCounter(MetricNames.ORIGIN_GETS + MetricNames.DEMAND);
-        prefetchGets = counters.newCounter(MetricNames.ORIGIN_GETS + MetricNames.PREFETCH);
-        demandBytes = counters.newCounter(MetricNames.ORIGIN_BYTES + MetricNames.DEMAND);
-        prefetchBytes = counters.newCounter(MetricNames.ORIGIN_BYTES + MetricNames.PREFETCH);
-        originHeads = counters.newCounter(MetricNames.ORIGIN_HEADS);
-        originErrors = counters.newCounter(MetricNames.ORIGIN_ERRORS);
-        coalescedBlocks = counters.newCounter(MetricNames.COALESCED_BLOCKS);
-        singleFlightJoins = counters.newCounter(MetricNames.SINGLE_FLIGHT_JOINS);
-        promotions = counters.newCounter(MetricNames.PROMOTIONS);
-        evictions = counters.newCounter(MetricNames.EVICTIONS);
+        region = CountersRegion.open(counterFile, CounterTypes.RANGE_ENGINE);
+        blockRequests = counter(MetricNames.BLOCK_REQUESTS);
+        blockHits = counter(MetricNames.BLOCK_HITS);
+        storeBytes = counter(MetricNames.STORE_BYTES);
+        blockMisses = counter(MetricNames.BLOCK_MISSES);
+        demandGets = counter(MetricNames.ORIGIN_GETS, MetricNames.CLASS, MetricNames.DEMAND_CLASS);
+        prefetchGets = counter(MetricNames.ORIGIN_GETS, MetricNames.CLASS, MetricNames.PREFETCH_CLASS);
+        demandBytes = counter(MetricNames.ORIGIN_BYTES, MetricNames.CLASS, MetricNames.DEMAND_CLASS);
+        prefetchBytes = counter(MetricNames.ORIGIN_BYTES, MetricNames.CLASS, MetricNames.PREFETCH_CLASS);
+        originHeads = counter(MetricNames.ORIGIN_HEADS);
+        originErrors = counter(MetricNames.ORIGIN_ERRORS);
+        coalescedBlocks = counter(MetricNames.COALESCED_BLOCKS);
+        singleFlightJoins = counter(MetricNames.SINGLE_FLIGHT_JOINS);
+        promotions = counter(MetricNames.PROMOTIONS);
+        evictions = counter(MetricNames.EVICTIONS);
         for (final StoreFallback reason : StoreFallback.values())
         {
-            fallbacks[reason.ordinal()] =
-                counters.newCounter(MetricNames.FALLBACKS + "{reason=\"" + reason.label() + "\"}");
+            fallbacks[reason.ordinal()] = counter(MetricNames.FALLBACKS, "reason", reason.label());
         }
-        permitWaits = counters.newCounter(MetricNames.PERMIT_WAITS);
-        bypassReads = counters.newCounter(MetricNames.BYPASS_READS);
-        storePuts = counters.newCounter(MetricNames.STORE_PUTS);
-        storeDeclines = counters.newCounter(MetricNames.STORE_DECLINES);
-        fetchesInFlight = counters.newCounter(MetricNames.FETCHES_IN_FLIGHT);
-        fileHits = counters.newCounter(MetricNames.BLOCK_FILE_HITS);
-        loadedHits = counters.newCounter(MetricNames.BLOCK_LOADED_HITS);
+        permitWaits = counter(MetricNames.PERMIT_WAITS);
+        bypassReads = counter(MetricNames.BYPASS_READS);
+        storePuts = counter(MetricNames.STORE_PUTS);
+        storeDeclines = counter(MetricNames.STORE_DECLINES);
+        fetchesInFlight = counter(MetricNames.FETCHES_IN_FLIGHT);
+        fileHits = counter(MetricNames.BLOCK_FILE_HITS);
+        loadedHits = counter(MetricNames.BLOCK_LOADED_HITS);
+    }
+
+    /** A counter under its full name ({@code family{a="x"}}) in the counters file, and in {@link #series}. */
+    private AtomicCounter counter(final String family, final String... labels)
+    {
+        final AtomicCounter counter = region.newCounter(MetricNames.labelled(family, labels));
+        series.add(new Series(family, labels, counter));
+        return counter;
+    }
+
+    /**
+     * Where the bytes taken from L2 servers come from (the engine's origin, {@code ObjectStore::l2Bytes}).
+     *
+     * @param source read on every {@link #stats()}.
+     */
+    public void l2BytesSource(final LongSupplier source)
+    {
+        l2BytesSource = source;
+    }
+
+    /**
+     * Where the store's own families come from ({@link dev.offcache.range.store.BlockStore#collectInto}).
+     *
+     * @param source called on every {@link #collectInto}, on the scraping thread.
+     */
+    public void storeMetrics(final Consumer<MetricFamilies> source)
+    {
+        storeMetrics = source;
     }
 
     /**
@@ -116,10 +160,18 @@ public final class RangeMetrics implements AutoCloseable
         blockRequests.increment();
     }
 
-    /** A block found in the store. */
-    public void blockHit()
+    /**
+     * A block found in the store.
+     *
+     * @param bytes the bytes it gave the reader (0 for a prefetch, which copies nothing).
+     */
+    public void blockHit(final long bytes)
     {
         blockHits.increment();
+        if (bytes > 0)
+        {
+            storeBytes.getAndAdd(bytes);
+        }
     }
 
     /** Of the hits: one handed out as a file region. */
@@ -169,14 +221,20 @@ public final class RangeMetrics implements AutoCloseable
      */
     public CacheStats stats()
     {
+        // through the snapshot, which after close() holds the final values (the counters' memory is gone then)
+        final Map<String, Long> values = snapshot();
         final EnumMap<StoreFallback, Long> byReason = new EnumMap<>(StoreFallback.class);
         for (final StoreFallback reason : StoreFallback.values())
         {
-            byReason.put(reason, fallbacks[reason.ordinal()].get());
+            byReason.put(reason, values.get(MetricNames.labelled(MetricNames.FALLBACKS, "reason", reason.label())));
         }
-        refreshEvictions();
-        return new CacheStats(blockHits.get(), blockMisses.get(), demandGets.get() + prefetchGets.get(),
-            demandBytes.get() + prefetchBytes.get(), originErrors.get(), evictions.get(), byReason);
+        return new CacheStats(values.get(MetricNames.BLOCK_HITS), values.get(MetricNames.BLOCK_MISSES),
+            values.get(MetricNames.STORE_BYTES), l2BytesSource.getAsLong(),
+            values.get(MetricNames.ORIGIN_GETS + MetricNames.DEMAND) +
+                values.get(MetricNames.ORIGIN_GETS + MetricNames.PREFETCH),
+            values.get(MetricNames.ORIGIN_BYTES + MetricNames.DEMAND) +
+                values.get(MetricNames.ORIGIN_BYTES + MetricNames.PREFETCH),
+            values.get(MetricNames.ORIGIN_ERRORS), values.get(MetricNames.EVICTIONS), byReason);
     }
 
     /** A fetch that had to queue for a permit. */
@@ -278,41 +336,46 @@ public final class RangeMetrics implements AutoCloseable
     }
 
     /**
-     * The counters and the latency summary in the Prometheus text format.
+     * Adds the engine's families to a scrape: every counter (read once, after the close its final value), the
+     * origin GET latency as a histogram, and the store's own families.
+     *
+     * @param out the scrape's families.
+     */
+    public void collectInto(final MetricFamilies out)
+    {
+        final Map<String, Long> values = snapshot();
+        for (final Series one : series)
+        {
+            final String help = MetricNames.help(one.family);
+            final long value = values.getOrDefault(MetricNames.labelled(one.family, one.labels), 0L);
+            if (one.family.endsWith("_total"))
+            {
+                out.counter(one.family, help, value, one.labels);
+            }
+            else
+            {
+                out.gauge(one.family, help, value, one.labels);
+            }
+        }
+        out.latency(MetricNames.ORIGIN_GET_SECONDS, MetricNames.help(MetricNames.ORIGIN_GET_SECONDS),
+            originGetLatency(), 1e9);
+        if (!closed)
+        {
+            storeMetrics.accept(out);
+        }
+    }
+
+    /**
+     * The engine's families in the Prometheus text format, as the Prometheus client writes them (for an embedder
+     * without a registry of its own; a server adds {@link #collectInto} to its scrape instead).
      *
      * @return the exposition text.
      */
     public String toPrometheusText()
     {
-        final StringBuilder text = new StringBuilder(2048);
-        String lastFamily = "";
-        for (final Map.Entry<String, Long> entry : snapshot().entrySet())
-        {
-            final String name = entry.getKey();
-            final int brace = name.indexOf('{');
-            final String family = brace < 0 ? name : name.substring(0, brace);
-            if (!family.equals(lastFamily))
-            {
-                text.append("# HELP ").append(family).append(' ').append(MetricNames.help(family)).append('\n');
-                text.append("# TYPE ").append(family)
-                    .append(family.endsWith("_total") ? " counter\n" : " gauge\n");
-                lastFamily = family;
-            }
-            text.append(name).append(' ').append(entry.getValue()).append('\n');
-        }
-        final Histogram latency = originGetLatency();
-        final String summary = MetricNames.ORIGIN_GET_SECONDS;
-        text.append("# HELP ").append(summary).append(' ').append(MetricNames.help(summary)).append('\n');
-        text.append("# TYPE ").append(summary).append(" summary\n");
-        for (final double quantile : new double[]{0.5, 0.9, 0.99, 0.999})
-        {
-            text.append(summary).append("{quantile=\"").append(quantile).append("\"} ")
-                .append(seconds(latency.getValueAtPercentile(quantile * 100.0))).append('\n');
-        }
-        text.append(summary).append("_count ").append(latency.getTotalCount()).append('\n');
-        text.append(summary).append("_sum ")
-            .append(seconds((long) (latency.getMean() * latency.getTotalCount()))).append('\n');
-        return text.toString();
+        final MetricFamilies out = new MetricFamilies();
+        collectInto(out);
+        return out.toText();
     }
 
     /**
@@ -353,10 +416,5 @@ public final class RangeMetrics implements AutoCloseable
                 region.exit();
             }
         }
-    }
-
-    private static String seconds(final long nanos)
-    {
-        return String.format(Locale.ROOT, "%.6f", nanos / 1e9);
     }
 }

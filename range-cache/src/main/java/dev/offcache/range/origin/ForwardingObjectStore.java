@@ -105,6 +105,12 @@ public abstract class ForwardingObjectStore implements ObjectStore
     }
 
     @Override
+    public long l2Bytes()
+    {
+        return delegate.l2Bytes();
+    }
+
+    @Override
     public CompletableFuture<Void> probe()
     {
         return delegate.probe();

@@ -258,6 +258,18 @@ public interface ObjectStore extends AutoCloseable
     }
 
     /**
+     * Bytes this store took from L2 cache servers since it was made, for the engine's
+     * {@link dev.offcache.range.metrics.CacheStats#l2Bytes()}: an L2 client counts them; every other store took
+     * none. Read at snapshot time only.
+     *
+     * @return the bytes; 0 for a store that is not an L2 client.
+     */
+    default long l2Bytes()
+    {
+        return 0;
+    }
+
+    /**
      * Releases connections and threads the store owns.
      */
     @Override

@@ -3,6 +3,7 @@ package dev.offcache.range.store;
 import java.util.concurrent.CompletableFuture;
 
 import dev.offcache.core.slab.BlockRef;
+import dev.offcache.range.metrics.MetricFamilies;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -178,6 +179,17 @@ public interface BlockStore extends AutoCloseable
      * @return held bytes.
      */
     long sizeBytes();
+
+    /**
+     * Adds the store's own metric families to a scrape, read at scrape time (never on the hit path). Lookups are
+     * not the store's to count: the engine counts each once ({@code offcache_range_block_*}), because it may probe
+     * the store more than once for one lookup (before and after claiming a fetch). The default adds nothing.
+     *
+     * @param out the scrape's families.
+     */
+    default void collectInto(final MetricFamilies out)
+    {
+    }
 
     /**
      * Frees every slot and mapping the store owns; blocks that readers still hold are freed when they release.

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import dev.offcache.range.metrics.MetricFamilies;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.testing.TestObjects;
 
@@ -220,9 +221,9 @@ class L2ClientFaultTest
 
     static String prometheus(final L2ClientMetrics metrics)
     {
-        final StringBuilder text = new StringBuilder();
-        metrics.appendPrometheus(text);
-        return text.toString();
+        final MetricFamilies out = new MetricFamilies();
+        metrics.collectInto(out);
+        return out.toText();
     }
 
     @Test

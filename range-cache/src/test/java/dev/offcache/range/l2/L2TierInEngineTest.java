@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.offcache.range.engine.ByteRange;
 import dev.offcache.range.engine.RangeCache;
+import dev.offcache.range.metrics.CacheStats;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.testing.CountingOrigin;
 import dev.offcache.range.testing.SlabBlockStore;
@@ -93,6 +94,12 @@ class L2TierInEngineTest
         assertEquals(metrics.get(L2ClientMetrics.Counter.READS), metrics.get(L2ClientMetrics.Counter.L2_HITS));
         assertEquals(0, l2.metrics().get(L2ClientMetrics.Counter.HEADS), "no HEAD: the first GET told the size");
         assertEquals(SIZE, cache.sizeNow(KEY));
+        // every byte the engine fetched came from L2: the stats split them off the origin bytes
+        final CacheStats stats = cache.stats();
+        assertTrue(stats.originBytes() > 0);
+        assertEquals(metrics.get(L2ClientMetrics.Counter.L2_BYTES), stats.l2Bytes());
+        assertEquals(stats.originBytes(), stats.l2Bytes());
+        assertEquals(0, stats.objectStoreBytes());
     }
 
     @Test

@@ -1,13 +1,21 @@
 package dev.offcache.range.metrics;
 
 import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
 
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import dev.offcache.range.engine.RangeCache;
+import dev.offcache.range.origin.FileSystemOrigin;
+import dev.offcache.range.origin.ForwardingObjectStore;
 import dev.offcache.range.testing.EngineFixture;
+import dev.offcache.range.testing.TestObjects;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -45,6 +53,10 @@ class CacheStatsTest
             assertEquals(2, all.originGetCount());
             assertEquals(f.origin.gets(), all.originGetCount());
             assertEquals(6L * BLOCK, all.originBytes());
+            assertEquals(0, first.storeBytes(), "the first read missed every block");
+            assertEquals(3L * BLOCK, all.storeBytes(), "the second read was served from the store");
+            assertEquals(0, all.l2Bytes(), "no L2 behind this engine");
+            assertEquals(6L * BLOCK, all.objectStoreBytes());
             assertEquals(0, all.originErrorCount());
             assertEquals(f.store.evictionCount(), all.evictionCount());
             assertEquals(0, all.fallbackCount());
@@ -55,8 +67,40 @@ class CacheStatsTest
             assertEquals(3, later.missCount());
             assertEquals(1, later.originGetCount());
             assertEquals(3L * BLOCK, later.originBytes());
+            assertEquals(3L * BLOCK, later.storeBytes());
 
             assertThrows(UnsupportedOperationException.class, () -> all.fallbacks().put(StoreFallback.PUT_ERROR, 1L));
+        }
+    }
+
+    @Test
+    void l2BytesComeFromTheNextTierAndAreSplitOffTheOriginBytes(@TempDir final Path root)
+    {
+        TestObjects.write(root, "m", 2 * BLOCK, 3);
+        final AtomicLong fromL2 = new AtomicLong();
+        // The engine asks its next tier how many bytes L2 servers served (an L2 client counts them; the real
+        // clients are tested against servers in cache-server); this stand-in says what the test sets.
+        final ForwardingObjectStore nextTier = new ForwardingObjectStore(new FileSystemOrigin(root, 2))
+        {
+            @Override
+            public long l2Bytes()
+            {
+                return fromL2.get();
+            }
+        };
+        try (RangeCache cache = RangeCache.newBuilder().origin(nextTier).blockSize(BLOCK).l1BudgetBytes(0).build())
+        {
+            final UnsafeBuffer destination = new UnsafeBuffer(new byte[2 * BLOCK]);
+            cache.read("m", 0, destination, 0, 2 * BLOCK);
+            final CacheStats before = cache.stats();
+            assertEquals(2L * BLOCK, before.originBytes());
+            assertEquals(0, before.l2Bytes());
+            fromL2.set(BLOCK);
+            final CacheStats after = cache.stats();
+            assertEquals(BLOCK, after.l2Bytes());
+            assertEquals(BLOCK, after.objectStoreBytes());
+            assertEquals(BLOCK, after.minus(before).l2Bytes());
+            assertEquals(0, after.storeBytes(), "no store: nothing served from it");
         }
     }
 
@@ -82,6 +126,9 @@ class CacheStatsTest
                 assertEquals(2L, server.getAttribute(name, "MissCount"));
                 assertEquals(1.0 / 3, (Double) server.getAttribute(name, "HitRate"), 1e-12);
                 assertEquals(2L * BLOCK, server.getAttribute(name, "OriginBytes"));
+                assertEquals((long) BLOCK, server.getAttribute(name, "StoreBytes"));
+                assertEquals(0L, server.getAttribute(name, "L2Bytes"));
+                assertEquals(2L * BLOCK, server.getAttribute(name, "ObjectStoreBytes"));
                 assertThrows(IllegalStateException.class,
                     () -> CacheStatsMXBeans.register("test cache: 1", f.cache::stats), "a name is held once");
             }

@@ -1,12 +1,20 @@
 package dev.offcache.range.metrics;
 
+import java.nio.MappedByteBuffer;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.offcache.core.counters.CounterTypes;
 import dev.offcache.range.testing.EngineFixture;
+import dev.offcache.range.testing.Exposition;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,11 +48,32 @@ class RangeMetricsTest
             assertEquals(f.store.evictionCount(), fromFile.get(MetricNames.EVICTIONS));
             assertEquals(0L, fromFile.get(MetricNames.FETCHES_IN_FLIGHT));
 
-            final String text = f.cache.metrics().toPrometheusText();
-            assertTrue(text.contains("offcache_range_origin_gets_total{class=\"demand\"} 2"), text);
-            assertTrue(text.contains("offcache_range_origin_get_seconds_count 2"), text);
-            assertTrue(text.contains("# TYPE offcache_range_block_hits_total counter"), text);
+            final Exposition page = Exposition.parse(f.cache.metrics().toPrometheusText());
+            assertEquals(2, page.value(MetricNames.ORIGIN_GETS, "class", "demand"));
+            assertEquals(0, page.value(MetricNames.ORIGIN_GETS, "class", "prefetch"));
+            assertEquals(2, page.value(MetricNames.ORIGIN_GET_SECONDS + "_count"));
+            assertEquals("counter", page.types().get(MetricNames.BLOCK_HITS));
+            for (final Map.Entry<String, Long> counter : fromFile.entrySet())
+            {
+                final int brace = counter.getKey().indexOf('{');
+                final String family = brace < 0 ? counter.getKey() : counter.getKey().substring(0, brace);
+                assertTrue(page.helps().containsKey(family), family + " exported with HELP");
+            }
             assertEquals(2, f.cache.metrics().originGetLatency().getTotalCount());
+
+            final MappedByteBuffer mapping = IoUtil.mapExistingFile(file.toFile(), "counters");
+            try
+            {
+                final List<Integer> types = new ArrayList<>();
+                RangeMetrics.reader(new UnsafeBuffer(mapping)).forEach(
+                    (counterId, typeId, key, label) -> types.add(typeId));
+                assertEquals(fromFile.size(), types.size());
+                assertTrue(types.stream().allMatch((type) -> type == CounterTypes.RANGE_ENGINE), types::toString);
+            }
+            finally
+            {
+                IoUtil.unmap(mapping);
+            }
         }
     }
 }

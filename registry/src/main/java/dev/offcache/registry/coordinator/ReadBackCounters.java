@@ -2,6 +2,7 @@ package dev.offcache.registry.coordinator;
 
 import java.nio.ByteBuffer;
 
+import dev.offcache.core.counters.CounterTypes;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
@@ -14,11 +15,6 @@ import org.agrona.concurrent.status.CountersReader;
  */
 public final class ReadBackCounters implements AutoCloseable
 {
-    /**
-     * Type id of these counters in a counters buffer.
-     */
-    public static final int TYPE_ID = 4301;
-
     final AtomicCounter actions;
     final AtomicCounter hits;
     final AtomicCounter waits;
@@ -41,25 +37,26 @@ public final class ReadBackCounters implements AutoCloseable
     }
 
     /**
-     * Counters allocated in the given manager under their metric names (type {@link #TYPE_ID}); a manager over a
-     * file-backed buffer makes them readable from other processes.
+     * Counters allocated in the given manager under their metric names (type {@link CounterTypes#DATASET}); a
+     * manager over a file-backed buffer makes them readable from other processes.
      *
      * @param manager where to allocate them; owned by the caller.
      */
     public ReadBackCounters(final CountersManager manager)
     {
-        actions = manager.newCounter("offcache_dataset_actions_total", TYPE_ID);
-        hits = manager.newCounter("offcache_dataset_hits_total", TYPE_ID);
-        waits = manager.newCounter("offcache_dataset_waits_total", TYPE_ID);
-        materializationJobs = manager.newCounter("offcache_dataset_materialization_jobs_total", TYPE_ID);
-        failedJobs = manager.newCounter("offcache_dataset_failed_jobs_total", TYPE_ID);
-        inlineComputations = manager.newCounter("offcache_dataset_inline_computations_total", TYPE_ID);
-        fetchFailures = manager.newCounter("offcache_dataset_fetch_failures_total", TYPE_ID);
-        rematerializations = manager.newCounter("offcache_dataset_rematerializations_total", TYPE_ID);
-        localPartitionReads = manager.newCounter("offcache_dataset_partitions_read_local_total", TYPE_ID);
-        remotePartitionReads = manager.newCounter("offcache_dataset_partitions_read_remote_total", TYPE_ID);
-        localBytes = manager.newCounter("offcache_dataset_read_local_bytes_total", TYPE_ID);
-        remoteBytes = manager.newCounter("offcache_dataset_read_remote_bytes_total", TYPE_ID);
+        actions = manager.newCounter("offcache_dataset_actions_total", CounterTypes.DATASET);
+        hits = manager.newCounter("offcache_dataset_hits_total", CounterTypes.DATASET);
+        waits = manager.newCounter("offcache_dataset_waits_total", CounterTypes.DATASET);
+        materializationJobs = manager.newCounter("offcache_dataset_materialization_jobs_total", CounterTypes.DATASET);
+        failedJobs = manager.newCounter("offcache_dataset_failed_jobs_total", CounterTypes.DATASET);
+        inlineComputations = manager.newCounter("offcache_dataset_inline_computations_total", CounterTypes.DATASET);
+        fetchFailures = manager.newCounter("offcache_dataset_fetch_failures_total", CounterTypes.DATASET);
+        rematerializations = manager.newCounter("offcache_dataset_rematerializations_total", CounterTypes.DATASET);
+        localPartitionReads = manager.newCounter("offcache_dataset_partitions_read_local_total", CounterTypes.DATASET);
+        remotePartitionReads =
+            manager.newCounter("offcache_dataset_partitions_read_remote_total", CounterTypes.DATASET);
+        localBytes = manager.newCounter("offcache_dataset_read_local_bytes_total", CounterTypes.DATASET);
+        remoteBytes = manager.newCounter("offcache_dataset_read_remote_bytes_total", CounterTypes.DATASET);
     }
 
     /**

@@ -1,22 +1,19 @@
 package dev.offcache.registry.metrics;
 
+import dev.offcache.core.counters.CounterTypes;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
 
 /**
  * The registry's counters, allocated in an Agrona {@link CountersManager} under their metric names, so any process
  * that maps the same counters buffers (for example a {@code CountersReader} over a file-backed region) reads them
- * without asking the registry. Written only by the registry thread, once per batch, with ordered stores.
+ * without asking the registry (type id {@link CounterTypes#REGISTRY}). Written only by the registry thread, once
+ * per batch, with ordered stores.
  *
  * <p>The counters are owned by the manager's buffers; {@link #close()} frees their slots.
  */
 public final class RegistryCounters implements AutoCloseable
 {
-    /**
-     * Type id of the registry's counters in the counters buffer.
-     */
-    public static final int TYPE_ID = 4201;
-
     private final AtomicCounter commands;
     private final AtomicCounter batches;
     private final AtomicCounter entries;
@@ -32,13 +29,13 @@ public final class RegistryCounters implements AutoCloseable
      */
     public RegistryCounters(final CountersManager manager)
     {
-        commands = manager.newCounter("offcache_registry_commands_total", TYPE_ID);
-        batches = manager.newCounter("offcache_registry_batches_total", TYPE_ID);
-        entries = manager.newCounter("offcache_registry_entries", TYPE_ID);
-        materializedBytes = manager.newCounter("offcache_registry_materialized_bytes", TYPE_ID);
-        pinnedStages = manager.newCounter("offcache_registry_pinned_stages", TYPE_ID);
-        waiters = manager.newCounter("offcache_registry_waiters", TYPE_ID);
-        removedEntries = manager.newCounter("offcache_registry_removed_entries_total", TYPE_ID);
+        commands = manager.newCounter("offcache_registry_commands_total", CounterTypes.REGISTRY);
+        batches = manager.newCounter("offcache_registry_batches_total", CounterTypes.REGISTRY);
+        entries = manager.newCounter("offcache_registry_entries", CounterTypes.REGISTRY);
+        materializedBytes = manager.newCounter("offcache_registry_materialized_bytes", CounterTypes.REGISTRY);
+        pinnedStages = manager.newCounter("offcache_registry_pinned_stages", CounterTypes.REGISTRY);
+        waiters = manager.newCounter("offcache_registry_waiters", CounterTypes.REGISTRY);
+        removedEntries = manager.newCounter("offcache_registry_removed_entries_total", CounterTypes.REGISTRY);
     }
 
     /**

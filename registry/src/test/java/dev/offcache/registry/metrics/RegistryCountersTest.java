@@ -11,6 +11,7 @@ import org.agrona.concurrent.status.CountersManager;
 import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.Test;
 
+import dev.offcache.core.counters.CounterTypes;
 import dev.offcache.registry.front.CacheRegistry;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.DatasetSchema;
@@ -63,7 +64,7 @@ class RegistryCountersTest
         final Map<String, Long> out = new HashMap<>();
         reader.forEach((counterId, typeId, keyBuffer, label) ->
         {
-            if (typeId == RegistryCounters.TYPE_ID)
+            if (typeId == CounterTypes.REGISTRY)
             {
                 out.put(label, reader.getCounterValue(counterId));
             }

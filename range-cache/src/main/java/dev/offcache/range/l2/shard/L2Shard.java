@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 import dev.offcache.range.l2.CircuitBreaker;
 import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.metrics.MetricFamilies;
 
 /**
  * One L2 server behind a {@link ShardedL2Origin}: its id and hash seed, its own {@link L2Origin} client (with its
@@ -18,30 +19,33 @@ public final class L2Shard
     public enum Counter
     {
         /** Reads routed to this server. */
-        READS_ROUTED("offcache_l2shard_reads_routed_total", ""),
+        READS_ROUTED("offcache_l2shard_reads_routed_total", "Reads routed to this server."),
         /** Size requests routed to this server. */
-        HEADS_ROUTED("offcache_l2shard_heads_routed_total", ""),
+        HEADS_ROUTED("offcache_l2shard_heads_routed_total", "Size requests routed to this server."),
         /** Warming notices routed to this server. */
-        WARM_ROUTED("offcache_l2shard_warm_routed_total", ""),
+        WARM_ROUTED("offcache_l2shard_warm_routed_total", "Warming notices routed to this server."),
         /** Calls this server would have won but skipped because it failed its health checks. */
-        SKIPPED_UNHEALTHY("offcache_l2shard_skipped_total", "reason=\"unhealthy\""),
+        SKIPPED_UNHEALTHY("offcache_l2shard_skipped_total", SKIPPED_HELP, "reason", "unhealthy"),
         /** Calls this server would have won but skipped because its circuit breaker was not closed. */
-        SKIPPED_BREAKER("offcache_l2shard_skipped_total", "reason=\"breaker_open\""),
+        SKIPPED_BREAKER("offcache_l2shard_skipped_total", SKIPPED_HELP, "reason", "breaker_open"),
         /** Health checks completed. */
-        HEALTH_CHECKS("offcache_l2shard_health_checks_total", ""),
+        HEALTH_CHECKS("offcache_l2shard_health_checks_total", "Health checks of this server completed."),
         /** Health checks that failed (no answer in time, or not 200). */
-        HEALTH_FAILURES("offcache_l2shard_health_failures_total", ""),
+        HEALTH_FAILURES("offcache_l2shard_health_failures_total",
+            "Health checks of this server that failed (no answer in time, or not 200)."),
         /** Times the server was marked unhealthy. */
-        MARKED_UNHEALTHY("offcache_l2shard_marked_unhealthy_total", ""),
+        MARKED_UNHEALTHY("offcache_l2shard_marked_unhealthy_total", "Times this server was marked unhealthy."),
         /** Times the server became healthy again. */
-        REJOINED("offcache_l2shard_rejoined_total", "");
+        REJOINED("offcache_l2shard_rejoined_total", "Times this server became healthy again.");
 
         private final String metricName;
-        private final String labels;
+        private final String help;
+        private final String[] labels;
 
-        Counter(final String metricName, final String labels)
+        Counter(final String metricName, final String help, final String... labels)
         {
             this.metricName = metricName;
+            this.help = help;
             this.labels = labels;
         }
 
@@ -54,17 +58,10 @@ public final class L2Shard
         {
             return metricName;
         }
-
-        /**
-         * The labels besides {@code server}, or empty.
-         *
-         * @return e.g. {@code reason="unhealthy"}.
-         */
-        public String labels()
-        {
-            return labels;
-        }
     }
+
+    private static final String SKIPPED_HELP =
+        "Calls this server would have won but skipped, by reason (unhealthy, breaker not closed).";
 
     private static final Counter[] COUNTERS = Counter.values();
 
@@ -177,21 +174,20 @@ public final class L2Shard
         return breaker;
     }
 
-    void appendPrometheus(final StringBuilder out)
+    /**
+     * Adds this server's routing counters and health to a scrape.
+     *
+     * @param out the scrape's families, as a view labelled with this server's id.
+     */
+    void collectInto(final MetricFamilies out)
     {
         for (final Counter counter : COUNTERS)
         {
-            out.append(counter.metricName).append("{server=\"").append(id).append('"');
-            if (!counter.labels.isEmpty())
-            {
-                out.append(',').append(counter.labels);
-            }
-            out.append("} ").append(get(counter)).append('\n');
+            out.counter(counter.metricName, counter.help, get(counter), counter.labels);
         }
-        out.append("offcache_l2shard_healthy{server=\"").append(id).append("\"} ").append(healthy() ? 1 : 0)
-            .append('\n');
-        out.append("offcache_l2shard_available{server=\"").append(id).append("\"} ").append(available() ? 1 : 0)
-            .append('\n');
+        out.gauge("offcache_l2shard_healthy", "1 while this server passes its health checks.", healthy() ? 1 : 0);
+        out.gauge("offcache_l2shard_available", "1 while this server is healthy and its breaker lets calls through.",
+            available() ? 1 : 0);
     }
 
     @Override

@@ -21,6 +21,7 @@ import java.util.function.LongConsumer;
 import dev.offcache.range.l2.CircuitBreaker;
 import dev.offcache.range.l2.L2ClientContext;
 import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.metrics.MetricFamilies;
 import dev.offcache.range.origin.ForwardingObjectStore;
 import dev.offcache.range.origin.ObjectKeys;
 import dev.offcache.range.origin.ObjectStore;
@@ -382,31 +383,55 @@ public final class ShardedL2Origin extends ForwardingObjectStore
     }
 
     /**
-     * Appends the router's metrics ({@code offcache_l2shard_*}) and every server's client metrics
-     * ({@code offcache_l2client_*} with a {@code server} label) in Prometheus text format.
+     * Adds the router's metrics ({@code offcache_l2shard_*}) and every server's client metrics
+     * ({@code offcache_l2client_*}), each server's under a {@code server} label, to a scrape.
      *
-     * @param out where to append.
+     * @param out the scrape's families.
      */
-    public void appendPrometheus(final StringBuilder out)
+    public void collectInto(final MetricFamilies out)
     {
         final L2Shard[] current = shards;
-        out.append("offcache_l2shard_servers ").append(current.length).append('\n');
+        out.gauge("offcache_l2shard_servers", "L2 servers the router spreads keys over.", current.length);
         for (int op = 0; op < OP_TAGS.length; op++)
         {
-            out.append("offcache_l2shard_no_server_total{op=\"").append(OP_TAGS[op]).append("\"} ")
-                .append(noServer.get(op)).append('\n');
+            out.counter("offcache_l2shard_no_server_total",
+                "Calls that found no available server and went to the origin, by operation.", noServer.get(op),
+                "op", OP_TAGS[op]);
         }
         for (final L2Shard shard : current)
         {
-            shard.appendPrometheus(out);
+            final MetricFamilies server = out.labelled("server", shard.id());
+            shard.collectInto(server);
+            shard.client().metrics().collectInto(server);
         }
-        final StringBuilder clientText = new StringBuilder();
-        for (int i = 0; i < current.length; i++)
+    }
+
+    /**
+     * Body bytes taken from the L2 servers, summed over the servers routed to now.
+     *
+     * @return the bytes.
+     */
+    @Override
+    public long l2Bytes()
+    {
+        long sum = 0;
+        for (final L2Shard shard : shards)
         {
-            clientText.setLength(0);
-            current[i].client().metrics().appendPrometheus(clientText);
-            appendWithServerLabel(clientText, current[i].id(), i == 0, out);
+            sum += shard.client().l2Bytes();
         }
+        return sum;
+    }
+
+    /**
+     * The router's metrics in the Prometheus text format, as the Prometheus client writes them.
+     *
+     * @return the exposition text.
+     */
+    public String toPrometheusText()
+    {
+        final MetricFamilies out = new MetricFamilies();
+        collectInto(out);
+        return out.toText();
     }
 
     /**
@@ -595,51 +620,6 @@ public final class ShardedL2Origin extends ForwardingObjectStore
         }
         final int port = server.getPort() < 0 ? 80 : server.getPort();
         return URI.create("http://" + server.getHost() + ":" + port + path + "/health");
-    }
-
-    private static void appendWithServerLabel(
-        final CharSequence text, final String server, final boolean withComments, final StringBuilder out)
-    {
-        int start = 0;
-        while (start < text.length())
-        {
-            int end = start;
-            while (end < text.length() && text.charAt(end) != '\n')
-            {
-                end++;
-            }
-            final String line = text.subSequence(start, end).toString();
-            start = end + 1;
-            if (line.isEmpty())
-            {
-                continue;
-            }
-            if (line.charAt(0) == '#')
-            {
-                if (withComments)
-                {
-                    out.append(line).append('\n');
-                }
-                continue;
-            }
-            final int brace = line.indexOf('{');
-            final int space = line.indexOf(' ');
-            if (brace >= 0 && (space < 0 || brace < space))
-            {
-                out.append(line, 0, brace + 1).append("server=\"").append(server).append("\",")
-                    .append(line, brace + 1, line.length());
-            }
-            else if (space > 0)
-            {
-                out.append(line, 0, space).append("{server=\"").append(server).append("\"}")
-                    .append(line, space, line.length());
-            }
-            else
-            {
-                out.append(line);
-            }
-            out.append('\n');
-        }
     }
 
     private static Thread daemon(final Runnable task, final String name)

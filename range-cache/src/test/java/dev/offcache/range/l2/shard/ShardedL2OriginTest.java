@@ -18,7 +18,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.offcache.range.l2.FallbackReason;
+import dev.offcache.range.l2.L2ClientMetrics;
 import dev.offcache.range.origin.FileSystemOrigin;
+import dev.offcache.range.testing.Exposition;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -88,15 +91,15 @@ class ShardedL2OriginTest
         assertNull(router.ownerOf("obj.bin"));
         assertEquals(truth.length, (long) router.size("obj.bin").get(10, TimeUnit.SECONDS));
         assertFalse(router.notifyWritten("obj.bin", truth.length), "no owner to warm");
-        final StringBuilder text = new StringBuilder();
-        router.appendPrometheus(text);
+        final Exposition page = Exposition.parse(router.toPrometheusText());
         final String id = router.servers().get(0).id();
-        assertTrue(text.toString().contains("offcache_l2shard_healthy{server=\"" + id + "\"} 0\n"), text.toString());
-        assertTrue(text.toString().contains("offcache_l2shard_no_server_total{op=\"read\"} " +
-            router.noServer("read") + "\n"), text.toString());
-        assertTrue(text.toString().contains("offcache_l2client_reads_total{server=\"" + id + "\"} "), text.toString());
-        assertTrue(text.toString().contains("offcache_l2client_fallbacks_total{server=\"" + id +
-            "\",op=\"read\",reason=\"connect\"} "), text.toString());
+        assertEquals(0, page.value("offcache_l2shard_healthy", "server", id));
+        assertEquals(router.noServer("read"), page.value("offcache_l2shard_no_server_total", "op", "read"));
+        assertEquals(router.servers().get(0).client().metrics().get(L2ClientMetrics.Counter.READS),
+            page.value("offcache_l2client_reads_total", "server", id));
+        assertEquals(router.servers().get(0).client().metrics().readFallbacks(FallbackReason.CONNECT),
+            page.value("offcache_l2client_fallbacks_total", "server", id, "op", "read", "reason", "connect"));
+        assertEquals(page.types().keySet(), page.helps().keySet(), "every family has HELP");
     }
 
     @Test

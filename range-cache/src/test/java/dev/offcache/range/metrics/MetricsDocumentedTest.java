@@ -1,0 +1,104 @@
+package dev.offcache.range.metrics;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.offcache.range.engine.RangeCache;
+import dev.offcache.range.l1.L1BlockStore;
+import dev.offcache.range.l2.L2ClientMetrics;
+import dev.offcache.range.l2.shard.L2Shard;
+import dev.offcache.range.metadata.ParquetFooterCache;
+import dev.offcache.range.origin.FileSystemOrigin;
+import dev.offcache.range.testing.Exposition;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The docs and the code name the same metrics: every family the engine (with an L1 store), the footer cache and the
+ * L2 client export, and every router counter, appears by its full name in {@code docs/}; and every
+ * {@code offcache_range_*}, {@code offcache_l2client_*}, {@code offcache_l2shard_*} and
+ * {@code offcache_metadata_cache_*} name in {@code docs/} is one of them (a name ending in {@code _} or {@code *} is
+ * a prefix, not a name).
+ */
+class MetricsDocumentedTest
+{
+    private static final Path DOCS = Path.of("..", "docs");
+    private static final Pattern NAME =
+        Pattern.compile("offcache_(?:range|l2client|l2shard|metadata_cache)_[a-z0-9_]*");
+
+    @TempDir
+    Path root;
+
+    @Test
+    void everyExportedFamilyIsDocumentedAndEveryDocumentedNameIsExported() throws IOException
+    {
+        final Set<String> exported = new TreeSet<>();
+        try (RangeCache cache = RangeCache.newBuilder().origin(new FileSystemOrigin(root, 1)).blockSize(4096)
+            .l1Store(L1BlockStore.create(4L * 4096, 4096)).build();
+            L2ClientMetrics client = new L2ClientMetrics())
+        {
+            final MetricFamilies out = new MetricFamilies();
+            cache.metrics().collectInto(out);
+            new ParquetFooterCache<String>(1 << 20, 1 << 20, (key, destination, offset, length) -> 0)
+                .collectInto(out);
+            client.collectInto(out);
+            exported.addAll(Exposition.parse(out.toText()).types().keySet());
+        }
+        for (final L2Shard.Counter counter : L2Shard.Counter.values())
+        {
+            exported.add(counter.metricName());
+        }
+        // the router's own families, written beside the per-server counters (ShardedL2Origin.collectInto)
+        exported.addAll(List.of("offcache_l2shard_servers", "offcache_l2shard_no_server_total",
+            "offcache_l2shard_healthy", "offcache_l2shard_available"));
+
+        final String docs = allDocs();
+        final List<String> undocumented = new ArrayList<>();
+        for (final String family : exported)
+        {
+            if (!docs.contains(family))
+            {
+                undocumented.add(family);
+            }
+        }
+        assertEquals(List.of(), undocumented, "exported, but not named in docs/");
+
+        final Set<String> unknown = new TreeSet<>();
+        final Matcher matcher = NAME.matcher(docs);
+        while (matcher.find())
+        {
+            final String name = matcher.group();
+            final boolean prefix = name.endsWith("_") || docs.startsWith("*", matcher.end());
+            final String family = name.replaceAll("_(bucket|count|sum)$", "");
+            if (!prefix && !exported.contains(name) && !exported.contains(family))
+            {
+                unknown.add(name);
+            }
+        }
+        assertEquals(Set.of(), unknown, "named in docs/, but not exported");
+    }
+
+    private static String allDocs() throws IOException
+    {
+        final StringBuilder all = new StringBuilder();
+        try (Stream<Path> pages = Files.list(DOCS))
+        {
+            for (final Path page : pages.filter((p) -> p.toString().endsWith(".md")).sorted().toList())
+            {
+                all.append(Files.readString(page)).append('\n');
+            }
+        }
+        return all.toString();
+    }
+}
