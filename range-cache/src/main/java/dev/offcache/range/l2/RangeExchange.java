@@ -14,6 +14,8 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.LastHttpContent;
 
+import dev.offcache.range.origin.ContentRangeHeader;
+
 /**
  * A ranged {@code GET /obj/{key}}: the body is copied from Netty's pooled direct buffers straight into the caller's
  * buffer (no heap copy). Anything wrong falls back to the origin; bytes already delivered stay and the origin is
@@ -89,7 +91,7 @@ final class RangeExchange extends Exchange
         final int status = response.status().code();
         if (status == HttpResponseStatus.REQUESTED_RANGE_NOT_SATISFIABLE.code())
         {
-            final long total = ContentRange.total(contentRange);
+            final long total = ContentRangeHeader.total(contentRange);
             if (total < 0 || total > offset)
             {
                 fail(total < 0 ? FallbackReason.STATUS : FallbackReason.MALFORMED, null);
@@ -130,7 +132,7 @@ final class RangeExchange extends Exchange
         {
             chunkLeft = nextChunk();
         }
-        reportSize(ContentRange.total(contentRange));
+        reportSize(ContentRangeHeader.total(contentRange));
         return true;
     }
 
