@@ -521,24 +521,11 @@ public final class BlockStream
             {
                 continue;
             }
-            if (useStore)
+            // A fetch of this block may have finished between the lookup and the claim: look once more (not
+            // counted: it is the same lookup).
+            if (useStore && cache.completeFromMemory(fetch, slot.blockKey, slot.blockLength))
             {
-                // A fetch of this block may have finished between the lookup and the claim: look once more (not
-                // counted: it is the same lookup).
-                final BlockRef ref = cache.acquireInMemory(slot.blockKey, slot.blockLength);
-                if (ref != null)
-                {
-                    try
-                    {
-                        fetch.complete(ref.buffer(), 0, ref.length());
-                    }
-                    finally
-                    {
-                        ref.release();
-                        fetcher.forget(fetch);
-                    }
-                    return;
-                }
+                return;
             }
             runs().add(fetch);
             return;

@@ -16,6 +16,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.config.RangeCacheContext;
+import dev.offcache.range.fetch.BlockFetch;
 import dev.offcache.range.fetch.BlockFetcher;
 import dev.offcache.range.metrics.CacheStats;
 import dev.offcache.range.metrics.RangeMetrics;
@@ -1097,6 +1098,31 @@ public final class RangeCache implements AutoCloseable
             return null;
         }
         return checked(ref, expectedLength);
+    }
+
+    /**
+     * A fetch just claimed for a block that another fetch may have stored since the caller looked: completes it from
+     * the store's memory (its waiters get the block) and forgets it, so nothing is sent for it.
+     *
+     * @return whether the block was in memory and the fetch is done.
+     */
+    boolean completeFromMemory(final BlockFetch fetch, final long blockKey, final int expectedLength)
+    {
+        final BlockRef ref = acquireInMemory(blockKey, expectedLength);
+        if (ref == null)
+        {
+            return false;
+        }
+        try
+        {
+            fetch.complete(ref.buffer(), 0, ref.length());
+        }
+        finally
+        {
+            ref.release();
+            fetcher.forget(fetch);
+        }
+        return true;
     }
 
     /** The store's memory-resident block, never waiting; store failures and wrong lengths are fallbacks (misses). */

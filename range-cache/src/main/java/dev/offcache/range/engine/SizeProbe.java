@@ -5,7 +5,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.agrona.DirectBuffer;
 
-import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.fetch.BlockFetch;
 import dev.offcache.range.fetch.BlockFetcher;
 import dev.offcache.range.fetch.BlockWaiter;
@@ -165,19 +164,9 @@ public final class SizeProbe implements BlockWaiter
                         pending.decrementAndGet();
                         continue;
                     }
-                    final BlockRef ref = cache.acquireInMemory(blockKey, -1);
-                    if (ref != null)
+                    if (cache.completeFromMemory(fetch, blockKey, -1))
                     {
-                        // a fetch of it finished between the look and the claim: serve this one from the store
-                        try
-                        {
-                            fetch.complete(ref.buffer(), 0, ref.length());
-                        }
-                        finally
-                        {
-                            ref.release();
-                            fetcher.forget(fetch);
-                        }
+                        // a fetch of it finished between the look and the claim: the store served this one
                         break;
                     }
                     fetches[i] = fetch;
