@@ -678,9 +678,10 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     }
 
     /**
-     * Looks up the size, then continues on the event loop; a missing object is a 404, a failure a 500. While the size
-     * is not known (a HEAD at a slow origin), a client that asked for them ({@value #INTERIM_HEADER}) gets
-     * {@code 102 Processing} interim responses, so a healthy server never looks dead to it.
+     * Waits for the size (a probe's first GET, or a HEAD), then continues on the event loop; a missing object is a
+     * 404, a failure a 500. While the size is not known (a slow origin), a client that asked for them
+     * ({@value #INTERIM_HEADER}) gets {@code 102 Processing} interim responses, so a healthy server never looks dead
+     * to it.
      */
     private void onSize(
         final ChannelHandlerContext ctx,
