@@ -364,7 +364,7 @@ class ServerReadPathTest
         assertArrayEquals(whole, get("/obj/whole.bin", null).body());
         assertEquals(38, lookups("ram_hit"), "read again: 38 RAM hits");
 
-        // GET with a Range over blocks 0..21: blocks 0..15 fetched with the size lookup (two GETs at once), 16..21 after
+        // a Range over blocks 0..21: blocks 0..15 fetched with the size lookup (two GETs at once), the rest after
         harness.origin.reads.set(0);
         final HttpResponse<byte[]> part = get("/obj/ranged.bin", "bytes=100-" + (21 * BLOCK + 4));
         assertEquals(206, part.statusCode());

@@ -53,9 +53,9 @@ public interface BlockFile
     /**
      * Reads {@code destination.remaining()} bytes of the block from {@code offsetInBlock} into {@code destination}
      * (from its position, which is left as it was), for a reader that needs the bytes rather than sendfile (a part of
-     * a block whose CRC32C must be sent with it). A store with reader threads (the L2 server's SSD tier) reads there, so
-     * an event loop never waits for the disk; the default reads on the calling thread. The caller keeps its reference
-     * until the future completes.
+     * a block whose CRC32C must be sent with it). A store with reader threads (the L2 server's SSD tier) reads there,
+     * so an event loop never waits for the disk; the default reads on the calling thread. The caller keeps its
+     * reference until the future completes.
      *
      * @param offsetInBlock the first byte, within the block.
      * @param destination   where the bytes go; the caller owns it and leaves it alone until completion.
