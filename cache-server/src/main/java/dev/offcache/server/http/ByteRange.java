@@ -97,6 +97,35 @@ public record ByteRange(long start, long length)
         return new ByteRange(start, inclusiveEnd - start + 1);
     }
 
+    /**
+     * What a Range header asks for before the object's size is known, so the fetch of its first blocks can start
+     * with the size lookup: {@code bytes=S-E} is {@code {S, E - S + 1}}, {@code bytes=S-} is {@code {S, -1}} (the
+     * end is not known yet). The header is still {@link #parse parsed} against the size once it is known; this only
+     * says where to start.
+     *
+     * @param header the header value.
+     * @return {@code {start, length or -1}}, or {@code null} for a suffix range (it needs the size first) or a header
+     *     that {@link #parse} refuses whatever the size.
+     */
+    public static long[] beforeSize(final String header)
+    {
+        try
+        {
+            // against the largest size: only a header malformed or a suffix for any size gives nothing to start on
+            final ByteRange range = parse(header, Long.MAX_VALUE);
+            final String spec = header.substring(header.indexOf('=') + 1).trim();
+            if (spec.startsWith("-"))
+            {
+                return null;
+            }
+            return new long[] {range.start(), spec.endsWith("-") ? -1 : range.length()};
+        }
+        catch (final RangeException ex)
+        {
+            return null;
+        }
+    }
+
     private static long parseNumber(final String text) throws RangeException
     {
         if (text.isEmpty() || text.length() > 18)

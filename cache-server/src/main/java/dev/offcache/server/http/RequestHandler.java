@@ -12,8 +12,10 @@ import java.util.concurrent.RejectedExecutionException;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.offcache.range.engine.SizeProbe;
 import dev.offcache.range.origin.ObjectNotFoundException;
 import dev.offcache.server.log.RateLimitedWarning;
+import dev.offcache.server.source.RangeSource;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.Unpooled;
@@ -353,7 +355,10 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final String rangeHeader = rangeHeaders.isEmpty() || !ByteRange.isBytes(rangeHeaders.get(0)) ? null :
             rangeHeaders.get(0);
         final boolean checksummed = !head && request.headers().contains(CHECKSUM_HEADER, CHECKSUM_VALUE, true);
-        onSize(ctx, "obj", key, keepAlive, wantsInterim(request), (size) ->
+        // a body's size comes with the first GET of its blocks, started now; a HEAD's from the origin's HEAD
+        final SizeProbe probe = head ? null : probeFor(key, rangeHeader);
+        onSize(ctx, "obj", key, keepAlive, wantsInterim(request),
+            null == probe ? resources.source().size(key) : probe.size(), (size) ->
         {
             final HttpResponse response;
             final long start;
@@ -414,8 +419,23 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
                 return;
             }
             stream(ctx, "obj", key, new long[] {start}, new long[] {length}, false, checksummed, response, keepAlive,
-                startNanos);
+                startNanos, probe);
         });
+    }
+
+    /**
+     * The size lookup of a GET's body: known, or the fetch of the blocks its Range (else the object) starts with,
+     * whose answer tells the size; a suffix range (or one that cannot be parsed) asks the size first.
+     */
+    private SizeProbe probeFor(final String key, final String rangeHeader)
+    {
+        final RangeSource source = resources.source();
+        if (null == rangeHeader || source.sizeNow(key) >= 0)
+        {
+            return source.sizeForStream(key, 0, -1);
+        }
+        final long[] asked = ByteRange.beforeSize(rangeHeader);
+        return null == asked ? source.sizeForStream(key, -1, 0) : source.sizeForStream(key, asked[0], asked[1]);
     }
 
     private void postRanges(
@@ -436,7 +456,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
             return;
         }
         final boolean checksummed = request.headers().contains(CHECKSUM_HEADER, CHECKSUM_VALUE, true);
-        onSize(ctx, "ranges", key, keepAlive, wantsInterim(request), (size) ->
+        final SizeProbe probe = probeFor(key, ranges);
+        onSize(ctx, "ranges", key, keepAlive, wantsInterim(request), probe.size(), (size) ->
         {
             final int block = resources.source().blockSize();
             final long[] starts = new long[ranges.length];
@@ -469,8 +490,35 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
                 response.headers().set(CHECKSUM_HEADER, CHECKSUM_VALUE).set(BLOCK_SIZE, block);
             }
             HttpUtil.setKeepAlive(response, keepAlive);
-            stream(ctx, "ranges", key, starts, lengths, true, checksummed, response, keepAlive, startNanos);
+            stream(ctx, "ranges", key, starts, lengths, true, checksummed, response, keepAlive, startNanos, probe);
         });
+    }
+
+    /**
+     * The size lookup of a {@code POST /ranges} body: if need be, the fetch of the blocks its first non-empty range
+     * starts with, through the ranges that follow it in adjoining or shared blocks (so the body's first run of blocks
+     * is not cut where the first range ends).
+     */
+    private SizeProbe probeFor(final String key, final long[][] ranges)
+    {
+        final RangeSource source = resources.source();
+        final long block = source.blockSize();
+        int first = 0;
+        while (first < ranges.length && ranges[first][1] <= ranges[first][0])
+        {
+            first++;
+        }
+        if (first == ranges.length)
+        {
+            return source.sizeForStream(key, -1, 0);
+        }
+        final long start = ranges[first][0];
+        long end = ranges[first][1];
+        for (int i = first + 1; i < ranges.length && ranges[i][0] / block <= (end - 1) / block + 1; i++)
+        {
+            end = Math.max(end, ranges[i][1]);
+        }
+        return source.sizeForStream(key, start, end - start);
     }
 
     /** The chunks of {@code [start, start + length)}: one per block of the grid it touches (a checksum each). */
@@ -630,9 +678,10 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     }
 
     /**
-     * Looks up the size, then continues on the event loop; a missing object is a 404, a failure a 500. While the size
-     * is not known (a HEAD at a slow origin), a client that asked for them ({@value #INTERIM_HEADER}) gets
-     * {@code 102 Processing} interim responses, so a healthy server never looks dead to it.
+     * Waits for the size (a probe's first GET, or a HEAD), then continues on the event loop; a missing object is a
+     * 404, a failure a 500. While the size is not known (a slow origin), a client that asked for them
+     * ({@value #INTERIM_HEADER}) gets {@code 102 Processing} interim responses, so a healthy server never looks dead
+     * to it.
      */
     private void onSize(
         final ChannelHandlerContext ctx,
@@ -640,9 +689,9 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final String key,
         final boolean keepAlive,
         final boolean interim,
+        final CompletableFuture<Long> size,
         final SizeConsumer then)
     {
-        final CompletableFuture<Long> size = resources.source().size(key);
         if (size.isDone() && ctx.executor().inEventLoop())
         {
             // a remembered size: carry on here rather than queue a task behind other connections' work
@@ -732,7 +781,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final boolean keepAlive,
         final long startNanos)
     {
-        stream(ctx, endpoint, key, starts, lengths, framed, false, response, keepAlive, startNanos);
+        stream(ctx, endpoint, key, starts, lengths, framed, false, response, keepAlive, startNanos, null);
     }
 
     private void stream(
@@ -745,12 +794,14 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final boolean checksummed,
         final HttpResponse response,
         final boolean keepAlive,
-        final long startNanos)
+        final long startNanos,
+        final SizeProbe probe)
     {
         final ResponseStream writer = new ResponseStream(ctx, this, resources, inFlight, endpoint, lengths, framed,
             checksummed, response, keepAlive, startNanos);
         current = writer;
-        writer.start(resources.source().openStream(key, starts, lengths, resources.budget(), ctx.executor(), writer));
+        writer.start(resources.source().openStream(key, starts, lengths, probe, resources.budget(), ctx.executor(),
+            writer));
     }
 
     void respondSourceFailure(

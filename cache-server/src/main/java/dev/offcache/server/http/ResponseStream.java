@@ -1,8 +1,10 @@
 package dev.offcache.server.http;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.zip.CRC32C;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
 
 import org.agrona.BufferUtil;
 import org.slf4j.LoggerFactory;
@@ -65,7 +67,6 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
     private final long[] lengths;
     private final boolean framed;
     private final boolean checksummed;
-    private CRC32C crc;
     private final HttpResponse headers;
     private final boolean keepAlive;
     private final long startNanos;
@@ -76,6 +77,10 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
     private boolean unflushed;
     private boolean paused;
     private boolean finished;
+    /** A part of a block file is being read on the SSD tier's threads: nothing else goes out until it has. */
+    private boolean reading;
+    /** The stream completed while a part was being read: complete the response once it is written. */
+    private boolean completeAfterRead;
     private BlockStream stream;
 
     ResponseStream(
@@ -155,55 +160,137 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         final ByteBuf buf;
         try
         {
-            buf = ctx.alloc().directBuffer(length, length).writeBytes(copy);
+            // room for the CRC after the bytes: one buffer and one write per chunk
+            buf = ctx.alloc().directBuffer(length + trailerBytes()).writeBytes(copy);
         }
         finally
         {
             BufferUtil.free(copy);
         }
-        final long checksum = checksummed ? crcOf(buf) : -1;
-        return writeChecksum(write(buf, length), checksum);
+        return write(withTrailer(buf, length), length);
     }
 
-    /** A part of a block file (no recorded CRC covers it): read, checksummed and sent from memory. */
+    /**
+     * A part of a block file (no recorded CRC covers it): read on the SSD tier's reader threads (never here, on the
+     * event loop), then checksummed and sent from memory. The stream pauses meanwhile, so the body stays in order.
+     */
     private boolean writeFromFile(final BlockFile file, final int offset, final int length)
     {
-        final ByteBuf buf = ctx.alloc().directBuffer(length, length);
+        final ByteBuf buf = ctx.alloc().directBuffer(length + Integer.BYTES);
+        reading = true;
+        paused = true;
+        final CompletableFuture<Void> read;
         try
         {
-            long at = file.dataPosition() + offset;
-            while (buf.isWritable())
-            {
-                final int n = buf.writeBytes(file.channel(), at, buf.writableBytes());
-                if (n < 0)
-                {
-                    throw new IOException("block file ended early");
-                }
-                at += n;
-            }
+            read = file.readAsync(offset, buf.nioBuffer(0, length));
         }
-        catch (final IOException ex)
+        catch (final RuntimeException ex)
         {
-            buf.release();
-            file.release();
-            budget.release(length);
-            onError(ex);
+            onFileRead(file, buf, length, ex);
             return false;
         }
-        file.release();
-        final long checksum = crcOf(buf);
-        return writeChecksum(write(buf, length), checksum);
+        if (read.isCompletedExceptionally())
+        {
+            onFileRead(file, buf, length, failureOf(read));
+            return false;
+        }
+        if (read.isDone())
+        {
+            // read on this thread (a store without reader threads): send it as any chunk
+            reading = false;
+            paused = false;
+            file.release();
+            buf.writerIndex(length);
+            return write(withTrailer(buf, length), length);
+        }
+        read.whenComplete((ignored, error) ->
+        {
+            try
+            {
+                ctx.executor().execute(() -> onFileRead(file, buf, length, error));
+            }
+            catch (final RejectedExecutionException ex)
+            {
+                // the event loop is shutting down: nothing will send it
+                file.release();
+                buf.release();
+                budget.release(length);
+            }
+        });
+        return false;
     }
 
-    private long crcOf(final ByteBuf buf)
+    /** The part of a block file is in (or failed): it goes out with its CRC, then the stream goes on. */
+    private void onFileRead(final BlockFile file, final ByteBuf buf, final int length, final Throwable error)
     {
-        if (null == crc)
+        file.release();
+        reading = false;
+        if (finished || null != error)
         {
-            crc = new CRC32C();
+            buf.release();
+            budget.release(length);
+            if (!finished)
+            {
+                onError(error instanceof CompletionException && null != error.getCause() ? error.getCause() : error);
+            }
+            return;
         }
-        crc.reset();
-        crc.update(buf.nioBuffer(buf.readerIndex(), buf.readableBytes()));
-        return crc.getValue();
+        buf.writerIndex(length);
+        final boolean more = write(withTrailer(buf, length), length);
+        if (completeAfterRead)
+        {
+            completeAfterRead = false;
+            onComplete();
+            return;
+        }
+        if (more && null != stream)
+        {
+            paused = false;
+            stream.resume();
+        }
+        else
+        {
+            flush();
+        }
+    }
+
+    private static Throwable failureOf(final CompletableFuture<Void> done)
+    {
+        try
+        {
+            done.join();
+            return new IllegalStateException("read completed without failing");
+        }
+        catch (final CompletionException | CancellationException ex)
+        {
+            return null == ex.getCause() ? ex : ex.getCause();
+        }
+    }
+
+    private int trailerBytes()
+    {
+        return checksummed ? Integer.BYTES : 0;
+    }
+
+    /** Appends the CRC32C of the buffer's {@code length} bytes when the response is checksummed. */
+    private ByteBuf withTrailer(final ByteBuf buf, final int length)
+    {
+        if (checksummed)
+        {
+            buf.writeInt(crcOf(buf, length));
+            metrics.responseBytes.add(Integer.BYTES);
+        }
+        return buf;
+    }
+
+    /** Over the buffer's memory in place: no view, no copy (a pooled direct buffer has an address). */
+    private static int crcOf(final ByteBuf buf, final int length)
+    {
+        if (buf.hasMemoryAddress())
+        {
+            return Crc32c.compute(buf.memoryAddress() + buf.readerIndex(), length);
+        }
+        return Crc32c.compute(buf.nioBuffer(buf.readerIndex(), length), 0, length);
     }
 
     /** Writes a chunk's CRC32C after it when the response is checksummed; passes {@code more} on. */
@@ -229,6 +316,12 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
     @Override
     public void onComplete()
     {
+        if (reading)
+        {
+            // the last chunk is still being read from its file: complete after it went out
+            completeAfterRead = true;
+            return;
+        }
         writeFramesUpTo(lengths.length - 1);
         finished = true;
         final int status = headers.status().code();
@@ -301,7 +394,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
 
     private void resumeIfReady()
     {
-        if (paused && !finished && chunksInFlight < MAX_CHUNKS_IN_FLIGHT && ctx.channel().isWritable())
+        if (paused && !reading && !finished && chunksInFlight < MAX_CHUNKS_IN_FLIGHT && ctx.channel().isWritable())
         {
             paused = false;
             stream.resume();

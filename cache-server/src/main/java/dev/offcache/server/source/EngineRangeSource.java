@@ -7,6 +7,7 @@ import java.util.concurrent.Executor;
 import dev.offcache.range.engine.BlockStream;
 import dev.offcache.range.engine.ByteRange;
 import dev.offcache.range.engine.RangeCache;
+import dev.offcache.range.engine.SizeProbe;
 import dev.offcache.range.engine.StreamCredit;
 import dev.offcache.range.engine.StreamSink;
 
@@ -43,15 +44,28 @@ public final class EngineRangeSource implements RangeSource
     }
 
     @Override
+    public long sizeNow(final String key)
+    {
+        return cache.sizeNow(key);
+    }
+
+    @Override
+    public SizeProbe sizeForStream(final String key, final long position, final long length)
+    {
+        return cache.sizeForStream(key, position, length);
+    }
+
+    @Override
     public BlockStream openStream(
         final String key,
         final long[] starts,
         final long[] lengths,
+        final SizeProbe probe,
         final StreamCredit credit,
         final Executor executor,
         final StreamSink sink)
     {
-        return cache.openStream(key, starts, lengths, credit, executor, sink);
+        return cache.openStream(key, starts, lengths, credit, executor, sink, probe);
     }
 
     @Override

@@ -1,7 +1,11 @@
 package dev.offcache.server.tier;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.offcache.range.store.BlockFile;
@@ -18,12 +22,39 @@ public final class SsdFile implements BlockFile
     private final int length;
     private final int crc;
     private final AtomicInteger refs = new AtomicInteger(1);
+    private final Executor readers;
 
-    SsdFile(final FileChannel channel, final int length, final int crc)
+    SsdFile(final FileChannel channel, final int length, final int crc, final Executor readers)
     {
         this.channel = channel;
         this.length = length;
         this.crc = crc;
+        this.readers = readers;
+    }
+
+    /** On the SSD tier's reader threads when it has them (never on the caller's event loop). */
+    @Override
+    public CompletableFuture<Void> readAsync(final int offsetInBlock, final ByteBuffer destination)
+    {
+        if (null == readers)
+        {
+            return readHere(offsetInBlock, destination);
+        }
+        try
+        {
+            return CompletableFuture.supplyAsync(() -> readHere(offsetInBlock, destination), readers)
+                .thenCompose((read) -> read);
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            // the tier is closing: read here rather than fail a reader that holds its reference
+            return readHere(offsetInBlock, destination);
+        }
+    }
+
+    private CompletableFuture<Void> readHere(final int offsetInBlock, final ByteBuffer destination)
+    {
+        return BlockFile.super.readAsync(offsetInBlock, destination);
     }
 
     /** The data CRC32C from the block's header, as written with the block. */

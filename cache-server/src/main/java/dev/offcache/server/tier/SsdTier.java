@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.Executor;
 import java.util.stream.Stream;
 
 import dev.offcache.core.checksum.Crc32c;
@@ -68,6 +69,8 @@ public final class SsdTier implements AutoCloseable
     private final Long2ObjectHashMap<Entry> byBlockKey = new Long2ObjectHashMap<>();
     private final LinkedHashMap<Entry, SsdFile> openFiles = new LinkedHashMap<>(16, 0.75f, true);
     private final int maxOpenFiles;
+    /** Where the open files' partial reads run ({@link SsdFile#readAsync}); null: on the caller's thread. */
+    private volatile Executor fileReaders;
     private long scrubCursor = -1;
     private long nextSequence;
     private long sizeBytes;
@@ -662,6 +665,17 @@ public final class SsdTier implements AutoCloseable
     }
 
     /**
+     * Runs the partial reads of the files this tier opens ({@link SsdFile#readAsync}) on the store's reader threads,
+     * so a reader on an event loop never waits for the disk. Set once, before files are handed out.
+     *
+     * @param readers the reader threads.
+     */
+    void readFilesOn(final Executor readers)
+    {
+        this.fileReaders = readers;
+    }
+
+    /**
      * Opens a block for sending straight from its file (sendfile), without reading it: only a block whose data
      * {@link #read} has checked since the tier opened, and whose length is the expected one, qualifies; any other
      * block must go through {@link #read} first. Damage done to a file after that check is found by {@link #scrub}
@@ -714,7 +728,7 @@ public final class SsdTier implements AutoCloseable
             // evicted between lookup and open (NoSuchFileException), or unreadable: the caller takes another path
             return null;
         }
-        final SsdFile opened = new SsdFile(channel, entry.length(), entry.crc());
+        final SsdFile opened = new SsdFile(channel, entry.length(), entry.crc(), fileReaders);
         SsdFile result = opened;
         SsdFile evicted = null;
         synchronized (this)

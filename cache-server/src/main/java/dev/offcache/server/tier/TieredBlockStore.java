@@ -291,6 +291,7 @@ public final class TieredBlockStore implements BlockStore
             thread.setDaemon(true);
             return thread;
         });
+        ssd.readFilesOn(ssdReaders);
         final int residentLimit = (int) (ctx.ramBudgetBytes / ctx.blockSize);
         this.slab = BlockSlab.anonymous(ctx.slabBytes(), ctx.blockSize);
         this.ram = new RamTier(slab, residentLimit, metrics);

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
 
 import dev.offcache.range.origin.DelayingOrigin;
 import dev.offcache.server.tier.BlockFileFormat;
@@ -244,6 +245,46 @@ class L2HttpServerTest
         assertEquals(11, harness.store.metrics().ssdVerifiedReads(), "no block read a second time");
         assertEquals(originReads, harness.origin.reads.get(), "no origin read");
         assertEquals(0, harness.store.metrics().ssdCorruptBlocks());
+    }
+
+    @Test
+    void checksummedPartsOfVerifiedSsdBlocksGoOutWithTheCrcOfTheirBytes() throws Exception
+    {
+        assertEquals(202, post("/prefetch", "{\"key\":\"big.bin\",\"size\":" + big.length + "}").statusCode());
+        awaitSsdBlocks(11);
+        assertArrayEquals(big, get("/obj/big.bin", null).body());
+        assertEquals(11, harness.store.metrics().ssdVerifiedReads(), "every block checked once: now sent from files");
+        final long originReads = harness.origin.reads.get();
+
+        // a part of block 0 (the last chunk: read on the SSD threads while the stream waits), parts of blocks 1..3
+        // around whole blocks (sent from their files with the recorded CRC), two parts of one block (back to back)
+        final long[][] ranges = {{1000, 1500}, {BLOCK + 7, 4L * BLOCK - 9}, {5L * BLOCK + 3, 5L * BLOCK + 40},
+            {5L * BLOCK + 41, 6L * BLOCK}};
+        for (final long[] range : ranges)
+        {
+            final HttpResponse<byte[]> answer = client.send(request("/obj/big.bin")
+                .header("Range", "bytes=" + range[0] + "-" + (range[1] - 1))
+                .header("Offcache-Checksum", "crc32c").build(), HttpResponse.BodyHandlers.ofByteArray());
+            assertEquals(206, answer.statusCode());
+            assertEquals("crc32c", answer.headers().firstValue("Offcache-Checksum").orElseThrow());
+            final ByteBuffer body = ByteBuffer.wrap(answer.body());
+            long at = range[0];
+            while (at < range[1])
+            {
+                final int chunk = (int) Math.min(BLOCK - at % BLOCK, range[1] - at);
+                final byte[] bytes = new byte[chunk];
+                body.get(bytes);
+                assertArrayEquals(Arrays.copyOfRange(big, (int) at, (int) at + chunk), bytes, "chunk at " + at);
+                final CRC32C crc = new CRC32C();
+                crc.update(bytes);
+                assertEquals((int) crc.getValue(), body.getInt(), "the CRC after the chunk at " + at);
+                at += chunk;
+            }
+            assertEquals(0, body.remaining(), "nothing after the last CRC");
+        }
+        assertEquals(11, harness.store.metrics().ssdVerifiedReads(), "no block checked again");
+        assertEquals(originReads, harness.origin.reads.get(), "no origin read");
+        assertEquals(0, harness.store.ramBlocks(), "parts read from files take no RAM slot");
     }
 
     @Test

@@ -186,6 +186,22 @@ class ServerReadPathTest
     @Test
     void aCold16MiBObjectBehindASlowOriginIsTwoOverlappingGets() throws Exception
     {
+        coldReadsBehindASlowOrigin(false);
+    }
+
+    @Test
+    void aNewCold16MiBObjectBehindASlowOriginIsTwoOverlappingGetsAndNoHead() throws Exception
+    {
+        coldReadsBehindASlowOrigin(true);
+    }
+
+    /**
+     * Cold 16 MiB reads through the client and server behind a 200 ms origin (1 MiB blocks), against one direct GET:
+     * two GETs in flight together, bytes exact, best of a few <= 2x direct. {@code newObject}: the server has never
+     * seen the object and its origin's answers carry the size (no HEAD either); else the server knows the size.
+     */
+    private void coldReadsBehindASlowOrigin(final boolean newObject) throws Exception
+    {
         final int mib = 1024 * 1024;
         final Path dir = origin();
         // 200 ms rather than S3's ~30: the latency, not this shared machine's CPU, must dominate the times compared
@@ -194,6 +210,7 @@ class ServerReadPathTest
         final AtomicReference<DelayingOrigin> slow = new AtomicReference<>();
         harness = new ServerHarness(mib, dir, tmp.resolve("ssd"), 64, 64L * mib, TransportKind.AUTO, 0,
             (o) -> slow.updateAndGet((x) -> new DelayingOrigin(o, latency)), (engine) -> engine);
+        harness.origin.tellsSize = newObject;
         try (DelayingOrigin direct = new DelayingOrigin(new FileSystemOrigin(dir, 4), latency);
             L2Origin client = client(dir, Duration.ofSeconds(5)))
         {
@@ -205,14 +222,19 @@ class ServerReadPathTest
             {
                 final String key = "cold-" + attempt + ".bin";
                 final byte[] data = object(dir, key, 16 * mib, 10 + attempt);
-                // the server knows the size (as after any earlier request for the object); the blocks are cold
-                assertEquals(16L * mib, (long) client.size(key).join());
+                if (!newObject)
+                {
+                    // the server knows the size (as after any earlier request for the object); the blocks are cold
+                    assertEquals(16L * mib, (long) client.size(key).join());
+                }
                 final long getsBefore = slow.get().gets();
+                final long headsBefore = slow.get().heads();
                 final ByteBuffer viaL2 = ByteBuffer.allocateDirect(16 * mib);
                 final long l2Start = System.nanoTime();
                 assertEquals(16 * mib, client.read(key, 0, viaL2).orTimeout(30, TimeUnit.SECONDS).join());
                 bestL2 = Math.min(bestL2, System.nanoTime() - l2Start);
                 assertEquals(2, slow.get().gets() - getsBefore, "16 MiB at 8 MiB per GET");
+                assertEquals(0, slow.get().heads() - headsBefore, "no HEAD with the read");
                 assertEquals(2, slow.get().peakGetsInFlight(), "both GETs in flight at once");
                 final byte[] got = new byte[16 * mib];
                 viaL2.get(got);
@@ -223,8 +245,8 @@ class ServerReadPathTest
                 assertEquals(16 * mib, direct.read(key, 0, plain).orTimeout(30, TimeUnit.SECONDS).join());
                 bestDirect = Math.min(bestDirect, System.nanoTime() - directStart);
             }
-            System.out.printf("cold 16 MiB, 200 ms origin: through L2 %.1f ms, one direct GET %.1f ms (best)%n",
-                bestL2 / 1e6, bestDirect / 1e6);
+            System.out.printf("cold 16 MiB (%s), 200 ms origin: through L2 %.1f ms, one direct GET %.1f ms (best)%n",
+                newObject ? "new object" : "size known", bestL2 / 1e6, bestDirect / 1e6);
             assertEquals(0, client.metrics().readFallbacksTotal());
             assertTrue(bestL2 <= 2 * bestDirect, "L2 " + bestL2 / 1e6 + " ms > 2 x direct " + bestDirect / 1e6 + " ms");
         }
@@ -310,6 +332,160 @@ class ServerReadPathTest
             assertEquals(CircuitBreaker.State.CLOSED, client.breaker().state());
             assertEquals(1, harness.server.metrics().streamsAborted.sum());
         }
+    }
+
+    /** The capped harness over an origin whose GET answers carry the object's size, as S3's and HTTP's do. */
+    private ServerHarness cappedTellingSizes(final Path dir) throws InterruptedException
+    {
+        final ServerHarness telling = capped(dir);
+        telling.origin.tellsSize = true;
+        return telling;
+    }
+
+    @Test
+    void aNewObjectCostsNoHeadInAnyRequestShapeAndTheSameGets() throws Exception
+    {
+        final Path dir = origin();
+        final byte[] whole = object(dir, "whole.bin", 37 * BLOCK + 11, 41);
+        final byte[] ranged = object(dir, "ranged.bin", 40 * BLOCK, 42);
+        final byte[] multi = object(dir, "multi.bin", 40 * BLOCK, 43);
+        final byte[] adjoining = object(dir, "adjoining.bin", 16 * BLOCK, 44);
+        harness = cappedTellingSizes(dir);
+
+        // GET, no Range: the first GET (blocks 0..7) tells the size; the stream fetches the other 30 blocks
+        final HttpResponse<byte[]> all = get("/obj/whole.bin", null);
+        assertEquals(200, all.statusCode());
+        assertArrayEquals(whole, all.body());
+        assertEquals(5, harness.origin.reads.get(), "ceil(38 / 8) GETs for a new object");
+        assertEquals(37L * BLOCK + 11, harness.cache.sizeNow("whole.bin"), "the size came with a GET");
+        assertEquals(38, lookups("miss"), "each chunk counted once, as a miss");
+        assertEquals(0, lookups("ram_hit"));
+        assertEquals(38, harness.cache.metrics().value(MetricNames.BLOCK_REQUESTS));
+        assertArrayEquals(whole, get("/obj/whole.bin", null).body());
+        assertEquals(38, lookups("ram_hit"), "read again: 38 RAM hits");
+
+        // a Range over blocks 0..21: blocks 0..15 fetched with the size lookup (two GETs at once), the rest after
+        harness.origin.reads.set(0);
+        final HttpResponse<byte[]> part = get("/obj/ranged.bin", "bytes=100-" + (21 * BLOCK + 4));
+        assertEquals(206, part.statusCode());
+        assertEquals("bytes 100-" + (21 * BLOCK + 4) + "/" + 40 * BLOCK,
+            part.headers().firstValue("Content-Range").orElseThrow());
+        assertArrayEquals(Arrays.copyOfRange(ranged, 100, 21 * BLOCK + 5), part.body());
+        assertEquals(3, harness.origin.reads.get(), "ceil(22 / 8) GETs for a range of a new object");
+
+        // POST /ranges: as for a known object (the adjoining first ranges are fetched with the size lookup)
+        harness.origin.reads.set(0);
+        final long[][] ranges = {{0, 3L * BLOCK}, {3L * BLOCK, 10L * BLOCK}, {20L * BLOCK + 5, 20L * BLOCK + 10},
+            {20L * BLOCK + 100, 20L * BLOCK + 200}, {30L * BLOCK, 37L * BLOCK}};
+        assertArrayEquals(frames(multi, ranges), post("/ranges/multi.bin", ranges).body());
+        assertEquals(2 + 1 + 1, harness.origin.reads.get(), "ceil(10 / 8) + 1 + ceil(7 / 8) GETs");
+
+        // a first range of one block adjoining the next: still one run across them, not cut at the first range
+        harness.origin.reads.set(0);
+        final long[][] touching = {{0, 10}, {10, 16L * BLOCK}};
+        assertArrayEquals(frames(adjoining, touching), post("/ranges/adjoining.bin", touching).body());
+        assertEquals(2, harness.origin.reads.get(), "ceil(16 / 8) GETs");
+        assertEquals(0, harness.origin.heads.get(), "no HEAD for any new object");
+        assertEquals(0, harness.cache.metrics().value(MetricNames.ORIGIN_HEADS));
+    }
+
+    @Test
+    void openSuffixAndPastTheEndRangesOfNewObjectsAreAnsweredExactly() throws Exception
+    {
+        final Path dir = origin();
+        final int size = 3 * BLOCK + 5;
+        final byte[] data = object(dir, "open.bin", size, 51);
+        for (final String key : new String[] {"past.bin", "pastlast.bin", "suffix.bin"})
+        {
+            Files.write(dir.resolve(key), data);
+        }
+        Files.write(dir.resolve("empty.bin"), new byte[0]);
+        Files.write(dir.resolve("empty-ranged.bin"), new byte[0]);
+        final byte[] tiny = object(dir, "tiny.bin", 100, 52);
+        harness = cappedTellingSizes(dir);
+
+        final HttpResponse<byte[]> open = get("/obj/open.bin", "bytes=" + (BLOCK + 7) + "-");
+        assertEquals(206, open.statusCode());
+        assertEquals("bytes " + (BLOCK + 7) + "-" + (size - 1) + "/" + size,
+            open.headers().firstValue("Content-Range").orElseThrow());
+        assertArrayEquals(Arrays.copyOfRange(data, BLOCK + 7, size), open.body());
+        assertCosts(1, 0, "an open range: one GET of up to 8 blocks from its start tells the size");
+
+        final HttpResponse<byte[]> past = get("/obj/past.bin", "bytes=" + 10L * BLOCK + "-" + (10L * BLOCK + 9));
+        assertEquals(416, past.statusCode());
+        assertEquals("bytes */" + size, past.headers().firstValue("Content-Range").orElseThrow());
+        assertCosts(1, 0, "a range past the end: the GET's answer (0 bytes) tells the size");
+
+        final HttpResponse<byte[]> pastLast = get("/obj/pastlast.bin",
+            "bytes=" + (3 * BLOCK + 10) + "-" + (3 * BLOCK + 20));
+        assertEquals(416, pastLast.statusCode());
+        assertEquals("bytes */" + size, pastLast.headers().firstValue("Content-Range").orElseThrow());
+        assertCosts(1, 0, "a range past the end inside the last block");
+
+        final HttpResponse<byte[]> suffix = get("/obj/suffix.bin", "bytes=-100");
+        assertEquals(206, suffix.statusCode());
+        assertArrayEquals(Arrays.copyOfRange(data, size - 100, size), suffix.body());
+        assertCosts(1, 1, "a suffix range needs the size first: a HEAD, then the GET");
+
+        final HttpResponse<byte[]> empty = get("/obj/empty.bin", null);
+        assertEquals(200, empty.statusCode());
+        assertEquals(0, empty.body().length);
+        assertEquals("0", empty.headers().firstValue("Content-Length").orElseThrow());
+        assertCosts(1, 0, "a 0-byte object");
+
+        final HttpResponse<byte[]> emptyRanged = get("/obj/empty-ranged.bin", "bytes=0-10");
+        assertEquals(416, emptyRanged.statusCode());
+        assertEquals("bytes */0", emptyRanged.headers().firstValue("Content-Range").orElseThrow());
+        assertCosts(1, 0, "any range of a 0-byte object");
+
+        final HttpResponse<byte[]> small = get("/obj/tiny.bin", "bytes=0-99999");
+        assertEquals(206, small.statusCode());
+        assertEquals("bytes 0-99/100", small.headers().firstValue("Content-Range").orElseThrow());
+        assertArrayEquals(tiny, small.body());
+        assertCosts(1, 0, "an object shorter than a block");
+
+        assertEquals(404, get("/obj/missing.bin", null).statusCode());
+        assertEquals(404, get("/obj/missing.bin", "bytes=5-9").statusCode());
+        assertCosts(2, 0, "a missing object: its GET says so");
+    }
+
+    @Test
+    void concurrentFirstReadersOfANewObjectShareEveryFetchAndAskNoHead() throws Exception
+    {
+        final Path dir = origin();
+        final int blocks = 16;
+        final byte[] data = object(dir, "shared.bin", blocks * BLOCK, 61);
+        harness = cappedTellingSizes(dir);
+        final int readers = 8;
+        final List<CompletableFuture<HttpResponse<byte[]>>> answers = new ArrayList<>();
+        for (int i = 0; i < readers; i++)
+        {
+            // half ask for the whole object (the size comes with blocks 0..7), half for a closed range (0..15)
+            final HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(harness.base() + "/obj/shared.bin"))
+                .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + ServerHarness.KEY);
+            if (i % 2 == 1)
+            {
+                request.header("Range", "bytes=0-" + (blocks * BLOCK - 1));
+            }
+            answers.add(http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofByteArray()));
+        }
+        for (final CompletableFuture<HttpResponse<byte[]>> answer : answers)
+        {
+            assertArrayEquals(data, answer.get(60, TimeUnit.SECONDS).body());
+        }
+        assertEquals(0, harness.origin.heads.get(), "no HEAD: one size, learned by the fetches they share");
+        assertEquals((long) blocks * BLOCK, harness.origin.bytes.get(), "each block asked of the origin once");
+        assertTrue(harness.origin.reads.get() >= 2 && harness.origin.reads.get() <= blocks,
+            "GETs: " + harness.origin.reads.get());
+        assertEquals((long) readers * blocks, harness.cache.metrics().value(MetricNames.BLOCK_REQUESTS),
+            "each reader's chunks counted once");
+    }
+
+    /** The origin GETs and HEADs since the last call, as expected; then starts counting afresh. */
+    private void assertCosts(final long gets, final long heads, final String what)
+    {
+        assertEquals(gets, harness.origin.reads.getAndSet(0), what + ": GETs");
+        assertEquals(heads, harness.origin.heads.getAndSet(0), what + ": HEADs");
     }
 
     private L2Origin client(final Path dir, final Duration abandon)

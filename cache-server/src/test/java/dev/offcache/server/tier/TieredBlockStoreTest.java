@@ -258,6 +258,61 @@ class TieredBlockStoreTest
     }
 
     @Test
+    void aPartOfAnOpenBlockFileIsReadOnTheTiersReaderThreads() throws Exception
+    {
+        final UnsafeBuffer bytes = new UnsafeBuffer(new byte[BLOCK]);
+        for (int i = 0; i < BLOCK; i++)
+        {
+            bytes.putByte(i, (byte) (i * 7));
+        }
+        final UnsafeBuffer staging = new UnsafeBuffer(ByteBuffer.allocateDirect(BLOCK));
+        final ExecutorService pool = Executors.newSingleThreadExecutor((task) -> new Thread(task, "test-ssd-reader"));
+        final AtomicLong handedOff = new AtomicLong();
+        final List<String> readers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (SsdTier ssd = SsdTier.open(dir.resolve("parts"), 16L * BLOCK, new TierMetrics()))
+        {
+            ssd.readFilesOn((task) ->
+            {
+                handedOff.incrementAndGet();
+                pool.execute(() ->
+                {
+                    readers.add(Thread.currentThread().getName());
+                    task.run();
+                });
+            });
+            assertTrue(ssd.write(new ObjectName("ns", "p"), 0, bytes, 0, BLOCK));
+            assertEquals(BLOCK, ssd.read(new ObjectName("ns", "p"), 0, staging));
+            final SsdFile open = ssd.openVerified(new ObjectName("ns", "p"), 0, BLOCK);
+            assertNotNull(open);
+            try
+            {
+                final ByteBuffer part = ByteBuffer.allocateDirect(1000);
+                open.readAsync(300, part).get(10, TimeUnit.SECONDS);
+                assertEquals(0, part.position(), "the destination's position is left as it was");
+                for (int i = 0; i < 1000; i++)
+                {
+                    assertEquals((byte) ((300 + i) * 7), part.get(i), "byte " + i);
+                }
+                assertEquals(1, handedOff.get(), "the read was handed to the tier's readers");
+                assertEquals(List.of("test-ssd-reader"), readers);
+                final ByteBuffer past = ByteBuffer.allocateDirect(100);
+                final java.util.concurrent.ExecutionException ended = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class,
+                    () -> open.readAsync(BLOCK - 50, past).get(10, TimeUnit.SECONDS));
+                assertTrue(ended.getCause() instanceof IOException, "a read past the block fails: " + ended);
+            }
+            finally
+            {
+                open.release();
+            }
+        }
+        finally
+        {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void scrubFindsDamageAfterTheFirstCheckAndVerifiesTheRest() throws Exception
     {
         final TierMetrics metrics = new TierMetrics();

@@ -43,18 +43,74 @@ public final class Crc32c
                 buffer.capacity());
         }
 
-        final Scratch scratch = SCRATCH.get();
-        final CRC32C crc = scratch.crc;
-        crc.reset();
         final byte[] array = buffer.byteArray();
         if (array != null)
         {
+            final CRC32C crc = SCRATCH.get().crc;
+            crc.reset();
             crc.update(array, (int) (buffer.addressOffset() - BufferUtil.ARRAY_BASE_OFFSET) + offset, length);
+            return (int) crc.getValue();
         }
-        else if (length > 0)
+        return compute(buffer.addressOffset() + offset, length);
+    }
+
+    /**
+     * Returns the CRC32C of {@code buffer[index, index + length)} (absolute indices: the buffer's position and limit
+     * are neither used nor changed), heap or direct, with no duplicate or view made.
+     *
+     * @param buffer bytes to checksum.
+     * @param index  the first byte.
+     * @param length bytes, &ge; 0.
+     * @return the CRC32C of those bytes.
+     * @throws IndexOutOfBoundsException if the range is outside the buffer's capacity.
+     */
+    public static int compute(final ByteBuffer buffer, final int index, final int length)
+    {
+        if (index < 0 || length < 0 || index > buffer.capacity() - length)
+        {
+            throw new IndexOutOfBoundsException(
+                "range [index=" + index + ", length=" + length + "] is outside buffer of capacity " +
+                buffer.capacity());
+        }
+        if (buffer.isDirect())
+        {
+            return compute(BufferUtil.address(buffer) + index, length);
+        }
+        final CRC32C crc = SCRATCH.get().crc;
+        crc.reset();
+        if (buffer.hasArray())
+        {
+            crc.update(buffer.array(), buffer.arrayOffset() + index, length);
+        }
+        else
+        {
+            // a read-only heap buffer hides its array: a view is the only way in (no hot path passes one)
+            crc.update(buffer.duplicate().limit(index + length).position(index));
+        }
+        return (int) crc.getValue();
+    }
+
+    /**
+     * Returns the CRC32C of {@code length} bytes of off-heap memory at {@code address}: for memory that is not an
+     * Agrona buffer (a Netty direct buffer's {@code memoryAddress()}), with no wrapper made.
+     *
+     * @param address the first byte; the caller keeps the memory valid for the call.
+     * @param length  bytes, &ge; 0.
+     * @return the CRC32C of those bytes.
+     */
+    public static int compute(final long address, final int length)
+    {
+        if (length < 0)
+        {
+            throw new IndexOutOfBoundsException("negative length " + length);
+        }
+        final Scratch scratch = SCRATCH.get();
+        final CRC32C crc = scratch.crc;
+        crc.reset();
+        if (length > 0)
         {
             final ByteBuffer window = scratch.window;
-            UnsafeApi.putLong(window, BufferUtil.BYTE_BUFFER_ADDRESS_FIELD_OFFSET, buffer.addressOffset() + offset);
+            UnsafeApi.putLong(window, BufferUtil.BYTE_BUFFER_ADDRESS_FIELD_OFFSET, address);
             UnsafeApi.putInt(window, CAPACITY_FIELD_OFFSET, length);
             window.limit(length).position(0);
             crc.update(window);

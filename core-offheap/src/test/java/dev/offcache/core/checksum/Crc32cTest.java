@@ -63,6 +63,39 @@ class Crc32cTest
     }
 
     @Test
+    void byteBuffersAndRawAddressesAgreeWithJdkWithoutMovingThePosition()
+    {
+        final byte[] bytes = new byte[10_000];
+        new Random(7).nextBytes(bytes);
+        final ByteBuffer direct = ByteBuffer.allocateDirect(bytes.length);
+        try
+        {
+            direct.put(bytes).position(123).limit(456);
+            final ByteBuffer heap = ByteBuffer.wrap(bytes).position(5);
+            final ByteBuffer heapSlice = ByteBuffer.wrap(bytes, 100, 5_000).slice();
+            for (final int[] range : new int[][]{{0, 0}, {0, 1}, {3, 17}, {1000, 9000}})
+            {
+                final int expected = reference(bytes, range[0], range[1]);
+                assertEquals(expected, Crc32c.compute(direct, range[0], range[1]), "direct " + range[0]);
+                assertEquals(expected, Crc32c.compute(heap, range[0], range[1]), "heap " + range[0]);
+                assertEquals(expected, Crc32c.compute(heap.asReadOnlyBuffer(), range[0], range[1]),
+                    "read-only " + range[0]);
+                assertEquals(expected, Crc32c.compute(BufferUtil.address(direct) + range[0], range[1]),
+                    "address " + range[0]);
+            }
+            assertEquals(reference(bytes, 110, 300), Crc32c.compute(heapSlice, 10, 300), "a slice's own indices");
+            assertEquals(123, direct.position(), "position and limit untouched");
+            assertEquals(456, direct.limit());
+            assertThrows(IndexOutOfBoundsException.class, () -> Crc32c.compute(direct, 9_999, 2));
+            assertThrows(IndexOutOfBoundsException.class, () -> Crc32c.compute(direct, 0, -1));
+        }
+        finally
+        {
+            BufferUtil.free(direct);
+        }
+    }
+
+    @Test
     void aFlippedBitChangesTheChecksum()
     {
         final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(4096));

@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.LongConsumer;
 
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
@@ -29,6 +30,7 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
+import dev.offcache.range.origin.ContentRangeHeader;
 import dev.offcache.range.origin.ListPage;
 import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectKeys;
@@ -36,6 +38,7 @@ import dev.offcache.range.origin.ObjectNotFoundException;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
 import dev.offcache.range.origin.PreconditionFailedException;
+import dev.offcache.range.store.FetchClass;
 
 /**
  * An origin over an S3 bucket through the AWS SDK v2 async client (Netty): ranged GETs stream straight into the
@@ -153,14 +156,32 @@ public final class S3Origin implements ObjectStore
     @Override
     public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
     {
-        return get(key, offset, destination, null);
+        return get(key, offset, destination, null, null);
+    }
+
+    /**
+     * The size from the answer's {@code Content-Range}. A range that starts past the end is S3's
+     * {@code InvalidRange} (416): 0 bytes, and no size (the caller asks with a HEAD).
+     */
+    @Override
+    public CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+        final LongConsumer objectSize)
+    {
+        return get(key, offset, destination, null, objectSize);
+    }
+
+    @Override
+    public boolean readAnswersCarrySize()
+    {
+        return true;
     }
 
     @Override
     public CompletableFuture<Integer> readIfMatch(
         final String key, final long offset, final ByteBuffer destination, final String ifMatch)
     {
-        return get(key, offset, destination, ifMatch);
+        return get(key, offset, destination, ifMatch, null);
     }
 
     @Override
@@ -296,7 +317,8 @@ public final class S3Origin implements ObjectStore
     }
 
     private CompletableFuture<Integer> get(
-        final String key, final long offset, final ByteBuffer destination, final String ifMatch)
+        final String key, final long offset, final ByteBuffer destination, final String ifMatch,
+        final LongConsumer objectSize)
     {
         ObjectKeys.validate(key);
         if (offset < 0)
@@ -314,7 +336,7 @@ public final class S3Origin implements ObjectStore
             .range("bytes=" + offset + "-" + (offset + length - 1))
             .ifMatch(ifMatch)
             .build();
-        return client.getObject(request, new IntoBuffer(destination))
+        return client.getObject(request, new IntoBuffer(destination, objectSize))
             .handle((bytes, error) ->
             {
                 if (error != null)
@@ -366,11 +388,13 @@ public final class S3Origin implements ObjectStore
     private static final class IntoBuffer implements AsyncResponseTransformer<GetObjectResponse, Integer>
     {
         private final ByteBuffer destination;
+        private final LongConsumer objectSize;
         private volatile CompletableFuture<Integer> result;
 
-        IntoBuffer(final ByteBuffer destination)
+        IntoBuffer(final ByteBuffer destination, final LongConsumer objectSize)
         {
             this.destination = destination;
+            this.objectSize = objectSize;
         }
 
         @Override
@@ -384,6 +408,14 @@ public final class S3Origin implements ObjectStore
         @Override
         public void onResponse(final GetObjectResponse response)
         {
+            if (null != objectSize)
+            {
+                final long size = ContentRangeHeader.total(response.contentRange());
+                if (size >= 0)
+                {
+                    objectSize.accept(size);
+                }
+            }
         }
 
         @Override

@@ -68,6 +68,8 @@ public final class BlockStream
     private final int fillBatch;
     private final long totalChunks;
     private final int blockShift;
+    /** Told the size by fetching the first blocks: those are taken from its fetches. Null when none. */
+    private final SizeProbe probe;
     private static final AtomicIntegerFieldUpdater<BlockStream> SCHEDULED =
         AtomicIntegerFieldUpdater.newUpdater(BlockStream.class, "scheduled");
     private static final AtomicIntegerFieldUpdater<BlockStream> SLOTS_TO_FETCH =
@@ -101,9 +103,11 @@ public final class BlockStream
         final boolean bypass,
         final StreamCredit credit,
         final Executor executor,
-        final StreamSink sink)
+        final StreamSink sink,
+        final SizeProbe probe)
     {
         this.cache = cache;
+        this.probe = probe;
         this.useStore = !bypass && cache.store() != null;
         this.entry = entry;
         this.objectSize = objectSize;
@@ -413,6 +417,10 @@ public final class BlockStream
         {
             runs.submit();
         }
+        if (probe != null && takeProbed(slot))
+        {
+            return;
+        }
         if (useStore)
         {
             final BlockRef ref = engine.acquireInMemory(slot.blockKey, slot.blockLength);
@@ -441,6 +449,44 @@ public final class BlockStream
         }
         engine.metrics().blockMiss();
         fetch(slot);
+    }
+
+    /**
+     * A block the size probe fetched (or joined) for this stream: a miss, taken from that fetch, or, when it is over
+     * already, from the store; fetched again only when the store did not keep it (or the fetch failed).
+     *
+     * @return false when the probe did not fetch the slot's block (look it up as any other).
+     */
+    private boolean takeProbed(final Slot slot)
+    {
+        final BlockFetch probed = probe.fetchOf(entry, slot.blockIndex);
+        if (probed == null || !useStore)
+        {
+            return false;
+        }
+        cache.metrics().blockMiss();
+        slot.fetch = probed;
+        slot.state = PENDING;
+        if (probed.join(slot))
+        {
+            return true;
+        }
+        slot.fetch = null;
+        slot.state = EMPTY;
+        final BlockRef ref = cache.acquireInMemory(slot.blockKey, slot.blockLength);
+        if (ref != null)
+        {
+            slot.ready(MEMORY, ref, null, null);
+            return true;
+        }
+        final BlockFile file = cache.openFile(slot.blockKey, slot.blockLength);
+        if (file != null)
+        {
+            slot.ready(FILE, null, file, null);
+            return true;
+        }
+        fetch(slot);
+        return true;
     }
 
     private void fetch(final Slot slot)
@@ -475,24 +521,11 @@ public final class BlockStream
             {
                 continue;
             }
-            if (useStore)
+            // A fetch of this block may have finished between the lookup and the claim: look once more (not
+            // counted: it is the same lookup).
+            if (useStore && cache.completeFromMemory(fetch, slot.blockKey, slot.blockLength))
             {
-                // A fetch of this block may have finished between the lookup and the claim: look once more (not
-                // counted: it is the same lookup).
-                final BlockRef ref = cache.acquireInMemory(slot.blockKey, slot.blockLength);
-                if (ref != null)
-                {
-                    try
-                    {
-                        fetch.complete(ref.buffer(), 0, ref.length());
-                    }
-                    finally
-                    {
-                        ref.release();
-                        fetcher.forget(fetch);
-                    }
-                    return;
-                }
+                return;
             }
             runs().add(fetch);
             return;

@@ -140,7 +140,7 @@ final class ObjectDirectory
             }
             else
             {
-                entry.size = size;
+                publish(entry, size);
                 entry.sizeRequest.set(null);
                 request.complete(size);
             }
@@ -228,7 +228,7 @@ final class ObjectDirectory
             {
                 if (size < 0)
                 {
-                    entry.size = info.size();
+                    publish(entry, info.size());
                 }
                 entry.info = info;
             }
@@ -248,7 +248,41 @@ final class ObjectDirectory
         }
         if (entry.size < 0)
         {
-            entry.size = size;
+            publish(entry, size);
+        }
+    }
+
+    /**
+     * Completes once the object's size is known, by whatever means (a HEAD, a stat, a GET's answer, a record): for a
+     * caller that started the fetch that will tell it ({@link SizeProbe}) rather than a HEAD. Never fails; the caller
+     * watches its own fetch for failures. Shared by every such caller of the entry.
+     */
+    CompletableFuture<Long> sizeKnown(final ObjectEntry entry)
+    {
+        CompletableFuture<Long> known = entry.sizeKnown.get();
+        if (known == null)
+        {
+            final CompletableFuture<Long> fresh = new CompletableFuture<>();
+            known = entry.sizeKnown.compareAndSet(null, fresh) ? fresh : entry.sizeKnown.get();
+        }
+        // after publishing the future: a size written before it was visible is seen here, one written after
+        // completes it in publish
+        final long size = entry.size;
+        if (size >= 0)
+        {
+            known.complete(size);
+        }
+        return known;
+    }
+
+    /** Sets the entry's size (once: callers check it is unknown) and wakes those waiting for it. */
+    private static void publish(final ObjectEntry entry, final long size)
+    {
+        entry.size = size;
+        final CompletableFuture<Long> known = entry.sizeKnown.get();
+        if (known != null)
+        {
+            known.complete(size);
         }
     }
 

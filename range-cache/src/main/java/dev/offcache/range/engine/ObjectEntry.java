@@ -16,6 +16,10 @@ final class ObjectEntry
     final long id;
     volatile long size = -1;
     final AtomicReference<CompletableFuture<Long>> sizeRequest = new AtomicReference<>();
+    /** Completed with the size once it is known by any means; made only for callers that wait without a HEAD. */
+    final AtomicReference<CompletableFuture<Long>> sizeKnown = new AtomicReference<>();
+    /** A cold start for streams of this object once its size is known ({@link SizeProbe#known}), made once. */
+    volatile SizeProbe knownProbe;
     volatile ObjectInfo info;
     final AtomicReference<CompletableFuture<ObjectInfo>> statRequest = new AtomicReference<>();
 

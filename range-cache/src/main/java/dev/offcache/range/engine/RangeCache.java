@@ -16,6 +16,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.config.RangeCacheContext;
+import dev.offcache.range.fetch.BlockFetch;
 import dev.offcache.range.fetch.BlockFetcher;
 import dev.offcache.range.metrics.CacheStats;
 import dev.offcache.range.metrics.RangeMetrics;
@@ -160,6 +161,46 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
+     * How a stream of {@code [position, position + length)} of an object will learn the object's size before it opens
+     * (see {@link SizeProbe}): known already; for a new object over an origin whose read answers carry the size, from
+     * the demand fetch of the range's first blocks, started here (no HEAD before the GETs); else one shared HEAD. Pass
+     * the probe to {@link #openStream(String, long[], long[], StreamCredit, Executor, StreamSink, SizeProbe)} once its
+     * size is known, so the stream takes the blocks from the probe's fetches. Never throws: a bad key is a failed size.
+     *
+     * @param key      the object key.
+     * @param position the first byte the stream reads, or -1 when the range counts from the end (a suffix: the size
+     *                 is asked first).
+     * @param length   the bytes the stream reads from there, or -1 when the end is not known yet (an open range, the
+     *                 whole object: one coalesced GET's worth is fetched).
+     * @return the probe; its {@link SizeProbe#size()} completes with the size.
+     */
+    public SizeProbe sizeForStream(final String key, final long position, final long length)
+    {
+        try
+        {
+            final ObjectEntry entry = directory.entry(key);
+            final long known = entry.size;
+            if (known >= 0)
+            {
+                return SizeProbe.known(entry, known);
+            }
+            if (closed || position < 0 || length == 0 || store == null || isBypassed(key) ||
+                !origin.readAnswersCarrySize())
+            {
+                return SizeProbe.of(entry, directory.size(entry));
+            }
+            final long first = position >>> blockShift;
+            final long blocks = length < 0 ? fetcher.maxRunBlocks() :
+                Math.min(readAheadBlocks, ((position + length - 1) >>> blockShift) - first + 1);
+            return SizeProbe.fetching(this, entry, first, (int) blocks);
+        }
+        catch (final RuntimeException ex)
+        {
+            return SizeProbe.of(null, CompletableFuture.failedFuture(ex));
+        }
+    }
+
+    /**
      * Copies {@code length} bytes of an object from {@code position} into a caller's buffer.
      *
      * @param key               the object key.
@@ -294,17 +335,26 @@ public final class RangeCache implements AutoCloseable
     {
         final ObjectEntry entry = directory.entry(key);
         long size = entry.size;
+        final long blockIndex = position >>> blockShift;
+        if (size < 0 && coldReads && length > 0 && store != null && !isBypassed(key))
+        {
+            // One round trip, as read(): the block's GET tells the size, and the range is checked against it then.
+            checkRange(key, position, length, Long.MAX_VALUE);
+            checkOneBlock(key, position, length, blockIndex);
+            await(slowRead(entry, -1, FetchClass.DEMAND, false,
+                List.of(new RangeRequest(position, length, null, 0)), new ReadFuture()));
+            size = entry.size;
+            if (size >= 0)
+            {
+                return acquire(BlockKeys.pack(entry.id, blockIndex), blockLength(blockIndex, size));
+            }
+        }
         if (size < 0)
         {
             size = await(directory.size(entry));
         }
         checkRange(key, position, length, size);
-        final long blockIndex = position >>> blockShift;
-        if (length > 0 && ((position + length - 1) >>> blockShift) != blockIndex)
-        {
-            throw new IllegalArgumentException("range [" + position + ", " + (position + length) + ") of '" + key +
-                "' spans more than one block of " + blockSize + " bytes");
-        }
+        checkOneBlock(key, position, length, blockIndex);
         if (store == null || isBypassed(key) || size == 0)
         {
             return null;
@@ -323,6 +373,15 @@ public final class RangeCache implements AutoCloseable
             List.of(new RangeRequest(blockStart, blockLength, null, 0)), new ReadFuture()));
         ref = acquire(blockKey, blockLength);
         return ref;
+    }
+
+    private void checkOneBlock(final String key, final long position, final int length, final long blockIndex)
+    {
+        if (length > 0 && ((position + length - 1) >>> blockShift) != blockIndex)
+        {
+            throw new IllegalArgumentException("range [" + position + ", " + (position + length) + ") of '" + key +
+                "' spans more than one block of " + blockSize + " bytes");
+        }
     }
 
     /**
@@ -649,6 +708,20 @@ public final class RangeCache implements AutoCloseable
             {
                 return CompletableFuture.completedFuture(null);
             }
+            if (entry.size < 0 && coldReads && !ranges.isEmpty())
+            {
+                // the ranges are known: their GETs tell the size (ranges past the end fail the prefetch then)
+                final List<RangeRequest> requests = new ArrayList<>();
+                for (final ByteRange range : ranges)
+                {
+                    checkRange(key, range.position(), range.length(), Long.MAX_VALUE);
+                    addChunked(requests, range.position(), range.length());
+                }
+                if (anyBytes(requests))
+                {
+                    return slowRead(entry, -1, FetchClass.PREFETCH, false, requests, new ReadFuture());
+                }
+            }
             return directory.size(entry).thenCompose((size) ->
             {
                 final List<RangeRequest> requests = new ArrayList<>();
@@ -693,6 +766,33 @@ public final class RangeCache implements AutoCloseable
         final Executor executor,
         final StreamSink sink)
     {
+        return openStream(key, starts, lengths, credit, executor, sink, null);
+    }
+
+    /**
+     * {@link #openStream(String, long[], long[], StreamCredit, Executor, StreamSink)} after a {@link SizeProbe} of the
+     * same object told the size: the blocks the probe fetched are taken from its fetches (counted once per chunk, as
+     * misses) instead of being looked up again.
+     *
+     * @param key      the object key.
+     * @param starts   the first byte of each range, in body order.
+     * @param lengths  the length of each range (0 allowed).
+     * @param credit   memory the stream may hold ahead of the sink (the response budget).
+     * @param executor where the stream runs and calls the sink (the consumer's event loop).
+     * @param sink     receives the chunks.
+     * @param probe    the probe whose size the caller waited for, or null.
+     * @return the stream, not started.
+     * @throws IllegalArgumentException on a bad key, an object whose size is not known yet, or a range outside it.
+     */
+    public BlockStream openStream(
+        final String key,
+        final long[] starts,
+        final long[] lengths,
+        final StreamCredit credit,
+        final Executor executor,
+        final StreamSink sink,
+        final SizeProbe probe)
+    {
         if (closed)
         {
             throw new IllegalStateException("range cache is closed");
@@ -712,7 +812,7 @@ public final class RangeCache implements AutoCloseable
         {
             checkRange(key, starts[i], lengths[i], size);
         }
-        return new BlockStream(this, entry, size, starts, lengths, isBypassed(key), credit, executor, sink);
+        return new BlockStream(this, entry, size, starts, lengths, isBypassed(key), credit, executor, sink, probe);
     }
 
     /**
@@ -1004,6 +1104,31 @@ public final class RangeCache implements AutoCloseable
             return null;
         }
         return checked(ref, expectedLength);
+    }
+
+    /**
+     * A fetch just claimed for a block that another fetch may have stored since the caller looked: completes it from
+     * the store's memory (its waiters get the block) and forgets it, so nothing is sent for it.
+     *
+     * @return whether the block was in memory and the fetch is done.
+     */
+    boolean completeFromMemory(final BlockFetch fetch, final long blockKey, final int expectedLength)
+    {
+        final BlockRef ref = acquireInMemory(blockKey, expectedLength);
+        if (ref == null)
+        {
+            return false;
+        }
+        try
+        {
+            fetch.complete(ref.buffer(), 0, ref.length());
+        }
+        finally
+        {
+            ref.release();
+            fetcher.forget(fetch);
+        }
+        return true;
     }
 
     /** The store's memory-resident block, never waiting; store failures and wrong lengths are fallbacks (misses). */

@@ -1,5 +1,7 @@
 package dev.offcache.range.l2;
 
+import dev.offcache.range.origin.ContentRangeHeader;
+
 /**
  * Checks the length headers of a ranged answer against the range asked for. Never allocates.
  */
@@ -54,20 +56,6 @@ final class ContentRange
     }
 
     /**
-     * The complete length of a {@code Content-Range} value ({@code bytes S-E/T} or {@code bytes * /T}), or -1 when
-     * it is missing, unknown ({@code *}) or malformed.
-     */
-    static long total(final String contentRange)
-    {
-        if (contentRange == null || !contentRange.startsWith("bytes "))
-        {
-            return -1;
-        }
-        final int slash = contentRange.indexOf('/', 6);
-        return slash < 0 ? -1 : parse(contentRange, slash + 1, contentRange.length());
-    }
-
-    /**
      * A {@code Content-Length} value, or -1 when missing or not a non-negative decimal.
      */
     static long parseLength(final String value)
@@ -77,20 +65,6 @@ final class ContentRange
 
     private static long parse(final CharSequence text, final int from, final int to)
     {
-        if (from >= to || to - from > 18)
-        {
-            return -1;
-        }
-        long value = 0;
-        for (int i = from; i < to; i++)
-        {
-            final char c = text.charAt(i);
-            if (c < '0' || c > '9')
-            {
-                return -1;
-            }
-            value = value * 10 + (c - '0');
-        }
-        return value;
+        return ContentRangeHeader.decimal(text, from, to);
     }
 }

@@ -3,7 +3,6 @@ package dev.offcache.range.l2;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongConsumer;
-import java.util.zip.CRC32C;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpContent;
@@ -13,6 +12,8 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.LastHttpContent;
+
+import dev.offcache.range.origin.ContentRangeHeader;
 
 /**
  * A ranged {@code GET /obj/{key}}: the body is copied from Netty's pooled direct buffers straight into the caller's
@@ -44,9 +45,7 @@ final class RangeExchange extends Exchange
     private boolean checksummed;
     private long blockSize;
     private int chunkLeft;
-    private int crcRead;
-    private int crcValue;
-    private CRC32C crc;
+    private ChunkChecksum checksum;
 
     RangeExchange(
         final L2Origin client,
@@ -89,7 +88,7 @@ final class RangeExchange extends Exchange
         final int status = response.status().code();
         if (status == HttpResponseStatus.REQUESTED_RANGE_NOT_SATISFIABLE.code())
         {
-            final long total = ContentRange.total(contentRange);
+            final long total = ContentRangeHeader.total(contentRange);
             if (total < 0 || total > offset)
             {
                 fail(total < 0 ? FallbackReason.STATUS : FallbackReason.MALFORMED, null);
@@ -128,9 +127,10 @@ final class RangeExchange extends Exchange
         expected = announced;
         if (checksummed)
         {
+            checksum = new ChunkChecksum();
             chunkLeft = nextChunk();
         }
-        reportSize(ContentRange.total(contentRange));
+        reportSize(ContentRangeHeader.total(contentRange));
         return true;
     }
 
@@ -151,8 +151,7 @@ final class RangeExchange extends Exchange
     /** The length of the chunk that starts at the delivered offset. */
     private int nextChunk()
     {
-        final long at = offset + delivered;
-        return (int) Math.min(blockSize - at % blockSize, expected - delivered);
+        return ChunkChecksum.chunkLength(offset + delivered, blockSize, expected - delivered);
     }
 
     /** A checksummed body: chunk bytes go to the caller's buffer, each chunk's CRC32C is checked after it. */
@@ -170,22 +169,20 @@ final class RangeExchange extends Exchange
                 chunkLeft -= n;
                 continue;
             }
-            if (crcRead == Integer.BYTES || delivered == verified)
+            if (delivered == verified)
             {
+                // a byte after the last chunk's CRC: more body than announced
                 fail(FallbackReason.MALFORMED, null);
                 return;
             }
-            crcValue = (crcValue << 8) | bytes.readUnsignedByte();
-            if (++crcRead == Integer.BYTES)
+            if (checksum.takeTrailerByte(bytes))
             {
-                if (!chunkMatches())
+                if (!checksum.matches(destination, destination.position() + verified, delivered - verified))
                 {
                     fail(FallbackReason.CHECKSUM, null);
                     return;
                 }
                 verified = delivered;
-                crcRead = 0;
-                crcValue = 0;
                 chunkLeft = delivered == expected ? 0 : nextChunk();
             }
         }
@@ -203,19 +200,6 @@ final class RangeExchange extends Exchange
                 fail(FallbackReason.SHORT_BODY, null);
             }
         }
-    }
-
-    private boolean chunkMatches()
-    {
-        if (null == crc)
-        {
-            crc = new CRC32C();
-        }
-        crc.reset();
-        final ByteBuffer chunk = destination.duplicate();
-        chunk.limit(destination.position() + delivered).position(destination.position() + verified);
-        crc.update(chunk);
-        return (int) crc.getValue() == crcValue;
     }
 
     @Override

@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongConsumer;
-import java.util.zip.CRC32C;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -54,9 +53,7 @@ final class VectoredExchange extends Exchange
     /** Bytes of the current range's frame before its current chunk (every chunk before it had its CRC read). */
     private int chunkStart;
     private int chunkLeft;
-    private int crcRead;
-    private int crcValue;
-    private CRC32C crc;
+    private ChunkChecksum checksum;
     private DamagedChunks damaged = DamagedChunks.NONE;
 
     VectoredExchange(
@@ -128,6 +125,7 @@ final class VectoredExchange extends Exchange
         if (checksummed)
         {
             blockSize = ContentRange.parseLength(response.headers().get(L2Origin.BLOCK_SIZE_HEADER));
+            checksum = new ChunkChecksum();
         }
         if (objectBytes < 0 || (checksummed ? blockSize <= 0 || announced != checksummedLength() :
             announced < (long) Long.BYTES * offsets.length || announced > most))
@@ -202,9 +200,8 @@ final class VectoredExchange extends Exchange
                 nextRangeIfDone();
                 continue;
             }
-            crcValue = (crcValue << 8) | bytes.readUnsignedByte();
             received++;
-            if (++crcRead == Integer.BYTES)
+            if (checksum.takeTrailerByte(bytes))
             {
                 checkChunk();
                 nextRangeIfDone();
@@ -243,16 +240,8 @@ final class VectoredExchange extends Exchange
     /** The current chunk's CRC32C is read: a mismatch marks the chunk for the origin, and the next chunk starts. */
     private void checkChunk()
     {
-        if (null == crc)
-        {
-            crc = new CRC32C();
-        }
-        crc.reset();
         final ByteBuffer destination = destinations[range];
-        final ByteBuffer chunk = destination.duplicate();
-        chunk.limit(destination.position() + delivered[range]).position(destination.position() + chunkStart);
-        crc.update(chunk);
-        if ((int) crc.getValue() != crcValue)
+        if (!checksum.matches(destination, destination.position() + chunkStart, delivered[range] - chunkStart))
         {
             if (damaged == DamagedChunks.NONE)
             {
@@ -261,8 +250,6 @@ final class VectoredExchange extends Exchange
             damaged.add(range, chunkStart, delivered[range] - chunkStart);
         }
         chunkStart = delivered[range];
-        crcRead = 0;
-        crcValue = 0;
         chunkLeft = nextChunk();
     }
 
@@ -280,8 +267,7 @@ final class VectoredExchange extends Exchange
         {
             return (int) left;
         }
-        final long at = offsets[range] + delivered[range];
-        return (int) Math.min(blockSize - at % blockSize, left);
+        return ChunkChecksum.chunkLength(offsets[range] + delivered[range], blockSize, left);
     }
 
     /** A range is done when its frame is read whole and (checksummed) every chunk's CRC after it. */

@@ -5,6 +5,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+
+import dev.offcache.range.store.FetchClass;
 
 /**
  * An origin with a fixed latency in front of every GET and HEAD, as an object store's time to first byte: the
@@ -55,6 +58,24 @@ public final class DelayingOrigin extends ForwardingObjectStore
         peakGetsInFlight.accumulateAndGet(getsInFlight.incrementAndGet(), Math::max);
         return later().thenCompose((ignored) -> delegate().read(key, offset, destination))
             .whenComplete((bytes, error) -> getsInFlight.decrementAndGet());
+    }
+
+    /** The wrapped origin's reads, with the size its answers carry passed on (the class-aware read is one GET). */
+    @Override
+    public CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+        final LongConsumer objectSize)
+    {
+        gets.incrementAndGet();
+        peakGetsInFlight.accumulateAndGet(getsInFlight.incrementAndGet(), Math::max);
+        return later().thenCompose((ignored) -> delegate().read(key, offset, destination, fetchClass, objectSize))
+            .whenComplete((bytes, error) -> getsInFlight.decrementAndGet());
+    }
+
+    @Override
+    public boolean readAnswersCarrySize()
+    {
+        return delegate().readAnswersCarrySize();
     }
 
     /**

@@ -19,8 +19,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
+
+import dev.offcache.range.store.FetchClass;
 
 /**
  * An origin over a local directory: each key is a file below the root, read with positional
@@ -143,14 +146,29 @@ public final class FileSystemOrigin implements ObjectStore
     @Override
     public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
     {
-        return supply(() -> readNow(key, offset, destination, null));
+        return supply(() -> readNow(key, offset, destination, null, null));
+    }
+
+    /** The file's length, read from the open channel: the size costs no extra call. */
+    @Override
+    public CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+        final LongConsumer objectSize)
+    {
+        return supply(() -> readNow(key, offset, destination, null, objectSize));
+    }
+
+    @Override
+    public boolean readAnswersCarrySize()
+    {
+        return true;
     }
 
     @Override
     public CompletableFuture<Integer> readIfMatch(
         final String key, final long offset, final ByteBuffer destination, final String ifMatch)
     {
-        return supply(() -> readNow(key, offset, destination, ifMatch));
+        return supply(() -> readNow(key, offset, destination, ifMatch, null));
     }
 
     @Override
@@ -336,7 +354,9 @@ public final class FileSystemOrigin implements ObjectStore
         return namespace;
     }
 
-    private int readNow(final String key, final long offset, final ByteBuffer destination, final String ifMatch)
+    private int readNow(
+        final String key, final long offset, final ByteBuffer destination, final String ifMatch,
+        final LongConsumer objectSize)
     {
         if (offset < 0)
         {
@@ -348,6 +368,10 @@ public final class FileSystemOrigin implements ObjectStore
             if (ifMatch != null && !ifMatch.equals(versionOf(file, channel)))
             {
                 throw new PreconditionFailedException(key, ifMatch);
+            }
+            if (null != objectSize)
+            {
+                objectSize.accept(channel.size());
             }
             final ByteBuffer target = destination.duplicate();
             int total = 0;

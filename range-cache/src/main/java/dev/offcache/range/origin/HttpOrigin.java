@@ -20,6 +20,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongConsumer;
+
+import dev.offcache.range.store.FetchClass;
 
 /**
  * An origin over any HTTP server that honours {@code Range} requests, through {@link HttpClient}: objects are
@@ -110,14 +113,29 @@ public final class HttpOrigin implements ObjectStore
     @Override
     public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
     {
-        return get(key, offset, destination, null);
+        return get(key, offset, destination, null, null);
+    }
+
+    /** The size from the answer: a 206's or a 416's {@code Content-Range}, a 200's {@code Content-Length}. */
+    @Override
+    public CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+        final LongConsumer objectSize)
+    {
+        return get(key, offset, destination, null, objectSize);
+    }
+
+    @Override
+    public boolean readAnswersCarrySize()
+    {
+        return true;
     }
 
     @Override
     public CompletableFuture<Integer> readIfMatch(
         final String key, final long offset, final ByteBuffer destination, final String ifMatch)
     {
-        return get(key, offset, destination, ifMatch);
+        return get(key, offset, destination, ifMatch, null);
     }
 
     @Override
@@ -187,7 +205,8 @@ public final class HttpOrigin implements ObjectStore
     }
 
     private CompletableFuture<Integer> get(
-        final String key, final long offset, final ByteBuffer destination, final String ifMatch)
+        final String key, final long offset, final ByteBuffer destination, final String ifMatch,
+        final LongConsumer objectSize)
     {
         if (offset < 0)
         {
@@ -207,6 +226,10 @@ public final class HttpOrigin implements ObjectStore
         }
         final HttpResponse.BodyHandler<Integer> handler = (info) ->
         {
+            if (null != objectSize)
+            {
+                reportSize(info, objectSize);
+            }
             if (info.statusCode() == 206 || (info.statusCode() == 200 && offset == 0))
             {
                 return new IntoBuffer(destination, info.statusCode() == 200);
@@ -234,6 +257,30 @@ public final class HttpOrigin implements ObjectStore
             }
             throw statusError(status, key, ifMatch, "GET");
         });
+    }
+
+    /**
+     * Tells the object's size an answer carries: the total of a {@code Content-Range} ({@code bytes S-E/T} of a 206,
+     * {@code bytes *}{@code /T} of a 416), or a 200's {@code Content-Length}; nothing when it says {@code *} or
+     * nothing parseable.
+     */
+    private static void reportSize(final HttpResponse.ResponseInfo info, final LongConsumer objectSize)
+    {
+        final int status = info.statusCode();
+        if (status == 200)
+        {
+            info.headers().firstValueAsLong("Content-Length").ifPresent(objectSize::accept);
+            return;
+        }
+        if (status != 206 && status != 416)
+        {
+            return;
+        }
+        final long total = ContentRangeHeader.total(info.headers().firstValue("Content-Range").orElse(null));
+        if (total >= 0)
+        {
+            objectSize.accept(total);
+        }
     }
 
     private <T> CompletableFuture<HttpResponse<T>> send(

@@ -90,6 +90,23 @@ public interface ObjectStore extends AutoCloseable
     }
 
     /**
+     * Whether the answers of {@link #read(String, long, ByteBuffer, FetchClass, LongConsumer)} report the object's
+     * size to its {@code objectSize} consumer as a rule (an HTTP or S3 {@code 206}'s {@code Content-Range}, a local
+     * file's length), and a read at or past the end returns 0 bytes (reporting the size where the store can tell). A
+     * caller that must know the size before it answers (the L2 server, which sends its headers first) can then learn
+     * a new object's size from the first GET of its blocks instead of a HEAD before them
+     * ({@link dev.offcache.range.engine.RangeCache#sizeForStream}); an answer that told nothing costs a HEAD after it.
+     * Unlike {@link #readsReportSize()} it does not make the engine's plain reads start without the size. The default
+     * is {@link #readsReportSize()}.
+     *
+     * @return whether read answers carry the object's size.
+     */
+    default boolean readAnswersCarrySize()
+    {
+        return readsReportSize();
+    }
+
+    /**
      * {@link #read(String, long, ByteBuffer, FetchClass)} that also hands the object's size to {@code objectSize},
      * before the returned future completes, when the answer carries it. The default reports nothing.
      *

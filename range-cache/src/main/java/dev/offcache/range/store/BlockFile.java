@@ -1,6 +1,10 @@
 package dev.offcache.range.store;
 
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A stored block that lives in a file rather than in memory: {@link #length()} bytes at {@link #dataPosition()} of an
@@ -44,6 +48,41 @@ public interface BlockFile
     default long crc32c()
     {
         return -1;
+    }
+
+    /**
+     * Reads {@code destination.remaining()} bytes of the block from {@code offsetInBlock} into {@code destination}
+     * (from its position, which is left as it was), for a reader that needs the bytes rather than sendfile (a part of
+     * a block whose CRC32C must be sent with it). A store with reader threads (the L2 server's SSD tier) reads there,
+     * so an event loop never waits for the disk; the default reads on the calling thread. The caller keeps its
+     * reference until the future completes.
+     *
+     * @param offsetInBlock the first byte, within the block.
+     * @param destination   where the bytes go; the caller owns it and leaves it alone until completion.
+     * @return completes when the bytes are in; fails with an {@link java.io.IOException} when the file ends early or
+     *     cannot be read.
+     */
+    default CompletableFuture<Void> readAsync(final int offsetInBlock, final ByteBuffer destination)
+    {
+        final ByteBuffer target = destination.duplicate();
+        long at = dataPosition() + offsetInBlock;
+        try
+        {
+            while (target.hasRemaining())
+            {
+                final int n = channel().read(target, at);
+                if (n < 0)
+                {
+                    throw new EOFException("block file ended " + target.remaining() + " bytes early");
+                }
+                at += n;
+            }
+            return CompletableFuture.completedFuture(null);
+        }
+        catch (final IOException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
     }
 
     /**

@@ -21,6 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import dev.offcache.core.slab.BlockRef;
+import dev.offcache.range.engine.ByteRange;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.engine.RangeRequest;
 import dev.offcache.range.origin.FileSystemOrigin;
@@ -301,6 +303,39 @@ class L2ClientVectoredAndInterimTest
             }
             assertEquals(1, server.rangesRequests.get(), "the vectored read's missing blocks in one POST /ranges");
             assertEquals(2, server.requests.get());
+            assertEquals(0, real.gets() + real.heads(), "nothing from the real origin");
+        }
+    }
+
+    @Test
+    void aViewAndAPrefetchOfNewObjectsSendNoHeadEither()
+    {
+        final String other = "data/part-2.parquet";
+        server.objects.put(other, truth);
+        try (RangeCache cache = RangeCache.newBuilder().origin(client).blockSize(64 * 1024)
+            .l1Store(new SlabBlockStore(8L << 20, 64 * 1024)).build())
+        {
+            final BlockRef view = cache.readView(KEY, 3 * 64 * 1024 + 10, 500);
+            try
+            {
+                final byte[] got = new byte[500];
+                view.buffer().getBytes(10, got);
+                assertArrayEquals(Arrays.copyOfRange(truth, 3 * 64 * 1024 + 10, 3 * 64 * 1024 + 510), got);
+            }
+            finally
+            {
+                view.release();
+            }
+            assertEquals(1, server.requests.get(), "a view of a new object: one GET, no HEAD before it");
+            assertEquals(SIZE, cache.sizeNow(KEY));
+
+            cache.prefetch(other, List.of(new ByteRange(100_000, 200_000))).orTimeout(20, TimeUnit.SECONDS).join();
+            assertEquals(2, server.requests.get(), "a prefetch of ranges of a new object: one GET, no HEAD");
+            assertEquals(SIZE, cache.sizeNow(other));
+            final UnsafeBuffer prefetched = new UnsafeBuffer(new byte[200_000]);
+            cache.read(other, 100_000, prefetched, 0, 200_000);
+            assertArrayEquals(Arrays.copyOfRange(truth, 100_000, 300_000), prefetched.byteArray());
+            assertEquals(2, server.requests.get(), "served from what the prefetch stored");
             assertEquals(0, real.gets() + real.heads(), "nothing from the real origin");
         }
     }
