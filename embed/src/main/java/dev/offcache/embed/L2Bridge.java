@@ -5,12 +5,15 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
+import dev.offcache.range.fetch.FetchRun;
 import dev.offcache.range.l2.L2Origin;
 import dev.offcache.range.l2.shard.ShardedL2Origin;
+import dev.offcache.range.metrics.ReadStatistics;
 import dev.offcache.range.origin.ForwardingObjectStore;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.store.FetchClass;
@@ -31,8 +34,11 @@ import dev.offcache.range.store.FetchClass;
  *
  * <p>The L2 client ({@link L2Origin}, or {@link ShardedL2Origin} for several servers) is given an origin that
  * always fails, so every one of its fallbacks comes back here and is served under the adapter's key (the client's
- * own fallback would read by the server's key, which names no version). Ownership: the bridge owns the L2 client
- * and the router, and closes both.
+ * own fallback would read by the server's key, which names no version). Whatever the client throws ({@link Error}s
+ * and sneaky-thrown checked exceptions included) is a fallback to the source, and whatever the source throws fails
+ * the returned future: no read is left waiting. An L2 hit of the engine's fetch is also counted in the
+ * {@link ReadStatistics} of the read that sent it ({@link FetchRun#statistics()}), so each adapter stream knows its
+ * own L2 hits. Ownership: the bridge owns the L2 client and the router, and closes both.
  */
 public final class L2Bridge extends ForwardingObjectStore
 {
@@ -202,6 +208,26 @@ public final class L2Bridge extends ForwardingObjectStore
     public CompletableFuture<Integer> read(
         final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass)
     {
+        return read(key, offset, destination, fetchClass, (ReadStatistics) null);
+    }
+
+    /**
+     * The engine's fetch: {@code objectSize} is the engine's {@link FetchRun}, whose owner's counters get the L2 hit.
+     * Sizes come from the keys, so nothing is reported to it.
+     */
+    @Override
+    public CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+        final LongConsumer objectSize)
+    {
+        return read(key, offset, destination, fetchClass,
+            objectSize instanceof FetchRun ? ((FetchRun) objectSize).statistics() : null);
+    }
+
+    private CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+        final ReadStatistics stats)
+    {
         final String serverKey;
         final long length;
         try
@@ -231,14 +257,14 @@ public final class L2Bridge extends ForwardingObjectStore
         else
         {
             fromL2(key, serverKey, length, offset, destination.slice(destination.position(), want), fetchClass,
-                result);
+                result, stats);
         }
         return result;
     }
 
     private void fromL2(
         final String key, final String serverKey, final long length, final long offset, final ByteBuffer destination,
-        final FetchClass fetchClass, final CompletableFuture<Integer> result)
+        final FetchClass fetchClass, final CompletableFuture<Integer> result, final ReadStatistics stats)
     {
         reads.incrementAndGet();
         final int want = destination.remaining();
@@ -249,7 +275,7 @@ public final class L2Bridge extends ForwardingObjectStore
         {
             io = client.read(serverKey, offset, destination, fetchClass, reported::set);
         }
-        catch (final RuntimeException ex)
+        catch (final Throwable ex)
         {
             io = CompletableFuture.failedFuture(ex);
         }
@@ -277,6 +303,10 @@ public final class L2Bridge extends ForwardingObjectStore
             {
                 hits.incrementAndGet();
                 bytes.addAndGet(n);
+                if (stats != null)
+                {
+                    stats.l2Hit(n);
+                }
                 result.complete(n);
             }
         });
@@ -291,8 +321,10 @@ public final class L2Bridge extends ForwardingObjectStore
         {
             io = router.read(key, offset, destination, fetchClass);
         }
-        catch (final RuntimeException ex)
+        catch (final Throwable ex)
         {
+            // whatever the source throws (an Error, a sneaky checked exception) ends in the result, not in a read
+            // that waits for ever
             io = CompletableFuture.failedFuture(ex);
         }
         io.whenComplete((n, error) ->

@@ -125,8 +125,9 @@ public final class SourceRouter implements ObjectStore
             final ByteBuffer slice = destination.slice(destination.position(), want);
             return source.read(CacheKeys.locationOf(key), length, offset, slice);
         }
-        catch (final RuntimeException ex)
+        catch (final Throwable ex)
         {
+            // a source's Error or sneaky checked exception fails this read, as a returned failure would
             return CompletableFuture.failedFuture(ex);
         }
     }

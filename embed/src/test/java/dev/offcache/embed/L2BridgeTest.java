@@ -1,22 +1,30 @@
 package dev.offcache.embed;
 
+import java.io.IOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
 
 import org.junit.jupiter.api.Test;
 
+import dev.offcache.range.engine.RangeCache;
+import dev.offcache.range.l1.L1BlockStore;
+import dev.offcache.range.metrics.ReadStatistics;
 import dev.offcache.range.origin.ForwardingObjectStore;
 import dev.offcache.range.origin.OriginException;
 import dev.offcache.range.store.FetchClass;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * The bridge's rules against a scripted L2 client (the real servers are in {@code hadoop-fs}'s
@@ -33,6 +41,7 @@ class L2BridgeTest
     private final SourceRouter router = new SourceRouter();
     private final Scripted client = new Scripted();
     private final L2Bridge bridge;
+    private volatile Throwable sourceThrows;
 
     L2BridgeTest()
     {
@@ -43,6 +52,10 @@ class L2BridgeTest
         final ByteSource source = (location, length, offset, destination) ->
         {
             sourceReads.incrementAndGet();
+            if (sourceThrows != null)
+            {
+                throw sneaky(sourceThrows);
+            }
             final int n = destination.remaining();
             destination.put(file, (int) offset, n);
             return CompletableFuture.completedFuture(n);
@@ -154,6 +167,73 @@ class L2BridgeTest
         assertEquals(List.of(100), client.readLengths);
     }
 
+    @Test
+    void anErrorThrownByTheL2ClientIsAFallbackToTheSource()
+    {
+        client.throwOnRead = new AssertionError("a bug in the client");
+        assertArrayEquals(expected(0, 1000), read(FILE, 0, 1000));
+        assertEquals(1, bridge.fallbacks());
+        assertEquals(1, sourceReads.get());
+        assertEquals(0, bridge.hits());
+    }
+
+    @Test
+    void aSourceThrowingAnErrorOrACheckedExceptionFailsTheReadInsteadOfLeavingItWaiting() throws Exception
+    {
+        final String key = CacheKeys.key(FILE, LENGTH, CacheKeys.mtimeVersion(1));
+        final String elsewhere = CacheKeys.key(URI.create("s3a://other/t/part-0.bin"), LENGTH,
+            CacheKeys.mtimeVersion(1));
+        for (final Throwable thrown : List.of(new IOException("sneaky"), new AssertionError("a bug in the source")))
+        {
+            sourceThrows = thrown;
+            // after an L2 failure (the source is read from the client's completion) and for a file under no root
+            client.failReads = 1;
+            for (final String k : List.of(key, elsewhere))
+            {
+                final CompletableFuture<Integer> read = bridge.read(k, 0, ByteBuffer.allocate(100), FetchClass.DEMAND);
+                final ExecutionException failure =
+                    assertThrows(ExecutionException.class, () -> read.get(10, TimeUnit.SECONDS), k);
+                assertSame(thrown, failure.getCause(), k);
+            }
+        }
+    }
+
+    @Test
+    void anL2HitIsCountedInTheStatisticsOfTheEngineReadThatSentIt()
+    {
+        try (RangeCache cache = RangeCache.newBuilder().origin(bridge).l1BudgetBytes(1 << 20)
+            .l1StoreFactory(L1BlockStore::create).blockSize(4096).build())
+        {
+            final String key = CacheKeys.key(FILE, LENGTH, CacheKeys.mtimeVersion(1));
+            cache.rememberSize(key, LENGTH);
+            final ReadStatistics cold = new ReadStatistics();
+            final byte[] got = new byte[LENGTH];
+            cache.read(key, 0, got, 0, LENGTH, cold);
+            assertArrayEquals(file, got);
+            assertEquals(List.of(1L, 1L, (long) LENGTH, (long) LENGTH),
+                List.of(cold.originRequests(), cold.l2Hits(), cold.l2Bytes(), cold.originBytes()), cold.toString());
+            final ReadStatistics warm = new ReadStatistics();
+            cache.read(key, 0, new byte[LENGTH], 0, LENGTH, warm);
+            assertEquals(List.of(3L, 0L, 0L), List.of(warm.blockHits(), warm.originRequests(), warm.l2Hits()),
+                warm.toString());
+            // a file under no root: a request the source served, no L2 hit
+            final String other = CacheKeys.key(URI.create("s3a://other/t/part-0.bin"), LENGTH,
+                CacheKeys.mtimeVersion(1));
+            cache.rememberSize(other, LENGTH);
+            final ReadStatistics elsewhere = new ReadStatistics();
+            cache.read(other, 0, new byte[100], 0, 100, elsewhere);
+            assertEquals(List.of(1L, 0L, 4096L), List.of(elsewhere.originRequests(), elsewhere.l2Hits(),
+                elsewhere.originBytes()), elsewhere.toString());
+            assertEquals(1, bridge.hits());
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> T sneaky(final Throwable thrown) throws T
+    {
+        throw (T) thrown;
+    }
+
     /**
      * An L2 client whose answers are scripted: the object is {@code file}, its size {@code size}, reported with each
      * answer as L2's {@code Content-Range} does; reads may come back short, fail, or report no size.
@@ -167,6 +247,7 @@ class L2BridgeTest
         int shortBy;
         int failReads;
         int unsizedReads;
+        Throwable throwOnRead;
 
         Scripted()
         {
@@ -209,6 +290,10 @@ class L2BridgeTest
         {
             readKeys.add(key);
             readLengths.add(destination.remaining());
+            if (throwOnRead != null)
+            {
+                throw L2BridgeTest.<RuntimeException>sneaky(throwOnRead);
+            }
             if (failReads > 0)
             {
                 failReads--;

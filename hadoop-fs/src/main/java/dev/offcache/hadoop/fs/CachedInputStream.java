@@ -34,6 +34,9 @@ import dev.offcache.range.engine.RangeRequest;
  * (hits copied from off-heap blocks, misses fetched once, coalesced, from the wrapped file system). Vectored reads go
  * to the cache as one request, so ranges that share or adjoin blocks share fetches.
  *
+ * <p>Its {@link IOStatistics} are its own: the engine counts this stream's hits, misses, fetches and bytes in the
+ * stream's counters as it serves each read ({@link StreamStatistics}).
+ *
  * <p>A broken cache never fails a read: any failure of the cache (other than bad arguments) is counted and the
  * bytes are read from the wrapped file system's own stream, opened on first need. Not thread-safe for sequential
  * reads (as Hadoop streams are not); positional reads may run concurrently.
@@ -61,7 +64,7 @@ final class CachedInputStream extends FSInputStream
         this.length = length;
         this.path = path;
         this.inner = inner;
-        this.stats = new StreamStatistics(shared);
+        this.stats = new StreamStatistics(shared.l2() != null);
     }
 
     @Override
@@ -240,7 +243,7 @@ final class CachedInputStream extends FSInputStream
         try
         {
             all = requests.isEmpty() ? CompletableFuture.completedFuture(null) :
-                shared.cache().readVectoredAsync(key, requests, false);
+                shared.cache().readVectoredAsync(key, requests, false, stats.cache());
         }
         catch (final RuntimeException ex)
         {
@@ -331,7 +334,7 @@ final class CachedInputStream extends FSInputStream
     {
         try
         {
-            shared.cache().read(key, position, buffer, offset, len);
+            shared.cache().read(key, position, buffer, offset, len, stats.cache());
         }
         catch (final RuntimeException ex)
         {
@@ -347,7 +350,7 @@ final class CachedInputStream extends FSInputStream
         final int start = buffer.position();
         try
         {
-            shared.cache().read(key, position, buffer);
+            shared.cache().read(key, position, buffer, stats.cache());
         }
         catch (final RuntimeException ex)
         {

@@ -6,48 +6,59 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.hadoop.fs.statistics.IOStatistics;
 import org.apache.hadoop.fs.statistics.MeanStatistic;
+import org.apache.hadoop.fs.statistics.StreamStatisticNames;
 
-import dev.offcache.embed.L2Bridge;
-import dev.offcache.embed.SharedCache;
+import dev.offcache.range.metrics.ReadStatistics;
 
 /**
  * What one {@link CachedInputStream} did, published through Hadoop's {@link IOStatistics} (so Spark, Iceberg and
- * {@code IOStatisticsLogging} see it), beside the counters of the JVM's shared cache it reads through. The stream's
- * own counters use Hadoop's standard names; the cache's carry an {@code offcache_} prefix and count every stream of
- * the JVM (the cache is shared).
+ * {@code IOStatisticsLogging} see it). Every counter is this stream's own, exact whatever other streams of the JVM
+ * read through the same shared cache: the stream's calls under Hadoop's standard names
+ * ({@code StreamStatisticNames}), and what the cache did for them under {@code offcache_} names, counted by the
+ * engine in the stream's {@link ReadStatistics} as it serves each read. So the values add up when engines aggregate
+ * stream statistics (per task, per query). The JVM-wide counters of the shared cache are not repeated here (summed
+ * over streams they would mean nothing): they are on {@code SharedCache.cache().stats()} and
+ * {@code SharedCache.l2()}.
  */
 final class StreamStatistics implements IOStatistics
 {
     /** Bytes the stream returned. */
-    static final String BYTES = "stream_read_bytes";
+    static final String BYTES = StreamStatisticNames.STREAM_READ_BYTES;
     /** Read calls. */
-    static final String READS = "stream_read_operations";
+    static final String READS = StreamStatisticNames.STREAM_READ_OPERATIONS;
     /** Seeks. */
-    static final String SEEKS = "stream_read_seek_operations";
+    static final String SEEKS = StreamStatisticNames.STREAM_READ_SEEK_OPERATIONS;
     /** Vectored read calls. */
-    static final String VECTORED = "stream_read_vectored_operations";
+    static final String VECTORED = StreamStatisticNames.STREAM_READ_VECTORED_OPERATIONS;
     /** Ranges asked for by vectored reads. */
-    static final String VECTORED_RANGES = "stream_read_vectored_incoming_ranges";
+    static final String VECTORED_RANGES = StreamStatisticNames.STREAM_READ_VECTORED_INCOMING_RANGES;
     /** Reads the cache failed and the wrapped file system served. */
     static final String FALLBACKS = "offcache_stream_fallbacks";
-    /** Block hits of the shared cache (every stream of the JVM). */
-    static final String CACHE_HITS = "offcache_cache_block_hits";
-    /** Block misses of the shared cache (every stream of the JVM). */
-    static final String CACHE_MISSES = "offcache_cache_block_misses";
-    /** Bytes the shared cache read from the wrapped file systems (every stream of the JVM). */
-    static final String CACHE_ORIGIN_BYTES = "offcache_cache_origin_bytes";
-    /** L1 misses the L2 servers served (every stream of the JVM; only with L2 servers). */
+    /** Blocks this stream's reads found in L1 (the JVM's RAM cache). */
+    static final String L1_HITS = "offcache_l1_block_hits";
+    /** Blocks this stream's reads did not find in L1. */
+    static final String L1_MISSES = "offcache_l1_block_misses";
+    /** Of the misses: blocks another stream was already fetching, which this stream waited for (no request). */
+    static final String JOINED = "offcache_l1_joined_fetches";
+    /** Bytes returned from blocks found in L1. */
+    static final String BYTES_FROM_L1 = "offcache_bytes_from_l1";
+    /** Bytes returned from blocks that missed L1. */
+    static final String BYTES_FROM_FETCHES = "offcache_bytes_from_fetches";
+    /** Requests this stream's misses sent below L1 (to the L2 servers or the wrapped file system). */
+    static final String FETCH_REQUESTS = "offcache_fetch_requests";
+    /** Bytes those requests brought: whole blocks, gaps read through included. */
+    static final String FETCH_BYTES = "offcache_fetch_bytes";
+    /** Of the fetch requests: those the L2 servers served (with L2 servers only). */
     static final String L2_HITS = "offcache_l2_hits";
-    /** Bytes the L2 servers served. */
+    /** Bytes the L2 servers served (with L2 servers only). */
     static final String L2_BYTES = "offcache_l2_bytes";
-    /** Reads sent to L2 that the wrapped file system served instead. */
-    static final String L2_FALLBACKS = "offcache_l2_fallbacks";
-    /** Files whose size on L2 differed from the length the engine gave (read from the file system). */
-    static final String L2_SIZE_MISMATCHES = "offcache_l2_size_mismatches";
-    /** Reads of files under an L2 root that went to the file system: L2 could not confirm the file's size. */
-    static final String L2_UNVERIFIED = "offcache_l2_unverified";
+    /** Of the fetch requests: those the wrapped file system served (the origin). */
+    static final String ORIGIN_REQUESTS = "offcache_origin_requests";
+    /** Bytes the wrapped file system served for them. */
+    static final String ORIGIN_BYTES = "offcache_origin_bytes";
 
-    private final SharedCache shared;
+    private final boolean l2;
+    private final ReadStatistics cache = new ReadStatistics();
     private final AtomicLong bytes = new AtomicLong();
     private final AtomicLong reads = new AtomicLong();
     private final AtomicLong seeks = new AtomicLong();
@@ -55,9 +66,20 @@ final class StreamStatistics implements IOStatistics
     private final AtomicLong vectoredRanges = new AtomicLong();
     private final AtomicLong fallbacks = new AtomicLong();
 
-    StreamStatistics(final SharedCache shared)
+    /**
+     * Counters for one stream.
+     *
+     * @param l2 whether the shared cache has L2 servers (their counters are published then).
+     */
+    StreamStatistics(final boolean l2)
     {
-        this.shared = shared;
+        this.l2 = l2;
+    }
+
+    /** The counters the engine fills for this stream's reads. */
+    ReadStatistics cache()
+    {
+        return cache;
     }
 
     void read(final long n)
@@ -102,17 +124,25 @@ final class StreamStatistics implements IOStatistics
         counters.put(VECTORED, vectored.get());
         counters.put(VECTORED_RANGES, vectoredRanges.get());
         counters.put(FALLBACKS, fallbacks.get());
-        counters.put(CACHE_HITS, shared.blockHits());
-        counters.put(CACHE_MISSES, shared.blockMisses());
-        counters.put(CACHE_ORIGIN_BYTES, shared.originBytes());
-        final L2Bridge l2 = shared.l2();
-        if (l2 != null)
+        counters.put(L1_HITS, cache.blockHits());
+        counters.put(L1_MISSES, cache.blockMisses());
+        counters.put(JOINED, cache.joinedBlocks());
+        counters.put(BYTES_FROM_L1, cache.hitBytes());
+        counters.put(BYTES_FROM_FETCHES, cache.missBytes());
+        // A request is counted when it is sent, its L2 hit when L2 answers and its bytes when its blocks land: while
+        // one is in flight the differences may lag (never below zero); between reads they are exact.
+        final long l2Hits = cache.l2Hits();
+        final long l2Bytes = cache.l2Bytes();
+        final long requests = cache.originRequests();
+        final long fetched = cache.originBytes();
+        counters.put(FETCH_REQUESTS, requests);
+        counters.put(FETCH_BYTES, fetched);
+        counters.put(ORIGIN_REQUESTS, requests - l2Hits);
+        counters.put(ORIGIN_BYTES, Math.max(0, fetched - l2Bytes));
+        if (l2)
         {
-            counters.put(L2_HITS, l2.hits());
-            counters.put(L2_BYTES, l2.bytes());
-            counters.put(L2_FALLBACKS, l2.fallbacks());
-            counters.put(L2_SIZE_MISMATCHES, l2.sizeMismatches());
-            counters.put(L2_UNVERIFIED, l2.unverified());
+            counters.put(L2_HITS, l2Hits);
+            counters.put(L2_BYTES, l2Bytes);
         }
         return counters;
     }

@@ -7,11 +7,9 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Random;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileRange;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -28,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.offcache.embed.JvmCaches;
 import dev.offcache.embed.SharedCache;
 
+import static dev.offcache.hadoop.fs.LocalAdapter.write;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -41,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class OffcacheFileSystemTest
 {
-    private static final int BLOCK = 16 << 10;
+    private static final int BLOCK = LocalAdapter.BLOCK;
 
     @TempDir
     java.nio.file.Path dir;
@@ -51,13 +50,7 @@ class OffcacheFileSystemTest
     @BeforeEach
     void setUp()
     {
-        CountingLocalFileSystem.reset();
-        conf = new Configuration(false);
-        conf.set("fs.file.impl", OffcacheFileSystem.class.getName());
-        conf.setBoolean("fs.file.impl.disable.cache", true);
-        conf.set("offcache.fs.file.impl", CountingLocalFileSystem.class.getName());
-        conf.set("offcache.l1.mb", "4");
-        conf.set("offcache.block.size", "16K");
+        conf = LocalAdapter.conf();
     }
 
     @AfterEach
@@ -71,16 +64,6 @@ class OffcacheFileSystemTest
         return FileSystem.get(URI.create("file:///"), conf);
     }
 
-    private byte[] write(final FileSystem fs, final Path path, final int size, final long seed) throws IOException
-    {
-        final byte[] data = new byte[size];
-        new Random(seed).nextBytes(data);
-        try (FSDataOutputStream out = fs.create(path, true))
-        {
-            out.write(data);
-        }
-        return data;
-    }
 
     @Test
     void readsAreTheFileAndTheSecondReadAsksTheRealFileSystemForNothing() throws Exception

@@ -5,6 +5,7 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -186,6 +187,22 @@ class OffcacheL2Test
         origin.reset();
         try (FileSystem fs = fs(conf))
         {
+            // the stream's own counters: its blocks came from L2 in one request (one run), nothing from S3
+            final FileStatus first = statuses.get(0);
+            try (FSDataInputStream in =
+                FutureIO.awaitFuture(fs.openFile(first.getPath()).withFileStatus(first).build()))
+            {
+                final byte[] got = new byte[(int) first.getLen()];
+                in.readFully(0, got);
+                assertArrayEquals(files.get(0), got);
+                final Map<String, Long> c = in.getIOStatistics().counters();
+                final long blocks = (first.getLen() + (16 << 10) - 1) / (16 << 10);
+                assertEquals(List.of(blocks, 1L, 1L, first.getLen(), 0L, 0L),
+                    List.of(c.get(StreamStatistics.L1_MISSES), c.get(StreamStatistics.FETCH_REQUESTS),
+                        c.get(StreamStatistics.L2_HITS), c.get(StreamStatistics.L2_BYTES),
+                        c.get(StreamStatistics.ORIGIN_REQUESTS), c.get(StreamStatistics.ORIGIN_BYTES)),
+                    c.toString());
+            }
             readAll(fs, statuses, files);
             final L2Bridge l2 = bridge(fs);
             assertEquals(0, origin.gets(), "a fresh L1 reads warm from L2: " + origin);

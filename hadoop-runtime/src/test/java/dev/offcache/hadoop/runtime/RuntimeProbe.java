@@ -62,8 +62,12 @@ public final class RuntimeProbe
                     {
                         throw new AssertionError("bytes differ in round " + round);
                     }
-                    hits = in.getIOStatistics().counters().get("offcache_cache_block_hits");
-                    l2Bytes = in.getIOStatistics().counters().getOrDefault("offcache_l2_bytes", -1L);
+                    // each stream counts its own reads: the warm round's hits, the cold round's L2 bytes
+                    hits = in.getIOStatistics().counters().get("offcache_l1_block_hits");
+                    if (round == 0)
+                    {
+                        l2Bytes = in.getIOStatistics().counters().getOrDefault("offcache_l2_bytes", -1L);
+                    }
                     counters = in.getIOStatistics().counters().toString();
                 }
             }

@@ -20,6 +20,7 @@ import dev.offcache.range.fetch.BlockFetch;
 import dev.offcache.range.fetch.BlockFetcher;
 import dev.offcache.range.metrics.CacheStats;
 import dev.offcache.range.metrics.RangeMetrics;
+import dev.offcache.range.metrics.ReadStatistics;
 import dev.offcache.range.metrics.StoreFallback;
 import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectStore;
@@ -250,7 +251,8 @@ public final class RangeCache implements AutoCloseable
                 // One round trip: the GET's answer tells the size, and the range is checked against it then.
                 checkRange(key, position, length, Long.MAX_VALUE);
                 await(slowRead(entry, -1, FetchClass.DEMAND, bypass,
-                    List.of(new RangeRequest(position, length, destination, destinationOffset)), new ReadFuture()));
+                    List.of(new RangeRequest(position, length, destination, destinationOffset)), new ReadFuture(),
+                    null));
                 return;
             }
             size = await(directory.size(entry));
@@ -284,7 +286,7 @@ public final class RangeCache implements AutoCloseable
             }
         }
         await(slowRead(entry, size, FetchClass.DEMAND, bypass,
-            List.of(new RangeRequest(at, remaining, destination, offset)), new ReadFuture()));
+            List.of(new RangeRequest(at, remaining, destination, offset)), new ReadFuture(), null));
     }
 
     /**
@@ -342,7 +344,7 @@ public final class RangeCache implements AutoCloseable
             checkRange(key, position, length, Long.MAX_VALUE);
             checkOneBlock(key, position, length, blockIndex);
             await(slowRead(entry, -1, FetchClass.DEMAND, false,
-                List.of(new RangeRequest(position, length, null, 0)), new ReadFuture()));
+                List.of(new RangeRequest(position, length, null, 0)), new ReadFuture(), null));
             size = entry.size;
             if (size >= 0)
             {
@@ -370,7 +372,7 @@ public final class RangeCache implements AutoCloseable
         }
         final long blockStart = blockIndex << blockShift;
         await(slowRead(entry, size, FetchClass.DEMAND, false,
-            List.of(new RangeRequest(blockStart, blockLength, null, 0)), new ReadFuture()));
+            List.of(new RangeRequest(blockStart, blockLength, null, 0)), new ReadFuture(), null));
         ref = acquire(blockKey, blockLength);
         return ref;
     }
@@ -462,7 +464,33 @@ public final class RangeCache implements AutoCloseable
             throw new IllegalArgumentException("destination array is null");
         }
         checkSpan(destinationOffset, length, destination.length);
-        readInto(key, position, destination, null, destinationOffset, length);
+        readInto(key, position, destination, null, destinationOffset, length, null);
+    }
+
+    /**
+     * {@link #read(String, long, byte[], int, int)} that also counts what the read did in the caller's
+     * {@code statistics} (hits, misses, origin requests and bytes: {@link ReadStatistics}), for callers that report
+     * their own reads, such as an engine adapter's input stream. A read whose blocks all hit allocates nothing.
+     *
+     * @param key               the object key.
+     * @param position          the first byte.
+     * @param destination       where the bytes go.
+     * @param destinationOffset where in the destination.
+     * @param length            how many bytes.
+     * @param statistics        the caller's counters, updated before this returns; null for none.
+     * @throws IllegalArgumentException on a bad key, negative numbers or a range past the end of the object.
+     * @throws OriginException          when the origin fails; nothing is cached then.
+     */
+    public void read(
+        final String key, final long position, final byte[] destination, final int destinationOffset, final int length,
+        final ReadStatistics statistics)
+    {
+        if (destination == null)
+        {
+            throw new IllegalArgumentException("destination array is null");
+        }
+        checkSpan(destinationOffset, length, destination.length);
+        readInto(key, position, destination, null, destinationOffset, length, statistics);
     }
 
     /**
@@ -478,9 +506,26 @@ public final class RangeCache implements AutoCloseable
      */
     public void read(final String key, final long position, final ByteBuffer destination)
     {
+        read(key, position, destination, null);
+    }
+
+    /**
+     * {@link #read(String, long, ByteBuffer)} that also counts what the read did in the caller's {@code statistics}
+     * ({@link ReadStatistics}).
+     *
+     * @param key         the object key.
+     * @param position    the first byte of the object.
+     * @param destination where the bytes go: {@code destination.remaining()} of them.
+     * @param statistics  the caller's counters, updated before this returns; null for none.
+     * @throws IllegalArgumentException on a bad key, a read-only buffer or a range past the end of the object.
+     * @throws OriginException          when the origin fails; nothing is cached then.
+     */
+    public void read(
+        final String key, final long position, final ByteBuffer destination, final ReadStatistics statistics)
+    {
         checkWritable(destination);
         final int length = destination.remaining();
-        readInto(key, position, null, destination, destination.position(), length);
+        readInto(key, position, null, destination, destination.position(), length, statistics);
         destination.position(destination.position() + length);
     }
 
@@ -538,7 +583,7 @@ public final class RangeCache implements AutoCloseable
      */
     private void readInto(
         final String key, final long position, final byte[] array, final ByteBuffer buffer, final int offset,
-        final int length)
+        final int length, final ReadStatistics stats)
     {
         final ObjectEntry entry = directory.entry(key);
         long size = entry.size;
@@ -551,6 +596,7 @@ public final class RangeCache implements AutoCloseable
         long at = position;
         int to = offset;
         int remaining = length;
+        int hits = 0;
         if (!bypass)
         {
             while (remaining > 0)
@@ -581,9 +627,14 @@ public final class RangeCache implements AutoCloseable
                 }
                 metrics.blockRequest();
                 metrics.blockHit(n);
+                hits++;
                 at += n;
                 to += n;
                 remaining -= n;
+            }
+            if (stats != null && hits > 0)
+            {
+                stats.hits(hits, length - remaining);
             }
             if (remaining == 0)
             {
@@ -592,7 +643,7 @@ public final class RangeCache implements AutoCloseable
         }
         final UnsafeBuffer wrapper = array != null ? new UnsafeBuffer(array) : new UnsafeBuffer(buffer);
         await(slowRead(entry, size, FetchClass.DEMAND, bypass,
-            List.of(new RangeRequest(at, remaining, wrapper, to)), new ReadFuture()));
+            List.of(new RangeRequest(at, remaining, wrapper, to)), new ReadFuture(), stats));
     }
 
     private static void checkWritable(final ByteBuffer destination)
@@ -643,6 +694,24 @@ public final class RangeCache implements AutoCloseable
     public CompletableFuture<Void> readVectoredAsync(
         final String key, final List<RangeRequest> ranges, final boolean bypassStore)
     {
+        return readVectoredAsync(key, ranges, bypassStore, null);
+    }
+
+    /**
+     * {@link #readVectoredAsync(String, List, boolean)} that also counts what the read did in the caller's
+     * {@code statistics} ({@link ReadStatistics}); the counts are in place when the future completes. The counters
+     * are updated on whichever thread serves each block.
+     *
+     * @param key         the object key.
+     * @param ranges      the ranges and where each goes.
+     * @param bypassStore read from the next tier without touching the store.
+     * @param statistics  the caller's counters; null for none.
+     * @return completes when every range is in its destination.
+     */
+    public CompletableFuture<Void> readVectoredAsync(
+        final String key, final List<RangeRequest> ranges, final boolean bypassStore,
+        final ReadStatistics statistics)
+    {
         final ReadFuture future = new ReadFuture();
         try
         {
@@ -660,7 +729,7 @@ public final class RangeCache implements AutoCloseable
             if (entry.size < 0 && coldReads && anyBytes(copy))
             {
                 // One round trip: the answer tells the size; the ranges are checked against it before any copy.
-                slowRead(entry, -1, FetchClass.DEMAND, bypass, copy, future);
+                slowRead(entry, -1, FetchClass.DEMAND, bypass, copy, future, statistics);
                 return future;
             }
             directory.size(entry).whenComplete((size, error) ->
@@ -676,7 +745,7 @@ public final class RangeCache implements AutoCloseable
                     {
                         checkRange(key, range.position(), range.length(), size);
                     }
-                    slowRead(entry, size, FetchClass.DEMAND, bypass, copy, future);
+                    slowRead(entry, size, FetchClass.DEMAND, bypass, copy, future, statistics);
                 }
                 catch (final RuntimeException ex)
                 {
@@ -719,7 +788,7 @@ public final class RangeCache implements AutoCloseable
                 }
                 if (anyBytes(requests))
                 {
-                    return slowRead(entry, -1, FetchClass.PREFETCH, false, requests, new ReadFuture());
+                    return slowRead(entry, -1, FetchClass.PREFETCH, false, requests, new ReadFuture(), null);
                 }
             }
             return directory.size(entry).thenCompose((size) ->
@@ -734,7 +803,7 @@ public final class RangeCache implements AutoCloseable
                     checkRange(key, range.position(), range.length(), size);
                     addChunked(requests, range.position(), range.length());
                 }
-                return slowRead(entry, size, FetchClass.PREFETCH, false, requests, new ReadFuture());
+                return slowRead(entry, size, FetchClass.PREFETCH, false, requests, new ReadFuture(), null);
             });
         }
         catch (final RuntimeException ex)
@@ -1197,7 +1266,8 @@ public final class RangeCache implements AutoCloseable
         final FetchClass fetchClass,
         final boolean bypass,
         final List<RangeRequest> ranges,
-        final ReadFuture future)
+        final ReadFuture future,
+        final ReadStatistics stats)
     {
         if (closed)
         {
@@ -1207,7 +1277,8 @@ public final class RangeCache implements AutoCloseable
         {
             metrics.bypassRead();
         }
-        return new ReadOperation(this, entry, size, fetchClass, bypass || store == null, ranges, future).start();
+        return new ReadOperation(this, entry, size, fetchClass, bypass || store == null, ranges, future, stats)
+            .start();
     }
 
     private boolean isBypassed(final String key)

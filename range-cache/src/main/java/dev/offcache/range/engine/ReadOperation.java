@@ -11,6 +11,7 @@ import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.fetch.BlockFetch;
 import dev.offcache.range.fetch.BlockWaiter;
 import dev.offcache.range.fetch.RunAssembler;
+import dev.offcache.range.metrics.ReadStatistics;
 import dev.offcache.range.store.BlockKeys;
 import dev.offcache.range.store.FetchClass;
 
@@ -27,6 +28,9 @@ import dev.offcache.range.store.FetchClass;
  * <p>A read of an object whose size is not known yet (a cold read through an origin whose answers report sizes)
  * starts without it: its blocks are asked for whole, the first answer tells the size, and the ranges are checked
  * against it before anything is copied.
+ *
+ * <p>With a caller's {@link ReadStatistics}, the read also counts its own hits, misses, joins, origin requests and
+ * bytes there, each before the future completes.
  *
  * <p>Memory: copies go straight from the store's slot or the fetcher's staging buffer into the caller's buffers,
  * guarded so that none happens after the caller gave up ({@link #abandon()}).
@@ -55,6 +59,10 @@ final class ReadOperation implements BlockWaiter
     private final AtomicInteger wip = new AtomicInteger();
     private final AtomicInteger copies = new AtomicInteger();
     private final ReadFuture future;
+    /** The caller's counters, or null. */
+    private final ReadStatistics stats;
+    /** With counters: the blocks whose fetch this read joined (counted when they arrive, before the read ends). */
+    private final boolean[] joined;
     private RunAssembler runs;
     private int next;
     private volatile boolean failed;
@@ -67,9 +75,11 @@ final class ReadOperation implements BlockWaiter
         final FetchClass fetchClass,
         final boolean bypass,
         final List<RangeRequest> ranges,
-        final ReadFuture future)
+        final ReadFuture future,
+        final ReadStatistics stats)
     {
         this.cache = cache;
+        this.stats = stats;
         this.future = future;
         this.entry = entry;
         this.objectSize = objectSize;
@@ -90,6 +100,7 @@ final class ReadOperation implements BlockWaiter
         }
         blocks = blocksOf(positions, lengths, cache.blockShift());
         owned = new boolean[blocks.length];
+        joined = stats == null ? null : new boolean[blocks.length];
         readAhead = cache.readAheadBlocks();
         gapBlocks = bypass ? 0 : cache.gapBlocks();
         gatherSpans = n > 1;
@@ -124,7 +135,20 @@ final class ReadOperation implements BlockWaiter
     @Override
     public void onBlock(final long blockIndex, final DirectBuffer source, final int offset, final int length)
     {
-        if (ownedDone(blockIndex))
+        final int slot = Arrays.binarySearch(blocks, blockIndex);
+        final boolean gap = ownedDone(slot);
+        if (stats != null)
+        {
+            if (gap || owned[slot])
+            {
+                stats.originBytes(length);
+            }
+            else if (joined[slot])
+            {
+                stats.joined();
+            }
+        }
+        if (gap)
         {
             return;
         }
@@ -132,7 +156,11 @@ final class ReadOperation implements BlockWaiter
         {
             try
             {
-                copyBlock(blockIndex, source, offset, length);
+                final long copied = copyBlock(blockIndex, source, offset, length);
+                if (stats != null)
+                {
+                    stats.missBytes(copied);
+                }
             }
             finally
             {
@@ -145,7 +173,7 @@ final class ReadOperation implements BlockWaiter
     @Override
     public void onBlockFailed(final long blockIndex, final Throwable cause)
     {
-        if (!ownedDone(blockIndex))
+        if (!ownedDone(Arrays.binarySearch(blocks, blockIndex)))
         {
             fail(cause);
         }
@@ -154,11 +182,11 @@ final class ReadOperation implements BlockWaiter
     /**
      * Counts an owned block's request as no longer in flight.
      *
+     * @param slot the block's index in {@link #blocks}, negative for a block the read does not want.
      * @return whether the block was a gap block read through, which the read does not want.
      */
-    private boolean ownedDone(final long blockIndex)
+    private boolean ownedDone(final int slot)
     {
-        final int slot = Arrays.binarySearch(blocks, blockIndex);
         if (slot < 0 || owned[slot])
         {
             ownedInFlight.decrementAndGet();
@@ -265,7 +293,7 @@ final class ReadOperation implements BlockWaiter
                 started.incrementAndGet();
                 try
                 {
-                    final BlockFetch mine = resolve(blocks[slot]);
+                    final BlockFetch mine = resolve(slot);
                     if (mine != null)
                     {
                         // marked before the run can be sent, so its completion always finds the mark
@@ -353,7 +381,7 @@ final class ReadOperation implements BlockWaiter
         if (runs == null)
         {
             runs = cache.fetcher().assembler(entry.key, objectSize,
-                objectSize < 0 ? (size) -> cache.learnedSize(entry, size) : null, gatherSpans);
+                objectSize < 0 ? (size) -> cache.learnedSize(entry, size) : null, gatherSpans, stats);
         }
         return runs;
     }
@@ -361,8 +389,9 @@ final class ReadOperation implements BlockWaiter
     /**
      * Serves a block from the store, joins its fetch in flight, or owns a new fetch (returned).
      */
-    private BlockFetch resolve(final long blockIndex)
+    private BlockFetch resolve(final int slot)
     {
+        final long blockIndex = blocks[slot];
         final long blockKey = BlockKeys.pack(entry.id, blockIndex);
         // -1: the object's size is not known yet; a cached block is then taken at whatever length it has
         final int blockLength = objectSize < 0 ? -1 : cache.blockLength(blockIndex, objectSize);
@@ -377,14 +406,27 @@ final class ReadOperation implements BlockWaiter
             if (!counted)
             {
                 cache.metrics().blockMiss();
+                if (stats != null)
+                {
+                    stats.miss();
+                }
                 counted = true;
             }
             final BlockFetch existing = cache.fetcher().inFlight(blockKey);
             if (existing != null)
             {
+                if (joined != null)
+                {
+                    // marked before the join: the fetch may complete on another thread as soon as it is joined
+                    joined[slot] = true;
+                }
                 if (cache.fetcher().join(existing, this, fetchClass == FetchClass.DEMAND))
                 {
                     return null;
+                }
+                if (joined != null)
+                {
+                    joined[slot] = false;
                 }
                 cache.fetcher().forget(existing);
                 continue;
@@ -440,14 +482,14 @@ final class ReadOperation implements BlockWaiter
         {
             return false;
         }
-        long served = 0;
+        long copied = 0;
         try
         {
             if (checkRanges() && beginCopy())
             {
                 try
                 {
-                    served = copyBlock(blockIndex, ref.buffer(), 0, ref.length());
+                    copied = copyBlock(blockIndex, ref.buffer(), 0, ref.length());
                 }
                 finally
                 {
@@ -461,13 +503,25 @@ final class ReadOperation implements BlockWaiter
         }
         if (count)
         {
-            cache.metrics().blockHit(served);
+            cache.metrics().blockHit(copied);
+        }
+        if (stats != null)
+        {
+            // a block first counted as a miss and then found stored counts with the misses
+            if (count)
+            {
+                stats.hits(1, copied);
+            }
+            else
+            {
+                stats.missBytes(copied);
+            }
         }
         blockDone();
         return true;
     }
 
-    /** Copies the block's bytes that the ranges ask for; returns how many. */
+    /** Copies a block into every range it overlaps; returns the bytes copied. */
     private long copyBlock(final long blockIndex, final DirectBuffer source, final int offset, final int length)
     {
         final long blockStart = blockIndex << cache.blockShift();

@@ -13,6 +13,7 @@ import java.util.function.LongConsumer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import dev.offcache.range.metrics.RangeMetrics;
+import dev.offcache.range.metrics.ReadStatistics;
 import dev.offcache.range.metrics.StoreFallback;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
@@ -184,8 +185,26 @@ public final class BlockFetcher implements AutoCloseable
     public RunAssembler assembler(
         final String key, final long objectSize, final LongConsumer sizeListener, final boolean gatherSpans)
     {
+        return assembler(key, objectSize, sizeListener, gatherSpans, null);
+    }
+
+    /**
+     * A run builder for one read's owned blocks that counts the origin requests it sends in the read's counters
+     * (and hands them to each run, {@link FetchRun#statistics()}).
+     *
+     * @param key          the object key.
+     * @param objectSize   the object's size, or -1 when not known yet (a cold read: whole blocks are asked for).
+     * @param sizeListener told the size a cold run learns, before its blocks complete; may be null.
+     * @param gatherSpans  whether one request may carry several ranges (only when the origin reads them together).
+     * @param statistics   the read's counters, or null.
+     * @return a new assembler, owned by the caller.
+     */
+    public RunAssembler assembler(
+        final String key, final long objectSize, final LongConsumer sizeListener, final boolean gatherSpans,
+        final ReadStatistics statistics)
+    {
         return new RunAssembler(this, key, objectSize, sizeListener, gatherSpans && origin.readsVectored(),
-            maxRunBlocks);
+            maxRunBlocks, statistics);
     }
 
     /**

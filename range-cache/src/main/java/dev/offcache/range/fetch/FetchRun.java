@@ -3,6 +3,7 @@ package dev.offcache.range.fetch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongConsumer;
 
+import dev.offcache.range.metrics.ReadStatistics;
 import dev.offcache.range.store.FetchClass;
 
 /**
@@ -24,6 +25,7 @@ public final class FetchRun implements LongConsumer
     final int blockSize;
     final long objectSize;
     final LongConsumer sizeListener;
+    final ReadStatistics statistics;
     /** Per span: the index in {@link #blocks} of its first block, its object offset and requested length. */
     final int[] spanFirst;
     final long[] spanOffsets;
@@ -39,7 +41,7 @@ public final class FetchRun implements LongConsumer
 
     FetchRun(final String key, final int blockSize, final BlockFetch[] blocks, final long objectSize)
     {
-        this(key, blockSize, blocks, objectSize, null);
+        this(key, blockSize, blocks, objectSize, null, null);
     }
 
     /**
@@ -50,11 +52,13 @@ public final class FetchRun implements LongConsumer
      * @param blocks       the blocks, sorted by index, no duplicates.
      * @param objectSize   the object's size, or -1 when not known yet (whole blocks are asked for).
      * @param sizeListener told the size a run of unknown size learned, before any block completes; may be null.
+     * @param statistics   the counters of the read that owns the run, or null.
      */
     FetchRun(
         final String key, final int blockSize, final BlockFetch[] blocks, final long objectSize,
-        final LongConsumer sizeListener)
+        final LongConsumer sizeListener, final ReadStatistics statistics)
     {
+        this.statistics = statistics;
         this.key = key;
         this.blockSize = blockSize;
         this.blocks = blocks;
@@ -143,6 +147,17 @@ public final class FetchRun implements LongConsumer
     public int spanCount()
     {
         return spanFirst.length;
+    }
+
+    /**
+     * Returns the counters of the read whose blocks the run fetches (a run carries one read's blocks), for an origin
+     * that counts which tier served it ({@link ReadStatistics#l2Hit}).
+     *
+     * @return the owner's counters, or null when its caller passed none.
+     */
+    public ReadStatistics statistics()
+    {
+        return statistics;
     }
 
     /**

@@ -3,6 +3,8 @@ package dev.offcache.range.fetch;
 import java.util.Arrays;
 import java.util.function.LongConsumer;
 
+import dev.offcache.range.metrics.ReadStatistics;
+
 /**
  * Gathers the blocks one read owns, in block order, into origin requests of at most {@code maxRunBlocks} blocks, and
  * submits each to the {@link BlockFetcher} when it is closed. A run stays open while the blocks added extend it, so
@@ -24,13 +26,15 @@ public final class RunAssembler
     private final long objectSize;
     private final LongConsumer sizeListener;
     private final boolean gatherSpans;
+    private final ReadStatistics statistics;
     private final BlockFetch[] open;
     private int count;
 
     RunAssembler(
         final BlockFetcher fetcher, final String key, final long objectSize, final LongConsumer sizeListener,
-        final boolean gatherSpans, final int maxRunBlocks)
+        final boolean gatherSpans, final int maxRunBlocks, final ReadStatistics statistics)
     {
+        this.statistics = statistics;
         this.fetcher = fetcher;
         this.key = key;
         this.objectSize = objectSize;
@@ -149,7 +153,12 @@ public final class RunAssembler
         final BlockFetch[] blocks = Arrays.copyOf(open, count);
         Arrays.fill(open, 0, count, null);
         count = 0;
-        fetcher.submit(new FetchRun(key, fetcher.blockSize(), blocks, objectSize, sizeListener));
+        if (statistics != null)
+        {
+            // before the run can complete, so the owner's counts are in place when its read does
+            statistics.originRequest();
+        }
+        fetcher.submit(new FetchRun(key, fetcher.blockSize(), blocks, objectSize, sizeListener, statistics));
         return blocks.length;
     }
 }

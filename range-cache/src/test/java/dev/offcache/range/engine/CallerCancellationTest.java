@@ -12,6 +12,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -96,6 +97,61 @@ class CallerCancellationTest
             kept.get(10, TimeUnit.SECONDS);
             assertArrayEquals(expected, theirs.byteArray());
             assertArrayEquals(new byte[2 * BLOCK], mine.byteArray(), "nothing written after cancelling");
+        }
+    }
+
+    @Test
+    void forcingOnesOwnReadFutureWithObtrudeValueStopsTheCopies() throws Exception
+    {
+        forcedCompletionStopsTheCopies((future) -> future.obtrudeValue(null));
+    }
+
+    @Test
+    void forcingOnesOwnReadFutureWithObtrudeExceptionStopsTheCopies() throws Exception
+    {
+        forcedCompletionStopsTheCopies((future) -> future.obtrudeException(new IllegalStateException("given up")));
+    }
+
+    @Test
+    void completingOnesOwnReadFutureAsynchronouslyStopsTheCopies() throws Exception
+    {
+        forcedCompletionStopsTheCopies((future) -> future.completeAsync(() -> null, Runnable::run));
+    }
+
+    /**
+     * A read whose GET is in flight is completed by its caller through {@code force}; when the GET then lands (and
+     * another reader gets its bytes), nothing is written into the first caller's buffer.
+     */
+    private static void forcedCompletionStopsTheCopies(final Consumer<CompletableFuture<Void>> force)
+        throws Exception
+    {
+        try (EngineFixture f = new EngineFixture(BLOCK, 64L * BLOCK, (b) -> b))
+        {
+            final byte[] expected = f.object("k", 2 * BLOCK, 11);
+            f.cache.size("k");
+            final CompletableFuture<Void> gets = f.origin.gateGets((key) -> true);
+            final UnsafeBuffer mine = new UnsafeBuffer(new byte[2 * BLOCK]);
+            final UnsafeBuffer theirs = new UnsafeBuffer(new byte[2 * BLOCK]);
+            final CompletableFuture<Void> forced = f.cache.readAsync("k", 0, mine, 0, 2 * BLOCK, false);
+            final CompletableFuture<Void> kept = f.cache.readAsync("k", 0, theirs, 0, 2 * BLOCK, false);
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (f.origin.gets() == 0 && System.nanoTime() < deadline)
+            {
+                Thread.onSpinWait();
+            }
+            assertEquals(1, f.origin.gets(), "the first read's GET is in flight");
+            force.accept(forced);
+            assertTrue(forced.isDone());
+            gets.complete(null);
+            kept.get(10, TimeUnit.SECONDS);
+            assertArrayEquals(expected, theirs.byteArray());
+            // every waiter of the fetch has been called once the fetcher forgot its blocks
+            while (f.cache.fetcher().inFlightBlocks() != 0 && System.nanoTime() < deadline)
+            {
+                Thread.onSpinWait();
+            }
+            assertEquals(0, f.cache.fetcher().inFlightBlocks());
+            assertArrayEquals(new byte[2 * BLOCK], mine.byteArray(), "nothing written after the caller completed it");
         }
     }
 
