@@ -501,7 +501,8 @@ public final class OffcacheServerCommand implements Callable<Integer>
         program = started;
         final String base = "http://" + listenHost() + ":" + started.server().address().getPort();
         out.println("offcache-server listening on " + base + " (transport " + started.server().transport() +
-            ", origin " + origin.namespace() + ", SSD tier " + disk + (diskIsTemp ? ", temporary" : "") + ")");
+            ", origin " + (origin instanceof BucketOrigins ? origin.toString() : origin.namespace()) +
+            ", SSD tier " + disk + (diskIsTemp ? ", temporary" : "") + ")");
         if (null != exampleKey)
         {
             out.println("API key for this run: " + exampleKey);
