@@ -75,28 +75,28 @@ class BucketOriginsTest
     @Test
     void eachKeyReachesItsOwnBucketOnly() throws Exception
     {
-        try (BucketOrigins origins = origins(Map.of("aa", "in aa", "aa-b", "in aa-b")))
+        try (BucketOrigins origins = origins(Map.of("aaa", "in aaa", "aaa-b", "in aaa-b")))
         {
-            assertEquals("in aa", read(origins, "aa/k"));
-            assertEquals("in aa-b", read(origins, "aa-b/k"));
-            assertEquals(5L, origins.size("aa/k").join());
-            assertEquals("aa-b/k", origins.stat("aa-b/k").join().key(), "metadata under the engine's key");
-            for (final String missing : List.of("zz/k", "k", "aa/", "/aa/k", "aa/none"))
+            assertEquals("in aaa", read(origins, "aaa/k"));
+            assertEquals("in aaa-b", read(origins, "aaa-b/k"));
+            assertEquals(6L, origins.size("aaa/k").join());
+            assertEquals("aaa-b/k", origins.stat("aaa-b/k").join().key(), "metadata under the engine's key");
+            for (final String missing : List.of("zzz/k", "k", "aaa/", "/aaa/k", "aaa/none"))
             {
                 assertInstanceOf(ObjectNotFoundException.class, failure(() -> origins.size(missing).join()),
                     missing);
             }
-            assertEquals(List.of("aa-b/k", "aa/k"), origins.list("").join(), "S3's byte order: '-' before '/'");
-            assertEquals(List.of("aa-b/k", "aa/k"), origins.list("aa").join());
-            assertEquals(List.of("aa/k"), origins.list("aa/").join());
-            assertEquals(List.of("aa", "aa-b"), origins.names());
+            assertEquals(List.of("aaa-b/k", "aaa/k"), origins.list("").join(), "S3's byte order: '-' before '/'");
+            assertEquals(List.of("aaa-b/k", "aaa/k"), origins.list("aaa").join());
+            assertEquals(List.of("aaa/k"), origins.list("aaa/").join());
+            assertEquals(List.of("aaa", "aaa-b"), origins.names());
 
-            origins.put("aa/new", ByteBuffer.wrap("new".getBytes(StandardCharsets.UTF_8))).join();
-            assertEquals("new", Files.readString(tmp.resolve("aa-dir/new")));
-            assertInstanceOf(IllegalArgumentException.class, failure(() -> origins.put("zz/new",
+            origins.put("aaa/new", ByteBuffer.wrap("new".getBytes(StandardCharsets.UTF_8))).join();
+            assertEquals("new", Files.readString(tmp.resolve("aaa-dir/new")));
+            assertInstanceOf(IllegalArgumentException.class, failure(() -> origins.put("zzz/new",
                 ByteBuffer.allocate(1)).join()));
-            origins.delete("aa/new").join();
-            assertEquals(List.of("k"), origins.origin("aa").list("").join());
+            origins.delete("aaa/new").join();
+            assertEquals(List.of("k"), origins.origin("aaa").list("").join());
         }
         assertEquals(3, closed.get(), "both origins and the shared client");
     }
