@@ -14,6 +14,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,12 +28,14 @@ import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.ListenFailedException;
 import dev.offcache.server.http.TransportKind;
+import dev.offcache.server.s3.BucketOrigins;
 import dev.offcache.server.s3.S3Buckets;
 import dev.offcache.server.s3.S3Credentials;
 import dev.offcache.server.s3.S3WriteMode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
 
 /**
  * The {@code offcache-server} program: the shared L2 cache server. Every option can also be set with an
@@ -77,10 +80,17 @@ public final class OffcacheServerCommand implements Callable<Integer>
             "http://127.0.0.1:9000; path-style addressing (env OFFCACHE_S3_ENDPOINT). Needs --s3-bucket.")
     String s3Endpoint;
 
-    @Option(names = "--s3-bucket", paramLabel = "BUCKET",
-        description = "Bucket served as the origin; selects the S3 origin instead of a directory " +
-            "(env OFFCACHE_S3_BUCKET).")
+    @Option(names = "--s3-bucket", paramLabel = "BUCKET[,BUCKET...]",
+        description = "Bucket(s) of --s3-endpoint served as the origin; selects the S3 origin instead of a " +
+            "directory (env OFFCACHE_S3_BUCKET). Several (lake,logs) share one connection pool; each is served by " +
+            "the S3 API under its own name and by /obj as BUCKET/KEY.")
     String s3Bucket;
+
+    @Option(names = "--bucket-dirs", paramLabel = "NAME=DIR[,NAME=DIR...]",
+        description = "Local directories served as named buckets, beside --s3-bucket's or alone (env " +
+            "OFFCACHE_BUCKET_DIRS). With more than one bucket in all, the S3 API serves each under its name and /obj " +
+            "reads BUCKET/KEY. Excludes --origin-dir and --http-origin.")
+    String bucketDirs;
 
     @Option(names = "--s3-region", defaultValue = "us-east-1", paramLabel = "REGION",
         description = "Signing region of the S3 origin (env OFFCACHE_S3_REGION). Default: ${DEFAULT-VALUE}.")
@@ -166,8 +176,9 @@ public final class OffcacheServerCommand implements Callable<Integer>
 
     @Option(names = "--s3-api-writes", defaultValue = "REFUSE", paramLabel = "MODE",
         description = "S3 writes: ${COMPLETION-CANDIDATES} (env OFFCACHE_S3_API_WRITES). REFUSE answers " +
-            "AccessDenied, as a read-only endpoint; PASS_THROUGH writes PutObject and DeleteObject to the origin " +
-            "and warms the cache with the new object. Default: ${DEFAULT-VALUE}.")
+            "AccessDenied, as a read-only endpoint; PASS_THROUGH writes PutObject, DeleteObject and (to an S3 " +
+            "origin) multipart uploads to the origin and warms the cache with the new object; a part must fit " +
+            "--max-body-kb. Default: ${DEFAULT-VALUE}.")
     S3WriteMode s3ApiWrites;
 
     @Option(names = "--transport", defaultValue = "AUTO", paramLabel = "KIND",
@@ -405,15 +416,23 @@ public final class OffcacheServerCommand implements Callable<Integer>
         final PrintWriter out = spec.commandLine().getOut();
         final boolean s3 = null != s3Bucket;
         final boolean http = null != httpOrigin;
-        final boolean embedded = null == originDir && !s3 && !http;
+        final boolean embedded = isEmbedded();
         final Path dir = embedded ? Path.of(System.getProperty("java.io.tmpdir"), "offcache-origin") : originDir;
         if (embedded)
         {
             SampleObjects.createIfEmpty(dir);
         }
-        else if (!s3 && !http && !Files.isDirectory(dir))
+        else if (null != originDir && !Files.isDirectory(dir))
         {
             throw invalid("--origin-dir", "is not a directory: " + dir);
+        }
+        for (final Map.Entry<String, Path> bucket : bucketDirectories().entrySet())
+        {
+            if (!Files.isDirectory(bucket.getValue()))
+            {
+                throw invalid("--bucket-dirs", "bucket " + bucket.getKey() + ": is not a directory: " +
+                    bucket.getValue());
+            }
         }
         String exampleKey = null;
         ApiKeys keys = null;
@@ -450,13 +469,13 @@ public final class OffcacheServerCommand implements Callable<Integer>
         final ObjectStore origin;
         try
         {
-            if (s3)
-            {
-                origin = S3Origin.create(s3EndpointUri(), s3Region, s3AccessKey, s3SecretKey, s3Bucket);
-            }
-            else if (http)
+            if (http)
             {
                 origin = new HttpOrigin(httpOriginUri(), Duration.ofMillis(originTimeoutMs));
+            }
+            else if (s3 || null != bucketDirs)
+            {
+                origin = bucketOrigin();
             }
             else
             {
@@ -482,7 +501,8 @@ public final class OffcacheServerCommand implements Callable<Integer>
         program = started;
         final String base = "http://" + listenHost() + ":" + started.server().address().getPort();
         out.println("offcache-server listening on " + base + " (transport " + started.server().transport() +
-            ", origin " + origin.namespace() + ", SSD tier " + disk + (diskIsTemp ? ", temporary" : "") + ")");
+            ", origin " + (origin instanceof BucketOrigins ? origin.toString() : origin.namespace()) +
+            ", SSD tier " + disk + (diskIsTemp ? ", temporary" : "") + ")");
         if (null != exampleKey)
         {
             out.println("API key for this run: " + exampleKey);
@@ -497,6 +517,48 @@ public final class OffcacheServerCommand implements Callable<Integer>
         return started;
     }
 
+    /**
+     * The origin of the buckets of --s3-bucket and --bucket-dirs: the one bucket's own origin, or for several a
+     * {@link BucketOrigins} over one origin each (the S3 ones sharing one HTTP client).
+     */
+    private ObjectStore bucketOrigin()
+    {
+        final List<String> s3Names = s3Buckets();
+        final Map<String, Path> dirs = bucketDirectories();
+        if (s3Names.size() + dirs.size() == 1)
+        {
+            return s3Names.isEmpty() ? new FileSystemOrigin(dirs.values().iterator().next(), fetchThreads) :
+                S3Origin.create(s3EndpointUri(), s3Region, s3AccessKey, s3SecretKey, s3Names.get(0));
+        }
+        final Map<String, ObjectStore> origins = new LinkedHashMap<>();
+        final SdkAsyncHttpClient shared = s3Names.isEmpty() ? null : S3Origin.newHttpClient();
+        try
+        {
+            for (final String bucket : s3Names)
+            {
+                origins.put(bucket, S3Origin.create(s3EndpointUri(), s3Region, s3AccessKey, s3SecretKey, bucket,
+                    shared));
+            }
+            for (final Map.Entry<String, Path> bucket : dirs.entrySet())
+            {
+                origins.put(bucket.getKey(), new FileSystemOrigin(bucket.getValue(), fetchThreads));
+            }
+            return new BucketOrigins(origins, shared);
+        }
+        catch (final RuntimeException ex)
+        {
+            for (final ObjectStore origin : origins.values())
+            {
+                origin.close();
+            }
+            if (null != shared)
+            {
+                shared.close();
+            }
+            throw ex;
+        }
+    }
+
     /** The S3 API's address and, with generated keys, a ready AWS CLI line for a sample object. */
     private void printS3Api(final PrintWriter out, final ServerProgram started, final S3Credentials s3Keys)
     {
@@ -506,7 +568,9 @@ public final class OffcacheServerCommand implements Callable<Integer>
         }
         final String endpoint = "http://" + s3ApiHost() + ":" + started.server().s3Address().getPort();
         final boolean generated = null != s3Keys && null == s3ApiKeys;
-        out.println("S3 API on " + endpoint + ", bucket " + s3ApiBucketName() + " (" + (disableAuth ?
+        final List<String> served = servedBucketNames();
+        out.println("S3 API on " + endpoint + (served.size() == 1 ? ", bucket " + served.get(0) : ", buckets " +
+            String.join(", ", served)) + " (" + (disableAuth ?
             "authentication DISABLED" : "AWS Signature V4" + (generated ? ", access key generated for this run" :
             "")) + ")");
         if (generated)
@@ -599,6 +663,7 @@ public final class OffcacheServerCommand implements Callable<Integer>
         }
         validateS3();
         validateHttpOrigin();
+        validateBucketDirs();
         validateS3Api();
         if (null != apiKeys && !apiKeys.isBlank())
         {
@@ -653,9 +718,19 @@ public final class OffcacheServerCommand implements Callable<Integer>
             }
             return;
         }
-        if (!S3Buckets.isValidName(s3Bucket))
+        final List<String> seen = new ArrayList<>();
+        for (final String bucket : s3Bucket.split(",", -1))
         {
-            throw invalid("--s3-bucket", "is not a valid bucket name: '" + s3Bucket + "'");
+            final String name = bucket.trim();
+            if (!S3Buckets.isValidName(name))
+            {
+                throw invalid("--s3-bucket", "is not a valid bucket name: '" + name + "'");
+            }
+            if (seen.contains(name))
+            {
+                throw invalid("--s3-bucket", "names bucket '" + name + "' twice");
+            }
+            seen.add(name);
         }
         if (null != originDir)
         {
@@ -689,11 +764,94 @@ public final class OffcacheServerCommand implements Callable<Integer>
         {
             return;
         }
-        if (null != originDir || null != s3Bucket)
+        if (null != originDir || null != s3Bucket || null != bucketDirs)
         {
-            throw invalid("--http-origin", "cannot be combined with --origin-dir or --s3-bucket: choose one origin");
+            throw invalid("--http-origin", "cannot be combined with --origin-dir, --s3-bucket or --bucket-dirs: " +
+                "choose one origin");
         }
         httpOriginUri();
+    }
+
+    /** NAME=DIR pairs: valid distinct bucket names, none also in --s3-bucket, a directory each, no --origin-dir. */
+    private void validateBucketDirs()
+    {
+        if (null == bucketDirs)
+        {
+            return;
+        }
+        if (null != originDir)
+        {
+            throw invalid("--bucket-dirs", "cannot be combined with --origin-dir (name that directory as a bucket " +
+                "here instead)");
+        }
+        final List<String> s3Names = null == s3Bucket ? List.of() : s3Buckets();
+        final List<String> seen = new ArrayList<>();
+        for (final String entry : bucketDirs.split(",", -1))
+        {
+            final int equals = entry.indexOf('=');
+            if (equals < 0 || entry.substring(equals + 1).isBlank())
+            {
+                throw invalid("--bucket-dirs", "must be NAME=DIR[,NAME=DIR...], was '" + entry.trim() + "'");
+            }
+            final String name = entry.substring(0, equals).trim();
+            if (!S3Buckets.isValidName(name))
+            {
+                throw invalid("--bucket-dirs", "is not a valid bucket name: '" + name + "'");
+            }
+            if (seen.contains(name) || s3Names.contains(name))
+            {
+                throw invalid("--bucket-dirs", "bucket '" + name + "' is mapped twice" + (s3Names.contains(name) ?
+                    " (also in --s3-bucket)" : ""));
+            }
+            seen.add(name);
+        }
+    }
+
+    /** The buckets of --s3-bucket, in the order given. */
+    private List<String> s3Buckets()
+    {
+        final List<String> names = new ArrayList<>();
+        if (null != s3Bucket)
+        {
+            for (final String bucket : s3Bucket.split(","))
+            {
+                names.add(bucket.trim());
+            }
+        }
+        return names;
+    }
+
+    /** The buckets of --bucket-dirs, in the order given. */
+    private Map<String, Path> bucketDirectories()
+    {
+        final Map<String, Path> dirs = new LinkedHashMap<>();
+        if (null != bucketDirs)
+        {
+            for (final String entry : bucketDirs.split(","))
+            {
+                final int equals = entry.indexOf('=');
+                dirs.put(entry.substring(0, equals).trim(), Path.of(entry.substring(equals + 1).trim()));
+            }
+        }
+        return dirs;
+    }
+
+    /**
+     * The bucket names the S3 API serves: the one bucket's name, or every bucket of --s3-bucket and --bucket-dirs,
+     * sorted (as {@link BucketOrigins} and {@code ListBuckets} give them).
+     *
+     * @return the names.
+     */
+    List<String> servedBucketNames()
+    {
+        final List<String> names = new ArrayList<>(s3Buckets());
+        names.addAll(bucketDirectories().keySet());
+        if (names.size() <= 1)
+        {
+            return List.of(s3ApiBucketName());
+        }
+        names.sort(null);
+        return names;
     }
 
     private URI httpOriginUri()
@@ -829,7 +987,12 @@ public final class OffcacheServerCommand implements Callable<Integer>
         {
             return s3ApiBucket;
         }
-        return null != s3Bucket ? s3Bucket : "offcache";
+        final List<String> s3Names = s3Buckets();
+        if (!s3Names.isEmpty())
+        {
+            return s3Names.get(0);
+        }
+        return bucketDirectories().isEmpty() ? "offcache" : bucketDirectories().keySet().iterator().next();
     }
 
     String s3ApiRegionName()
@@ -843,7 +1006,7 @@ public final class OffcacheServerCommand implements Callable<Integer>
 
     private boolean isEmbedded()
     {
-        return null == originDir && null == s3Bucket && null == httpOrigin;
+        return null == originDir && null == s3Bucket && null == httpOrigin && null == bucketDirs;
     }
 
     private void validateS3Api()
@@ -881,6 +1044,11 @@ public final class OffcacheServerCommand implements Callable<Integer>
         {
             throw invalid("--s3-api-keys", "no S3 API keys: set OFFCACHE_S3_API_KEYS to ID:SECRET, or pass " +
                 "--disable-auth");
+        }
+        if (null != s3ApiBucket && (null != bucketDirs || s3Buckets().size() > 1))
+        {
+            throw invalid("--s3-api-bucket", "names the one bucket of --origin-dir, --http-origin or a single " +
+                "--s3-bucket; --bucket-dirs and several --s3-bucket buckets are served under their own names");
         }
         if (!S3Buckets.isValidName(s3ApiBucketName()))
         {

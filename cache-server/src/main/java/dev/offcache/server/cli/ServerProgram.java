@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
@@ -16,6 +17,7 @@ import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
 import dev.offcache.server.http.ObjectKeyPolicy;
+import dev.offcache.server.s3.BucketOrigins;
 import dev.offcache.server.s3.EngineBackend;
 import dev.offcache.server.s3.S3Api;
 import dev.offcache.server.s3.S3Buckets;
@@ -204,12 +206,33 @@ public final class ServerProgram implements AutoCloseable
             .listen(options.s3ApiHost(), options.s3ApiPort())
             .credentials(keys)
             .authDisabled(options.disableAuth)
-            .buckets(new S3Buckets(List.of(new S3Buckets.Bucket(options.s3ApiBucketName(), options.s3ApiRegionName(),
-                new EngineBackend(cache, store)))))
+            .buckets(s3Buckets(options, cache, store))
             .keyPolicy(new ObjectKeyPolicy(options.maxKeyLength, options.allowedPrefixes()))
             .writes(options.s3ApiWrites)
             .domain(options.s3ApiDomain)
             .conclude();
+    }
+
+    /**
+     * The buckets of the S3 API: the one origin under its bucket name, or each bucket of a {@link BucketOrigins}
+     * under its own, its engine keys {@code BUCKET/KEY}.
+     */
+    private static S3Buckets s3Buckets(
+        final OffcacheServerCommand options, final RangeCache cache, final TieredBlockStore store)
+    {
+        final String region = options.s3ApiRegionName();
+        if (!(cache.origin() instanceof BucketOrigins routed))
+        {
+            return new S3Buckets(List.of(new S3Buckets.Bucket(options.s3ApiBucketName(), region,
+                new EngineBackend(cache, store))));
+        }
+        final List<S3Buckets.Bucket> buckets = new ArrayList<>();
+        for (final String name : routed.names())
+        {
+            buckets.add(new S3Buckets.Bucket(name, region,
+                EngineBackend.ofBucket(cache, store, routed.origin(name), name)));
+        }
+        return new S3Buckets(buckets);
     }
 
     /**

@@ -1,18 +1,30 @@
 package dev.offcache.server.s3;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import dev.offcache.range.origin.ListPage;
+import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
 
 /**
  * What the S3 endpoint asks of the storage behind one bucket. Object metadata comes from the cache (one origin HEAD
  * per object version, remembered with its size), listings and {@code HeadBucket} straight from the origin, and
- * pass-through writes go to the origin and then warm the cache. Implementations are thread-safe.
+ * pass-through writes (whole objects and multipart uploads) go to the origin and then warm the cache. Implementations
+ * are thread-safe.
  */
 public interface BucketBackend
 {
+    /**
+     * The key the cache engine knows an object of this bucket by (the key itself, or {@code BUCKET/KEY} when the
+     * server serves several buckets): what a response body is streamed from.
+     *
+     * @param key a validated key.
+     * @return the engine's key.
+     */
+    String cacheKey(String key);
+
     /**
      * The size, time and tag of an object (remembered by the cache for the version it holds).
      *
@@ -53,4 +65,56 @@ public interface BucketBackend
      * @return completes when it is gone.
      */
     CompletableFuture<Void> delete(String key);
+
+    /**
+     * Starts a multipart upload in the origin.
+     *
+     * @param key a validated key.
+     * @return the upload id; fails with {@link S3Exception} ({@code NotImplemented}) when the origin takes none.
+     */
+    CompletableFuture<String> createMultipartUpload(String key);
+
+    /**
+     * Writes one part of an upload to the origin.
+     *
+     * @param key        a validated key.
+     * @param uploadId   the upload.
+     * @param partNumber 1 to 10 000.
+     * @param bytes      the part.
+     * @return the part's tag.
+     */
+    CompletableFuture<String> uploadPart(String key, String uploadId, int partNumber, ByteBuffer bytes);
+
+    /**
+     * Lists an upload's parts, from the origin.
+     *
+     * @param key              a validated key.
+     * @param uploadId         the upload.
+     * @param partNumberMarker parts after this number.
+     * @param maxParts         at most this many.
+     * @return the page.
+     */
+    CompletableFuture<MultipartUploads.PartsPage> listParts(
+        String key, String uploadId, int partNumberMarker, int maxParts);
+
+    /**
+     * Completes an upload in the origin, forgets what the cache knew of the key and warms it with the new version,
+     * as {@link #put} does.
+     *
+     * @param key      a validated key.
+     * @param uploadId the upload.
+     * @param parts    part numbers and tags, ascending.
+     * @return the new version's metadata once the origin has it.
+     */
+    CompletableFuture<ObjectInfo> completeMultipartUpload(
+        String key, String uploadId, List<MultipartUploads.Part> parts);
+
+    /**
+     * Aborts an upload in the origin.
+     *
+     * @param key      a validated key.
+     * @param uploadId the upload.
+     * @return completes when it is gone.
+     */
+    CompletableFuture<Void> abortMultipartUpload(String key, String uploadId);
 }

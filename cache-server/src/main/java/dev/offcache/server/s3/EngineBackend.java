@@ -3,10 +3,13 @@ package dev.offcache.server.s3;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 import dev.offcache.range.engine.ByteRange;
 import dev.offcache.range.engine.RangeCache;
+import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
+import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.tier.ObjectName;
 import dev.offcache.server.tier.TieredBlockStore;
 import org.slf4j.Logger;
@@ -14,10 +17,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The bucket backend of the L2 server: object metadata from the engine ({@link RangeCache#statAsync}, one origin
- * HEAD per object version, remembered with its size), listings and probes from the engine's origin, and pass-through
- * writes that go to the origin through the engine (which forgets the key), drop the old version's SSD blocks, and
- * then warm the SSD tier with the new object, as the L2 client's write-time warming does. Thread-safe; owns
- * nothing.
+ * HEAD per object version, remembered with its size), listings, probes and multipart calls from the bucket's origin,
+ * and pass-through writes (a put, a delete, a completed multipart upload) after which the engine forgets the key, the
+ * old version's SSD blocks are dropped, and the SSD tier is warmed with the new object, as the L2 client's write-time
+ * warming does. With several buckets on one server the engine knows an object as {@code BUCKET/KEY}
+ * ({@link BucketOrigins}); with one, by its key. Thread-safe; owns nothing.
  */
 public final class EngineBackend extends OriginBackend
 {
@@ -25,63 +29,119 @@ public final class EngineBackend extends OriginBackend
 
     private final RangeCache cache;
     private final TieredBlockStore tiers;
+    private final String keyPrefix;
 
     /**
-     * A backend over an engine.
+     * The backend of the one bucket over an engine: engine keys are the bucket's keys.
      *
      * @param cache the engine (its origin serves listings and probes).
      * @param tiers the engine's tiered store, whose SSD blocks of a rewritten object are dropped, or {@code null}.
      */
     public EngineBackend(final RangeCache cache, final TieredBlockStore tiers)
     {
-        super(cache.origin());
+        this(cache, tiers, cache.origin(), "");
+    }
+
+    /**
+     * The backend of one of several buckets over an engine whose origin is their {@link BucketOrigins}.
+     *
+     * @param cache  the engine.
+     * @param tiers  the engine's tiered store, or {@code null}.
+     * @param origin the bucket's own origin (listings, probes, multipart calls); not owned.
+     * @param bucket the bucket, the first segment of its engine keys.
+     * @return the backend.
+     */
+    public static EngineBackend ofBucket(
+        final RangeCache cache, final TieredBlockStore tiers, final ObjectStore origin, final String bucket)
+    {
+        return new EngineBackend(cache, tiers, origin, BucketOrigins.keyOf(bucket, ""));
+    }
+
+    private EngineBackend(
+        final RangeCache cache, final TieredBlockStore tiers, final ObjectStore origin, final String keyPrefix)
+    {
+        super(origin);
         this.cache = cache;
         this.tiers = tiers;
+        this.keyPrefix = keyPrefix;
+    }
+
+    @Override
+    public String cacheKey(final String key)
+    {
+        return keyPrefix.isEmpty() ? key : keyPrefix + key;
     }
 
     @Override
     public CompletableFuture<ObjectInfo> stat(final String key)
     {
-        return cache.statAsync(key);
+        return cache.statAsync(cacheKey(key)).thenApply((info) -> keyPrefix.isEmpty() ? info :
+            new ObjectInfo(key, info.size(), info.lastModifiedMillis(), info.etag()));
     }
 
     @Override
     public CompletableFuture<ObjectInfo> put(final String key, final ByteBuffer bytes)
     {
-        // dropped before (so no reader meanwhile takes the old bytes for current) and after (so none it stored stays)
-        forgetOnSsd(key);
-        return cache.put(key, bytes).thenCompose((v) ->
+        final String cacheKey = cacheKey(key);
+        return written(key, cacheKey, () -> cache.put(cacheKey, bytes));
+    }
+
+    @Override
+    public CompletableFuture<ObjectInfo> completeMultipartUpload(
+        final String key, final String uploadId, final List<MultipartUploads.Part> parts)
+    {
+        final MultipartUploads uploads = multipart();
+        final String cacheKey = cacheKey(key);
+        return written(key, cacheKey, () ->
         {
-            forgetOnSsd(key);
-            return cache.statAsync(key);
+            cache.invalidate(cacheKey);
+            return uploads.completeMultipartUpload(key, uploadId, parts).whenComplete((etag, error) ->
+                cache.invalidate(cacheKey));
+        });
+    }
+
+    /**
+     * A write through to the origin: the old version's SSD blocks are dropped before (so no reader meanwhile takes
+     * them for current) and after (so none stored meanwhile stays), then the new version is stated and warmed.
+     */
+    private CompletableFuture<ObjectInfo> written(
+        final String key, final String cacheKey, final Supplier<CompletableFuture<?>> write)
+    {
+        forgetOnSsd(cacheKey);
+        return write.get().thenCompose((v) ->
+        {
+            forgetOnSsd(cacheKey);
+            return cache.statAsync(cacheKey);
         }).thenApply((info) ->
         {
             if (info.size() > 0)
             {
-                cache.prefetch(key, List.of(new ByteRange(0, info.size()))).whenComplete((done, error) ->
+                cache.prefetch(cacheKey, List.of(new ByteRange(0, info.size()))).whenComplete((done, error) ->
                 {
                     if (null != error)
                     {
-                        LOG.debug("warming {} after a pass-through write failed: {}", key, error.toString());
+                        LOG.debug("warming {} after a pass-through write failed: {}", cacheKey, error.toString());
                     }
                 });
             }
-            return info;
+            return keyPrefix.isEmpty() ? info : new ObjectInfo(key, info.size(), info.lastModifiedMillis(),
+                info.etag());
         });
     }
 
     @Override
     public CompletableFuture<Void> delete(final String key)
     {
-        forgetOnSsd(key);
-        return cache.delete(key).thenRun(() -> forgetOnSsd(key));
+        final String cacheKey = cacheKey(key);
+        forgetOnSsd(cacheKey);
+        return cache.delete(cacheKey).thenRun(() -> forgetOnSsd(cacheKey));
     }
 
-    private void forgetOnSsd(final String key)
+    private void forgetOnSsd(final String cacheKey)
     {
         if (null != tiers)
         {
-            tiers.ssd().removeObject(new ObjectName(cache.namespace(), key));
+            tiers.ssd().removeObject(new ObjectName(cache.namespace(), cacheKey));
         }
     }
 }

@@ -1,16 +1,19 @@
 package dev.offcache.server.s3;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import dev.offcache.range.origin.ListPage;
+import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectStore;
 
 /**
  * A bucket backend straight over an origin, nothing cached: listings, probes and writes as every backend does them,
- * and metadata from an origin HEAD per call. The cache's backend extends it and takes metadata and warming from the
- * engine instead. Thread-safe; does not own the origin.
+ * and metadata from an origin HEAD per call; multipart uploads where the origin takes them ({@link MultipartUploads}:
+ * an S3 bucket), {@code NotImplemented} elsewhere. The cache's backend extends it and takes metadata and warming from
+ * the engine instead. Thread-safe; does not own the origin.
  */
 public class OriginBackend implements BucketBackend
 {
@@ -34,6 +37,12 @@ public class OriginBackend implements BucketBackend
     protected final ObjectStore origin()
     {
         return origin;
+    }
+
+    @Override
+    public String cacheKey(final String key)
+    {
+        return key;
     }
 
     @Override
@@ -64,5 +73,54 @@ public class OriginBackend implements BucketBackend
     public CompletableFuture<Void> delete(final String key)
     {
         return origin.delete(key);
+    }
+
+    /**
+     * The origin's multipart uploads.
+     *
+     * @return the origin as {@link MultipartUploads}.
+     * @throws S3Exception ({@code NotImplemented}) when the origin takes none.
+     */
+    protected final MultipartUploads multipart()
+    {
+        if (origin instanceof MultipartUploads uploads)
+        {
+            return uploads;
+        }
+        throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "multipart uploads pass through only to an S3 origin; " +
+            "this bucket's origin (" + origin.namespace() + ") takes whole objects (PutObject)");
+    }
+
+    @Override
+    public CompletableFuture<String> createMultipartUpload(final String key)
+    {
+        return multipart().createMultipartUpload(key);
+    }
+
+    @Override
+    public CompletableFuture<String> uploadPart(
+        final String key, final String uploadId, final int partNumber, final ByteBuffer bytes)
+    {
+        return multipart().uploadPart(key, uploadId, partNumber, bytes);
+    }
+
+    @Override
+    public CompletableFuture<MultipartUploads.PartsPage> listParts(
+        final String key, final String uploadId, final int partNumberMarker, final int maxParts)
+    {
+        return multipart().listParts(key, uploadId, partNumberMarker, maxParts);
+    }
+
+    @Override
+    public CompletableFuture<ObjectInfo> completeMultipartUpload(
+        final String key, final String uploadId, final List<MultipartUploads.Part> parts)
+    {
+        return multipart().completeMultipartUpload(key, uploadId, parts).thenCompose((etag) -> origin.stat(key));
+    }
+
+    @Override
+    public CompletableFuture<Void> abortMultipartUpload(final String key, final String uploadId)
+    {
+        return multipart().abortMultipartUpload(key, uploadId);
     }
 }

@@ -41,6 +41,18 @@ public enum S3ErrorCode
     INVALID_PART_NUMBER("InvalidPartNumber", 416, "The requested partnumber is not satisfiable"),
     /** A body larger than the endpoint takes. */
     ENTITY_TOO_LARGE("EntityTooLarge", 400, "Your proposed upload exceeds the maximum allowed object size."),
+    /** A request body that is not the XML document the operation takes. */
+    MALFORMED_XML("MalformedXML", 400, "The XML you provided was not well-formed or did not validate against our " +
+        "published schema."),
+    /** A multipart upload id the origin does not know (completed, aborted, or never made). */
+    NO_SUCH_UPLOAD("NoSuchUpload", 404, "The specified upload does not exist. The upload ID may be invalid, or the " +
+        "upload may have been aborted or completed."),
+    /** A completion names a part that was not uploaded or whose tag differs. */
+    INVALID_PART("InvalidPart", 400, "One or more of the specified parts could not be found."),
+    /** A completion lists its parts out of ascending order. */
+    INVALID_PART_ORDER("InvalidPartOrder", 400, "The list of parts was not in ascending order."),
+    /** A part other than the last is smaller than the origin's minimum (5 MiB on S3). */
+    ENTITY_TOO_SMALL("EntityTooSmall", 400, "Your proposed upload is smaller than the minimum allowed object size."),
     /** The bucket is not one this endpoint serves. */
     NO_SUCH_BUCKET("NoSuchBucket", 404, "The specified bucket does not exist."),
     /** The object does not exist. */
@@ -98,5 +110,23 @@ public enum S3ErrorCode
     public String defaultMessage()
     {
         return message;
+    }
+
+    /**
+     * The code of an S3 error code name, as an origin answered it.
+     *
+     * @param code the name ({@code NoSuchUpload}...).
+     * @return the code, or {@code null} when this endpoint does not know it.
+     */
+    public static S3ErrorCode of(final String code)
+    {
+        for (final S3ErrorCode value : values())
+        {
+            if (value.code.equals(code))
+            {
+                return value;
+            }
+        }
+        return null;
     }
 }

@@ -37,6 +37,8 @@ public enum S3Operation
     COMPLETE_MULTIPART_UPLOAD("CompleteMultipartUpload", Kind.WRITE),
     /** {@code DELETE /bucket/key?uploadId}. */
     ABORT_MULTIPART_UPLOAD("AbortMultipartUpload", Kind.WRITE),
+    /** {@code GET /bucket/key?uploadId}: part of the multipart write protocol, so refused with the writes. */
+    LIST_PARTS("ListParts", Kind.WRITE),
     /** Any other write: bucket creation or deletion, ACLs, tags, policies, configurations. */
     OTHER_WRITE("OtherWrite", Kind.WRITE),
     /** A read of a sub-resource the endpoint does not serve (ACLs, tags, versions, uploads...). */

@@ -136,13 +136,18 @@ public final class S3RequestParser
         switch (method)
         {
             case "GET":
+                if (has(query, "uploadId"))
+                {
+                    return S3Operation.LIST_PARTS;
+                }
                 return subresource ? S3Operation.UNSUPPORTED : S3Operation.GET_OBJECT;
             case "HEAD":
                 return subresource ? S3Operation.UNSUPPORTED : S3Operation.HEAD_OBJECT;
             case "PUT":
                 if (has(query, "uploadId") && has(query, "partNumber"))
                 {
-                    return S3Operation.UPLOAD_PART;
+                    // UploadPartCopy is a copy: not passed through
+                    return headers.contains("x-amz-copy-source") ? S3Operation.COPY_OBJECT : S3Operation.UPLOAD_PART;
                 }
                 if (subresource)
                 {

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 import dev.offcache.range.origin.ListPage;
+import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectNotFoundException;
 import dev.offcache.server.http.ByteRange;
@@ -258,10 +259,10 @@ public final class S3Service
                 {
                     // only a whole empty object by partNumber gets here: S3 answers it like a plain GET
                     out.remove(HttpHeaderNames.CONTENT_RANGE);
-                    return new S3Answer.ObjectBody(200, out, key, 0, 0);
+                    return new S3Answer.ObjectBody(200, out, bucket.backend().cacheKey(key), 0, 0);
                 }
             }
-            return new S3Answer.ObjectBody(partial ? 206 : 200, out, key, start, length);
+            return new S3Answer.ObjectBody(partial ? 206 : 200, out, bucket.backend().cacheKey(key), start, length);
         });
     }
 
@@ -298,10 +299,86 @@ public final class S3Service
                 return bucket.backend().delete(key)
                     .thenApply((v) -> (S3Answer) new S3Answer.Complete(204, new DefaultHttpHeaders(), ""));
             }
+            case CREATE_MULTIPART_UPLOAD:
+            {
+                final String key = checkKey(request.key());
+                return bucket.backend().createMultipartUpload(key).thenApply((uploadId) ->
+                    complete(200, S3Xml.initiateMultipartUpload(bucket.name(), key, uploadId)));
+            }
+            case UPLOAD_PART:
+            {
+                final String key = checkKey(request.key());
+                final int partNumber = partNumber(request.parameter("partNumber"));
+                final byte[] bytes = bodyOf(auth, headers, body);
+                checkContentMd5(headers.get("Content-MD5"), bytes);
+                return bucket.backend().uploadPart(key, request.parameter("uploadId"), partNumber,
+                    ByteBuffer.wrap(bytes)).thenApply((etag) -> (S3Answer) new S3Answer.Complete(200,
+                        new DefaultHttpHeaders().set(HttpHeaderNames.ETAG, etag), ""));
+            }
+            case LIST_PARTS:
+            {
+                final String key = checkKey(request.key());
+                final String uploadId = request.parameter("uploadId");
+                final int marker = boundedNumber("part-number-marker", request.parameter("part-number-marker"), 0,
+                    10_000, 0);
+                final int maxParts = boundedNumber("max-parts", request.parameter("max-parts"), 1, 1000, 1000);
+                return bucket.backend().listParts(key, uploadId, marker, maxParts).thenApply((page) ->
+                    complete(200, S3Xml.listParts(bucket.name(), key, uploadId, marker, maxParts, page)));
+            }
+            case COMPLETE_MULTIPART_UPLOAD:
+            {
+                final String key = checkKey(request.key());
+                final List<MultipartUploads.Part> parts = S3Xml.completedParts(bodyOf(auth, headers, body));
+                return bucket.backend().completeMultipartUpload(key, request.parameter("uploadId"), parts)
+                    .thenApply((info) -> complete(200, S3Xml.completeMultipartUpload(
+                        "/" + bucket.name() + "/" + AwsUriEncoding.encode(key, true), bucket.name(), key,
+                        ObjectHeaders.etagOf(info))));
+            }
+            case ABORT_MULTIPART_UPLOAD:
+            {
+                final String key = checkKey(request.key());
+                return bucket.backend().abortMultipartUpload(key, request.parameter("uploadId"))
+                    .thenApply((v) -> (S3Answer) new S3Answer.Complete(204, new DefaultHttpHeaders(), ""));
+            }
             default:
-                throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "offcache passes only PutObject and DeleteObject " +
-                    "through to the origin; " + request.operation().apiName() + " is not served");
+                throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "offcache passes PutObject, DeleteObject and " +
+                    "multipart uploads through to the origin; " + request.operation().apiName() + " is not served");
         }
+    }
+
+    private static int partNumber(final String value)
+    {
+        final int number = boundedNumber("partNumber", value, 1, 10_000, -1);
+        if (number < 1)
+        {
+            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Part number must be an integer between 1 and 10000, " +
+                "inclusive").with("ArgumentName", "partNumber").with("ArgumentValue", value);
+        }
+        return number;
+    }
+
+    /** A numeric query parameter within bounds, or the default when absent; {@code InvalidArgument} otherwise. */
+    private static int boundedNumber(
+        final String name, final String value, final int min, final int max, final int absent)
+    {
+        if (null == value)
+        {
+            return absent;
+        }
+        try
+        {
+            final int number = Integer.parseInt(value);
+            if (number >= min && number <= max)
+            {
+                return number;
+            }
+        }
+        catch (final NumberFormatException ex)
+        {
+            // answered below
+        }
+        throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, name + " must be an integer from " + min + " to " + max)
+            .with("ArgumentName", name).with("ArgumentValue", value);
     }
 
     private static byte[] bodyOf(final Authentication auth, final HttpHeaders headers, final ByteBuf body)
@@ -388,6 +465,13 @@ public final class S3Service
         if (cause instanceof S3Exception s3)
         {
             return s3;
+        }
+        if (cause instanceof MultipartUploads.RefusedException refused)
+        {
+            // the origin's own answer to a multipart call, with its code where this endpoint knows it
+            final S3ErrorCode code = S3ErrorCode.of(refused.code());
+            return null != code ? new S3Exception(code) :
+                new S3Exception(S3ErrorCode.INVALID_REQUEST, refused.code() + ": " + refused.getMessage());
         }
         if (cause instanceof ObjectNotFoundException)
         {

@@ -6,8 +6,9 @@ public enum S3WriteMode
     /** Refuse every write with {@code AccessDenied}, as a read-only S3 endpoint does (the default). */
     REFUSE,
     /**
-     * Pass {@code PutObject} and {@code DeleteObject} through to the origin; the cache forgets the key and a put warms
-     * the SSD tier with the new version. Multipart uploads, copies and bucket writes stay {@code NotImplemented}.
+     * Pass {@code PutObject}, {@code DeleteObject} and, to an S3 origin, the multipart calls through to the origin;
+     * the cache forgets the key and a put or a completed upload warms the SSD tier with the new version. Copies and
+     * bucket writes stay {@code NotImplemented}.
      */
     PASS_THROUGH
 }

@@ -1,14 +1,28 @@
 package dev.offcache.server.s3;
 
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 
+import javax.xml.XMLConstants;
+import javax.xml.parsers.DocumentBuilder;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.ParserConfigurationException;
+
 import dev.offcache.range.origin.ListPage;
+import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+import org.xml.sax.SAXException;
+import org.xml.sax.helpers.DefaultHandler;
 
 /**
  * The XML bodies of the S3 endpoint, written as S3 writes them: error documents, {@code ListBucketResult} of both
- * listing versions (keys URL-encoded when asked), {@code ListAllMyBucketsResult} and {@code LocationConstraint}.
- * Text is escaped; characters XML 1.0 cannot carry are written as character references. Stateless and thread-safe.
+ * listing versions (keys URL-encoded when asked), {@code ListAllMyBucketsResult}, {@code LocationConstraint} and the
+ * multipart results; and the one request body it reads, {@code CompleteMultipartUpload}. Text is escaped;
+ * characters XML 1.0 cannot carry are written as character references. Stateless and thread-safe.
  */
 public final class S3Xml
 {
@@ -152,6 +166,159 @@ public final class S3Xml
             .append("<LocationConstraint xmlns=\"").append(NAMESPACE).append("\">");
         escape(out, "us-east-1".equals(region) ? "" : region);
         return out.append("</LocationConstraint>").toString();
+    }
+
+    /**
+     * An {@code InitiateMultipartUploadResult}.
+     *
+     * @param bucket   the bucket.
+     * @param key      the key.
+     * @param uploadId the origin's upload id.
+     * @return the document.
+     */
+    public static String initiateMultipartUpload(final String bucket, final String key, final String uploadId)
+    {
+        final StringBuilder out = new StringBuilder(256).append(PROLOG)
+            .append("<InitiateMultipartUploadResult xmlns=\"").append(NAMESPACE).append("\">");
+        element(out, "Bucket", bucket);
+        element(out, "Key", key);
+        element(out, "UploadId", uploadId);
+        return out.append("</InitiateMultipartUploadResult>").toString();
+    }
+
+    /**
+     * A {@code CompleteMultipartUploadResult}.
+     *
+     * @param location the object's path ({@code /bucket/key}).
+     * @param bucket   the bucket.
+     * @param key      the key.
+     * @param etag     the object's tag, quoted.
+     * @return the document.
+     */
+    public static String completeMultipartUpload(
+        final String location, final String bucket, final String key, final String etag)
+    {
+        final StringBuilder out = new StringBuilder(256).append(PROLOG)
+            .append("<CompleteMultipartUploadResult xmlns=\"").append(NAMESPACE).append("\">");
+        element(out, "Location", location);
+        element(out, "Bucket", bucket);
+        element(out, "Key", key);
+        element(out, "ETag", etag);
+        return out.append("</CompleteMultipartUploadResult>").toString();
+    }
+
+    /**
+     * A {@code ListPartsResult}.
+     *
+     * @param bucket           the bucket.
+     * @param key              the key.
+     * @param uploadId         the upload.
+     * @param partNumberMarker the marker asked for.
+     * @param maxParts         the most parts asked for.
+     * @param page             the origin's page.
+     * @return the document.
+     */
+    public static String listParts(final String bucket, final String key, final String uploadId,
+        final int partNumberMarker, final int maxParts, final MultipartUploads.PartsPage page)
+    {
+        final StringBuilder out = new StringBuilder(512 + 160 * page.parts().size()).append(PROLOG)
+            .append("<ListPartsResult xmlns=\"").append(NAMESPACE).append("\">");
+        element(out, "Bucket", bucket);
+        element(out, "Key", key);
+        element(out, "UploadId", uploadId);
+        element(out, "PartNumberMarker", Integer.toString(partNumberMarker));
+        if (page.truncated())
+        {
+            element(out, "NextPartNumberMarker", Integer.toString(page.nextPartNumberMarker()));
+        }
+        element(out, "MaxParts", Integer.toString(maxParts));
+        element(out, "IsTruncated", Boolean.toString(page.truncated()));
+        element(out, "StorageClass", "STANDARD");
+        for (final MultipartUploads.Part part : page.parts())
+        {
+            out.append("<Part>");
+            element(out, "PartNumber", Integer.toString(part.partNumber()));
+            if (part.lastModifiedMillis() >= 0)
+            {
+                element(out, "LastModified", AmzDates.formatXmlTime(part.lastModifiedMillis()));
+            }
+            element(out, "ETag", part.etag());
+            element(out, "Size", Long.toString(Math.max(0, part.size())));
+            out.append("</Part>");
+        }
+        return out.append("</ListPartsResult>").toString();
+    }
+
+    /**
+     * The parts of a {@code CompleteMultipartUpload} request body (part numbers and tags; checksums are left to the
+     * origin), in the order sent. The parser reads no DTD and no external entity.
+     *
+     * @param body the body.
+     * @return the parts.
+     * @throws S3Exception ({@code MalformedXML}) when the body is not such a document.
+     */
+    public static List<MultipartUploads.Part> completedParts(final byte[] body)
+    {
+        final org.w3c.dom.Document document;
+        try
+        {
+            final DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+            factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
+            factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+            factory.setExpandEntityReferences(false);
+            factory.setNamespaceAware(true);
+            final DocumentBuilder builder = factory.newDocumentBuilder();
+            builder.setErrorHandler(new DefaultHandler());
+            document = builder.parse(new ByteArrayInputStream(body));
+        }
+        catch (final ParserConfigurationException | SAXException | IOException ex)
+        {
+            throw new S3Exception(S3ErrorCode.MALFORMED_XML);
+        }
+        final Element root = document.getDocumentElement();
+        if (!"CompleteMultipartUpload".equals(root.getLocalName()))
+        {
+            throw new S3Exception(S3ErrorCode.MALFORMED_XML);
+        }
+        final List<MultipartUploads.Part> parts = new ArrayList<>();
+        for (Node node = root.getFirstChild(); null != node; node = node.getNextSibling())
+        {
+            if (node instanceof Element part && "Part".equals(part.getLocalName()))
+            {
+                final String number = childText(part, "PartNumber");
+                final String etag = childText(part, "ETag");
+                if (null == number || null == etag)
+                {
+                    throw new S3Exception(S3ErrorCode.MALFORMED_XML);
+                }
+                try
+                {
+                    parts.add(new MultipartUploads.Part(Integer.parseInt(number.trim()), etag.trim(), -1,
+                        ObjectInfo.UNKNOWN_TIME));
+                }
+                catch (final NumberFormatException ex)
+                {
+                    throw new S3Exception(S3ErrorCode.MALFORMED_XML);
+                }
+            }
+        }
+        if (parts.isEmpty())
+        {
+            throw new S3Exception(S3ErrorCode.MALFORMED_XML);
+        }
+        return parts;
+    }
+
+    private static String childText(final Element parent, final String name)
+    {
+        for (Node node = parent.getFirstChild(); null != node; node = node.getNextSibling())
+        {
+            if (node instanceof Element child && name.equals(child.getLocalName()))
+            {
+                return child.getTextContent();
+            }
+        }
+        return null;
     }
 
     private static String lastEntry(final ListPage page)

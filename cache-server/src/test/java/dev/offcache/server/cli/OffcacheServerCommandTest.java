@@ -8,8 +8,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -184,6 +186,41 @@ class OffcacheServerCommandTest
         assertEquals(2, commandLine(Map.of("OFFCACHE_S3_API_LISTEN", "127.0.0.1:0", "OFFCACHE_API_KEYS",
             "key-0123456789abcdef")).execute("--origin-dir", dir));
         assertTrue(err.toString().contains("OFFCACHE_S3_API_KEYS"), "set by the environment: " + err);
+    }
+
+    @Test
+    void aBadBucketMappingIsRefusedAtStartNamingFlagAndVariable()
+    {
+        final String dir = tmp.toString();
+        final String s3 = "http://127.0.0.1:1";
+        final String[][] cases = {
+            {"--s3-bucket", "--s3-endpoint", s3, "--s3-bucket", "lake,Bad_Bucket"},
+            {"--s3-bucket", "--s3-endpoint", s3, "--s3-bucket", "lake,logs,lake"},
+            {"--s3-bucket", "--s3-endpoint", s3, "--s3-bucket", "lake,"},
+            {"--bucket-dirs", "--bucket-dirs", "local"},
+            {"--bucket-dirs", "--bucket-dirs", "local="},
+            {"--bucket-dirs", "--bucket-dirs", "Not_A_Bucket=" + dir},
+            {"--bucket-dirs", "--bucket-dirs", "local=" + dir + ",local=" + dir},
+            {"--bucket-dirs", "--s3-endpoint", s3, "--s3-bucket", "lake", "--bucket-dirs", "lake=" + dir},
+            {"--bucket-dirs", "--bucket-dirs", "local=" + dir, "--origin-dir", dir},
+            {"--bucket-dirs", "--bucket-dirs", "local=" + tmp.resolve("missing"), "--listen", "127.0.0.1:0"},
+            {"--http-origin", "--bucket-dirs", "local=" + dir, "--http-origin", "http://127.0.0.1:1/"},
+            {"--s3-api-bucket", "--bucket-dirs", "one=" + dir + ",two=" + dir, "--s3-api-listen", "127.0.0.1:0",
+                "--s3-api-bucket", "three"},
+        };
+        for (final String[] c : cases)
+        {
+            err.getBuffer().setLength(0);
+            final List<String> args = new ArrayList<>(Arrays.asList(c).subList(1, c.length));
+            args.add("--disable-auth");
+            assertEquals(2, commandLine(Map.of()).execute(args.toArray(new String[0])), String.join(" ", args));
+            assertTrue(err.toString().contains("Invalid value for " + c[0] + " (env " +
+                EnvironmentDefaults.variableOf(c[0]) + ")"), String.join(" ", args) + ": " + err);
+        }
+        err.getBuffer().setLength(0);
+        assertEquals(2, commandLine(Map.of("OFFCACHE_BUCKET_DIRS", "local")).execute("--disable-auth"));
+        assertTrue(err.toString().contains("OFFCACHE_BUCKET_DIRS") && err.toString().contains("NAME=DIR"),
+            err.toString());
     }
 
     @Test

@@ -69,6 +69,7 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
@@ -348,6 +349,15 @@ class S3ApiClientsTest
         assertEquals("AccessDenied", code(() -> client.deleteObject((r) -> r.bucket(BUCKET).key("data/z.txt"))));
         assertEquals("AccessDenied", code(() -> client.createMultipartUpload((r) -> r.bucket(BUCKET)
             .key("data/multi"))));
+        assertEquals("AccessDenied", code(() -> client.uploadPart((r) -> r.bucket(BUCKET).key("data/multi")
+            .uploadId("u1").partNumber(1), RequestBody.fromString("part"))));
+        assertEquals("AccessDenied", code(() -> client.listParts((r) -> r.bucket(BUCKET).key("data/multi")
+            .uploadId("u1"))));
+        assertEquals("AccessDenied", code(() -> client.completeMultipartUpload((r) -> r.bucket(BUCKET)
+            .key("data/multi").uploadId("u1")
+            .multipartUpload((m) -> m.parts(CompletedPart.builder().partNumber(1).eTag("\"e\"").build())))));
+        assertEquals("AccessDenied", code(() -> client.abortMultipartUpload((r) -> r.bucket(BUCKET)
+            .key("data/multi").uploadId("u1"))));
         assertEquals("InvalidArgument", code(() -> client.getObject((r) -> r.bucket(BUCKET).key("data/../etc"),
             ResponseTransformer.toBytes())));
         assertTrue(Files.exists(origin.resolve("data/z.txt")) && !Files.exists(origin.resolve("data/new")));
@@ -575,7 +585,7 @@ class S3ApiClientsTest
         return rows;
     }
 
-    private static void deleteTree(final Path root) throws java.io.IOException
+    static void deleteTree(final Path root) throws java.io.IOException
     {
         if (!Files.exists(root))
         {
@@ -645,7 +655,7 @@ class S3ApiClientsTest
             .httpClientBuilder(Apache5HttpClient.builder()).build();
     }
 
-    private static String code(final org.junit.jupiter.api.function.Executable call)
+    static String code(final org.junit.jupiter.api.function.Executable call)
     {
         return assertThrows(S3Exception.class, call).awsErrorDetails().errorCode();
     }

@@ -59,7 +59,9 @@ class S3RequestParserTest
             assertEquals(S3Operation.UNSUPPORTED, parse("GET", "/lake?" + subresource).operation(), subresource);
         }
         assertEquals(S3Operation.UNSUPPORTED, parse("GET", "/lake/k?acl").operation());
-        assertEquals(S3Operation.UNSUPPORTED, parse("GET", "/lake/k?uploadId=7").operation(), "ListParts");
+        assertEquals(S3Operation.LIST_PARTS, parse("GET", "/lake/k?uploadId=7").operation());
+        assertEquals(S3Operation.LIST_PARTS, parse("GET", "/lake/k?uploadId=7&max-parts=2&part-number-marker=1")
+            .operation());
         assertEquals(S3Operation.GET_OBJECT, parse("GET", "/lake/k?response-content-type=text%2Fplain" +
             "&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=ab").operation(), "overrides and signing are no " +
             "sub-resource");
@@ -75,6 +77,8 @@ class S3RequestParserTest
         assertEquals(S3Operation.DELETE_OBJECTS, parse("POST", "/lake?delete").operation());
         assertEquals(S3Operation.CREATE_MULTIPART_UPLOAD, parse("POST", "/lake/k?uploads").operation());
         assertEquals(S3Operation.UPLOAD_PART, parse("PUT", "/lake/k?partNumber=1&uploadId=u").operation());
+        assertEquals(S3Operation.COPY_OBJECT, pathStyle.parse("PUT", "/lake/k?partNumber=1&uploadId=u",
+            host("h").set("x-amz-copy-source", "/lake/other")).operation(), "UploadPartCopy is a copy");
         assertEquals(S3Operation.COMPLETE_MULTIPART_UPLOAD, parse("POST", "/lake/k?uploadId=u").operation());
         assertEquals(S3Operation.ABORT_MULTIPART_UPLOAD, parse("DELETE", "/lake/k?uploadId=u").operation());
         assertEquals(S3Operation.OTHER_WRITE, parse("PUT", "/lake").operation(), "CreateBucket");
@@ -83,7 +87,8 @@ class S3RequestParserTest
         for (final S3Operation operation : S3Operation.values())
         {
             if (operation.name().contains("PUT") || operation.name().contains("DELETE") ||
-                operation.name().contains("MULTIPART") || operation.name().contains("COPY"))
+                operation.name().contains("MULTIPART") || operation.name().contains("COPY") ||
+                operation.name().contains("PART"))
             {
                 assertEquals(S3Operation.Kind.WRITE, operation.kind(), operation.name());
             }

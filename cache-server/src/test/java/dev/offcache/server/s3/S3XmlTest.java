@@ -9,6 +9,7 @@ import java.util.List;
 import javax.xml.parsers.DocumentBuilderFactory;
 
 import dev.offcache.range.origin.ListPage;
+import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Document;
@@ -126,6 +127,41 @@ class S3XmlTest
         assertEquals(List.of("lake", "warehouse"), texts(buckets, "Bucket", "Name"));
         assertEquals("", parse(S3Xml.location("us-east-1")).getDocumentElement().getTextContent());
         assertEquals("eu-west-3", parse(S3Xml.location("eu-west-3")).getDocumentElement().getTextContent());
+    }
+
+    @Test
+    void multipartResultsReadBackAndCompletionBodiesAreReadStrictly() throws Exception
+    {
+        final Document initiated = parse(S3Xml.initiateMultipartUpload("lake", "a&b.bin", "up/1"));
+        assertEquals("a&b.bin", text(initiated.getDocumentElement(), "Key"));
+        assertEquals("up/1", text(initiated.getDocumentElement(), "UploadId"));
+        final Document completed = parse(S3Xml.completeMultipartUpload("/lake/a%26b.bin", "lake", "a&b.bin",
+            "\"e-2\""));
+        assertEquals("\"e-2\"", text(completed.getDocumentElement(), "ETag"));
+        final Document parts = parse(S3Xml.listParts("lake", "k", "u", 0, 2, new MultipartUploads.PartsPage(
+            List.of(new MultipartUploads.Part(1, "\"a\"", 5 << 20, 0), new MultipartUploads.Part(2, "\"b\"", 7, -1)),
+            true, 2)));
+        assertEquals(List.of("1", "2"), texts(parts, "Part", "PartNumber"));
+        assertEquals(List.of("5242880", "7"), texts(parts, "Part", "Size"));
+        assertEquals("true", text(parts.getDocumentElement(), "IsTruncated"));
+        assertEquals("2", text(parts.getDocumentElement(), "NextPartNumberMarker"));
+
+        final String body = "<CompleteMultipartUpload xmlns=\"" + S3Xml.NAMESPACE + "\"><Part><ETag>\"a\"</ETag>" +
+            "<PartNumber>1</PartNumber><ChecksumCRC32>AAAAAA==</ChecksumCRC32></Part><Part><PartNumber> 2 " +
+            "</PartNumber><ETag>&quot;b&quot;</ETag></Part></CompleteMultipartUpload>";
+        assertEquals(List.of(new MultipartUploads.Part(1, "\"a\"", -1, ObjectInfo.UNKNOWN_TIME),
+            new MultipartUploads.Part(2, "\"b\"", -1, ObjectInfo.UNKNOWN_TIME)),
+            S3Xml.completedParts(body.getBytes(StandardCharsets.UTF_8)));
+        for (final String bad : List.of("", "<CompleteMultipartUpload/>", "<Other><Part><PartNumber>1</PartNumber>" +
+            "<ETag>x</ETag></Part></Other>", "<CompleteMultipartUpload><Part><PartNumber>one</PartNumber><ETag>x" +
+            "</ETag></Part></CompleteMultipartUpload>", "<CompleteMultipartUpload><Part><ETag>x</ETag></Part>" +
+            "</CompleteMultipartUpload>", "<!DOCTYPE d [<!ENTITY e SYSTEM \"file:///etc/passwd\">]>" +
+            "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>&e;</ETag></Part>" +
+            "</CompleteMultipartUpload>"))
+        {
+            assertEquals(S3ErrorCode.MALFORMED_XML, assertThrows(S3Exception.class,
+                () -> S3Xml.completedParts(bad.getBytes(StandardCharsets.UTF_8))).code(), bad);
+        }
     }
 
     private static List<String> decode(final List<String> values)

@@ -20,11 +20,13 @@ import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.core.async.SdkPublisher;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -32,6 +34,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 
 import dev.offcache.range.origin.ContentRangeHeader;
 import dev.offcache.range.origin.ListPage;
+import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectKeys;
 import dev.offcache.range.origin.ObjectNotFoundException;
@@ -47,7 +50,7 @@ import dev.offcache.range.store.FetchClass;
  * <p>Memory: response chunks are copied into the caller's buffer as they arrive; nothing is buffered whole. The
  * origin owns the client and closes it.
  */
-public final class S3Origin implements ObjectStore
+public final class S3Origin implements ObjectStore, MultipartUploads
 {
     private final S3AsyncClient client;
     private final String bucket;
@@ -90,6 +93,39 @@ public final class S3Origin implements ObjectStore
             .httpClientBuilder(NettyNioAsyncHttpClient.builder().maxConcurrency(64))
             .build();
         return new S3Origin(client, bucket, endpoint.getAuthority() + endpoint.getPath());
+    }
+
+    /**
+     * An origin for one of several buckets of an endpoint that share one HTTP client (connection pool and event
+     * loop): the client is the caller's, who closes it after every origin over it.
+     *
+     * @param endpoint   the endpoint.
+     * @param region     the signing region.
+     * @param accessKey  the access key, or null for the SDK's default credential chain.
+     * @param secretKey  the secret key, or null with {@code accessKey}.
+     * @param bucket     the bucket.
+     * @param httpClient the shared HTTP client ({@link #newHttpClient()}); not closed by the origin.
+     * @return the origin.
+     */
+    public static S3Origin create(
+        final URI endpoint, final String region, final String accessKey, final String secretKey, final String bucket,
+        final SdkAsyncHttpClient httpClient)
+    {
+        final S3AsyncClient client = clientBuilder(endpoint, region, accessKey, secretKey)
+            .httpClient(httpClient)
+            .build();
+        return new S3Origin(client, bucket, endpoint.getAuthority() + endpoint.getPath());
+    }
+
+    /**
+     * The HTTP client {@link #create(URI, String, String, String, String)} gives each origin, for several origins to
+     * share.
+     *
+     * @return a new client; the caller closes it.
+     */
+    public static SdkAsyncHttpClient newHttpClient()
+    {
+        return NettyNioAsyncHttpClient.builder().maxConcurrency(64).build();
     }
 
     /**
@@ -300,9 +336,120 @@ public final class S3Origin implements ObjectStore
     }
 
     @Override
+    public CompletableFuture<String> createMultipartUpload(final String key)
+    {
+        ObjectKeys.validate(key);
+        return client.createMultipartUpload((b) -> b.bucket(bucket).key(key))
+            .handle((response, error) ->
+            {
+                if (error != null)
+                {
+                    throw translateMultipart(error, key, "CreateMultipartUpload");
+                }
+                return response.uploadId();
+            });
+    }
+
+    @Override
+    public CompletableFuture<String> uploadPart(
+        final String key, final String uploadId, final int partNumber, final ByteBuffer bytes)
+    {
+        ObjectKeys.validate(key);
+        return client.uploadPart((b) -> b.bucket(bucket).key(key).uploadId(uploadId).partNumber(partNumber)
+                .contentLength((long) bytes.remaining()), AsyncRequestBody.fromByteBuffer(bytes.duplicate()))
+            .handle((response, error) ->
+            {
+                if (error != null)
+                {
+                    throw translateMultipart(error, key, "UploadPart");
+                }
+                return response.eTag();
+            });
+    }
+
+    @Override
+    public CompletableFuture<PartsPage> listParts(
+        final String key, final String uploadId, final int partNumberMarker, final int maxParts)
+    {
+        ObjectKeys.validate(key);
+        return client.listParts((b) -> b.bucket(bucket).key(key).uploadId(uploadId).maxParts(maxParts)
+                .partNumberMarker(partNumberMarker > 0 ? partNumberMarker : null))
+            .handle((response, error) ->
+            {
+                if (error != null)
+                {
+                    throw translateMultipart(error, key, "ListParts");
+                }
+                final List<MultipartUploads.Part> parts = new ArrayList<>(response.parts().size());
+                for (final software.amazon.awssdk.services.s3.model.Part part : response.parts())
+                {
+                    parts.add(new MultipartUploads.Part(part.partNumber(), part.eTag(),
+                        null == part.size() ? -1 : part.size(), millisOf(part.lastModified())));
+                }
+                final boolean truncated = Boolean.TRUE.equals(response.isTruncated());
+                final Integer next = response.nextPartNumberMarker();
+                return new PartsPage(parts, truncated, truncated && null != next ? next : 0);
+            });
+    }
+
+    @Override
+    public CompletableFuture<String> completeMultipartUpload(
+        final String key, final String uploadId, final List<MultipartUploads.Part> parts)
+    {
+        ObjectKeys.validate(key);
+        final List<CompletedPart> completed = new ArrayList<>(parts.size());
+        for (final MultipartUploads.Part part : parts)
+        {
+            completed.add(CompletedPart.builder().partNumber(part.partNumber()).eTag(part.etag()).build());
+        }
+        return client.completeMultipartUpload((b) -> b.bucket(bucket).key(key).uploadId(uploadId)
+                .multipartUpload((m) -> m.parts(completed)))
+            .handle((response, error) ->
+            {
+                if (error != null)
+                {
+                    throw translateMultipart(error, key, "CompleteMultipartUpload");
+                }
+                return response.eTag();
+            });
+    }
+
+    @Override
+    public CompletableFuture<Void> abortMultipartUpload(final String key, final String uploadId)
+    {
+        ObjectKeys.validate(key);
+        return client.abortMultipartUpload((b) -> b.bucket(bucket).key(key).uploadId(uploadId))
+            .handle((response, error) ->
+            {
+                if (error != null)
+                {
+                    throw translateMultipart(error, key, "AbortMultipartUpload");
+                }
+                return null;
+            });
+    }
+
+    @Override
     public void close()
     {
         client.close();
+    }
+
+    /** A refusal of a multipart call keeps the bucket's own code (NoSuchUpload, InvalidPart...); the rest as ever. */
+    private RuntimeException translateMultipart(final Throwable error, final String key, final String op)
+    {
+        Throwable cause = error;
+        while (cause instanceof CompletionException && cause.getCause() != null)
+        {
+            cause = cause.getCause();
+        }
+        if (cause instanceof S3Exception s3 && s3.statusCode() >= 400 && s3.statusCode() < 500 &&
+            null != s3.awsErrorDetails() && null != s3.awsErrorDetails().errorCode())
+        {
+            return new RefusedException(s3.awsErrorDetails().errorCode(), s3.statusCode(),
+                op + " of '" + key + "' in " + namespace + ": " + s3.awsErrorDetails().errorMessage());
+        }
+        return translate(error, key, null, op);
     }
 
     private static long millisOf(final Instant time)

@@ -910,6 +910,18 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
+     * Forgets what the engine knew of a key (its size, tag and blocks), for a write that reached the origin by a path
+     * other than {@link #put} or {@link #delete} (a multipart upload completed there): called before the write starts
+     * and again once it ended, as those two do, no reader takes the old version's blocks for the new one's.
+     *
+     * @param key the object key.
+     */
+    public void invalidate(final String key)
+    {
+        directory.invalidate(key);
+    }
+
+    /**
      * Lists keys under a prefix, straight from the origin.
      *
      * @param prefix the prefix.
