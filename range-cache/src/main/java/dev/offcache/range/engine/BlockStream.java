@@ -485,6 +485,17 @@ public final class BlockStream
             slot.ready(FILE, null, file, null);
             return true;
         }
+        // On SSD only (evicted from RAM since the probe's fetch): load it as any lookup would; without this a small
+        // RAM tier sent such blocks to the origin again (EngineSourceTest's single-flight count, 1 run in 4).
+        final CompletableFuture<Boolean> load = cache.loadAsync(slot.blockKey);
+        if (load != null)
+        {
+            slot.countedMiss = true;
+            slot.fetch = null;
+            slot.state = PENDING;
+            load.whenComplete(slot);
+            return true;
+        }
         fetch(slot);
         return true;
     }
@@ -592,14 +603,19 @@ public final class BlockStream
         {
             cache.metrics().fallback(StoreFallback.STORE_ERROR);
         }
+        final boolean countedMiss = slot.countedMiss;
+        slot.countedMiss = false;
         if (error == null && Boolean.TRUE.equals(available) && !cancelled)
         {
             final BlockFile file = cache.openFile(slot.blockKey, slot.blockLength);
             final BlockRef ref = file == null ? cache.acquireInMemory(slot.blockKey, slot.blockLength) : null;
             if (file != null || ref != null)
             {
-                cache.metrics().blockHit(slot.length);
-                cache.metrics().loadedHit();
+                if (!countedMiss)
+                {
+                    cache.metrics().blockHit(slot.length);
+                    cache.metrics().loadedHit();
+                }
                 slot.kind = file != null ? FILE : MEMORY;
                 slot.file = file;
                 slot.ref = ref;
@@ -612,7 +628,10 @@ public final class BlockStream
             slot.state = RELEASED;
             return;
         }
-        cache.metrics().blockMiss();
+        if (!countedMiss)
+        {
+            cache.metrics().blockMiss();
+        }
         slot.needsFetch = true;
         SLOTS_TO_FETCH.incrementAndGet(this);
         schedule();
@@ -746,6 +765,8 @@ public final class BlockStream
         int blockLength;
         BlockFetch fetch;
         boolean needsFetch;
+        /** Counted as a miss already (a probed block loaded from SSD): its load counts nothing more. */
+        boolean countedMiss;
         volatile int state = EMPTY;
         int kind;
         BlockRef ref;
