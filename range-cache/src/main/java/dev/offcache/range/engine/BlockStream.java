@@ -421,34 +421,54 @@ public final class BlockStream
         {
             return;
         }
-        if (useStore)
+        if (useStore && fromStore(slot, false))
         {
-            final BlockRef ref = engine.acquireInMemory(slot.blockKey, slot.blockLength);
-            if (ref != null)
-            {
-                engine.metrics().blockHit(slot.length);
-                slot.ready(MEMORY, ref, null, null);
-                return;
-            }
-            final BlockFile file = engine.openFile(slot.blockKey, slot.blockLength);
-            if (file != null)
-            {
-                engine.metrics().blockHit(slot.length);
-                engine.metrics().fileHit();
-                slot.ready(FILE, null, file, null);
-                return;
-            }
-            final CompletableFuture<Boolean> load = engine.loadAsync(slot.blockKey);
-            if (load != null)
-            {
-                slot.fetch = null;
-                slot.state = PENDING;
-                load.whenComplete(slot);
-                return;
-            }
+            return;
         }
         engine.metrics().blockMiss();
         fetch(slot);
+    }
+
+    /**
+     * Serves the slot from the store if it holds the block: in memory, as a file, or once loaded from SSD.
+     *
+     * @param countedMiss the slot was counted as a miss already (a probed block): count no hit for it.
+     * @return false when the store does not hold the block (fetch it).
+     */
+    private boolean fromStore(final Slot slot, final boolean countedMiss)
+    {
+        final RangeCache engine = cache;
+        final BlockRef ref = engine.acquireInMemory(slot.blockKey, slot.blockLength);
+        if (ref != null)
+        {
+            if (!countedMiss)
+            {
+                engine.metrics().blockHit(slot.length);
+            }
+            slot.ready(MEMORY, ref, null, null);
+            return true;
+        }
+        final BlockFile file = engine.openFile(slot.blockKey, slot.blockLength);
+        if (file != null)
+        {
+            if (!countedMiss)
+            {
+                engine.metrics().blockHit(slot.length);
+                engine.metrics().fileHit();
+            }
+            slot.ready(FILE, null, file, null);
+            return true;
+        }
+        final CompletableFuture<Boolean> load = engine.loadAsync(slot.blockKey);
+        if (load != null)
+        {
+            slot.countedMiss = countedMiss;
+            slot.fetch = null;
+            slot.state = PENDING;
+            load.whenComplete(slot);
+            return true;
+        }
+        return false;
     }
 
     /**
@@ -473,30 +493,12 @@ public final class BlockStream
         }
         slot.fetch = null;
         slot.state = EMPTY;
-        final BlockRef ref = cache.acquireInMemory(slot.blockKey, slot.blockLength);
-        if (ref != null)
+        // the whole lookup, SSD load included: a block evicted from a small RAM tier since the probe's fetch must
+        // not go to the origin again (EngineSourceTest's single-flight count)
+        if (!fromStore(slot, true))
         {
-            slot.ready(MEMORY, ref, null, null);
-            return true;
+            fetch(slot);
         }
-        final BlockFile file = cache.openFile(slot.blockKey, slot.blockLength);
-        if (file != null)
-        {
-            slot.ready(FILE, null, file, null);
-            return true;
-        }
-        // On SSD only (evicted from RAM since the probe's fetch): load it as any lookup would; without this a small
-        // RAM tier sent such blocks to the origin again (EngineSourceTest's single-flight count, 1 run in 4).
-        final CompletableFuture<Boolean> load = cache.loadAsync(slot.blockKey);
-        if (load != null)
-        {
-            slot.countedMiss = true;
-            slot.fetch = null;
-            slot.state = PENDING;
-            load.whenComplete(slot);
-            return true;
-        }
-        fetch(slot);
         return true;
     }
 
