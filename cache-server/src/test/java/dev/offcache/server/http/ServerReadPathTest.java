@@ -450,6 +450,65 @@ class ServerReadPathTest
     }
 
     @Test
+    void aWholeNewObjectOverTheCapStartsItsNextGetWithTheFirstAnswersHeadersNotAfterItsBody() throws Exception
+    {
+        final int mib = 1024 * 1024;
+        final Path dir = origin();
+        final byte[] whole = object(dir, "whole.bin", 16 * mib, 71);
+        final byte[] open = object(dir, "open.bin", 16 * mib, 72);
+        final AtomicReference<SecondGetLatchOrigin> latch = new AtomicReference<>();
+        harness = new ServerHarness(mib, dir, tmp.resolve("ssd"), 64, 64L * mib, TransportKind.AUTO, 0,
+            (o) -> latch.updateAndGet((x) -> new SecondGetLatchOrigin(o)), (engine) -> engine);
+        harness.origin.tellsSize = true;
+        // the first GET (blocks 0..7) tells the size and then holds its body until a second GET arrives: the
+        // stream's run of blocks 8..15 must start on the size alone
+        final long started = System.nanoTime();
+        assertArrayEquals(whole, get("/obj/whole.bin", null).body());
+        assertEquals(2, latch.get().gets(), "16 MiB at 8 MiB per GET");
+        assertEquals(2, latch.get().peakInFlight(), "the second GET while the first body is still held");
+        assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(SecondGetLatchOrigin.HOLD_SECONDS),
+            "the first body was not held for the whole hold");
+        assertEquals(0, harness.origin.heads.get());
+
+        // an open range (bytes=S-) is the same: one coalesced GET from S tells the size, the next run starts with it
+        final HttpResponse<byte[]> tail = get("/obj/open.bin", "bytes=" + (mib + 5) + "-");
+        assertEquals(206, tail.statusCode());
+        assertArrayEquals(Arrays.copyOfRange(open, mib + 5, 16 * mib), tail.body());
+        assertEquals(4, latch.get().gets(), "blocks 1..8 and 9..15");
+        assertEquals(0, harness.origin.heads.get(), "no HEAD");
+    }
+
+    @Test
+    void anOpenRangeOfASmallNewObjectIsOneGetAndNoFetchOfItsProbeFails() throws Exception
+    {
+        final Path dir = origin();
+        final int blocks = 12;
+        final byte[] data = object(dir, "small.bin", blocks * BLOCK - 10, 81);
+        final byte[] whole = object(dir, "whole-small.bin", blocks * BLOCK - 10, 82);
+        // the default cap: 8 MiB, 128 blocks of 64 KiB asked for before the size is known
+        harness = new ServerHarness(dir, tmp.resolve("ssd"), 256, 1024L * BLOCK, TransportKind.AUTO, 0,
+            (o) -> o, (engine) -> engine);
+        harness.origin.tellsSize = true;
+        final int runBlocks = harness.cache.fetcher().maxRunBlocks();
+        assertEquals(128, runBlocks);
+        final long failedBefore = harness.cache.fetcher().blocksFailed();
+        final long pastEndBefore = harness.cache.fetcher().blocksPastEnd();
+
+        final HttpResponse<byte[]> open = get("/obj/small.bin", "bytes=100-");
+        assertEquals(206, open.statusCode());
+        assertArrayEquals(Arrays.copyOfRange(data, 100, data.length), open.body());
+        assertCosts(1, 0, "an open range of a 12-block object");
+        assertArrayEquals(whole, get("/obj/whole-small.bin", null).body());
+        assertCosts(1, 0, "a whole 12-block object");
+
+        assertEquals(0, harness.cache.fetcher().blocksFailed() - failedBefore, "no block fetch failed");
+        assertEquals(2L * (runBlocks - blocks), harness.cache.fetcher().blocksPastEnd() - pastEndBefore,
+            "the blocks asked for past the end completed as such");
+        assertEquals(0, harness.cache.fetcher().inFlightBlocks(), "nothing left in flight");
+        assertEquals(2L * blocks, harness.cache.metrics().value(MetricNames.BLOCK_REQUESTS), "each chunk once");
+    }
+
+    @Test
     void concurrentFirstReadersOfANewObjectShareEveryFetchAndAskNoHead() throws Exception
     {
         final Path dir = origin();

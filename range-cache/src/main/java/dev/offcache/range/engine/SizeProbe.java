@@ -113,6 +113,13 @@ public final class SizeProbe implements BlockWaiter
         arrive();
     }
 
+    /** A probed block past the end: the answer told what the probe wanted; nothing to record. */
+    @Override
+    public void onBlockPastEnd(final long blockIndex, final long objectSize)
+    {
+        arrive();
+    }
+
     @Override
     public void onBlockFailed(final long blockIndex, final Throwable cause)
     {
@@ -220,7 +227,8 @@ public final class SizeProbe implements BlockWaiter
             return;
         }
         final Throwable cause = failure;
-        // an IllegalArgumentException is a block past the end of an object whose answer did not say where it ends
+        // blocks past the end arrive as such (onBlockPastEnd), not as failures; an IllegalArgumentException from a
+        // fetch this probe joined says the same of a reader that does not know the size either
         if (cause != null && !(cause instanceof IllegalArgumentException))
         {
             size.completeExceptionally(cause);

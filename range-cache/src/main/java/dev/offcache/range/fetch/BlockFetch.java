@@ -175,6 +175,28 @@ public final class BlockFetch
         }
     }
 
+    /**
+     * Completes the fetch of a block the answer showed to lie past the object's end: each waiter hears
+     * {@link BlockWaiter#onBlockPastEnd}.
+     *
+     * @param objectSize the size the answer told, or -1.
+     */
+    public void completePastEnd(final long objectSize)
+    {
+        final BlockWaiter[] toWake = finish();
+        for (final BlockWaiter waiter : toWake)
+        {
+            try
+            {
+                waiter.onBlockPastEnd(blockIndex, objectSize);
+            }
+            catch (final Throwable ignore)
+            {
+                // As above.
+            }
+        }
+    }
+
     private synchronized BlockWaiter[] finish()
     {
         state = DONE;

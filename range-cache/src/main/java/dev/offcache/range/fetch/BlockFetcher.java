@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongConsumer;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -46,6 +47,8 @@ public final class BlockFetcher implements AutoCloseable
     private final StagingPool staging;
     private final FetchBudget budget;
     private final ConcurrentHashMap<Long, BlockFetch> inFlight = new ConcurrentHashMap<>();
+    private final LongAdder blocksFailed = new LongAdder();
+    private final LongAdder blocksPastEnd = new LongAdder();
 
     /**
      * Creates an instance.
@@ -100,6 +103,27 @@ public final class BlockFetcher implements AutoCloseable
     public StagingPool staging()
     {
         return staging;
+    }
+
+    /**
+     * Returns the block fetches that failed (their GET failed, timed out or came back short), since start.
+     *
+     * @return failed block fetches.
+     */
+    public long blocksFailed()
+    {
+        return blocksFailed.sum();
+    }
+
+    /**
+     * Returns the block fetches that found their block past the object's end (asked for before the size was known),
+     * since start: not failures.
+     *
+     * @return block fetches completed as past the end.
+     */
+    public long blocksPastEnd()
+    {
+        return blocksPastEnd.sum();
     }
 
     /**
@@ -364,9 +388,10 @@ public final class BlockFetcher implements AutoCloseable
                 return;
             }
         }
-        if (run.objectSize < 0 && size >= 0 && run.sizeListener != null)
+        if (run.objectSize < 0 && size >= 0)
         {
-            run.sizeListener.accept(size);
+            // told already when the answer's headers carried it (FetchRun.accept)
+            run.tellSize(size);
         }
         final UnsafeBuffer view = buffer.view();
         int at = 0;
@@ -383,8 +408,9 @@ public final class BlockFetcher implements AutoCloseable
                 final int offset = at + (i - first) * blockSize;
                 if (blockLength == 0)
                 {
-                    block.fail(new IllegalArgumentException("block " + block.blockIndex + " of '" + run.key +
-                        "' lies past the end of the object" + (size >= 0 ? " (" + size + " bytes)" : "")));
+                    // asked for before the size was known: no failure, nothing allocated (a probe's open range)
+                    blocksPastEnd.increment();
+                    block.completePastEnd(size);
                 }
                 else
                 {
@@ -441,6 +467,7 @@ public final class BlockFetcher implements AutoCloseable
 
     private void failRun(final FetchRun run, final Throwable cause)
     {
+        blocksFailed.add(run.blocks.length);
         for (final BlockFetch block : run.blocks)
         {
             block.fail(cause);

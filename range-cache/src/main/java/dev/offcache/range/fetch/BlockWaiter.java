@@ -25,4 +25,20 @@ public interface BlockWaiter
      * @param cause      the same error every waiter of the fetch gets.
      */
     void onBlockFailed(long blockIndex, Throwable cause);
+
+    /**
+     * The block lies past the end of its object: a whole block was asked for before the object's size was known
+     * (a cold read that learns the size from the answer), and the answer ended before it. Nothing was cached; not a
+     * failure of the fetch. The default fails the waiter as a read past the end does
+     * ({@link IllegalArgumentException}); a waiter that only wanted the answer's news (the size probe) overrides it
+     * and allocates nothing.
+     *
+     * @param blockIndex the block's index in its object.
+     * @param objectSize the object's size the answer told, or -1 when it told none (it ended before the block).
+     */
+    default void onBlockPastEnd(final long blockIndex, final long objectSize)
+    {
+        onBlockFailed(blockIndex, new IllegalArgumentException("block " + blockIndex +
+            " lies past the end of the object" + (objectSize >= 0 ? " (" + objectSize + " bytes)" : "")));
+    }
 }

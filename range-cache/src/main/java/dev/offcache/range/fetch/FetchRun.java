@@ -1,6 +1,7 @@
 package dev.offcache.range.fetch;
 
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.LongConsumer;
 
 import dev.offcache.range.metrics.ReadStatistics;
@@ -36,7 +37,10 @@ public final class FetchRun implements LongConsumer
     boolean holdsPrefetchPermit;
     /** Guarded by the budget lock. */
     boolean queued;
+    private static final AtomicIntegerFieldUpdater<FetchRun> SIZE_TOLD =
+        AtomicIntegerFieldUpdater.newUpdater(FetchRun.class, "sizeTold");
     private volatile long reportedSize = -1;
+    private volatile int sizeTold;
     private final AtomicBoolean finished = new AtomicBoolean();
 
     FetchRun(final String key, final int blockSize, final BlockFetch[] blocks, final long objectSize)
@@ -51,7 +55,8 @@ public final class FetchRun implements LongConsumer
      * @param blockSize    bytes per block.
      * @param blocks       the blocks, sorted by index, no duplicates.
      * @param objectSize   the object's size, or -1 when not known yet (whole blocks are asked for).
-     * @param sizeListener told the size a run of unknown size learned, before any block completes; may be null.
+     * @param sizeListener told the size a run of unknown size learned, once, before any block completes: with the
+     *                     answer's headers when they carry it, else once the body is in; may be null.
      * @param statistics   the counters of the read that owns the run, or null.
      */
     FetchRun(
@@ -161,7 +166,9 @@ public final class FetchRun implements LongConsumer
     }
 
     /**
-     * The origin's report of the object's size (an answer's {@code Content-Range}).
+     * The origin's report of the object's size (an answer's {@code Content-Range}), usually with the answer's headers,
+     * before its body: a run of unknown size tells its listener at once, so whoever waits for the size (the L2
+     * server's headers, the rest of a stream's runs) goes on while this run's body is still arriving.
      *
      * @param size the object's size in bytes.
      */
@@ -169,6 +176,31 @@ public final class FetchRun implements LongConsumer
     public void accept(final long size)
     {
         reportedSize = size;
+        if (objectSize < 0 && size >= 0 && sizeListener != null && SIZE_TOLD.compareAndSet(this, 0, 1))
+        {
+            try
+            {
+                sizeListener.accept(size);
+            }
+            catch (final RuntimeException ignore)
+            {
+                // called from inside the origin's read: a listener's failure must not fail the GET; the blocks
+                // still complete, and the size is told by them
+            }
+        }
+    }
+
+    /**
+     * Tells the listener the size the run learned when the answer's headers did not (a short read), once.
+     *
+     * @param size the size learned from the answer, at least 0.
+     */
+    void tellSize(final long size)
+    {
+        if (sizeListener != null && SIZE_TOLD.compareAndSet(this, 0, 1))
+        {
+            sizeListener.accept(size);
+        }
     }
 
     long reportedSize()
