@@ -928,8 +928,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
 
         /**
          * Receives every new pin snapshot (an immutable set), on the writer, once after recovery and then
-         * at the end of each batch that changed it, before that batch is acknowledged. A shuffle store's pin set
-         * subscribes here ({@code dev.offcache.registry.pinning.RegistryPinSet}).
+         * at the end of each batch that changed it, before that batch is acknowledged. Stage deletion does not need it
+         * ({@code StageCleanup} reads {@link CacheRegistry#pinnedStages()} per call); it is for observers of the pins.
          *
          * @param pinListener the listener.
          * @return this.
