@@ -30,6 +30,7 @@ import org.agrona.concurrent.status.CountersManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.offcache.core.agent.AgentErrors;
 import dev.offcache.registry.api.Acquisition;
 import dev.offcache.registry.api.AsyncCacheRegistry;
 import dev.offcache.registry.api.RegistryClosedException;
@@ -145,9 +146,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
         if (ctx.sweepIntervalMs > 0 && ctx.evictionPolicy.isEnabled())
         {
             final EvictionSweeper sweeper = new EvictionSweeper(this::requestSweep, ctx.clock, ctx.sweepIntervalMs);
-            sweeperRunner = new AgentRunner(
-                new SleepingMillisIdleStrategy(Math.min(ctx.sweepIntervalMs, 100)), Throwable::printStackTrace,
-                null, sweeper);
+            sweeperRunner = AgentErrors.runner(new SleepingMillisIdleStrategy(Math.min(ctx.sweepIntervalMs, 100)),
+                counters == null ? null : counters.sweeperErrors(), sweeper);
             AgentRunner.startOnThread(sweeperRunner);
         }
         else
