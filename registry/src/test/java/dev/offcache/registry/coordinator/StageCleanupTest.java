@@ -17,7 +17,7 @@ import dev.offcache.core.shuffle.PartitionInfo;
 import dev.offcache.core.shuffle.PartitionWriter;
 import dev.offcache.core.shuffle.PinSet;
 import dev.offcache.core.shuffle.ShufflePartitionStore;
-import dev.offcache.registry.eviction.EvictionPolicy;
+import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.front.CacheRegistry;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CompletionOutcome;
@@ -44,7 +44,7 @@ class StageCleanupTest
     private StageCleanup cleanup;
     private CacheRegistry registry;
 
-    private void start(final EvictionPolicy policy)
+    private void start(final RetentionPolicy policy)
     {
         exec1 = new ShufflePartitionStore(workDir.resolve("exec-1"), PinSet.NONE);
         exec2 = new ShufflePartitionStore(workDir.resolve("exec-2"), PinSet.NONE);
@@ -52,7 +52,7 @@ class StageCleanupTest
         registry = CacheRegistry.launch(new CacheRegistry.Context()
             .clock(clock)
             .removalListener(cleanup)
-            .evictionPolicy(policy));
+            .retentionPolicy(policy));
         cleanup.pinnedStages(registry::pinnedStages);
     }
 
@@ -87,7 +87,7 @@ class StageCleanupTest
     @Test
     void anUnknownExecutorIsCountedAsAFailureNotThrown() throws Exception
     {
-        start(EvictionPolicy.none());
+        start(RetentionPolicy.none());
         final List<PartitionLocation> a = write(exec1, "exec-9", "jobA", 1, 1);
         materialize(new CacheKey("s1", "a"), "jobA", a);
         registry.invalidate(new CacheKey("s1", "a")).get(5, TimeUnit.SECONDS);
@@ -100,7 +100,7 @@ class StageCleanupTest
     @Test
     void jobCleanupKeepsPinnedStagesAndRemovalsDeleteThem() throws Exception
     {
-        start(EvictionPolicy.none());
+        start(RetentionPolicy.none());
         final List<PartitionLocation> a = write(exec1, "exec-1", "jobA", 1, 2);
         write(exec1, "exec-1", "jobA", 2, 2);
         final List<PartitionLocation> b = write(exec2, "exec-2", "jobB", 1, 1);
@@ -132,7 +132,7 @@ class StageCleanupTest
     @Test
     void aStageSharedByTwoEntriesStaysUntilTheLastOneGoes() throws Exception
     {
-        start(EvictionPolicy.none());
+        start(RetentionPolicy.none());
         final List<PartitionLocation> shared = write(exec1, "exec-1", "jobS", 4, 1);
         materialize(new CacheKey("s1", "x"), "jobS", shared);
         materialize(new CacheKey("s2", "y"), "jobS", shared);
@@ -151,7 +151,7 @@ class StageCleanupTest
     @Test
     void evictedEntriesLoseTheirFiles() throws Exception
     {
-        start(EvictionPolicy.none().expireAfterMaterialized(1_000).maxTotalBytes(5_000));
+        start(RetentionPolicy.none().expireAfterMaterialized(1_000).maxTotalBytes(5_000));
         clock.update(1);
         materialize(new CacheKey("s", "old"), "jobOld", write(exec1, "exec-1", "jobOld", 0, 1));
         clock.update(2);
