@@ -2,9 +2,12 @@ package dev.offcache.server.http;
 
 import java.util.List;
 
+import dev.offcache.range.origin.ObjectKeys;
+
 /**
- * Which object keys clients may ask for: not empty, bounded UTF-8 length, no leading {@code /}, no {@code .} or
- * {@code ..} segment, no empty segment, no control characters or backslashes, and under one of the allowed prefixes
+ * Which object keys clients may ask for: a valid engine key ({@link ObjectKeys#problemWith}: not empty, no leading
+ * {@code /}, no {@code ..} or empty segment, no NUL or backslash) that is also of bounded UTF-8 length, free of
+ * control characters, without a {@code .} segment or a trailing {@code /}, and under one of the allowed prefixes
  * (when any are configured). Immutable and thread-safe.
  */
 public final class ObjectKeyPolicy
@@ -44,35 +47,35 @@ public final class ObjectKeyPolicy
         {
             return "key longer than " + maxLength + " UTF-8 bytes";
         }
-        if (key.charAt(0) == '/')
+        final String structure = ObjectKeys.problemWith(key);
+        if (structure != null)
         {
-            return "key starts with /";
+            return structure;
         }
+        // Stricter than the engine: a key the server accepts is also a safe file name and log token.
         for (int i = 0; i < key.length(); i++)
         {
             final char c = key.charAt(i);
-            if (c < 0x20 || c == 0x7F || c == '\\')
+            if (c < 0x20 || c == 0x7F)
             {
-                return "key contains a control character or backslash";
+                return "key contains a control character";
             }
         }
+        if (key.charAt(key.length() - 1) == '/')
+        {
+            return "key ends with /";
+        }
         int start = 0;
-        while (start <= key.length())
+        while (start < key.length())
         {
             int end = key.indexOf('/', start);
             if (end < 0)
             {
                 end = key.length();
             }
-            final int segment = end - start;
-            if (segment == 0)
+            if (end - start == 1 && key.charAt(start) == '.')
             {
-                return "key has an empty segment";
-            }
-            if ((segment == 1 && key.charAt(start) == '.') ||
-                (segment == 2 && key.charAt(start) == '.' && key.charAt(start + 1) == '.'))
-            {
-                return "key has a . or .. segment";
+                return "key has a . segment";
             }
             start = end + 1;
         }

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -21,7 +22,7 @@ import dev.offcache.range.l2.FallbackReason;
 import dev.offcache.range.l2.L2ClientMetrics;
 import dev.offcache.range.l2.L2Origin;
 import dev.offcache.range.origin.FileSystemOrigin;
-import dev.offcache.server.testing.ChildJvm;
+import dev.offcache.testkit.jvm.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -53,7 +54,7 @@ class L2ServerKilledMidStreamTest
         final byte[] object = L2HttpServerTest.random(128 * BLOCK + 77, 21);
         Files.write(originDir.resolve("lake").resolve("big.parquet"), object);
 
-        final Process child = ChildJvm.start("128m", SlowServerChild.class, originDir.toString(),
+        final Process child = ChildJvm.start(List.of("-Xmx128m"), SlowServerChild.class, originDir.toString(),
             tmp.resolve("ssd").toString(), "10");
         try (L2Origin client = L2Origin.newBuilder()
             .server(URI.create("http://127.0.0.1:" + portOf(child)))

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import dev.offcache.core.slab.BlockRef;
-import dev.offcache.server.testing.ChildJvm;
+import dev.offcache.testkit.jvm.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -83,7 +83,7 @@ class KillNineRecoveryTest
 
     private static void runAndKill(final Path ssd, final long runMillis) throws Exception
     {
-        final Process child = ChildJvm.start("64m", SsdWriterChild.class, ssd.toString());
+        final Process child = ChildJvm.start(List.of("-Xmx64m"), SsdWriterChild.class, ssd.toString());
         try
         {
             final BufferedReader out = new BufferedReader(

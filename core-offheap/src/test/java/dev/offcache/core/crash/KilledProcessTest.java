@@ -22,6 +22,7 @@ import dev.offcache.core.shuffle.PartitionId;
 import dev.offcache.core.shuffle.PartitionWriter;
 import dev.offcache.core.shuffle.PinSet;
 import dev.offcache.core.shuffle.ShufflePartitionStore;
+import dev.offcache.testkit.jvm.ChildJvm;
 
 import static java.nio.ByteOrder.LITTLE_ENDIAN;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -80,7 +81,7 @@ class KilledProcessTest
     void aJournalKilledMidAppendKeepsEveryAcknowledgedRecord() throws Exception
     {
         final List<String> acked = ChildJvm.runAndKill(
-            JournalAppender.class, dir, lines -> lines.size() >= 3000, 10, 60_000);
+            List.of("-Xmx64m"), JournalAppender.class, lines -> lines.size() >= 3000, 10, 60_000, dir.toString());
         final Map<Integer, Long> positions = new HashMap<>();
         for (final String line : acked)
         {
@@ -157,7 +158,7 @@ class KilledProcessTest
     void aShuffleWriterKilledMidWriteLeavesOnlyWholePartitions() throws Exception
     {
         final List<String> acked = ChildJvm.runAndKill(
-            PartitionWriterChild.class, dir, lines -> lines.size() >= 6, 5, 60_000);
+            List.of("-Xmx64m"), PartitionWriterChild.class, lines -> lines.size() >= 6, 5, 60_000, dir.toString());
         final int lastAcked = Integer.parseInt(acked.get(acked.size() - 1));
 
         final long tempsLeft = countTempFiles();

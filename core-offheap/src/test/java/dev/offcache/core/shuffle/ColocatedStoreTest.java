@@ -15,11 +15,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.offcache.core.crash.ChildJvm;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.offcache.testkit.jvm.ChildJvm;
 
 /**
  * A second store over an executor's directory, in another process (a co-located reader), while the executor has a
@@ -119,7 +120,8 @@ class ColocatedStoreTest
 
     private List<String> runChild(final String mode) throws Exception
     {
-        final Process process = new ProcessBuilder(ChildJvm.command(SecondStore.class, workDir.toString(), mode))
+        final Process process = new ProcessBuilder(
+            ChildJvm.command(List.of("-Xmx64m"), SecondStore.class, workDir.toString(), mode))
             .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         final List<String> lines = new ArrayList<>();
         try (BufferedReader in = new BufferedReader(

@@ -3,12 +3,13 @@ package dev.offcache.core.slab;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import dev.offcache.core.crash.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.offcache.testkit.jvm.ChildJvm;
 
 /**
  * {@link BlockRef#tryCopy} under churn ({@link OptimisticCopyChurn}): readers copy whole 64 KiB slots without a
@@ -35,8 +36,8 @@ class OptimisticCopyStressTest
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void withoutAgronaBoundsChecksNothingCrashesAndNoWrongByteIsReturned() throws Exception
     {
-        final ChildJvm.Exit exit = ChildJvm.runToExit(OptimisticCopyChurn.class,
-            List.of("-Dagrona.disable.bounds.checks=true"), 60_000, "1000", "2", "50");
+        final ChildJvm.Exit exit = ChildJvm.runToExit(List.of("-Xmx64m", "-Dagrona.disable.bounds.checks=true"),
+            OptimisticCopyChurn.class, 60_000, "1000", "2", "50");
         assertEquals(0, exit.code(), "child JVM failed: " + exit.lines());
         final String last = exit.lines().isEmpty() ? "" : exit.lines().get(exit.lines().size() - 1);
         assertTrue(last.startsWith("ok "), "child JVM output: " + exit.lines());

@@ -6,10 +6,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -37,8 +36,8 @@ import dev.offcache.core.shuffle.PartitionWriter;
 import dev.offcache.core.shuffle.ShufflePartitionStore;
 import dev.offcache.registry.coordinator.CachedDatasetCoordinator;
 import dev.offcache.registry.coordinator.CachedNode;
-import dev.offcache.registry.coordinator.ExecutorStages;
 import dev.offcache.registry.coordinator.JobOutput;
+import dev.offcache.registry.coordinator.LocalExecutorStages;
 import dev.offcache.registry.coordinator.OutputReader;
 import dev.offcache.registry.coordinator.PartitionReadBack;
 import dev.offcache.registry.coordinator.PartitionViews;
@@ -48,7 +47,6 @@ import dev.offcache.registry.front.CacheRegistry;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.DatasetSchema;
 import dev.offcache.registry.state.PartitionLocation;
-import dev.offcache.registry.state.StageRef;
 import dev.offcache.transport.client.BlockClient;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.TransportChannels;
@@ -161,7 +159,7 @@ public class DatasetCacheBenchmark
                 .requestChannel(channel).requestStreamId(7101 + e)));
         }
         staging = new UnsafeBuffer(ByteBuffer.allocateDirect((int) (totalBytes / partitions)));
-        cleanup = new StageCleanup(new Stages());
+        cleanup = new StageCleanup(new LocalExecutorStages(Map.of("exec-0", stores.get(0), "exec-1", stores.get(1))));
         registry = CacheRegistry.launch(new CacheRegistry.Context().removalListener(cleanup));
         cleanup.pinnedStages(registry::pinnedStages);
         coordinator = CachedDatasetCoordinator.launch(new CachedDatasetCoordinator.Context<Long>()
@@ -292,24 +290,5 @@ public class DatasetCacheBenchmark
             }
         }
         return CompletableFuture.completedFuture(new JobOutput(SCHEMA, locations));
-    }
-
-    private final class Stages implements ExecutorStages
-    {
-        public Collection<String> executorIds()
-        {
-            return List.of("exec-0", "exec-1");
-        }
-
-        public void deleteJob(final String executorId, final String jobId, final Set<StageRef> keep)
-        {
-            stores.get(Integer.parseInt(executorId.substring("exec-".length()))).deleteJob(jobId);
-        }
-
-        public void deleteStage(final String executorId, final StageRef stage)
-        {
-            stores.get(Integer.parseInt(executorId.substring("exec-".length())))
-                .deleteStage(stage.jobId(), stage.stageId());
-        }
     }
 }

@@ -58,7 +58,10 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener, AutoClose
         /** Keys dropped because their POST /prefetch failed (no retry: warming is best effort). */
         WARM_DROPPED_FAILED("offcache_l2client_warm_dropped_total", WARM_DROPPED_HELP, "reason", "send_failed"),
         /** Keys the server rejected or dropped (from its answer). */
-        WARM_REFUSED("offcache_l2client_warm_refused_total", "Keys the server rejected or dropped for warming.");
+        WARM_REFUSED("offcache_l2client_warm_refused_total", "Keys the server rejected or dropped for warming."),
+        /** Failed passes of the warming agent's duty cycle (each also logged, rate-limited). */
+        WARMING_ERRORS("offcache_l2client_warming_errors_total",
+            "Failed passes of the warming agent's duty cycle (each also logged).");
 
         private final String family;
         private final String help;
@@ -168,6 +171,18 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener, AutoClose
     public long get(final Counter counter)
     {
         return value(counts[counter.ordinal()], counter.metricName);
+    }
+
+    /**
+     * The counter itself, for an agent runner that increments it (the runner must be closed before this is, as
+     * {@code L2Origin.close} does, so no increment races the region's release).
+     *
+     * @param counter the counter.
+     * @return the Agrona counter.
+     */
+    AtomicCounter counter(final Counter counter)
+    {
+        return counts[counter.ordinal()];
     }
 
     /**

@@ -16,6 +16,7 @@ import java.util.function.LongSupplier;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 
+import dev.offcache.core.agent.AgentErrors;
 import dev.offcache.range.origin.ForwardingObjectStore;
 import dev.offcache.range.origin.ObjectKeys;
 import dev.offcache.range.origin.ObjectStore;
@@ -133,11 +134,9 @@ public final class L2Origin extends ForwardingObjectStore
                 }
             });
         this.warming = new WarmingSender(this, metrics, ctx.warmQueueCapacity(), ctx.warmBatchKeys());
-        this.warmingRunner = new AgentRunner(
+        this.warmingRunner = AgentErrors.runner(
             new BackoffIdleStrategy(1, 1, TimeUnit.MICROSECONDS.toNanos(50), TimeUnit.MILLISECONDS.toNanos(1)),
-            (error) ->
-            {
-            }, null, warming);
+            metrics.counter(L2ClientMetrics.Counter.WARMING_ERRORS), warming);
         AgentRunner.startOnThread(warmingRunner, new DefaultThreadFactory("offcache-l2client-warming", true));
     }
 

@@ -19,17 +19,35 @@ public final class ObjectKeys
      */
     public static String validate(final String key)
     {
+        final String problem = problemWith(key);
+        if (problem != null)
+        {
+            throw new IllegalArgumentException(key == null ? problem : problem + ": '" + key + "'");
+        }
+        return key;
+    }
+
+    /**
+     * What is wrong with a key's structure, without throwing: the rules of {@link #validate}, which stricter
+     * policies (the L2 server's, which also bounds the length, refuses control characters and {@code .} segments
+     * and checks prefixes) build on.
+     *
+     * @param key the object key.
+     * @return {@code null} when it is a valid key, else why not.
+     */
+    public static String problemWith(final String key)
+    {
         if (key == null)
         {
-            throw new IllegalArgumentException("object key is null");
+            return "object key is null";
         }
         if (key.isEmpty())
         {
-            throw new IllegalArgumentException("object key is empty");
+            return "object key is empty";
         }
         if (key.charAt(0) == '/')
         {
-            throw new IllegalArgumentException("object key must not start with '/': '" + key + "'");
+            return "object key must not start with '/'";
         }
         int segmentStart = 0;
         for (int i = 0, n = key.length(); i <= n; i++)
@@ -37,23 +55,23 @@ public final class ObjectKeys
             final char c = i < n ? key.charAt(i) : '/';
             if (c == '\0' || c == '\\')
             {
-                throw new IllegalArgumentException("object key contains a NUL or backslash: '" + key + "'");
+                return "object key contains a NUL or backslash";
             }
             if (c == '/')
             {
                 final int segmentLength = i - segmentStart;
                 if (segmentLength == 0 && i < n)
                 {
-                    throw new IllegalArgumentException("object key has an empty segment: '" + key + "'");
+                    return "object key has an empty segment";
                 }
                 if (segmentLength == 2 && key.charAt(segmentStart) == '.' && key.charAt(segmentStart + 1) == '.')
                 {
-                    throw new IllegalArgumentException("object key has a '..' segment: '" + key + "'");
+                    return "object key has a '..' segment";
                 }
                 segmentStart = i + 1;
             }
         }
-        return key;
+        return null;
     }
 
     /**

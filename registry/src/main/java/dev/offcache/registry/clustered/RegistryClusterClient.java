@@ -31,6 +31,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.offcache.core.agent.AgentErrors;
+import dev.offcache.core.counters.CounterTypes;
 import dev.offcache.registry.codec.RecordWriter;
 import dev.offcache.registry.codec.RecordReader;
 import dev.offcache.registry.api.Acquisition;
@@ -117,7 +119,9 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
         driver = embedded;
         aeron = client;
         agent = new ClientAgent();
-        runner = new AgentRunner(ctx.idleStrategy(), ex -> LOG.warn("registry cluster client error", ex), null, agent);
+        // In the driver's counters (AeronStat reads it); freed with the Aeron client, after the runner stops.
+        runner = AgentErrors.runner(ctx.idleStrategy(),
+            aeron.addCounter(CounterTypes.REGISTRY, "offcache_registry_client_errors_total"), agent);
     }
 
     /**

@@ -35,7 +35,7 @@ import org.agrona.concurrent.status.AtomicCounter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.offcache.registry.eviction.EvictionPolicy;
+import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.state.Ids;
 
 /**
@@ -112,7 +112,7 @@ public final class RegistryClusterMember implements AutoCloseable
         }
         lock = acquired;
         deleteStaleMarkFiles(dir);
-        service = new RegistryClusteredService(ctx.evictionPolicy, ctx.clientRetentionMs, ctx.maxEgressChunkBytes);
+        service = new RegistryClusteredService(ctx.retentionPolicy, ctx.clientRetentionMs, ctx.maxEgressChunkBytes);
         try
         {
             start();
@@ -436,7 +436,7 @@ public final class RegistryClusterMember implements AutoCloseable
         private int ingressTermLength = 1 << 20;
         private int maxEgressChunkBytes = 32 * 1024;
         private long clientRetentionMs = TimeUnit.HOURS.toMillis(24);
-        private EvictionPolicy evictionPolicy = EvictionPolicy.none();
+        private RetentionPolicy retentionPolicy = RetentionPolicy.none();
 
         /**
          * This member's id: its index in {@link #hosts}. Required.
@@ -650,12 +650,12 @@ public final class RegistryClusterMember implements AutoCloseable
         /**
          * What a sweep command removes. Default nothing.
          *
-         * @param evictionPolicy the policy.
+         * @param retentionPolicy the policy.
          * @return this.
          */
-        public Context evictionPolicy(final EvictionPolicy evictionPolicy)
+        public Context retentionPolicy(final RetentionPolicy retentionPolicy)
         {
-            this.evictionPolicy = evictionPolicy;
+            this.retentionPolicy = retentionPolicy;
             return this;
         }
 
@@ -677,7 +677,7 @@ public final class RegistryClusterMember implements AutoCloseable
             Ids.requireNonNull(memberDir, "memberDir");
             Ids.requireNonNull(threadingMode, "threadingMode");
             Ids.requireNonNull(archiveThreadingMode, "archiveThreadingMode");
-            Ids.requireNonNull(evictionPolicy, "evictionPolicy");
+            Ids.requireNonNull(retentionPolicy, "retentionPolicy");
             if (memberId < 0 || memberId >= hosts.size())
             {
                 throw new IllegalArgumentException("memberId must index hosts " + hosts + ": " + memberId);

@@ -24,7 +24,7 @@ import org.agrona.concurrent.IdleStrategy;
 
 import dev.offcache.registry.codec.RecordWriter;
 import dev.offcache.registry.codec.RecordReader;
-import dev.offcache.registry.eviction.EvictionPolicy;
+import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.api.Resolution;
 import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheEntry;
@@ -80,7 +80,7 @@ public final class RegistryClusteredService implements ClusteredService
     private final RecordWriter egress = new RecordWriter(4096);
     private final RecordWriter scratch = new RecordWriter(256);
     private final RecordReader reader = new RecordReader();
-    private final EvictionPolicy evictionPolicy;
+    private final RetentionPolicy retentionPolicy;
     private final long clientRetentionMs;
     private final int maxEgressChunk;
     private Cluster cluster;
@@ -98,15 +98,15 @@ public final class RegistryClusteredService implements ClusteredService
     /**
      * A service.
      *
-     * @param evictionPolicy    what a {@link WireCodec#SWEEP} command removes (at cluster time).
+     * @param retentionPolicy    what a {@link WireCodec#SWEEP} command removes (at cluster time).
      * @param clientRetentionMs how long (cluster time) the de-duplication record of a client that sent nothing and
      *                          waits for nothing is kept; dropped when a snapshot is taken.
      * @param maxEgressChunk    the longest egress payload (replies longer than this are chunked).
      */
     public RegistryClusteredService(
-        final EvictionPolicy evictionPolicy, final long clientRetentionMs, final int maxEgressChunk)
+        final RetentionPolicy retentionPolicy, final long clientRetentionMs, final int maxEgressChunk)
     {
-        this.evictionPolicy = Ids.requireNonNull(evictionPolicy, "evictionPolicy");
+        this.retentionPolicy = Ids.requireNonNull(retentionPolicy, "retentionPolicy");
         if (clientRetentionMs <= 0)
         {
             throw new IllegalArgumentException("clientRetentionMs must be positive: " + clientRetentionMs);
@@ -404,7 +404,7 @@ public final class RegistryClusteredService implements ClusteredService
                 await(reader.key(), clientId, sequence, client);
                 break;
             case WireCodec.SWEEP:
-                reply.removed(machine.sweep(evictionPolicy, clock.time()));
+                reply.removed(machine.sweep(retentionPolicy, clock.time()));
                 break;
             case WireCodec.ENTRIES:
             {

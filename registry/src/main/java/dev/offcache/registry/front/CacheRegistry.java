@@ -30,13 +30,14 @@ import org.agrona.concurrent.status.CountersManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.offcache.core.agent.AgentErrors;
 import dev.offcache.registry.api.Acquisition;
 import dev.offcache.registry.api.AsyncCacheRegistry;
 import dev.offcache.registry.api.RegistryClosedException;
 import dev.offcache.registry.api.RemovalListener;
 import dev.offcache.registry.api.Resolution;
-import dev.offcache.registry.eviction.EvictionPolicy;
-import dev.offcache.registry.eviction.EvictionSweeper;
+import dev.offcache.registry.retention.RetentionPolicy;
+import dev.offcache.registry.retention.RetentionSweeper;
 import dev.offcache.registry.journal.ChangeCodec;
 import dev.offcache.registry.journal.ChangeLog;
 import dev.offcache.registry.metrics.RegistryCounters;
@@ -122,7 +123,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
         this.liveExecutors = ctx.liveExecutors;
         this.clock = ctx.clock;
         this.readObserver = ctx.readObserver;
-        this.recordReads = ctx.evictionPolicy.idleSessionTimeoutMs() > 0;
+        this.recordReads = ctx.retentionPolicy.idleSessionTimeoutMs() > 0;
         counters = ctx.countersManager == null ? null : new RegistryCounters(ctx.countersManager);
         handler = new CommandHandler(ctx, counters, this);
         handler.recover();
@@ -142,12 +143,11 @@ public final class CacheRegistry implements AsyncCacheRegistry
             registryThread.setDaemon(true);
             registryThread.start();
         }
-        if (ctx.sweepIntervalMs > 0 && ctx.evictionPolicy.isEnabled())
+        if (ctx.sweepIntervalMs > 0 && ctx.retentionPolicy.isEnabled())
         {
-            final EvictionSweeper sweeper = new EvictionSweeper(this::requestSweep, ctx.clock, ctx.sweepIntervalMs);
-            sweeperRunner = new AgentRunner(
-                new SleepingMillisIdleStrategy(Math.min(ctx.sweepIntervalMs, 100)), Throwable::printStackTrace,
-                null, sweeper);
+            final RetentionSweeper sweeper = new RetentionSweeper(this::requestSweep, ctx.clock, ctx.sweepIntervalMs);
+            sweeperRunner = AgentErrors.runner(new SleepingMillisIdleStrategy(Math.min(ctx.sweepIntervalMs, 100)),
+                counters == null ? null : counters.sweeperErrors(), sweeper);
             AgentRunner.startOnThread(sweeperRunner);
         }
         else
@@ -783,7 +783,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
         private LiveExecutors liveExecutors = LiveExecutors.ALL;
         private RemovalListener removalListener = RemovalListener.NONE;
         private ChangeLog changeLog = ChangeLog.IN_MEMORY;
-        private EvictionPolicy evictionPolicy = EvictionPolicy.none();
+        private RetentionPolicy retentionPolicy = RetentionPolicy.none();
         private long sweepIntervalMs;
         private long shutdownTimeoutMs = 10_000;
         private String threadName = "offcache-registry";
@@ -893,12 +893,12 @@ public final class CacheRegistry implements AsyncCacheRegistry
         /**
          * What sweeps remove. Default: nothing.
          *
-         * @param evictionPolicy the policy.
+         * @param retentionPolicy the policy.
          * @return this.
          */
-        public Context evictionPolicy(final EvictionPolicy evictionPolicy)
+        public Context retentionPolicy(final RetentionPolicy retentionPolicy)
         {
-            this.evictionPolicy = evictionPolicy;
+            this.retentionPolicy = retentionPolicy;
             return this;
         }
 
@@ -928,8 +928,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
 
         /**
          * Receives every new pin snapshot (an immutable set), on the writer, once after recovery and then
-         * at the end of each batch that changed it, before that batch is acknowledged. A shuffle store's pin set
-         * subscribes here ({@code dev.offcache.registry.pinning.RegistryPinSet}).
+         * at the end of each batch that changed it, before that batch is acknowledged. Stage deletion does not need it
+         * ({@code StageCleanup} reads {@link CacheRegistry#pinnedStages()} per call); it is for observers of the pins.
          *
          * @param pinListener the listener.
          * @return this.
@@ -1001,9 +1001,9 @@ public final class CacheRegistry implements AsyncCacheRegistry
             return removalListener;
         }
 
-        EvictionPolicy evictionPolicy()
+        RetentionPolicy retentionPolicy()
         {
-            return evictionPolicy;
+            return retentionPolicy;
         }
 
         EpochClock clock()
@@ -1044,7 +1044,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
             Ids.requireNonNull(liveExecutors, "liveExecutors");
             Ids.requireNonNull(removalListener, "removalListener");
             Ids.requireNonNull(changeLog, "changeLog");
-            Ids.requireNonNull(evictionPolicy, "evictionPolicy");
+            Ids.requireNonNull(retentionPolicy, "retentionPolicy");
             Ids.requireNonNull(pinListener, "pinListener");
             Ids.requireId(threadName, "threadName");
             if (waitStrategy == null)

@@ -14,7 +14,7 @@ import dev.offcache.registry.api.Acquisition;
 import dev.offcache.registry.api.RegistryClosedException;
 import dev.offcache.registry.api.RemovalListener;
 import dev.offcache.registry.api.Resolution;
-import dev.offcache.registry.eviction.EvictionPolicy;
+import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.journal.ChangeLog;
 import dev.offcache.registry.metrics.RegistryCounters;
 import dev.offcache.registry.state.BeginOutcome;
@@ -44,7 +44,7 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
     private final CacheStateMachine state;
     private final ChangeLog changeLog;
     private final RemovalListener removalListener;
-    private final EvictionPolicy evictionPolicy;
+    private final RetentionPolicy retentionPolicy;
     private final EpochClock clock;
     private final CacheRegistry registry;
     private final RegistryCounters counters;
@@ -72,7 +72,7 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
     {
         this.changeLog = ctx.changeLog();
         this.removalListener = ctx.removalListener();
-        this.evictionPolicy = ctx.evictionPolicy();
+        this.retentionPolicy = ctx.retentionPolicy();
         this.clock = ctx.clock();
         this.applyObserver = ctx.applyObserver();
         this.counters = counters;
@@ -203,7 +203,7 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
                 return await(command.key);
             case SWEEP:
                 view.foldReadActivity(state);
-                return machine.sweep(evictionPolicy, clock.time());
+                return machine.sweep(retentionPolicy, clock.time());
             case ENTRIES:
                 return state.entries();
             case SHUTDOWN:

@@ -8,7 +8,7 @@ import org.agrona.concurrent.status.CountersManager;
  * The registry's counters, allocated in an Agrona {@link CountersManager} under their metric names, so any process
  * that maps the same counters buffers (for example a {@code CountersReader} over a file-backed region) reads them
  * without asking the registry (type id {@link CounterTypes#REGISTRY}). Written only by the registry thread, once
- * per batch, with ordered stores.
+ * per batch, with ordered stores; the sweeper's error counter only by the sweeper's runner.
  *
  * <p>The counters are owned by the manager's buffers; {@link #close()} frees their slots.
  */
@@ -21,6 +21,7 @@ public final class RegistryCounters implements AutoCloseable
     private final AtomicCounter pinnedStages;
     private final AtomicCounter waiters;
     private final AtomicCounter removedEntries;
+    private final AtomicCounter sweeperErrors;
 
     /**
      * Allocates the counters.
@@ -36,6 +37,7 @@ public final class RegistryCounters implements AutoCloseable
         pinnedStages = manager.newCounter("offcache_registry_pinned_stages", CounterTypes.REGISTRY);
         waiters = manager.newCounter("offcache_registry_waiters", CounterTypes.REGISTRY);
         removedEntries = manager.newCounter("offcache_registry_removed_entries_total", CounterTypes.REGISTRY);
+        sweeperErrors = manager.newCounter("offcache_registry_sweeper_errors_total", CounterTypes.REGISTRY);
     }
 
     /**
@@ -138,10 +140,22 @@ public final class RegistryCounters implements AutoCloseable
     }
 
     /**
+     * The eviction sweeper's error counter, for its agent runner (closed before this, so no increment races the
+     * release of the slot).
+     *
+     * @return the Agrona counter.
+     */
+    public AtomicCounter sweeperErrors()
+    {
+        return sweeperErrors;
+    }
+
+    /**
      * Frees the counters' slots.
      */
     public void close()
     {
+        sweeperErrors.close();
         commands.close();
         batches.close();
         entries.close();

@@ -9,7 +9,7 @@ import java.util.function.BiConsumer;
 import org.agrona.concurrent.EpochClock;
 
 import dev.offcache.registry.api.Resolution;
-import dev.offcache.registry.eviction.EvictionPolicy;
+import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.state.AbortOutcome;
 import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheEntry;
@@ -212,7 +212,7 @@ public final class WaitingStateMachine<W> implements StateChangeListener
      * @param nowMs  the sweep's time.
      * @return the removed entries.
      */
-    public List<RemovedEntry> sweep(final EvictionPolicy policy, final long nowMs)
+    public List<RemovedEntry> sweep(final RetentionPolicy policy, final long nowMs)
     {
         releaseReason = Resolution.Reason.SESSION_REMOVED;
         return policy.sweep(state, nowMs);

@@ -18,7 +18,7 @@ import java.util.stream.Stream;
 
 import dev.offcache.registry.state.PartitionLocation;
 import dev.offcache.registry.state.StageRef;
-import dev.offcache.registry.testing.ChildJvm;
+import dev.offcache.testkit.jvm.ChildJvm;
 import dev.offcache.transport.media.TransportChannels;
 
 /**
@@ -39,8 +39,8 @@ final class ChildJvmExecutor implements ExecutorNode
     {
         this.id = id;
         this.port = port;
-        final List<String> command = ChildJvm.command(List.of(), ExecutorMain.class, id, workDir.toString(),
-            Integer.toString(port));
+        final List<String> command = ChildJvm.command(List.of("-XX:TieredStopAtLevel=1"), ExecutorMain.class, id,
+            workDir.toString(), Integer.toString(port));
         try
         {
             process = new ProcessBuilder(command).redirectError(logDir.resolve(id + ".err").toFile()).start();

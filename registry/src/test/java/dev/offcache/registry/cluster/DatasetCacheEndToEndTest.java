@@ -26,7 +26,7 @@ import dev.offcache.registry.coordinator.CachedNode;
 import dev.offcache.registry.coordinator.MaterializationFailedException;
 import dev.offcache.registry.coordinator.OutputReader;
 import dev.offcache.registry.coordinator.ReadBackCounters;
-import dev.offcache.registry.eviction.EvictionPolicy;
+import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.Materialized;
@@ -89,7 +89,7 @@ class DatasetCacheEndToEndTest
     {
         final long mappingsBefore = MappedRegion.liveMappings();
         try (TestCluster cluster = new TestCluster(root, 2, 0, AbortPolicy.CLAIM_AND_MATERIALIZE,
-            EvictionPolicy.none()))
+            RetentionPolicy.none()))
         {
             final CachedNode<ToyDataset> node = new CachedNode<>(new CacheKey("s1", "c1"), INPUT);
             final ReadBackCounters counters = cluster.coordinator.counters();
@@ -140,7 +140,7 @@ class DatasetCacheEndToEndTest
     void concurrentActionsOnAColdKeyShareOneJob() throws Exception
     {
         try (TestCluster cluster = new TestCluster(root, 2, 0, AbortPolicy.CLAIM_AND_MATERIALIZE,
-            EvictionPolicy.none()))
+            RetentionPolicy.none()))
         {
             final CachedNode<ToyDataset> node = new CachedNode<>(new CacheKey("s1", "c1"), INPUT);
             cluster.jobs.hold();
@@ -169,7 +169,7 @@ class DatasetCacheEndToEndTest
     @EnumSource(AbortPolicy.class)
     void jobFailureAbortsReleasesWaitersAndALaterActionMaterializes(final AbortPolicy policy) throws Exception
     {
-        try (TestCluster cluster = new TestCluster(root, 2, 0, policy, EvictionPolicy.none()))
+        try (TestCluster cluster = new TestCluster(root, 2, 0, policy, RetentionPolicy.none()))
         {
             final CachedNode<ToyDataset> node = new CachedNode<>(new CacheKey("s1", "c1"), INPUT);
             cluster.jobs.failNext(1);
@@ -208,7 +208,7 @@ class DatasetCacheEndToEndTest
     void filesDeletedOrDamagedBehindTheCachesBackAreRematerialized() throws Exception
     {
         try (TestCluster cluster = new TestCluster(root, 2, 0, AbortPolicy.CLAIM_AND_MATERIALIZE,
-            EvictionPolicy.none()))
+            RetentionPolicy.none()))
         {
             // Deleted remote file (DELETED/NOT_FOUND error frame), deleted local file, flipped byte in a remote
             // file (CORRUPT error frame: the server checks the CRC before sending), flipped byte in a local file.
@@ -255,7 +255,7 @@ class DatasetCacheEndToEndTest
     void sessionTeardownAndEvictionDeleteStagesOnEveryExecutor() throws Exception
     {
         try (TestCluster cluster = new TestCluster(root, 3, 0, AbortPolicy.CLAIM_AND_MATERIALIZE,
-            EvictionPolicy.none().expireAfterMaterialized(60_000)))
+            RetentionPolicy.none().expireAfterMaterialized(60_000)))
         {
             final CachedNode<ToyDataset> torn = new CachedNode<>(new CacheKey("s-torn", "c1"), INPUT);
             final CachedNode<ToyDataset> kept = new CachedNode<>(new CacheKey("s-kept", "c1"),
@@ -291,7 +291,7 @@ class DatasetCacheEndToEndTest
     {
         final List<Path> childAeronDirs;
         try (TestCluster cluster = new TestCluster(root, 1, 2, AbortPolicy.CLAIM_AND_MATERIALIZE,
-            EvictionPolicy.none()))
+            RetentionPolicy.none()))
         {
             childAeronDirs = cluster.childAeronDirs();
             assertEquals(2, childAeronDirs.size());
@@ -329,7 +329,7 @@ class DatasetCacheEndToEndTest
     void aHitNamingAnExecutorTheLiveViewDropsIsValidatedAwayAndRebuilt() throws Exception
     {
         try (TestCluster cluster = new TestCluster(root, 3, 0, AbortPolicy.CLAIM_AND_MATERIALIZE,
-            EvictionPolicy.none()))
+            RetentionPolicy.none()))
         {
             final CachedNode<ToyDataset> node = new CachedNode<>(new CacheKey("s1", "c1"), INPUT);
             assertArrayEquals(INPUT.computeDirectly(), get(cluster.coordinator.execute(node, ALL_ROWS)));
@@ -355,7 +355,7 @@ class DatasetCacheEndToEndTest
     {
         final List<Path> childAeronDirs;
         try (TestCluster cluster = new TestCluster(root, 1, 1, AbortPolicy.CLAIM_AND_MATERIALIZE,
-            EvictionPolicy.none(), false))
+            RetentionPolicy.none(), false))
         {
             childAeronDirs = cluster.childAeronDirs();
             final CachedNode<ToyDataset> node = new CachedNode<>(new CacheKey("s1", "c1"), INPUT);

@@ -22,7 +22,7 @@ import dev.offcache.registry.coordinator.AbortPolicy;
 import dev.offcache.registry.coordinator.CachedNode;
 import dev.offcache.registry.coordinator.FetchFailedException;
 import dev.offcache.registry.coordinator.OutputReader;
-import dev.offcache.registry.eviction.EvictionPolicy;
+import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.state.CacheKey;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -63,7 +63,7 @@ class DatasetCacheStressTest
     {
         final long mappingsBefore = MappedRegion.liveMappings();
         try (TestCluster cluster = new TestCluster(root, 3, 0, AbortPolicy.CLAIM_AND_MATERIALIZE,
-            EvictionPolicy.none()))
+            RetentionPolicy.none()))
         {
             final List<CachedNode<ToyDataset>> nodes = new ArrayList<>();
             final List<long[]> expected = new ArrayList<>();

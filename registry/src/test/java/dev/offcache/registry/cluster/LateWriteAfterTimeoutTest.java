@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.offcache.registry.state.PartitionLocation;
-import dev.offcache.registry.testing.ChildJvm;
+import dev.offcache.testkit.jvm.ChildJvm;
 import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.wire.ErrorCode;
 
@@ -48,7 +48,8 @@ class LateWriteAfterTimeoutTest
         try (ChildJvmExecutor executor = new ChildJvmExecutor("exec-1", root.resolve("exec-1"), port, root))
         {
             final PartitionLocation location = executor.runTask("job", 1, 0, 5, 4 * 1024 * 1024);
-            final List<String> command = ChildJvm.command(List.of("-Dagrona.disable.bounds.checks=true",
+            final List<String> command = ChildJvm.command(List.of("-XX:TieredStopAtLevel=1",
+                "-Dagrona.disable.bounds.checks=true",
                 "-XX:ErrorFile=" + root.resolve("reader-hs_err_%p.log")),
                 ReadBackChild.class, TransportChannels.udp("127.0.0.1", port), location.executorId(),
                 location.jobId(), Integer.toString(location.stageId()), Integer.toString(location.partitionId()),

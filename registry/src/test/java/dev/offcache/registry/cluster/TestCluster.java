@@ -28,7 +28,7 @@ import dev.offcache.registry.coordinator.AbortPolicy;
 import dev.offcache.registry.coordinator.CachedDatasetCoordinator;
 import dev.offcache.registry.coordinator.ExecutorStages;
 import dev.offcache.registry.coordinator.StageCleanup;
-import dev.offcache.registry.eviction.EvictionPolicy;
+import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.api.AsyncCacheRegistry;
 import dev.offcache.registry.front.CacheRegistry;
 import dev.offcache.registry.api.RemovalListener;
@@ -68,10 +68,10 @@ final class TestCluster implements AutoCloseable
     final Set<String> unreachable = ConcurrentHashMap.newKeySet();
 
     TestCluster(final Path root, final int inProcess, final int childJvms, final AbortPolicy abortPolicy,
-        final EvictionPolicy evictionPolicy)
+        final RetentionPolicy retentionPolicy)
     {
         this(root, new Options().executors(inProcess, childJvms).abortPolicy(abortPolicy)
-            .evictionPolicy(evictionPolicy));
+            .retentionPolicy(retentionPolicy));
     }
 
     /**
@@ -79,10 +79,10 @@ final class TestCluster implements AutoCloseable
      * missed a heartbeat), though jobs still avoid dead executors.
      */
     TestCluster(final Path root, final int inProcess, final int childJvms, final AbortPolicy abortPolicy,
-        final EvictionPolicy evictionPolicy, final boolean watchChildren)
+        final RetentionPolicy retentionPolicy, final boolean watchChildren)
     {
         this(root, new Options().executors(inProcess, childJvms).abortPolicy(abortPolicy)
-            .evictionPolicy(evictionPolicy).watchChildren(watchChildren));
+            .retentionPolicy(retentionPolicy).watchChildren(watchChildren));
     }
 
     /**
@@ -130,7 +130,7 @@ final class TestCluster implements AutoCloseable
                     .liveExecutors(live::contains)
                     .removalListener(cleanup)
                     .clock(clock)
-                    .evictionPolicy(options.evictionPolicy));
+                    .retentionPolicy(options.retentionPolicy));
                 cleanup.pinnedStages(registry::pinnedStages);
                 front = options.registryView.apply(registry);
             }
@@ -291,7 +291,7 @@ final class TestCluster implements AutoCloseable
         int inProcess = 2;
         int childJvms;
         AbortPolicy abortPolicy = AbortPolicy.CLAIM_AND_MATERIALIZE;
-        EvictionPolicy evictionPolicy = EvictionPolicy.none();
+        RetentionPolicy retentionPolicy = RetentionPolicy.none();
         boolean watchChildren = true;
         Function<RemovalListener, RegistryClusterClient> connect;
         long fetchTimeoutNs = TimeUnit.SECONDS.toNanos(3);
@@ -311,9 +311,9 @@ final class TestCluster implements AutoCloseable
             return this;
         }
 
-        Options evictionPolicy(final EvictionPolicy evictionPolicy)
+        Options retentionPolicy(final RetentionPolicy retentionPolicy)
         {
-            this.evictionPolicy = evictionPolicy;
+            this.retentionPolicy = retentionPolicy;
             return this;
         }
 

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.offcache.registry.codec.RecordWriter;
 import dev.offcache.registry.codec.LegacyLocations;
-import dev.offcache.registry.eviction.EvictionPolicy;
+import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.Materialized;
 import dev.offcache.registry.state.PartitionLocation;
@@ -37,7 +37,7 @@ class ClusteredServiceDedupTest
     private final List<byte[]> sent = new ArrayList<>();
     private final ClientSession session = session(7);
     private final RegistryClusteredService service =
-        new RegistryClusteredService(EvictionPolicy.none(), 60_000, 32 * 1024);
+        new RegistryClusteredService(RetentionPolicy.none(), 60_000, 32 * 1024);
     private final RecordWriter writer = new RecordWriter(256);
     private long time = 1_000;
 

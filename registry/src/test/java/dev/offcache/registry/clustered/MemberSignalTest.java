@@ -14,13 +14,14 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import dev.offcache.registry.testing.ChildJvm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.offcache.testkit.jvm.ChildJvm;
 
 /**
  * {@code RegistryClusterMember.main} in a child JVM (a one-member cluster on 127.0.0.1) and a real signal: SIGTERM
@@ -42,7 +43,7 @@ class MemberSignalTest
         final String aeronDir = "/dev/shm/aeron-offcache-signal-test-" + Long.toHexString(System.nanoTime());
         final Path memberDir = dir.resolve("member");
         final Path log = dir.resolve("member.log");
-        final List<String> command = ChildJvm.command(List.of("-Daeron.dir=" + aeronDir),
+        final List<String> command = ChildJvm.command(List.of("-XX:TieredStopAtLevel=1", "-Daeron.dir=" + aeronDir),
             RegistryClusterMember.class, "0", "127.0.0.1", memberDir.toString(),
             Integer.toString(ClusterFixture.randomPortBase()));
         final Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())

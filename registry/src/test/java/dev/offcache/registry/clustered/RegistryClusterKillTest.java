@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.offcache.registry.model.Command;
 import dev.offcache.registry.model.ReferenceModel;
-import dev.offcache.registry.testing.ChildJvm;
+import dev.offcache.testkit.jvm.ChildJvm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -116,7 +116,8 @@ class RegistryClusterKillTest
 
     private void start(final int id) throws Exception
     {
-        final List<String> command = ChildJvm.command(List.of("-Daeron.counters.buffer.length=1048576"),
+        final List<String> command = ChildJvm.command(
+            List.of("-XX:TieredStopAtLevel=1", "-Daeron.counters.buffer.length=1048576"),
             ClusterMemberMain.class, Integer.toString(id), dir.resolve("member-" + id).toString(),
             Integer.toString(portBase), aeronPrefix + "-" + id);
         final Process process = new ProcessBuilder(command)

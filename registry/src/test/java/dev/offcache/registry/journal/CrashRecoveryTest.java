@@ -19,7 +19,7 @@ import dev.offcache.registry.model.ReferenceModel;
 import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CacheStateMachine;
-import dev.offcache.registry.testing.ChildJvm;
+import dev.offcache.testkit.jvm.ChildJvm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -118,8 +118,8 @@ class CrashRecoveryTest
 
     private Process start(final long seed, final int resumeAt) throws Exception
     {
-        final List<String> command = ChildJvm.command(List.of(), CrashChild.class, dir.toString(),
-            Long.toString(seed), Integer.toString(resumeAt));
+        final List<String> command = ChildJvm.command(List.of("-XX:TieredStopAtLevel=1"), CrashChild.class,
+            dir.toString(), Long.toString(seed), Integer.toString(resumeAt));
         command.add(Integer.toString(COMMANDS));
         return new ProcessBuilder(command)
             .redirectError(dir.resolveSibling(dir.getFileName() + "-child.err").toFile())

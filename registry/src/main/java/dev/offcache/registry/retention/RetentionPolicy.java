@@ -1,4 +1,4 @@
-package dev.offcache.registry.eviction;
+package dev.offcache.registry.retention;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -11,7 +11,7 @@ import dev.offcache.registry.state.RemovedEntry;
 
 /**
  * What the eviction sweep removes, read like a sentence:
- * {@code EvictionPolicy.none().expireAfterMaterialized(ttlMs).maxTotalBytes(cap).expireIdleSessionsAfter(idleMs)}.
+ * {@code RetentionPolicy.none().expireAfterMaterialized(ttlMs).maxTotalBytes(cap).expireIdleSessionsAfter(idleMs)}.
  * A zero (or {@link Long#MAX_VALUE}) limit disables that rule. Immutable.
  *
  * <p>A sweep applies, in order: idle-session expiry (every entry of a session idle for longer than the limit, via
@@ -23,14 +23,14 @@ import dev.offcache.registry.state.RemovedEntry;
  * @param maxTotalBytes         cap on the total bytes of materialized output; 0 disables.
  * @param idleSessionTimeoutMs  time without activity after which a session's entries are removed; 0 disables.
  */
-public record EvictionPolicy(long ttlMs, long maxTotalBytes, long idleSessionTimeoutMs)
+public record RetentionPolicy(long ttlMs, long maxTotalBytes, long idleSessionTimeoutMs)
 {
     /**
      * Validates the limits.
      *
      * @throws IllegalArgumentException when a limit is negative.
      */
-    public EvictionPolicy
+    public RetentionPolicy
     {
         requireNotNegative(ttlMs, "ttlMs");
         requireNotNegative(maxTotalBytes, "maxTotalBytes");
@@ -42,9 +42,9 @@ public record EvictionPolicy(long ttlMs, long maxTotalBytes, long idleSessionTim
      *
      * @return the empty policy.
      */
-    public static EvictionPolicy none()
+    public static RetentionPolicy none()
     {
-        return new EvictionPolicy(0, 0, 0);
+        return new RetentionPolicy(0, 0, 0);
     }
 
     /**
@@ -53,9 +53,9 @@ public record EvictionPolicy(long ttlMs, long maxTotalBytes, long idleSessionTim
      * @param ttlMs time since materialization, ms; 0 disables.
      * @return a new policy.
      */
-    public EvictionPolicy expireAfterMaterialized(final long ttlMs)
+    public RetentionPolicy expireAfterMaterialized(final long ttlMs)
     {
-        return new EvictionPolicy(ttlMs, maxTotalBytes, idleSessionTimeoutMs);
+        return new RetentionPolicy(ttlMs, maxTotalBytes, idleSessionTimeoutMs);
     }
 
     /**
@@ -64,9 +64,9 @@ public record EvictionPolicy(long ttlMs, long maxTotalBytes, long idleSessionTim
      * @param maxTotalBytes cap on materialized bytes; 0 disables.
      * @return a new policy.
      */
-    public EvictionPolicy maxTotalBytes(final long maxTotalBytes)
+    public RetentionPolicy maxTotalBytes(final long maxTotalBytes)
     {
-        return new EvictionPolicy(ttlMs, maxTotalBytes, idleSessionTimeoutMs);
+        return new RetentionPolicy(ttlMs, maxTotalBytes, idleSessionTimeoutMs);
     }
 
     /**
@@ -75,9 +75,9 @@ public record EvictionPolicy(long ttlMs, long maxTotalBytes, long idleSessionTim
      * @param idleSessionTimeoutMs time without activity, ms; 0 disables.
      * @return a new policy.
      */
-    public EvictionPolicy expireIdleSessionsAfter(final long idleSessionTimeoutMs)
+    public RetentionPolicy expireIdleSessionsAfter(final long idleSessionTimeoutMs)
     {
-        return new EvictionPolicy(ttlMs, maxTotalBytes, idleSessionTimeoutMs);
+        return new RetentionPolicy(ttlMs, maxTotalBytes, idleSessionTimeoutMs);
     }
 
     /**

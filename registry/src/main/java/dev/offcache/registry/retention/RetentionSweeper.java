@@ -1,4 +1,4 @@
-package dev.offcache.registry.eviction;
+package dev.offcache.registry.retention;
 
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.EpochClock;
@@ -7,7 +7,7 @@ import org.agrona.concurrent.EpochClock;
  * Duty-cycle agent that asks the registry for an eviction sweep every interval. The sweep itself runs on the
  * registry thread (it is a command like any other), so this agent only decides when.
  */
-public final class EvictionSweeper implements Agent
+public final class RetentionSweeper implements Agent
 {
     private final Runnable requestSweep;
     private final EpochClock clock;
@@ -21,7 +21,7 @@ public final class EvictionSweeper implements Agent
      * @param clock        the clock that decides when the interval has passed.
      * @param intervalMs   time between sweeps; positive.
      */
-    public EvictionSweeper(final Runnable requestSweep, final EpochClock clock, final long intervalMs)
+    public RetentionSweeper(final Runnable requestSweep, final EpochClock clock, final long intervalMs)
     {
         if (intervalMs <= 0)
         {

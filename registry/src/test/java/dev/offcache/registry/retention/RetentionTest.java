@@ -1,4 +1,4 @@
-package dev.offcache.registry.eviction;
+package dev.offcache.registry.retention;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Eviction with an injected clock: TTL, byte cap and idle-session expiry remove exactly the entries they should,
  * and every removal reaches the removal listener and leaves the pin set.
  */
-class EvictionTest
+class RetentionTest
 {
     private final CachedEpochClock clock = new CachedEpochClock();
     private final List<RemovedEntry> removed = new CopyOnWriteArrayList<>();
@@ -37,7 +37,7 @@ class EvictionTest
     @Test
     void ttlRemovesEntriesOlderThanTheLimitAndNothingYounger() throws Exception
     {
-        try (CacheRegistry registry = registry(EvictionPolicy.none().expireAfterMaterialized(1000)))
+        try (CacheRegistry registry = registry(RetentionPolicy.none().expireAfterMaterialized(1000)))
         {
             materialize(registry, new CacheKey("s", "old"), "j1", 10);
             clock.update(500);
@@ -58,7 +58,7 @@ class EvictionTest
     @Test
     void byteCapRemovesOldestFirstUntilTheTotalFits() throws Exception
     {
-        try (CacheRegistry registry = registry(EvictionPolicy.none().maxTotalBytes(350)))
+        try (CacheRegistry registry = registry(RetentionPolicy.none().maxTotalBytes(350)))
         {
             clock.update(1);
             materialize(registry, new CacheKey("s", "a"), "ja", 100);
@@ -76,7 +76,7 @@ class EvictionTest
     @Test
     void idleSessionsLoseEveryEntryIncludingPendingClaims() throws Exception
     {
-        try (CacheRegistry registry = registry(EvictionPolicy.none().expireIdleSessionsAfter(1000)))
+        try (CacheRegistry registry = registry(RetentionPolicy.none().expireIdleSessionsAfter(1000)))
         {
             materialize(registry, new CacheKey("idle", "a"), "ja", 10);
             registry.beginMaterialization(new CacheKey("idle", "pending"), "jp").get(5, TimeUnit.SECONDS);
@@ -103,7 +103,7 @@ class EvictionTest
         final CountDownLatch swept = new CountDownLatch(1);
         try (CacheRegistry registry = CacheRegistry.launch(new CacheRegistry.Context()
             .clock(clock)
-            .evictionPolicy(EvictionPolicy.none().expireAfterMaterialized(100))
+            .retentionPolicy(RetentionPolicy.none().expireAfterMaterialized(100))
             .sweepIntervalMs(10)
             .removalListener(entries -> swept.countDown())))
         {
@@ -117,15 +117,15 @@ class EvictionTest
     @Test
     void negativeLimitsAreRefused()
     {
-        assertThrows(IllegalArgumentException.class, () -> EvictionPolicy.none().expireAfterMaterialized(-1));
-        assertThrows(IllegalArgumentException.class, () -> new EvictionSweeper(Thread::yield, clock, 0));
+        assertThrows(IllegalArgumentException.class, () -> RetentionPolicy.none().expireAfterMaterialized(-1));
+        assertThrows(IllegalArgumentException.class, () -> new RetentionSweeper(Thread::yield, clock, 0));
     }
 
-    private CacheRegistry registry(final EvictionPolicy policy)
+    private CacheRegistry registry(final RetentionPolicy policy)
     {
         return CacheRegistry.launch(new CacheRegistry.Context()
             .clock(clock)
-            .evictionPolicy(policy)
+            .retentionPolicy(policy)
             .removalListener(removed::addAll));
     }
 
