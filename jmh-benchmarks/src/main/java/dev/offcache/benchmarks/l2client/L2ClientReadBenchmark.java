@@ -26,7 +26,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import dev.offcache.benchmarks.transport.NettyBlockClient;
 import dev.offcache.benchmarks.transport.NettyBlockServer;
-import dev.offcache.range.config.RangeCacheContext;
+import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l2.L2Origin;
 import dev.offcache.range.origin.FileSystemOrigin;
@@ -95,7 +95,7 @@ public class L2ClientReadBenchmark
         cache = RangeCache.newBuilder()
             .origin(new FileSystemOrigin(origin, 1))
             .l1Store(store)
-            .tier(RangeCacheContext.Tier.L2)
+            .tier(RangeCacheBuilder.Tier.L2)
             .blockSize(BLOCK)
             .build();
         names.bind(cache);

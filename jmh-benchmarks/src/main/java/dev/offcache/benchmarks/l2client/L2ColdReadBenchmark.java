@@ -23,7 +23,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
-import dev.offcache.range.config.RangeCacheContext;
+import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l2.L2Origin;
 import dev.offcache.range.origin.DelayingOrigin;
@@ -127,7 +127,7 @@ public class L2ColdReadBenchmark
         cache = RangeCache.newBuilder()
             .origin(serverOrigin)
             .l1Store(store)
-            .tier(RangeCacheContext.Tier.L2)
+            .tier(RangeCacheBuilder.Tier.L2)
             .blockSize(BLOCK)
             .build();
         names.bind(cache);

@@ -26,7 +26,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
-import dev.offcache.range.config.RangeCacheContext;
+import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l2.shard.L2Shard;
 import dev.offcache.range.l2.shard.ShardedL2Origin;
@@ -200,7 +200,7 @@ public class ShardedL2ReadBenchmark
             cache = RangeCache.newBuilder()
                 .origin(new FileSystemOrigin(origin, 1))
                 .l1Store(store)
-                .tier(RangeCacheContext.Tier.L2)
+                .tier(RangeCacheBuilder.Tier.L2)
                 .blockSize(BLOCK)
                 .build();
             names.bind(cache);
