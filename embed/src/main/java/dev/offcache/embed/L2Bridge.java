@@ -12,7 +12,9 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.offcache.range.fetch.FetchRun;
 import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.L2ClientContext;
 import dev.offcache.range.l2.shard.ShardedL2Origin;
+import dev.offcache.range.l2.shard.ShardedL2Context;
 import dev.offcache.range.metrics.ReadStatistics;
 import dev.offcache.range.origin.ForwardingObjectStore;
 import dev.offcache.range.origin.ObjectStore;
@@ -87,21 +89,18 @@ public final class L2Bridge extends ForwardingObjectStore
         final Duration stall = Duration.ofMillis(settings.stallTimeoutMs());
         if (settings.servers().size() == 1)
         {
-            return L2Origin.newBuilder()
-                .server(settings.servers().get(0))
+            return new L2Origin(new L2ClientContext()
+                .serverUri(settings.servers().get(0))
                 .apiKey(settings.apiKey())
                 .origin(NotFromL2.ORIGIN)
                 .abandonTimeout(abandon)
-                .stallTimeout(stall)
-                .build();
+                .stallTimeout(stall));
         }
-        final ShardedL2Origin.Builder builder = ShardedL2Origin.newBuilder()
+        return new ShardedL2Origin(new ShardedL2Context()
             .servers(settings.servers())
             .apiKey(settings.apiKey())
             .origin(NotFromL2.ORIGIN)
-            .abandonTimeout(abandon);
-        builder.context().client().stallTimeout(stall);
-        return builder.build();
+            .client((client) -> client.abandonTimeout(abandon).stallTimeout(stall)));
     }
 
     /**

@@ -22,6 +22,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 import dev.offcache.origin.s3.S3Origin;
+import dev.offcache.range.config.InvalidSettingException;
+import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.origin.HttpOrigin;
 import dev.offcache.range.origin.ObjectStore;
@@ -32,6 +34,7 @@ import dev.offcache.server.s3.BucketOrigins;
 import dev.offcache.server.s3.S3Buckets;
 import dev.offcache.server.s3.S3Credentials;
 import dev.offcache.server.s3.S3WriteMode;
+import dev.offcache.server.tier.SsdTier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -124,8 +127,9 @@ public final class OffcacheServerCommand implements Callable<Integer>
             "turns it off (env OFFCACHE_SSD_SCRUB_MB_PER_S). Default: ${DEFAULT-VALUE}.")
     int ssdScrubMbPerS;
 
-    @Option(names = "--block-size-kb", defaultValue = "1024", paramLabel = "KB",
-        description = "Block size, a power of two from 4 to 16384 (env OFFCACHE_BLOCK_SIZE_KB). " +
+    @Option(names = "--block-size-kb", defaultValue = "" + (RangeCacheBuilder.DEFAULT_BLOCK_SIZE >> 10),
+        paramLabel = "KB", description = "Block size, a power of two from " + (RangeCacheBuilder.MIN_BLOCK_SIZE >> 10) +
+            " to " + (RangeCacheBuilder.MAX_BLOCK_SIZE >> 10) + " (env OFFCACHE_BLOCK_SIZE_KB). " +
             "Default: ${DEFAULT-VALUE}.")
     int blockSizeKb;
 
@@ -200,33 +204,37 @@ public final class OffcacheServerCommand implements Callable<Integer>
             "(env OFFCACHE_SSD_READ_THREADS). Default: ${DEFAULT-VALUE}.")
     int ssdReadThreads;
 
-    @Option(names = "--ssd-open-files", defaultValue = "1024", paramLabel = "N",
+    @Option(names = "--ssd-open-files", defaultValue = "" + SsdTier.DEFAULT_OPEN_FILES, paramLabel = "N",
         description = "Verified SSD block files kept open between sends (sendfile without an open and close per " +
             "chunk); 0 opens one per chunk (env OFFCACHE_SSD_OPEN_FILES). Default: ${DEFAULT-VALUE}.")
     int ssdOpenFiles;
 
-    // The engine settings below derive the same OFFCACHE_* variable names the range-cache engine reads itself.
-    @Option(names = "--fetch-permits", defaultValue = "32", paramLabel = "N",
+    // The engine settings below derive the same OFFCACHE_* variable names the range-cache engine reads itself; their
+    // defaults are the engine's (RangeCacheBuilder's constants) and the engine checks them (see ENGINE_FLAGS).
+    @Option(names = "--fetch-permits", defaultValue = "" + RangeCacheBuilder.L2_FETCH_PERMITS, paramLabel = "N",
         description = "Origin GETs in flight at once, demand and prefetch together (env OFFCACHE_FETCH_PERMITS). " +
             "Default: ${DEFAULT-VALUE}.")
     int fetchPermits;
 
-    @Option(names = "--demand-reserved-permits", defaultValue = "8", paramLabel = "N",
+    @Option(names = "--demand-reserved-permits", defaultValue = "" + RangeCacheBuilder.L2_DEMAND_RESERVED_PERMITS,
+        paramLabel = "N",
         description = "Of those, how many only demand reads may use, so prefetch never starves them; less than " +
             "--fetch-permits (env OFFCACHE_DEMAND_RESERVED_PERMITS). Default: ${DEFAULT-VALUE}.")
     int demandReservedPermits;
 
-    @Option(names = "--max-coalesced-get-bytes", defaultValue = "8388608", paramLabel = "BYTES",
-        description = "Largest origin GET that contiguous missing blocks are merged into; at least one block " +
-            "(env OFFCACHE_MAX_COALESCED_GET_BYTES). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--max-coalesced-get-bytes", defaultValue = "" + RangeCacheBuilder.DEFAULT_MAX_COALESCED_GET_BYTES,
+        paramLabel = "BYTES", description = "Largest origin GET that contiguous missing blocks are merged into; " +
+            "from one block to " + RangeCacheBuilder.MAX_COALESCED_GET_BYTES_LIMIT + " (env " +
+            "OFFCACHE_MAX_COALESCED_GET_BYTES). Default: ${DEFAULT-VALUE}.")
     int maxCoalescedGetBytes;
 
-    @Option(names = "--origin-timeout-ms", defaultValue = "30000", paramLabel = "MS",
+    @Option(names = "--origin-timeout-ms", defaultValue = "" + RangeCacheBuilder.DEFAULT_ORIGIN_TIMEOUT_MS,
+        paramLabel = "MS",
         description = "How long one origin request may take before it fails (env OFFCACHE_ORIGIN_TIMEOUT_MS). " +
             "Default: ${DEFAULT-VALUE}.")
     long originTimeoutMs;
 
-    @Option(names = "--max-objects", defaultValue = "1000000", paramLabel = "N",
+    @Option(names = "--max-objects", defaultValue = "" + RangeCacheBuilder.DEFAULT_MAX_OBJECTS, paramLabel = "N",
         description = "Objects whose size and identity the engine remembers (env OFFCACHE_MAX_OBJECTS). " +
             "Default: ${DEFAULT-VALUE}.")
     int maxObjects;
@@ -290,6 +298,16 @@ public final class OffcacheServerCommand implements Callable<Integer>
             "OFFCACHE_JAVA_OPTS replaces either (env OFFCACHE_LOG_FORMAT). Default: ${DEFAULT-VALUE}.")
     LogFormat logFormat;
 
+    @Option(names = "--access-log", defaultValue = "false", fallbackValue = "true", arity = "0..1",
+        description = "Write one line per request to the logger offcache.access (INFO, in --log-format): method, " +
+            "target, range, status, bytes sent, microseconds, API, client, and 'cut' for a response cut short; " +
+            "written when the response completes. Off by default; no cost when off (env OFFCACHE_ACCESS_LOG). " +
+            "Default: ${DEFAULT-VALUE}.")
+    boolean accessLog;
+
+    /** The system property the built-in Logback configurations read for the level of {@code offcache.access}. */
+    static final String ACCESS_LOG_LEVEL_PROPERTY = "offcache.access.level";
+
     /** The two built-in log formats, each a Logback configuration in the jar. */
     public enum LogFormat
     {
@@ -313,6 +331,15 @@ public final class OffcacheServerCommand implements Callable<Integer>
     /** Variables the launcher script reads, not the program. */
     private static final List<String> LAUNCHER_VARIABLES =
         List.of("OFFCACHE_JAVA_OPTS", "OFFCACHE_HEAP_MB", "OFFCACHE_YOUNG_MB", "OFFCACHE_DIRECT_MB");
+
+    /** The engine's settings ({@link RangeCacheBuilder}'s method names) each engine flag sets. */
+    static final Map<String, String> ENGINE_FLAGS = Map.of(
+        "blockSize", "--block-size-kb",
+        "fetchPermits", "--fetch-permits",
+        "demandReservedPermits", "--demand-reserved-permits",
+        "maxCoalescedGetBytes", "--max-coalesced-get-bytes",
+        "originTimeout", "--origin-timeout-ms",
+        "maxObjects", "--max-objects");
 
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile ServerProgram program;
@@ -392,6 +419,10 @@ public final class OffcacheServerCommand implements Callable<Integer>
         if (null == System.getProperty("logback.configurationFile"))
         {
             System.setProperty("logback.configurationFile", logFormat.configuration());
+        }
+        if (accessLog)
+        {
+            System.setProperty(ACCESS_LOG_LEVEL_PROPERTY, "INFO");
         }
         final ServerProgram running = start();
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
@@ -598,12 +629,9 @@ public final class OffcacheServerCommand implements Callable<Integer>
         }
         listenHost();
         listenPort();
+        validateEngine();
         positive("--ram-mb", ramMb);
         positive("--disk-mb", diskMb);
-        if (blockSizeKb < 4 || blockSizeKb > 16384 || Integer.bitCount(blockSizeKb) != 1)
-        {
-            throw invalid("--block-size-kb", "must be a power of two from 4 to 16384, was " + blockSizeKb);
-        }
         if (ramMb * 1024L < blockSizeKb)
         {
             throw invalid("--ram-mb", "must hold at least one block");
@@ -640,19 +668,6 @@ public final class OffcacheServerCommand implements Callable<Integer>
         {
             throw invalid("--ssd-scrub-mb-per-s", "must be >= 0, was " + ssdScrubMbPerS);
         }
-        positive("--fetch-permits", fetchPermits);
-        if (demandReservedPermits < 0 || demandReservedPermits >= fetchPermits)
-        {
-            throw invalid("--demand-reserved-permits", "must be >= 0 and < --fetch-permits (" + fetchPermits +
-                ") so prefetch keeps at least one, was " + demandReservedPermits);
-        }
-        if (maxCoalescedGetBytes < blockSizeKb * 1024 || maxCoalescedGetBytes > (256 << 20))
-        {
-            throw invalid("--max-coalesced-get-bytes", "must be from one block (" + blockSizeKb * 1024 +
-                ") to 268435456, was " + maxCoalescedGetBytes);
-        }
-        positive("--origin-timeout-ms", originTimeoutMs);
-        positive("--max-objects", maxObjects);
         if (shutdownUnreadySeconds < 0)
         {
             throw invalid("--shutdown-unready-seconds", "must be >= 0, was " + shutdownUnreadySeconds);
@@ -927,6 +942,27 @@ public final class OffcacheServerCommand implements Callable<Integer>
         final byte[] bytes = new byte[count];
         new SecureRandom().nextBytes(bytes);
         return bytes;
+    }
+
+    /**
+     * The engine checks its own settings (bounds live once, in {@link RangeCacheBuilder}); its error names the
+     * setting, which is mapped back to the flag it came from.
+     */
+    private void validateEngine()
+    {
+        try
+        {
+            ServerProgram.engineBuilder(this).validate();
+        }
+        catch (final InvalidSettingException ex)
+        {
+            final String flag = ENGINE_FLAGS.get(ex.setting());
+            if (null == flag)
+            {
+                throw ex;
+            }
+            throw invalid(flag, ex.getMessage());
+        }
     }
 
     private void positive(final String flag, final long value)

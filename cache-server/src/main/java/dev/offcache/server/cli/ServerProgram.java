@@ -9,10 +9,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
-import dev.offcache.range.config.RangeCacheContext;
+import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.metrics.CacheStatsMXBeans;
-import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
@@ -84,7 +83,6 @@ public final class ServerProgram implements AutoCloseable
         final boolean diskIsTemp,
         final S3Credentials s3Keys) throws InterruptedException
     {
-        final int blockSize = options.blockSizeKb * 1024;
         final EngineObjectNames names = new EngineObjectNames();
         final RangeCache cache;
         final TieredBlockStore store;
@@ -99,20 +97,7 @@ public final class ServerProgram implements AutoCloseable
         }
         try
         {
-            final RangeCacheBuilder builder = RangeCache.newBuilder()
-                .origin(origin)
-                .l1Store(store)
-                .tier(RangeCacheContext.Tier.L2)
-                .blockSize(blockSize)
-                .maxCoalescedGetBytes(options.maxCoalescedGetBytes)
-                .fetchPermits(options.fetchPermits, options.demandReservedPermits)
-                .originTimeout(Duration.ofMillis(options.originTimeoutMs))
-                .maxObjects(options.maxObjects);
-            if (null != options.rangeCountersFile)
-            {
-                builder.countersFile(options.rangeCountersFile);
-            }
-            cache = builder.build();
+            cache = engineBuilder(options).origin(origin).l1Store(store).build();
         }
         catch (final RuntimeException ex)
         {
@@ -178,6 +163,31 @@ public final class ServerProgram implements AutoCloseable
             LOG.warn("no stats MXBean for this server: {}", ex.getMessage());
             return null;
         }
+    }
+
+    /**
+     * The engine's settings from the options (without its origin and store), also used to check them before
+     * anything is made: the engine's bounds are checked once, by the engine.
+     *
+     * @param options parsed options.
+     * @return the builder.
+     */
+    static RangeCacheBuilder engineBuilder(final OffcacheServerCommand options)
+    {
+        return RangeCache.newBuilder()
+            .tier(RangeCacheBuilder.Tier.L2)
+            .blockSize(kibibytes(options.blockSizeKb))
+            .maxCoalescedGetBytes(options.maxCoalescedGetBytes)
+            .fetchPermits(options.fetchPermits, options.demandReservedPermits)
+            .originTimeout(Duration.ofMillis(options.originTimeoutMs))
+            .maxObjects(options.maxObjects)
+            .countersFile(options.rangeCountersFile);
+    }
+
+    /** KiB to bytes for an int setting; a value too large for an int is passed as the largest, which is refused. */
+    private static int kibibytes(final int kib)
+    {
+        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, kib * 1024L));
     }
 
     /**

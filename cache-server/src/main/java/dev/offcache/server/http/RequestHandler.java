@@ -86,6 +86,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     private boolean busy;
     private String acceptedAuthorization;
     private ResponseStream current;
+    /** The access-log record of the request being answered, until its response takes it (null when off). */
+    private AccessLog access;
     private ServerState.InFlight inFlight;
     /** The codec will decode no more requests: answer those it handed over, then close after the last. */
     private boolean inputEnded;
@@ -212,6 +214,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     private void handle(final ChannelHandlerContext ctx, final FullHttpRequest request)
     {
         final long startNanos = System.nanoTime();
+        access = AccessLog.begin(request, startNanos, ctx.channel().remoteAddress());
         // after the codec gave up on the connection, its last accepted request says it ends
         final boolean keepAlive = HttpUtil.isKeepAlive(request) && !(inputEnded && queued.isEmpty());
         if (!request.decoderResult().isSuccess())
@@ -800,6 +803,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final ResponseStream writer = new ResponseStream(ctx, this, resources, inFlight, endpoint, lengths, framed,
             checksummed, response, keepAlive, startNanos);
         current = writer;
+        writer.accessLog(access);
+        access = null;
         writer.start(resources.source().openStream(key, starts, lengths, probe, resources.budget(), ctx.executor(),
             writer));
     }
@@ -882,9 +887,17 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         }
         resources.metrics().responseBytes.add(response.content().readableBytes());
         final ServerState.InFlight sent = inFlight;
+        final AccessLog entry = access;
+        access = null;
+        final int status = response.status().code();
+        final int bytes = response.content().readableBytes();
         ctx.writeAndFlush(response).addListener((ChannelFutureListener) (f) ->
         {
             sent.end();
+            if (null != entry)
+            {
+                entry.complete(endpoint, status, bytes, f.isSuccess() ? null : "cut");
+            }
             if (!keepAlive)
             {
                 f.channel().close();
@@ -915,6 +928,12 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         if (null != inFlight)
         {
             inFlight.end();
+        }
+        if (null != access)
+        {
+            // the connection closed before the request was answered (e.g. while its size was being looked up)
+            access.complete("-", 0, 0, "closed");
+            access = null;
         }
         releaseQueued();
         ctx.fireChannelInactive();

@@ -82,6 +82,10 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
     /** The stream completed while a part was being read: complete the response once it is written. */
     private boolean completeAfterRead;
     private BlockStream stream;
+    /** The request's access-log record, or {@code null} when the access log is off. */
+    private AccessLog access;
+    /** Body bytes of the object handed to the connection, for the access log. */
+    private long bodyBytes;
 
     ResponseStream(
         final ChannelHandlerContext ctx,
@@ -108,6 +112,20 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         this.headers = headers;
         this.keepAlive = keepAlive;
         this.startNanos = startNanos;
+    }
+
+    /**
+     * Sets the request's access-log record, written when this response completes or is cut.
+     *
+     * @param entry the record, or {@code null} when the access log is off.
+     */
+    void accessLog(final AccessLog entry)
+    {
+        access = entry;
+        if (null != entry)
+        {
+            entry.ranges(lengths.length);
+        }
     }
 
     /**
@@ -329,6 +347,10 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         {
             metrics.completed(System.nanoTime() - startNanos);
             inFlight.end();
+            if (null != access)
+            {
+                access.complete(endpoint, status, bodyBytes, f.isSuccess() ? null : "cut");
+            }
             if (!keepAlive || !f.isSuccess())
             {
                 f.channel().close();
@@ -349,6 +371,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         metrics.streamsAborted.increment();
         finished = true;
         inFlight.end();
+        logCut();
         // what was handed over goes out first (the headers at least), then the connection closes short of the
         // Content-Length: the client completes the rest elsewhere
         if (unflushed || chunksInFlight > 0)
@@ -389,6 +412,15 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         {
             finished = true;
             inFlight.end();
+            logCut();
+        }
+    }
+
+    private void logCut()
+    {
+        if (null != access)
+        {
+            access.complete(endpoint, headers.status().code(), bodyBytes, "cut");
         }
     }
 
@@ -406,6 +438,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         writing[(writingHead + chunksInFlight) % MAX_CHUNKS_IN_FLIGHT] = length;
         chunksInFlight++;
         metrics.responseBytes.add(length);
+        bodyBytes += length;
         unflushed = true;
         ctx.write(message).addListener(this);
         if (chunksInFlight >= MAX_CHUNKS_IN_FLIGHT || !ctx.channel().isWritable())

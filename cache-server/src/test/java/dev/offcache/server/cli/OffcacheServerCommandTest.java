@@ -8,6 +8,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -16,6 +17,9 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import dev.offcache.range.config.InvalidSettingException;
+import dev.offcache.range.engine.RangeCache;
+import dev.offcache.range.engine.RangeCacheBuilder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -29,6 +33,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class OffcacheServerCommandTest
@@ -107,6 +112,57 @@ class OffcacheServerCommandTest
             assertTrue(String.join(" ", option.description()).contains(
                 "env " + EnvironmentDefaults.variableOf(option.longestName())), option.longestName());
         }
+    }
+
+    @Test
+    void engineSettingsAreCheckedByTheEngineNamingTheFlagAndShowTheEnginesDefaults()
+    {
+        engineRefuses(RangeCache.newBuilder().blockSize(1000 * 1024), "--block-size-kb", "1000");
+        engineRefuses(RangeCache.newBuilder().maxCoalescedGetBytes(1000), "--max-coalesced-get-bytes", "1000");
+        engineRefuses(RangeCache.newBuilder().fetchPermits(0, 8), "--fetch-permits", "0");
+        final int permits = RangeCacheBuilder.L2_FETCH_PERMITS;
+        engineRefuses(RangeCache.newBuilder().fetchPermits(permits, permits), "--demand-reserved-permits",
+            String.valueOf(permits));
+        engineRefuses(RangeCache.newBuilder().originTimeout(Duration.ZERO), "--origin-timeout-ms", "0");
+        engineRefuses(RangeCache.newBuilder().maxObjects(0), "--max-objects", "0");
+
+        final CommandLine commandLine = commandLine(Map.of());
+        assertEquals(0, commandLine.execute("--help"));
+        final String help = out.toString().replaceAll("\\s+", " ");
+        final Map<String, String> engineDefaults = Map.of(
+            "--block-size-kb", String.valueOf(RangeCacheBuilder.DEFAULT_BLOCK_SIZE / 1024),
+            "--fetch-permits", String.valueOf(RangeCacheBuilder.Tier.L2.permits()),
+            "--demand-reserved-permits", String.valueOf(RangeCacheBuilder.Tier.L2.demandReserved()),
+            "--max-coalesced-get-bytes", String.valueOf(RangeCacheBuilder.DEFAULT_MAX_COALESCED_GET_BYTES),
+            "--origin-timeout-ms", String.valueOf(RangeCacheBuilder.DEFAULT_ORIGIN_TIMEOUT_MS),
+            "--max-objects", String.valueOf(RangeCacheBuilder.DEFAULT_MAX_OBJECTS));
+        for (final Map.Entry<String, String> option : engineDefaults.entrySet())
+        {
+            final String label = " " + option.getKey() + "=";
+            final int at = help.indexOf(label);
+            assertTrue(at >= 0, option.getKey());
+            final int shown = help.indexOf("Default: ", at) + "Default: ".length();
+            assertEquals(option.getValue() + ".", help.substring(shown, help.indexOf(' ', shown)), option.getKey());
+        }
+        assertTrue(help.contains("a power of two from " + RangeCacheBuilder.MIN_BLOCK_SIZE / 1024 + " to " +
+            RangeCacheBuilder.MAX_BLOCK_SIZE / 1024), "the engine's bounds in the help");
+        // every engine setting a flag sets is one the mapping knows, and each flag exists
+        for (final String flag : OffcacheServerCommand.ENGINE_FLAGS.values())
+        {
+            assertTrue(commandLine.getCommandSpec().findOption(flag) != null, flag);
+        }
+    }
+
+    /** The server's error for a flag is the engine's own message for the same value, with the flag named. */
+    private void engineRefuses(final RangeCacheBuilder sameValue, final String flag, final String value)
+    {
+        final InvalidSettingException expected = assertThrows(InvalidSettingException.class, sameValue::validate);
+        err.getBuffer().setLength(0);
+        // a directory that is not there: a value the engine took would end the start there, not run a server
+        assertEquals(2, commandLine(Map.of()).execute("--disable-auth", "--origin-dir", tmp.resolve("none").toString(),
+            flag, value));
+        assertEquals("offcache-server: Invalid value for " + flag + " (env " + EnvironmentDefaults.variableOf(flag) +
+            "): " + expected.getMessage(), err.toString().lines().findFirst().orElse(""), flag);
     }
 
     @Test

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.offcache.range.l2.FallbackReason;
 import dev.offcache.range.l2.L2ClientMetrics;
 import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.L2ClientContext;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.store.FetchClass;
 import dev.offcache.server.tier.BlockFileFormat;
@@ -190,12 +191,11 @@ class EndToEndIntegrityTest
     /** An L2 client of the harness whose own origin is the same directory. */
     private L2Origin client(final ServerHarness harness)
     {
-        return L2Origin.newBuilder()
-            .server(URI.create(harness.base()))
+        return new L2Origin(new L2ClientContext()
+            .serverUri(URI.create(harness.base()))
             .apiKey(ServerHarness.KEY)
             .origin(new FileSystemOrigin(tmp.resolve("origin"), 2))
-            .abandonTimeout(Duration.ofSeconds(2))
-            .build();
+            .abandonTimeout(Duration.ofSeconds(2)));
     }
 
     private static String pairs(final long[][] ranges)

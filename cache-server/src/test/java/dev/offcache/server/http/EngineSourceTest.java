@@ -13,7 +13,7 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import dev.offcache.range.config.RangeCacheContext;
+import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.metrics.MetricNames;
 import dev.offcache.range.origin.FileSystemOrigin;
@@ -56,7 +56,7 @@ class EngineSourceTest
         try (RangeCache cache = RangeCache.newBuilder()
             .origin(new FileSystemOrigin(originDir, 4))
             .l1Store(store)
-            .tier(RangeCacheContext.Tier.L2)
+            .tier(RangeCacheBuilder.Tier.L2)
             .blockSize(BLOCK)
             .build();
             L2HttpServer server = L2HttpServer.start(new L2HttpServer.Context()

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.offcache.range.l2.FallbackReason;
 import dev.offcache.range.l2.L2ClientMetrics;
 import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.L2ClientContext;
 import dev.offcache.range.origin.FileSystemOrigin;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -71,12 +72,11 @@ class L2ClientAgainstServerTest
 
     private L2Origin client(final String apiKey)
     {
-        return L2Origin.newBuilder()
-            .server(URI.create(harness.base()))
+        return new L2Origin(new L2ClientContext()
+            .serverUri(URI.create(harness.base()))
             .apiKey(apiKey)
             .origin(new FileSystemOrigin(originDir, 2))
-            .abandonTimeout(Duration.ofSeconds(2))
-            .build();
+            .abandonTimeout(Duration.ofSeconds(2)));
     }
 
     @Test

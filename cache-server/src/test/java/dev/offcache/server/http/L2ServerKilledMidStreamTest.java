@@ -21,6 +21,7 @@ import java.util.regex.Pattern;
 import dev.offcache.range.l2.FallbackReason;
 import dev.offcache.range.l2.L2ClientMetrics;
 import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.L2ClientContext;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.testkit.jvm.ChildJvm;
 import org.junit.jupiter.api.Test;
@@ -56,14 +57,13 @@ class L2ServerKilledMidStreamTest
 
         final Process child = ChildJvm.start(List.of("-Xmx128m"), SlowServerChild.class, originDir.toString(),
             tmp.resolve("ssd").toString(), "10");
-        try (L2Origin client = L2Origin.newBuilder()
-            .server(URI.create("http://127.0.0.1:" + portOf(child)))
+        try (L2Origin client = new L2Origin(new L2ClientContext()
+            .serverUri(URI.create("http://127.0.0.1:" + portOf(child)))
             .apiKey(ServerHarness.KEY)
             .origin(new FileSystemOrigin(originDir, 2))
             // generous timeouts: this test is about a body that breaks, not a slow (loaded) machine
             .abandonTimeout(Duration.ofSeconds(15))
-            .stallTimeout(Duration.ofSeconds(15))
-            .build())
+            .stallTimeout(Duration.ofSeconds(15))))
         {
             final String base = "http://127.0.0.1:" + portOf(child);
             // warm the child (class loading, JIT, the object's size) so the timed part below is only streaming

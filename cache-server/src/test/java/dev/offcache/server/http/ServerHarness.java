@@ -8,9 +8,8 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
-import dev.offcache.range.config.RangeCacheContext;
-import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.engine.RangeCacheBuilder;
+import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.source.EngineObjectNames;
 import dev.offcache.server.source.EngineRangeSource;
@@ -84,7 +83,7 @@ final class ServerHarness implements AutoCloseable
         cache = engine.apply(RangeCache.newBuilder()
             .origin(wrapOrigin.apply(origin))
             .l1Store(store)
-            .tier(RangeCacheContext.Tier.L2)
+            .tier(RangeCacheBuilder.Tier.L2)
             .blockSize(blockSize))
             .build();
         names.bind(cache);

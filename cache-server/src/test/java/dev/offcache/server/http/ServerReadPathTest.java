@@ -32,6 +32,7 @@ import dev.offcache.range.l2.CircuitBreaker;
 import dev.offcache.range.l2.FallbackReason;
 import dev.offcache.range.l2.L2ClientMetrics;
 import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.L2ClientContext;
 import dev.offcache.range.metrics.MetricNames;
 import dev.offcache.range.origin.DelayingOrigin;
 import dev.offcache.range.origin.FileSystemOrigin;
@@ -265,11 +266,10 @@ class ServerReadPathTest
         harness = new ServerHarness(dir, tmp.resolve("ssd"), 64, 64L * BLOCK, TransportKind.AUTO, 0,
             (o) -> new DelayingOrigin(o, TimeUnit.SECONDS.toNanos(1)), (engine) -> engine);
         // the client's defaults: 500 ms for headers, the breaker opens after 5 unanswered calls
-        try (L2Origin client = L2Origin.newBuilder()
-            .server(URI.create(harness.base()))
+        try (L2Origin client = new L2Origin(new L2ClientContext()
+            .serverUri(URI.create(harness.base()))
             .apiKey(ServerHarness.KEY)
-            .origin(new FileSystemOrigin(dir, 2))
-            .build();
+            .origin(new FileSystemOrigin(dir, 2)));
             RangeCache engine = RangeCache.newBuilder().origin(client).blockSize(BLOCK).l1BudgetBytes(64L * BLOCK)
                 .build())
         {
@@ -549,12 +549,11 @@ class ServerReadPathTest
 
     private L2Origin client(final Path dir, final Duration abandon)
     {
-        return L2Origin.newBuilder()
-            .server(URI.create(harness.base()))
+        return new L2Origin(new L2ClientContext()
+            .serverUri(URI.create(harness.base()))
             .apiKey(ServerHarness.KEY)
             .origin(new FileSystemOrigin(dir, 2))
-            .abandonTimeout(abandon)
-            .build();
+            .abandonTimeout(abandon));
     }
 
     private HttpResponse<byte[]> get(final String path, final String range) throws Exception

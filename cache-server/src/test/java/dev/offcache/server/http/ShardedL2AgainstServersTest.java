@@ -23,6 +23,7 @@ import dev.offcache.range.l2.L2ClientMetrics;
 import dev.offcache.range.l2.shard.L2Shard;
 import dev.offcache.range.l2.shard.RendezvousHash;
 import dev.offcache.range.l2.shard.ShardedL2Origin;
+import dev.offcache.range.l2.shard.ShardedL2Context;
 import dev.offcache.range.origin.FileSystemOrigin;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -70,13 +71,12 @@ class ShardedL2AgainstServersTest
             harnesses[s] = start(s, 0);
             servers.add(URI.create(harnesses[s].base()));
         }
-        router = ShardedL2Origin.newBuilder()
+        router = new ShardedL2Origin(new ShardedL2Context()
             .servers(servers)
             .apiKey(ServerHarness.KEY)
             .origin(new FileSystemOrigin(originDir, 2))
-            .abandonTimeout(Duration.ofSeconds(2))
-            .health(Duration.ofMillis(25), Duration.ofSeconds(2), 2)
-            .build();
+            .client((client) -> client.abandonTimeout(Duration.ofSeconds(2)))
+            .healthInterval(Duration.ofMillis(25)).healthTimeout(Duration.ofSeconds(2)).unhealthyAfter(2));
     }
 
     @AfterEach

@@ -7,7 +7,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.offcache.range.config.RangeCacheContext;
+import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.engine.ByteRange;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.metrics.MetricNames;
@@ -62,7 +62,7 @@ class EngineRestartTest
         final RangeCache cache = RangeCache.newBuilder()
             .origin(new FileSystemOrigin(originDir, 2))
             .l1Store(store[0])
-            .tier(RangeCacheContext.Tier.L2)
+            .tier(RangeCacheBuilder.Tier.L2)
             .blockSize(BLOCK)
             .build();
         names.names.bind(cache);

@@ -26,9 +26,10 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import dev.offcache.benchmarks.transport.NettyBlockClient;
 import dev.offcache.benchmarks.transport.NettyBlockServer;
-import dev.offcache.range.config.RangeCacheContext;
+import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.L2ClientContext;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.origin.HttpOrigin;
 import dev.offcache.server.http.ApiKeys;
@@ -95,7 +96,7 @@ public class L2ClientReadBenchmark
         cache = RangeCache.newBuilder()
             .origin(new FileSystemOrigin(origin, 1))
             .l1Store(store)
-            .tier(RangeCacheContext.Tier.L2)
+            .tier(RangeCacheBuilder.Tier.L2)
             .blockSize(BLOCK)
             .build();
         names.bind(cache);
@@ -108,12 +109,11 @@ public class L2ClientReadBenchmark
             .authDisabled(true)
             .tierMetrics(store.metrics()));
         final String base = "http://127.0.0.1:" + server.address().getPort();
-        l2Client = L2Origin.newBuilder()
-            .server(URI.create(base))
+        l2Client = new L2Origin(new L2ClientContext()
+            .serverUri(URI.create(base))
             .apiKey("bench-key-0123456789")
             .origin(new FileSystemOrigin(origin, 1))
-            .abandonTimeout(Duration.ofSeconds(5))
-            .build();
+            .abandonTimeout(Duration.ofSeconds(5)));
         jdkClient = new HttpOrigin(URI.create(base + "/obj/"), Duration.ofSeconds(5));
         tcpBytes = ByteBuffer.allocateDirect(rangeBytes);
         tcpBytes.put(bytes, 0, rangeBytes).clear();

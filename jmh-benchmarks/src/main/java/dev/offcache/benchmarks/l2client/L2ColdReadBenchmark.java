@@ -23,9 +23,10 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
-import dev.offcache.range.config.RangeCacheContext;
+import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.L2ClientContext;
 import dev.offcache.range.origin.DelayingOrigin;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.server.http.ApiKeys;
@@ -127,7 +128,7 @@ public class L2ColdReadBenchmark
         cache = RangeCache.newBuilder()
             .origin(serverOrigin)
             .l1Store(store)
-            .tier(RangeCacheContext.Tier.L2)
+            .tier(RangeCacheBuilder.Tier.L2)
             .blockSize(BLOCK)
             .build();
         names.bind(cache);
@@ -140,12 +141,11 @@ public class L2ColdReadBenchmark
             .apiKeys(ApiKeys.parse(KEY))
             .memoryBudgetBytes(4L * objectMiB * BLOCK)
             .tierMetrics(store.metrics()));
-        client = L2Origin.newBuilder()
-            .server(URI.create("http://127.0.0.1:" + server.address().getPort()))
+        client = new L2Origin(new L2ClientContext()
+            .serverUri(URI.create("http://127.0.0.1:" + server.address().getPort()))
             .apiKey(KEY)
             .origin(new FileSystemOrigin(origin, 1))
-            .abandonTimeout(Duration.ofSeconds(5))
-            .build();
+            .abandonTimeout(Duration.ofSeconds(5)));
         destination = ByteBuffer.allocateDirect(objectMiB * BLOCK);
     }
 

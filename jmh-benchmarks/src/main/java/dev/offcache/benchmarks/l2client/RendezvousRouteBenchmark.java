@@ -23,6 +23,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import dev.offcache.range.l2.shard.L2Shard;
 import dev.offcache.range.l2.shard.RendezvousHash;
 import dev.offcache.range.l2.shard.ShardedL2Origin;
+import dev.offcache.range.l2.shard.ShardedL2Context;
 import dev.offcache.range.origin.FileSystemOrigin;
 
 /**
@@ -62,12 +63,11 @@ public class RendezvousRouteBenchmark
         {
             uris.add(URI.create("http://10.0.0." + (s + 1) + ":8080"));
         }
-        router = ShardedL2Origin.newBuilder()
+        router = new ShardedL2Origin(new ShardedL2Context()
             .servers(uris)
             .apiKey("bench-key-0123456789")
             .origin(new FileSystemOrigin(dir, 1))
-            .health(Duration.ofHours(1), Duration.ofMillis(500), 3)
-            .build();
+            .healthInterval(Duration.ofHours(1)).healthTimeout(Duration.ofMillis(500)).unhealthyAfter(3));
         shards = router.servers().toArray(new L2Shard[0]);
         for (int i = 0; i < KEYS; i++)
         {

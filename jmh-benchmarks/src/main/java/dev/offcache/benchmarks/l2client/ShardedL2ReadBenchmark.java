@@ -26,10 +26,11 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
-import dev.offcache.range.config.RangeCacheContext;
+import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l2.shard.L2Shard;
 import dev.offcache.range.l2.shard.ShardedL2Origin;
+import dev.offcache.range.l2.shard.ShardedL2Context;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
@@ -101,13 +102,11 @@ public class ShardedL2ReadBenchmark
             servers.add(server);
             uris.add(URI.create("http://127.0.0.1:" + server.http.address().getPort()));
         }
-        final ShardedL2Origin.Builder builder = ShardedL2Origin.newBuilder()
+        router = new ShardedL2Origin(new ShardedL2Context()
             .servers(uris)
             .apiKey(API_KEY)
             .origin(new FileSystemOrigin(origin, 1))
-            .abandonTimeout(Duration.ofSeconds(5));
-        builder.context().client().ioThreads(3 / serverCount);
-        router = builder.build();
+            .client((client) -> client.abandonTimeout(Duration.ofSeconds(5)).ioThreads(3 / serverCount)));
         for (int i = 0; i < IN_FLIGHT; i++)
         {
             destinations[i] = ByteBuffer.allocateDirect(rangeBytes);
@@ -200,7 +199,7 @@ public class ShardedL2ReadBenchmark
             cache = RangeCache.newBuilder()
                 .origin(new FileSystemOrigin(origin, 1))
                 .l1Store(store)
-                .tier(RangeCacheContext.Tier.L2)
+                .tier(RangeCacheBuilder.Tier.L2)
                 .blockSize(BLOCK)
                 .build();
             names.bind(cache);

@@ -15,7 +15,6 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import dev.offcache.core.slab.BlockRef;
-import dev.offcache.range.config.RangeCacheContext;
 import dev.offcache.range.fetch.BlockFetch;
 import dev.offcache.range.fetch.BlockFetcher;
 import dev.offcache.range.metrics.CacheStats;
@@ -70,9 +69,9 @@ public final class RangeCache implements AutoCloseable
         return new RangeCacheBuilder();
     }
 
-    RangeCache(final RangeCacheContext context)
+    /** Built by {@link RangeCacheBuilder#build()}, which has validated and resolved the settings. */
+    RangeCache(final RangeCacheBuilder context)
     {
-        context.conclude();
         origin = context.origin();
         store = context.store();
         metrics = new RangeMetrics(context.countersFile());

@@ -2,15 +2,21 @@ package dev.offcache.range.engine;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
-import dev.offcache.range.config.RangeCacheContext;
+import dev.offcache.core.slab.BlockSlab;
+import dev.offcache.range.config.EnvironmentReader;
+import dev.offcache.range.config.InvalidSettingException;
+import dev.offcache.range.l1.L1BlockStore;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.store.BlockStore;
 
 /**
- * Builds a {@link RangeCache}, Caffeine-style:
+ * The one way to configure and build a {@link RangeCache}, Caffeine-style:
  * <pre>{@code
  * RangeCache cache = RangeCache.newBuilder()
  *     .origin(new FileSystemOrigin(root, 4))
@@ -19,11 +25,145 @@ import dev.offcache.range.store.BlockStore;
  *     .fromEnvironment()
  *     .build();
  * }</pre>
- * Settings are applied in call order, so {@code fromEnvironment()} last lets the environment override code.
+ * Settings are applied in call order, so {@code fromEnvironment()} last lets the environment override code. The
+ * defaults and bounds are the constants below; front ends (the L2 server's flags, engine adapters) derive their own
+ * defaults and help from them and leave the checking to {@link #validate()}, whose {@link InvalidSettingException}
+ * names the setting (the method's name) so the front end can name its own flag.
+ *
+ * <p>Memory: the builder names the store and the origin; the cache built from it owns and closes them. A builder
+ * builds one cache.
  */
 public final class RangeCacheBuilder
 {
-    private final RangeCacheContext context = new RangeCacheContext();
+    /** Default block size: 1 MiB. */
+    public static final int DEFAULT_BLOCK_SIZE = L1BlockStore.Context.DEFAULT_BLOCK_SIZE;
+    /** Smallest block size (a slab slot). */
+    public static final int MIN_BLOCK_SIZE = BlockSlab.MIN_SLOT_SIZE;
+    /** Largest block size (a slab slot). */
+    public static final int MAX_BLOCK_SIZE = BlockSlab.MAX_SLOT_SIZE;
+    /** Default cap of one coalesced origin GET: 8 MiB. */
+    public static final int DEFAULT_MAX_COALESCED_GET_BYTES = 8 << 20;
+    /** Largest cap of one coalesced origin GET: 256 MiB. */
+    public static final int MAX_COALESCED_GET_BYTES_LIMIT = 256 << 20;
+    /** Default gap of unrequested missing bytes a read's GET reads through: 0 (a GET per run of wanted blocks). */
+    public static final int DEFAULT_COALESCE_GAP_BYTES = 0;
+    /** Default L1 byte budget: 200 MiB. */
+    public static final long DEFAULT_L1_BYTES = L1BlockStore.Context.DEFAULT_BUDGET_BYTES;
+    /** Default window of a streaming read, in blocks. */
+    public static final int DEFAULT_STREAM_WINDOW_BLOCKS = 8;
+    /** Default windows of one read in flight at once. */
+    public static final int DEFAULT_STREAM_WINDOWS_IN_FLIGHT = 2;
+    /** Default origin request deadline, in milliseconds. */
+    public static final int DEFAULT_ORIGIN_TIMEOUT_MS = 30_000;
+    /** Default number of objects whose id and size are remembered. */
+    public static final int DEFAULT_MAX_OBJECTS = 1_000_000;
+    /** Default origin GETs in flight in a query process ({@link Tier#L1}). */
+    public static final int L1_FETCH_PERMITS = 16;
+    /** Default GETs of those reserved for demand reads in a query process. */
+    public static final int L1_DEMAND_RESERVED_PERMITS = 4;
+    /** Default origin GETs in flight in the shared cache server ({@link Tier#L2}). */
+    public static final int L2_FETCH_PERMITS = 32;
+    /** Default GETs of those reserved for demand reads in the shared cache server. */
+    public static final int L2_DEMAND_RESERVED_PERMITS = 8;
+
+    /** Environment variable of {@link #l1BudgetBytes(long)}, in MiB. */
+    public static final String ENV_L1_MB = "OFFCACHE_L1_MB";
+    /** Environment variable of {@link #blockSize(int)}. */
+    public static final String ENV_BLOCK_SIZE = "OFFCACHE_BLOCK_SIZE";
+    /** Environment variable of {@link #maxCoalescedGetBytes(int)}. */
+    public static final String ENV_MAX_COALESCED_GET_BYTES = "OFFCACHE_MAX_COALESCED_GET_BYTES";
+    /** Environment variable of {@link #coalesceGapBytes(int)}. */
+    public static final String ENV_COALESCE_GAP_BYTES = "OFFCACHE_COALESCE_GAP_BYTES";
+    /** Environment variable of the total of {@link #fetchPermits(int, int)}. */
+    public static final String ENV_FETCH_PERMITS = "OFFCACHE_FETCH_PERMITS";
+    /** Environment variable of the demand reserve of {@link #fetchPermits(int, int)}. */
+    public static final String ENV_DEMAND_RESERVED_PERMITS = "OFFCACHE_DEMAND_RESERVED_PERMITS";
+    /** Environment variable of the window of {@link #streamWindows(int, int)}. */
+    public static final String ENV_STREAM_WINDOW_BLOCKS = "OFFCACHE_STREAM_WINDOW_BLOCKS";
+    /** Environment variable of the windows in flight of {@link #streamWindows(int, int)}. */
+    public static final String ENV_STREAM_WINDOWS_IN_FLIGHT = "OFFCACHE_STREAM_WINDOWS_IN_FLIGHT";
+    /** Environment variable of {@link #bypassPrefixes(List)}, comma-separated. */
+    public static final String ENV_L1_BYPASS_PREFIXES = "OFFCACHE_L1_BYPASS_PREFIXES";
+    /** Environment variable of {@link #originTimeout(Duration)}, in milliseconds. */
+    public static final String ENV_ORIGIN_TIMEOUT_MS = "OFFCACHE_ORIGIN_TIMEOUT_MS";
+    /** Environment variable of {@link #maxObjects(int)}. */
+    public static final String ENV_MAX_OBJECTS = "OFFCACHE_MAX_OBJECTS";
+    /** Environment variable of {@link #countersFile(Path)}. */
+    public static final String ENV_RANGE_COUNTERS_FILE = "OFFCACHE_RANGE_COUNTERS_FILE";
+
+    private ObjectStore origin;
+    private BlockStore store;
+    private StoreFactory storeFactory;
+    private Tier tier = Tier.L1;
+    private int blockSize = DEFAULT_BLOCK_SIZE;
+    private int maxCoalescedGetBytes = DEFAULT_MAX_COALESCED_GET_BYTES;
+    private int coalesceGapBytes = DEFAULT_COALESCE_GAP_BYTES;
+    private long l1BudgetBytes = DEFAULT_L1_BYTES;
+    private int fetchPermits = -1;
+    private int demandReservedPermits = -1;
+    private int streamWindowBlocks = DEFAULT_STREAM_WINDOW_BLOCKS;
+    private int streamWindowsInFlight = DEFAULT_STREAM_WINDOWS_IN_FLIGHT;
+    private List<String> bypassPrefixes = List.of();
+    private Duration originTimeout = Duration.ofMillis(DEFAULT_ORIGIN_TIMEOUT_MS);
+    private int maxObjects = DEFAULT_MAX_OBJECTS;
+    private Path countersFile;
+    private boolean built;
+
+    /**
+     * Which deployment the engine serves; it sets the default fetch budget.
+     */
+    public enum Tier
+    {
+        /** In a query process: 16 GETs in flight, 4 reserved for demand. */
+        L1(L1_FETCH_PERMITS, L1_DEMAND_RESERVED_PERMITS),
+        /** In the shared cache server: 32 GETs in flight, 8 reserved for demand. */
+        L2(L2_FETCH_PERMITS, L2_DEMAND_RESERVED_PERMITS);
+
+        private final int permits;
+        private final int demandReserved;
+
+        Tier(final int permits, final int demandReserved)
+        {
+            this.permits = permits;
+            this.demandReserved = demandReserved;
+        }
+
+        /**
+         * Returns the default number of origin GETs in flight.
+         *
+         * @return the default number of origin GETs in flight.
+         */
+        public int permits()
+        {
+            return permits;
+        }
+
+        /**
+         * Returns the default number of those reserved for demand.
+         *
+         * @return the default number of those reserved for demand.
+         */
+        public int demandReserved()
+        {
+            return demandReserved;
+        }
+    }
+
+    /**
+     * Makes a store for a byte budget and block size, so {@code OFFCACHE_L1_MB} can size it.
+     */
+    @FunctionalInterface
+    public interface StoreFactory
+    {
+        /**
+         * Makes a store.
+         *
+         * @param budgetBytes the byte budget, at least one block.
+         * @param blockSize   the block size.
+         * @return a new store the engine will own.
+         */
+        BlockStore create(long budgetBytes, int blockSize);
+    }
 
     RangeCacheBuilder()
     {
@@ -37,43 +177,46 @@ public final class RangeCacheBuilder
      */
     public RangeCacheBuilder origin(final ObjectStore origin)
     {
-        context.origin(origin);
+        this.origin = origin;
         return this;
     }
 
     /**
-     * Sets the block store (the L1 store, or the L2 tiers); the cache owns and closes it.
+     * Sets a ready block store (the L1 store, or the L2 tiers), used unless the budget is 0; the cache owns and
+     * closes it.
      *
-     * @param store the block store (the L1 store, or the L2 tiers); the cache owns and closes it.
+     * @param store the block store; the cache owns and closes it.
      * @return this.
      */
     public RangeCacheBuilder l1Store(final BlockStore store)
     {
-        context.store(store);
+        this.store = store;
         return this;
     }
 
     /**
-     * Sets the factory that makes the store from the byte budget ({@code OFFCACHE_L1_MB}) when no store is given.
+     * Sets the factory that makes the store from the byte budget ({@code OFFCACHE_L1_MB}) when no store is given;
+     * without one a {@link Tier#L1} cache makes the off-heap W-TinyLFU {@link L1BlockStore}.
      *
-     * @param factory makes the store from the byte budget ({@code OFFCACHE_L1_MB}) when no store is given.
+     * @param factory makes the store from the byte budget when no store is given.
      * @return this.
      */
-    public RangeCacheBuilder l1StoreFactory(final RangeCacheContext.StoreFactory factory)
+    public RangeCacheBuilder l1StoreFactory(final StoreFactory factory)
     {
-        context.storeFactory(factory);
+        this.storeFactory = factory;
         return this;
     }
 
     /**
-     * Sets the store's byte budget; 0 makes the cache a pass-through with no store.
+     * Sets the store's byte budget (default {@link #DEFAULT_L1_BYTES}); 0 makes the cache a pass-through with no
+     * store.
      *
      * @param bytes the store's byte budget; 0 makes the cache a pass-through with no store.
      * @return this.
      */
     public RangeCacheBuilder l1BudgetBytes(final long bytes)
     {
-        context.l1BudgetBytes(bytes);
+        this.l1BudgetBytes = bytes;
         return this;
     }
 
@@ -83,64 +226,71 @@ public final class RangeCacheBuilder
      * @param tier L1 (in-process, 16/4 GETs) or L2 (server, 32/8 GETs) defaults.
      * @return this.
      */
-    public RangeCacheBuilder tier(final RangeCacheContext.Tier tier)
+    public RangeCacheBuilder tier(final Tier tier)
     {
-        context.tier(tier);
+        this.tier = Objects.requireNonNull(tier, "tier");
         return this;
     }
 
     /**
-     * Sets the bytes per block, a power of two in [4 KiB, 16 MiB].
+     * Sets the bytes per block, a power of two in [{@link #MIN_BLOCK_SIZE}, {@link #MAX_BLOCK_SIZE}] (default
+     * {@link #DEFAULT_BLOCK_SIZE}).
      *
-     * @param bytes bytes per block, a power of two in [4 KiB, 16 MiB].
+     * @param bytes bytes per block.
      * @return this.
      */
     public RangeCacheBuilder blockSize(final int bytes)
     {
-        context.blockSize(bytes);
+        this.blockSize = bytes;
         return this;
     }
 
     /**
-     * Sets the largest origin GET that contiguous missing blocks are merged into.
+     * Sets the largest origin GET that contiguous missing blocks are merged into, from one block to
+     * {@link #MAX_COALESCED_GET_BYTES_LIMIT} (default {@link #DEFAULT_MAX_COALESCED_GET_BYTES}).
      *
      * @param bytes the largest origin GET that contiguous missing blocks are merged into.
      * @return this.
      */
     public RangeCacheBuilder maxCoalescedGetBytes(final int bytes)
     {
-        context.maxCoalescedGetBytes(bytes);
+        this.maxCoalescedGetBytes = bytes;
         return this;
     }
 
     /**
-     * Sets the largest gap of unrequested missing blocks a read's GET reads through
-     * ({@link RangeCacheContext#coalesceGapBytes(int)}).
+     * Sets how many bytes of blocks no range asks for a read's GET may read through: when two runs of missing
+     * blocks of one read (a vectored read's ranges, e.g. a row group's column chunks) are apart by at most this
+     * many bytes of blocks that are neither held nor being fetched, the gap's blocks are fetched (and cached) in
+     * the same GET instead of a second GET being sent. 0 (the default) reads only the blocks asked for.
      *
-     * @param bytes the largest gap read through; 0 for none.
+     * @param bytes the largest gap read through, in bytes (whole blocks count).
      * @return this.
      */
     public RangeCacheBuilder coalesceGapBytes(final int bytes)
     {
-        context.coalesceGapBytes(bytes);
+        this.coalesceGapBytes = bytes;
         return this;
     }
 
     /**
-     * Sets the fetch budget.
+     * Sets the fetch budget (default: the tier's, {@link #L1_FETCH_PERMITS}/{@link #L1_DEMAND_RESERVED_PERMITS} or
+     * {@link #L2_FETCH_PERMITS}/{@link #L2_DEMAND_RESERVED_PERMITS}).
      *
-     * @param total          origin GETs in flight at most.
-     * @param demandReserved of which only demand may use this many.
+     * @param total          origin GETs in flight at most, at least 1.
+     * @param demandReserved of which only demand may use this many, fewer than {@code total}.
      * @return this.
      */
     public RangeCacheBuilder fetchPermits(final int total, final int demandReserved)
     {
-        context.fetchPermits(total).demandReservedPermits(demandReserved);
+        this.fetchPermits = total;
+        this.demandReservedPermits = demandReserved;
         return this;
     }
 
     /**
-     * Sets the streaming windows.
+     * Sets the streaming windows (default {@link #DEFAULT_STREAM_WINDOW_BLOCKS} blocks,
+     * {@link #DEFAULT_STREAM_WINDOWS_IN_FLIGHT} in flight).
      *
      * @param blocks   blocks per window of a large read.
      * @param inFlight windows fetched at once.
@@ -148,43 +298,45 @@ public final class RangeCacheBuilder
      */
     public RangeCacheBuilder streamWindows(final int blocks, final int inFlight)
     {
-        context.streamWindowBlocks(blocks).streamWindowsInFlight(inFlight);
+        this.streamWindowBlocks = blocks;
+        this.streamWindowsInFlight = inFlight;
         return this;
     }
 
     /**
-     * Sets the key prefixes whose reads skip the store.
+     * Sets the key prefixes whose reads skip the store (data read once).
      *
      * @param prefixes key prefixes whose reads skip the store.
      * @return this.
      */
     public RangeCacheBuilder bypassPrefixes(final List<String> prefixes)
     {
-        context.bypassPrefixes(prefixes);
+        this.bypassPrefixes = Collections.unmodifiableList(new ArrayList<>(prefixes));
         return this;
     }
 
     /**
-     * Sets the deadline of one origin request.
+     * Sets the deadline of one origin request (default {@link #DEFAULT_ORIGIN_TIMEOUT_MS} ms); a stalled GET fails
+     * its waiters after it.
      *
      * @param timeout deadline of one origin request.
      * @return this.
      */
     public RangeCacheBuilder originTimeout(final Duration timeout)
     {
-        context.originTimeout(timeout);
+        this.originTimeout = Objects.requireNonNull(timeout, "originTimeout");
         return this;
     }
 
     /**
-     * Sets how many objects' ids and sizes are remembered.
+     * Sets how many objects' ids and sizes are remembered (default {@link #DEFAULT_MAX_OBJECTS}).
      *
      * @param maxObjects objects whose ids and sizes are remembered.
      * @return this.
      */
     public RangeCacheBuilder maxObjects(final int maxObjects)
     {
-        context.maxObjects(maxObjects);
+        this.maxObjects = maxObjects;
         return this;
     }
 
@@ -196,7 +348,7 @@ public final class RangeCacheBuilder
      */
     public RangeCacheBuilder countersFile(final Path file)
     {
-        context.countersFile(file);
+        this.countersFile = file;
         return this;
     }
 
@@ -211,34 +363,222 @@ public final class RangeCacheBuilder
     }
 
     /**
-     * Applies {@code OFFCACHE_*} variables from a map.
+     * Applies the {@code OFFCACHE_*} variables found in a map (others are ignored).
      *
-     * @param env the variables.
+     * @param env the variables, usually {@link System#getenv()}.
      * @return this.
+     * @throws IllegalArgumentException naming the variable when a value does not parse.
      */
     public RangeCacheBuilder fromEnvironment(final Map<String, String> env)
     {
-        context.applyEnvironment(env);
+        final EnvironmentReader reader = new EnvironmentReader(env);
+        reader.bytes(ENV_L1_MB, 1L << 20, Long.MAX_VALUE >> 20).ifPresent((v) -> l1BudgetBytes = v);
+        reader.size(ENV_BLOCK_SIZE).ifPresent((v) -> blockSize = v);
+        reader.size(ENV_MAX_COALESCED_GET_BYTES).ifPresent((v) -> maxCoalescedGetBytes = v);
+        reader.nonNegativeInt(ENV_COALESCE_GAP_BYTES).ifPresent((v) -> coalesceGapBytes = v);
+        reader.positiveInt(ENV_FETCH_PERMITS).ifPresent((v) -> fetchPermits = v);
+        reader.nonNegativeInt(ENV_DEMAND_RESERVED_PERMITS).ifPresent((v) -> demandReservedPermits = v);
+        reader.positiveInt(ENV_STREAM_WINDOW_BLOCKS).ifPresent((v) -> streamWindowBlocks = v);
+        reader.positiveInt(ENV_STREAM_WINDOWS_IN_FLIGHT).ifPresent((v) -> streamWindowsInFlight = v);
+        reader.list(ENV_L1_BYPASS_PREFIXES).ifPresent(this::bypassPrefixes);
+        reader.positiveInt(ENV_ORIGIN_TIMEOUT_MS).ifPresent((v) -> originTimeout = Duration.ofMillis(v));
+        reader.positiveInt(ENV_MAX_OBJECTS).ifPresent((v) -> maxObjects = v);
+        reader.string(ENV_RANGE_COUNTERS_FILE).ifPresent((v) -> countersFile = Path.of(v));
         return this;
     }
 
     /**
-     * Returns the context being built, for settings without a builder method.
+     * Checks the settings without making anything, so a front end can refuse a bad value before it allocates.
+     * {@link #build()} checks them again.
      *
-     * @return the context being built, for settings without a builder method.
+     * @return this.
+     * @throws InvalidSettingException naming the first setting that is wrong (its method's name).
      */
-    public RangeCacheContext context()
+    public RangeCacheBuilder validate()
     {
-        return context;
+        if (blockSize < MIN_BLOCK_SIZE || blockSize > MAX_BLOCK_SIZE || Integer.bitCount(blockSize) != 1)
+        {
+            throw invalid("blockSize", "must be a power of two from " + MIN_BLOCK_SIZE + " to " + MAX_BLOCK_SIZE +
+                " bytes, was " + blockSize);
+        }
+        if (maxCoalescedGetBytes < blockSize || maxCoalescedGetBytes > MAX_COALESCED_GET_BYTES_LIMIT)
+        {
+            throw invalid("maxCoalescedGetBytes", "must be from one block (" + blockSize + ") to " +
+                MAX_COALESCED_GET_BYTES_LIMIT + " bytes, was " + maxCoalescedGetBytes);
+        }
+        if (coalesceGapBytes < 0 || coalesceGapBytes > maxCoalescedGetBytes)
+        {
+            throw invalid("coalesceGapBytes", "must be from 0 to maxCoalescedGetBytes (" + maxCoalescedGetBytes +
+                "), was " + coalesceGapBytes);
+        }
+        final int permits = fetchPermitsOrDefault();
+        if (permits < 1)
+        {
+            throw invalid("fetchPermits", "must be >= 1, was " + permits);
+        }
+        final int reserved = demandReservedPermitsOrDefault(permits);
+        if (reserved < 0 || reserved >= permits)
+        {
+            throw invalid("demandReservedPermits", "must be >= 0 and < fetchPermits (" + permits +
+                ") so prefetch keeps at least one, was " + reserved);
+        }
+        if (streamWindowBlocks < 1 || streamWindowsInFlight < 1)
+        {
+            throw invalid("streamWindows", "blocks and windows in flight must be >= 1, were " +
+                streamWindowBlocks + ", " + streamWindowsInFlight);
+        }
+        if (l1BudgetBytes < 0)
+        {
+            throw invalid("l1BudgetBytes", "must be >= 0, was " + l1BudgetBytes);
+        }
+        if (l1BudgetBytes > 0 && l1BudgetBytes < blockSize && store == null &&
+            (storeFactory != null || tier == Tier.L1))
+        {
+            throw invalid("l1BudgetBytes", "must hold at least one block (" + blockSize + ") or be 0 to turn the " +
+                "store off, was " + l1BudgetBytes);
+        }
+        if (originTimeout.isNegative() || originTimeout.isZero())
+        {
+            throw invalid("originTimeout", "must be positive, was " + originTimeout);
+        }
+        if (maxObjects < 1)
+        {
+            throw invalid("maxObjects", "must be >= 1, was " + maxObjects);
+        }
+        for (final String prefix : bypassPrefixes)
+        {
+            if (prefix == null || prefix.isEmpty())
+            {
+                throw invalid("bypassPrefixes", "must not be empty, were " + bypassPrefixes);
+            }
+        }
+        return this;
     }
 
     /**
      * Validates the settings and builds the cache.
      *
      * @return a new cache that owns the origin and the store.
+     * @throws InvalidSettingException naming the first setting that is wrong.
+     * @throws IllegalStateException   when this builder already built a cache.
      */
     public RangeCache build()
     {
-        return new RangeCache(context.conclude());
+        Objects.requireNonNull(origin, "origin must be set");
+        if (built)
+        {
+            throw new IllegalStateException("a RangeCacheBuilder builds one cache (it hands its store over)");
+        }
+        validate();
+        fetchPermits = fetchPermitsOrDefault();
+        demandReservedPermits = demandReservedPermitsOrDefault(fetchPermits);
+        if (l1BudgetBytes == 0)
+        {
+            if (store != null)
+            {
+                store.close();
+            }
+            store = null;
+        }
+        else if (store == null && (storeFactory != null || tier == Tier.L1))
+        {
+            // In an engine process the default store is the off-heap W-TinyLFU L1, sized by OFFCACHE_L1_MB.
+            store = (storeFactory != null ? storeFactory : (StoreFactory) L1BlockStore::create)
+                .create(l1BudgetBytes, blockSize);
+        }
+        built = true;
+        return new RangeCache(this);
+    }
+
+    private int fetchPermitsOrDefault()
+    {
+        return fetchPermits < 0 ? tier.permits() : fetchPermits;
+    }
+
+    private int demandReservedPermitsOrDefault(final int permits)
+    {
+        return demandReservedPermits < 0 ? Math.min(tier.demandReserved(), permits - 1) : demandReservedPermits;
+    }
+
+    private static InvalidSettingException invalid(final String setting, final String problem)
+    {
+        return new InvalidSettingException(setting, setting + " " + problem);
+    }
+
+    // What the cache reads once built (settings resolved by build()).
+
+    ObjectStore origin()
+    {
+        return origin;
+    }
+
+    BlockStore store()
+    {
+        return store;
+    }
+
+    Tier tier()
+    {
+        return tier;
+    }
+
+    int blockSize()
+    {
+        return blockSize;
+    }
+
+    int maxCoalescedGetBytes()
+    {
+        return maxCoalescedGetBytes;
+    }
+
+    int coalesceGapBytes()
+    {
+        return coalesceGapBytes;
+    }
+
+    long l1BudgetBytes()
+    {
+        return l1BudgetBytes;
+    }
+
+    int fetchPermits()
+    {
+        return fetchPermits;
+    }
+
+    int demandReservedPermits()
+    {
+        return demandReservedPermits;
+    }
+
+    int streamWindowBlocks()
+    {
+        return streamWindowBlocks;
+    }
+
+    int streamWindowsInFlight()
+    {
+        return streamWindowsInFlight;
+    }
+
+    List<String> bypassPrefixes()
+    {
+        return bypassPrefixes;
+    }
+
+    Duration originTimeout()
+    {
+        return originTimeout;
+    }
+
+    int maxObjects()
+    {
+        return maxObjects;
+    }
+
+    Path countersFile()
+    {
+        return countersFile;
     }
 }

@@ -1,13 +1,11 @@
 package dev.offcache.range.l1;
 
-import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongConsumer;
 
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.core.slab.BlockSlab;
-import dev.offcache.range.config.EnvironmentReader;
 import dev.offcache.range.metrics.MetricFamilies;
 import dev.offcache.range.metrics.MetricNames;
 import dev.offcache.range.policy.EvictionPolicy;
@@ -514,23 +512,22 @@ public final class L1BlockStore implements BlockStore, EvictionStats
     }
 
     /**
-     * Configuration of an {@link L1BlockStore}. Defaults: budget 200 MiB ({@value #BUDGET_ENV}), 1 MiB blocks,
-     * W-TinyLFU.
+     * Configuration of an {@link L1BlockStore}, its one way in (the engine's {@code RangeCacheBuilder} makes one
+     * through {@link #create(long, int)} from its own budget and block size; {@code OFFCACHE_L1_MB} is the engine's
+     * setting, read there). Defaults: budget 200 MiB, 1 MiB blocks, W-TinyLFU.
      */
     public static final class Context
     {
-        /** Environment variable of the budget in MiB. */
-        public static final String BUDGET_ENV = "OFFCACHE_L1_MB";
-        /** Default budget in MiB. */
-        public static final long DEFAULT_BUDGET_MB = 200;
-        /** Default block size. */
-        public static final int DEFAULT_BLOCK_SIZE = 1024 * 1024;
+        /** Default budget: 200 MiB, also the engine's default L1 budget. */
+        public static final long DEFAULT_BUDGET_BYTES = 200L << 20;
+        /** Default block size: 1 MiB, also the engine's default block size. */
+        public static final int DEFAULT_BLOCK_SIZE = 1 << 20;
         /** Default hit sampling: one hit in this many is recorded for the eviction policy. */
         public static final int DEFAULT_HIT_SAMPLING = 16;
         /** Largest hit sampling. */
         public static final int MAX_HIT_SAMPLING = 1024;
 
-        private long budgetBytes = DEFAULT_BUDGET_MB * 1024 * 1024;
+        private long budgetBytes = DEFAULT_BUDGET_BYTES;
         private int blockSize = DEFAULT_BLOCK_SIZE;
         private PolicyKind policy = PolicyKind.WINDOW_TINY_LFU;
         private int hitSampling = DEFAULT_HIT_SAMPLING;
@@ -555,35 +552,6 @@ public final class L1BlockStore implements BlockStore, EvictionStats
         public long budgetBytes()
         {
             return budgetBytes;
-        }
-
-        /**
-         * Sets the budget in MiB.
-         *
-         * @param budgetMb at least one block's worth.
-         * @return this.
-         */
-        public Context budgetMb(final long budgetMb)
-        {
-            if (budgetMb < 0 || budgetMb > Long.MAX_VALUE >> 20)
-            {
-                throw new IllegalArgumentException("L1 budget must be >= 0 MiB: " + budgetMb);
-            }
-            return budgetBytes(budgetMb << 20);
-        }
-
-        /**
-         * Reads the budget from {@value #BUDGET_ENV} if it is set.
-         *
-         * @param environment the process environment, e.g. {@code System.getenv()}.
-         * @return this.
-         * @throws IllegalArgumentException naming the variable if its value is not a non-negative integer.
-         */
-        public Context fromEnvironment(final Map<String, String> environment)
-        {
-            new EnvironmentReader(environment).bytes(BUDGET_ENV, 1L << 20, Long.MAX_VALUE >> 20)
-                .ifPresent((bytes) -> budgetBytes = bytes);
-            return this;
         }
 
         /**
@@ -688,7 +656,7 @@ public final class L1BlockStore implements BlockStore, EvictionStats
             }
             if (budgetBytes < blockSize)
             {
-                throw new IllegalArgumentException("L1 budget (" + BUDGET_ENV + ") of " + budgetBytes +
+                throw new IllegalArgumentException("L1 budget of " + budgetBytes +
                     " bytes is smaller than one block of " + blockSize + " bytes: give at least one block, or 0 to " +
                     "turn L1 off (the engine then reads through without building a store)");
             }

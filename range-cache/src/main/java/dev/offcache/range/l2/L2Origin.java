@@ -4,14 +4,11 @@ import java.net.InetSocketAddress;
 import java.net.URLEncoder;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
-import java.util.function.LongSupplier;
 
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -49,12 +46,11 @@ import io.netty.util.concurrent.DefaultThreadFactory;
  * lists, versions and conditional reads go straight to the real origin. See {@code docs/l2-client.md}.
  *
  * <pre>{@code
- * ObjectStore tier = L2Origin.newBuilder()
- *     .server(URI.create("http://l2:8080"))
+ * ObjectStore tier = new L2Origin(new L2ClientContext()   // the client's one configuration
+ *     .serverUri(URI.create("http://l2:8080"))
  *     .apiKey(key)
  *     .origin(new S3Origin(...))
- *     .fromEnvironment()
- *     .build();
+ *     .fromEnvironment(System.getenv()));                   // OFFCACHE_L2_* override what came before
  * }</pre>
  *
  * <p>Memory: a body is copied from Netty's pooled direct buffers straight into the caller's buffer (no heap copy);
@@ -138,16 +134,6 @@ public final class L2Origin extends ForwardingObjectStore
             new BackoffIdleStrategy(1, 1, TimeUnit.MICROSECONDS.toNanos(50), TimeUnit.MILLISECONDS.toNanos(1)),
             metrics.counter(L2ClientMetrics.Counter.WARMING_ERRORS), warming);
         AgentRunner.startOnThread(warmingRunner, new DefaultThreadFactory("offcache-l2client-warming", true));
-    }
-
-    /**
-     * A builder that reads like a sentence.
-     *
-     * @return a new builder.
-     */
-    public static Builder newBuilder()
-    {
-        return new Builder();
     }
 
     /**
@@ -645,183 +631,5 @@ public final class L2Origin extends ForwardingObjectStore
             idleCount.decrementAndGet();
         }
         channel.close();
-    }
-
-    /**
-     * Builds an {@link L2Origin}; settings apply in call order, so {@code fromEnvironment()} last lets the
-     * environment override code.
-     */
-    public static final class Builder
-    {
-        private final L2ClientContext context = new L2ClientContext();
-
-        Builder()
-        {
-        }
-
-        /**
-         * Sets the L2 server.
-         *
-         * @param uri {@code http://host:port}, optionally with a base path.
-         * @return this.
-         */
-        public Builder server(final java.net.URI uri)
-        {
-            context.serverUri(uri);
-            return this;
-        }
-
-        /**
-         * Sets the API key.
-         *
-         * @param apiKey sent as {@code Authorization: Bearer}.
-         * @return this.
-         */
-        public Builder apiKey(final String apiKey)
-        {
-            context.apiKey(apiKey);
-            return this;
-        }
-
-        /**
-         * Sets the real origin behind L2; the client owns and closes it.
-         *
-         * @param origin the real origin.
-         * @return this.
-         */
-        public Builder origin(final ObjectStore origin)
-        {
-            context.origin(origin);
-            return this;
-        }
-
-        /**
-         * Sets the header deadline (default 500 ms).
-         *
-         * @param timeout the deadline.
-         * @return this.
-         */
-        public Builder abandonTimeout(final Duration timeout)
-        {
-            context.abandonTimeout(timeout);
-            return this;
-        }
-
-        /**
-         * Sets the stall limit (default 3 s).
-         *
-         * @param timeout the limit.
-         * @return this.
-         */
-        public Builder stallTimeout(final Duration timeout)
-        {
-            context.stallTimeout(timeout);
-            return this;
-        }
-
-        /**
-         * Sets the minimum read rate behind a read's overall deadline (default 1 MiB/s; see
-         * {@link L2ClientContext#minReadBytesPerSecond(long)}).
-         *
-         * @param bytesPerSecond the rate.
-         * @return this.
-         */
-        public Builder minReadRate(final long bytesPerSecond)
-        {
-            context.minReadBytesPerSecond(bytesPerSecond);
-            return this;
-        }
-
-        /**
-         * Sets the breaker: opens after {@code failures} consecutive unresponsive calls, for {@code openTime}.
-         *
-         * @param failures the threshold (default 5).
-         * @param openTime the open period (default 3 s).
-         * @return this.
-         */
-        public Builder breaker(final int failures, final Duration openTime)
-        {
-            context.breakerThreshold(failures).breakerOpenTime(openTime);
-            return this;
-        }
-
-        /**
-         * Sets the warming queue capacity (default 1024).
-         *
-         * @param capacity notices that may wait.
-         * @return this.
-         */
-        public Builder warmQueueCapacity(final int capacity)
-        {
-            context.warmQueueCapacity(capacity);
-            return this;
-        }
-
-        /**
-         * Sets the breaker's clock (tests).
-         *
-         * @param nanoClock a monotonic nanosecond clock.
-         * @return this.
-         */
-        public Builder nanoClock(final LongSupplier nanoClock)
-        {
-            context.nanoClock(nanoClock);
-            return this;
-        }
-
-        /**
-         * Maps the client's counters to a file another process can read (see
-         * {@link L2ClientContext#countersFile(java.nio.file.Path)}).
-         *
-         * @param file the file, or {@code null}.
-         * @return this.
-         */
-        public Builder countersFile(final java.nio.file.Path file)
-        {
-            context.countersFile(file);
-            return this;
-        }
-
-        /**
-         * Applies {@code OFFCACHE_L2_*} from the process environment.
-         *
-         * @return this.
-         */
-        public Builder fromEnvironment()
-        {
-            return fromEnvironment(System.getenv());
-        }
-
-        /**
-         * Applies {@code OFFCACHE_L2_*} from an environment map.
-         *
-         * @param env the environment.
-         * @return this.
-         */
-        public Builder fromEnvironment(final Map<String, String> env)
-        {
-            context.fromEnvironment(env);
-            return this;
-        }
-
-        /**
-         * The context being built, for settings the builder does not name.
-         *
-         * @return the context.
-         */
-        public L2ClientContext context()
-        {
-            return context;
-        }
-
-        /**
-         * Builds the client.
-         *
-         * @return the client.
-         */
-        public L2Origin build()
-        {
-            return new L2Origin(context);
-        }
     }
 }

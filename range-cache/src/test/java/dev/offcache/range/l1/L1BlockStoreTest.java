@@ -3,7 +3,6 @@ package dev.offcache.range.l1;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.policy.PolicyKind;
@@ -281,19 +280,12 @@ class L1BlockStoreTest
     {
         final IllegalArgumentException tooSmall = assertThrows(IllegalArgumentException.class,
             () -> new L1BlockStore(new L1BlockStore.Context().budgetBytes(512 * 1024)));
-        assertTrue(tooSmall.getMessage().contains("OFFCACHE_L1_MB"), tooSmall.getMessage());
         assertTrue(tooSmall.getMessage().contains("smaller than one block"), tooSmall.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> new L1BlockStore(new L1BlockStore.Context().budgetMb(0)));
+        assertThrows(IllegalArgumentException.class,
+            () -> new L1BlockStore(new L1BlockStore.Context().budgetBytes(0)));
         assertThrows(IllegalArgumentException.class,
             () -> new L1BlockStore(new L1BlockStore.Context().blockSize(3000)));
-        final IllegalArgumentException env = assertThrows(IllegalArgumentException.class,
-            () -> new L1BlockStore.Context().fromEnvironment(Map.of("OFFCACHE_L1_MB", "lots")));
-        assertTrue(env.getMessage().contains("OFFCACHE_L1_MB"), env.getMessage());
-        assertThrows(IllegalArgumentException.class,
-            () -> new L1BlockStore.Context().fromEnvironment(Map.of("OFFCACHE_L1_MB", "-3")));
-        assertEquals(64L << 20,
-            new L1BlockStore.Context().fromEnvironment(Map.of("OFFCACHE_L1_MB", "64")).budgetBytes());
-        assertEquals(200L << 20, new L1BlockStore.Context().fromEnvironment(Map.of()).budgetBytes());
+        assertEquals(200L << 20, new L1BlockStore.Context().budgetBytes());
 
         try (L1BlockStore store = store(2))
         {

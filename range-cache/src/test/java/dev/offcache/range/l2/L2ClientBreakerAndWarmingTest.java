@@ -66,16 +66,15 @@ class L2ClientBreakerAndWarmingTest
 
     private L2Origin client(final int warmQueue, final long stallMs)
     {
-        return L2Origin.newBuilder()
-            .server(URI.create(server.url()))
+        return new L2Origin(new L2ClientContext()
+            .serverUri(URI.create(server.url()))
             .apiKey("secret")
             .origin(new FileSystemOrigin(root, 2))
             .abandonTimeout(Duration.ofMillis(400))
             .stallTimeout(Duration.ofMillis(stallMs))
-            .breaker(5, Duration.ofSeconds(3))
+            .breakerThreshold(5).breakerOpenTime(Duration.ofSeconds(3))
             .warmQueueCapacity(warmQueue)
-            .nanoClock(clockNs::get)
-            .build();
+            .nanoClock(clockNs::get));
     }
 
     private void readAndCheck(final FetchClass fetchClass)

@@ -40,13 +40,12 @@ class L2ClientCountersFileTest
             deadPort = socket.getLocalPort();
         }
         final Path file = tmp.resolve("l2client-counters.dat");
-        final L2Origin client = L2Origin.newBuilder()
-            .server(URI.create("http://127.0.0.1:" + deadPort))
+        final L2Origin client = new L2Origin(new L2ClientContext()
+            .serverUri(URI.create("http://127.0.0.1:" + deadPort))
             .apiKey("key-0123456789abcdef")
             .origin(new FileSystemOrigin(tmp.resolve("origin"), 1))
             .abandonTimeout(Duration.ofSeconds(2))
-            .countersFile(file)
-            .build();
+            .countersFile(file));
         final L2ClientMetrics metrics = client.metrics();
         try
         {

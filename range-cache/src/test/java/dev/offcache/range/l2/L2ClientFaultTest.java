@@ -66,14 +66,13 @@ class L2ClientFaultTest
 
     private L2Origin client(final String url, final long abandonMs)
     {
-        return L2Origin.newBuilder()
-            .server(URI.create(url))
+        return new L2Origin(new L2ClientContext()
+            .serverUri(URI.create(url))
             .apiKey("k")
             .origin(new FileSystemOrigin(root, 2))
             .abandonTimeout(Duration.ofMillis(abandonMs))
             .stallTimeout(Duration.ofMillis(400))
-            .breaker(1_000, Duration.ofSeconds(3))
-            .build();
+            .breakerThreshold(1_000).breakerOpenTime(Duration.ofSeconds(3)));
     }
 
     private static FallbackReason expectedReason(final FaultyL2Server.Fault fault)
@@ -130,15 +129,14 @@ class L2ClientFaultTest
     {
         // 64 KiB at 128 KiB/s: the deadline is 150 ms + 400 ms + 500 ms after the start. The server drips 256 bytes
         // every 150 ms (inside the 400 ms stall timeout), so without a deadline the read would take 38 s.
-        client = L2Origin.newBuilder()
-            .server(URI.create(server.url()))
+        client = new L2Origin(new L2ClientContext()
+            .serverUri(URI.create(server.url()))
             .apiKey("k")
             .origin(new FileSystemOrigin(root, 2))
             .abandonTimeout(Duration.ofMillis(150))
             .stallTimeout(Duration.ofMillis(400))
-            .minReadRate(128 * 1024)
-            .breaker(2, Duration.ofSeconds(60))
-            .build();
+            .minReadBytesPerSecond(128 * 1024)
+            .breakerThreshold(2).breakerOpenTime(Duration.ofSeconds(60)));
         server.fault = FaultyL2Server.Fault.DRIP;
         final int length = 64 * 1024;
         final long offset = 12_345;

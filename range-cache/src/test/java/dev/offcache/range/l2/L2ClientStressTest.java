@@ -47,13 +47,12 @@ class L2ClientStressTest
         {
             server.objects.put(KEY, truth);
             server.fault = FaultyL2Server.Fault.RANDOM;
-            final L2Origin client = L2Origin.newBuilder()
-                .server(URI.create(server.url()))
+            final L2Origin client = new L2Origin(new L2ClientContext()
+                .serverUri(URI.create(server.url()))
                 .apiKey("k")
                 .origin(new FileSystemOrigin(root, 2))
                 .abandonTimeout(Duration.ofSeconds(3))
-                .stallTimeout(Duration.ofSeconds(3))
-                .build();
+                .stallTimeout(Duration.ofSeconds(3)));
             final ExecutorService pool = Executors.newFixedThreadPool(6);
             final AtomicLong requested = new AtomicLong();
             try

@@ -64,8 +64,8 @@ class L2ClientVectoredAndInterimTest
     {
         final byte[] bytes = TestObjects.write(dir, "warm", 4096, 1);
         try (FaultyL2Server warm = new FaultyL2Server();
-            L2Origin warmClient = L2Origin.newBuilder().server(URI.create(warm.url())).apiKey("k")
-                .origin(new FileSystemOrigin(dir, 1)).abandonTimeout(Duration.ofSeconds(10)).build())
+            L2Origin warmClient = new L2Origin(new L2ClientContext().serverUri(URI.create(warm.url())).apiKey("k")
+                .origin(new FileSystemOrigin(dir, 1)).abandonTimeout(Duration.ofSeconds(10))))
         {
             warm.objects.put("warm", bytes);
             for (int i = 0; i < 3; i++)
@@ -84,14 +84,13 @@ class L2ClientVectoredAndInterimTest
         server = new FaultyL2Server();
         server.objects.put(KEY, truth);
         real = new CountingOrigin(new FileSystemOrigin(root, 2));
-        client = L2Origin.newBuilder()
-            .server(URI.create(server.url()))
+        client = new L2Origin(new L2ClientContext()
+            .serverUri(URI.create(server.url()))
             .apiKey("k")
             .origin(real)
             .abandonTimeout(Duration.ofMillis(500))
             .stallTimeout(Duration.ofMillis(1500))
-            .breaker(5, Duration.ofSeconds(3))
-            .build();
+            .breakerThreshold(5).breakerOpenTime(Duration.ofSeconds(3)));
     }
 
     @AfterEach

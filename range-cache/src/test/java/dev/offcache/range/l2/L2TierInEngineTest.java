@@ -54,14 +54,13 @@ class L2TierInEngineTest
         server = new FaultyL2Server();
         server.objects.put(KEY, truth);
         real = new CountingOrigin(new FileSystemOrigin(root, 2));
-        l2 = L2Origin.newBuilder()
-            .server(URI.create(server.url()))
+        l2 = new L2Origin(new L2ClientContext()
+            .serverUri(URI.create(server.url()))
             .apiKey("k")
             .origin(real)
             .abandonTimeout(Duration.ofSeconds(2))
-            .breaker(5, Duration.ofSeconds(3))
-            .nanoClock(clockNs::get)
-            .build();
+            .breakerThreshold(5).breakerOpenTime(Duration.ofSeconds(3))
+            .nanoClock(clockNs::get));
         cache = RangeCache.newBuilder().origin(l2).blockSize(BLOCK).l1Store(new SlabBlockStore(4L << 20, BLOCK))
             .build();
     }

@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Consumer;
 
 import dev.offcache.range.config.EnvironmentReader;
 import dev.offcache.range.l2.L2ClientContext;
@@ -129,6 +130,18 @@ public final class ShardedL2Context
     public L2ClientContext client()
     {
         return client;
+    }
+
+    /**
+     * Sets on the template every per-server client copies, in a chain: {@code .client((c) -> c.stallTimeout(d))}.
+     *
+     * @param settings applied to {@link #client()} at once.
+     * @return this.
+     */
+    public ShardedL2Context client(final Consumer<L2ClientContext> settings)
+    {
+        settings.accept(client);
+        return this;
     }
 
     /**

@@ -5,11 +5,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -37,12 +35,12 @@ import dev.offcache.range.store.FetchClass;
  * Puts, deletes, lists, versions and conditional reads go straight to the real origin.
  *
  * <pre>{@code
- * ShardedL2Origin tier = ShardedL2Origin.newBuilder()
+ * ShardedL2Origin tier = new ShardedL2Origin(new ShardedL2Context()
  *     .servers(List.of(URI.create("http://l2-a:8080"), URI.create("http://l2-b:8080")))
  *     .apiKey(key)
  *     .origin(new S3Origin(...))
- *     .fromEnvironment()                      // OFFCACHE_L2_SERVERS, OFFCACHE_L2_HEALTH_*, OFFCACHE_L2_*
- *     .build();
+ *     .client((client) -> client.abandonTimeout(Duration.ofMillis(300)))  // every per-server client's settings
+ *     .fromEnvironment(System.getenv()));     // OFFCACHE_L2_SERVERS, OFFCACHE_L2_HEALTH_*, OFFCACHE_L2_*
  * }</pre>
  *
  * <p>The server list is a copy-on-write array: a lookup reads one volatile field, hashes the key once and computes
@@ -106,16 +104,6 @@ public final class ShardedL2Origin extends ForwardingObjectStore
         }
         final long intervalNs = ctx.healthInterval().toNanos();
         scheduler.scheduleWithFixedDelay(this::checkHealth, intervalNs, intervalNs, TimeUnit.NANOSECONDS);
-    }
-
-    /**
-     * A builder that reads like a sentence.
-     *
-     * @return a new builder.
-     */
-    public static Builder newBuilder()
-    {
-        return new Builder();
     }
 
     /**
@@ -640,137 +628,6 @@ public final class ShardedL2Origin extends ForwardingObjectStore
         @Override
         public void close()
         {
-        }
-    }
-
-    /**
-     * Builds a {@link ShardedL2Origin}; settings apply in call order, so {@code fromEnvironment()} last lets the
-     * environment override code.
-     */
-    public static final class Builder
-    {
-        private final ShardedL2Context context = new ShardedL2Context();
-
-        Builder()
-        {
-        }
-
-        /**
-         * Sets the L2 servers.
-         *
-         * @param servers {@code http://host:port[/base]} URLs.
-         * @return this.
-         */
-        public Builder servers(final List<URI> servers)
-        {
-            context.servers(servers);
-            return this;
-        }
-
-        /**
-         * Sets the API key sent to every server.
-         *
-         * @param apiKey the key.
-         * @return this.
-         */
-        public Builder apiKey(final String apiKey)
-        {
-            context.apiKey(apiKey);
-            return this;
-        }
-
-        /**
-         * Sets the real origin; the router owns and closes it.
-         *
-         * @param origin the real origin.
-         * @return this.
-         */
-        public Builder origin(final ObjectStore origin)
-        {
-            context.origin(origin);
-            return this;
-        }
-
-        /**
-         * Sets the health-check interval (default 1 s), deadline (default 500 ms) and failures before a server is
-         * skipped (default 3).
-         *
-         * @param interval       the pause between rounds.
-         * @param timeout        one check's deadline.
-         * @param unhealthyAfter consecutive failures that make a server unhealthy.
-         * @return this.
-         */
-        public Builder health(final Duration interval, final Duration timeout, final int unhealthyAfter)
-        {
-            context.healthInterval(interval).healthTimeout(timeout).unhealthyAfter(unhealthyAfter);
-            return this;
-        }
-
-        /**
-         * Sets every server client's header deadline (default 500 ms).
-         *
-         * @param timeout the deadline.
-         * @return this.
-         */
-        public Builder abandonTimeout(final Duration timeout)
-        {
-            context.client().abandonTimeout(timeout);
-            return this;
-        }
-
-        /**
-         * Sets every server client's breaker.
-         *
-         * @param failures the threshold (default 5).
-         * @param openTime the open period (default 3 s).
-         * @return this.
-         */
-        public Builder breaker(final int failures, final Duration openTime)
-        {
-            context.client().breakerThreshold(failures).breakerOpenTime(openTime);
-            return this;
-        }
-
-        /**
-         * Applies {@code OFFCACHE_L2_*} from the process environment.
-         *
-         * @return this.
-         */
-        public Builder fromEnvironment()
-        {
-            return fromEnvironment(System.getenv());
-        }
-
-        /**
-         * Applies {@code OFFCACHE_L2_*} from an environment map.
-         *
-         * @param env the environment.
-         * @return this.
-         */
-        public Builder fromEnvironment(final Map<String, String> env)
-        {
-            context.fromEnvironment(env);
-            return this;
-        }
-
-        /**
-         * The context being built, for settings the builder does not name.
-         *
-         * @return the context.
-         */
-        public ShardedL2Context context()
-        {
-            return context;
-        }
-
-        /**
-         * Builds the router.
-         *
-         * @return the router.
-         */
-        public ShardedL2Origin build()
-        {
-            return new ShardedL2Origin(context);
         }
     }
 }

@@ -61,12 +61,11 @@ class ShardedL2OriginTest
         new Random(5).nextBytes(truth);
         Files.write(tmp.resolve("obj.bin"), truth);
         final List<URI> servers = refusedServers(3);
-        router = ShardedL2Origin.newBuilder()
+        router = new ShardedL2Origin(new ShardedL2Context()
             .servers(servers)
             .apiKey("key-0123456789")
             .origin(new FileSystemOrigin(tmp, 2))
-            .health(Duration.ofMillis(20), Duration.ofMillis(200), 2)
-            .build();
+            .healthInterval(Duration.ofMillis(20)).healthTimeout(Duration.ofMillis(200)).unhealthyAfter(2));
         assertEquals(3, router.servers().size());
         final Random random = new Random(9);
         for (int i = 0; i < 30; i++)
@@ -106,12 +105,11 @@ class ShardedL2OriginTest
     void callsGoToTheRendezvousOwnerAndServersComeAndGoAtRuntime() throws Exception
     {
         final List<URI> servers = refusedServers(4);
-        router = ShardedL2Origin.newBuilder()
+        router = new ShardedL2Origin(new ShardedL2Context()
             .servers(servers.subList(0, 3))
             .apiKey("key-0123456789")
             .origin(new FileSystemOrigin(tmp, 1))
-            .health(Duration.ofHours(1), Duration.ofMillis(200), 2)
-            .build();
+            .healthInterval(Duration.ofHours(1)).healthTimeout(Duration.ofMillis(200)).unhealthyAfter(2));
         final List<String> keys = new ArrayList<>();
         for (int k = 0; k < 2000; k++)
         {
@@ -162,13 +160,12 @@ class ShardedL2OriginTest
         new Random(6).nextBytes(truth);
         Files.write(tmp.resolve("obj.bin"), truth);
         final List<URI> pool = refusedServers(6);
-        router = ShardedL2Origin.newBuilder()
+        router = new ShardedL2Origin(new ShardedL2Context()
             .servers(pool.subList(0, 3))
             .apiKey("key-0123456789")
             .origin(new FileSystemOrigin(tmp, 2))
-            .abandonTimeout(Duration.ofMillis(200))
-            .health(Duration.ofMillis(10), Duration.ofMillis(200), 1)
-            .build();
+            .client((client) -> client.abandonTimeout(Duration.ofMillis(200)))
+            .healthInterval(Duration.ofMillis(10)).healthTimeout(Duration.ofMillis(200)).unhealthyAfter(1));
         final java.util.concurrent.atomic.AtomicReference<Throwable> failure =
             new java.util.concurrent.atomic.AtomicReference<>();
         final java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
