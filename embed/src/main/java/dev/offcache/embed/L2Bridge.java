@@ -38,9 +38,10 @@ import dev.offcache.range.store.FetchClass;
  * always fails, so every one of its fallbacks comes back here and is served under the adapter's key (the client's
  * own fallback would read by the server's key, which names no version). Whatever the client throws ({@link Error}s
  * and sneaky-thrown checked exceptions included) is a fallback to the source, and whatever the source throws fails
- * the returned future: no read is left waiting. An L2 hit of the engine's fetch is also counted in the
- * {@link ReadStatistics} of the read that sent it ({@link FetchRun#statistics()}), so each adapter stream knows its
- * own L2 hits. Ownership: the bridge owns the L2 client and the router, and closes both.
+ * the returned future: no read is left waiting. An L2 hit of the engine's fetch, and each of its fallbacks, size
+ * mismatches and unverified reads, is also counted in the {@link ReadStatistics} of the read that sent it
+ * ({@link FetchRun#statistics()}), so each adapter stream knows its own. Ownership: the bridge owns the L2 client
+ * and the router, and closes both.
  */
 public final class L2Bridge extends ForwardingObjectStore
 {
@@ -251,6 +252,10 @@ public final class L2Bridge extends ForwardingObjectStore
         if (refused.getIfPresent(key) != null)
         {
             unverified.incrementAndGet();
+            if (stats != null)
+            {
+                stats.l2UnverifiedRead();
+            }
             fromSource(key, offset, destination, fetchClass, result);
         }
         else
@@ -283,12 +288,20 @@ public final class L2Bridge extends ForwardingObjectStore
             if (error != null)
             {
                 fallbacks.incrementAndGet();
+                if (stats != null)
+                {
+                    stats.l2Fallback();
+                }
                 fromSource(key, offset, destination, fetchClass, result);
             }
             else if (n != want || (reported.get() >= 0 && reported.get() != length))
             {
                 // The server's object is not as long as the adapter's file: not the same version.
                 sizeMismatches.incrementAndGet();
+                if (stats != null)
+                {
+                    stats.l2SizeMismatch();
+                }
                 refused.put(key, Boolean.FALSE);
                 fromSource(key, offset, destination, fetchClass, result);
             }
@@ -296,6 +309,10 @@ public final class L2Bridge extends ForwardingObjectStore
             {
                 // Nothing to check the answer against: its bytes may be another version's.
                 unverified.incrementAndGet();
+                if (stats != null)
+                {
+                    stats.l2UnverifiedRead();
+                }
                 fromSource(key, offset, destination, fetchClass, result);
             }
             else

@@ -261,6 +261,7 @@ final class CachedInputStream extends FSInputStream
                     try
                     {
                         fallbackRead(range.getOffset(), buffer.duplicate());
+                        stats.fallbackBytes(range.getLength());
                     }
                     catch (final IOException ex)
                     {
@@ -340,6 +341,7 @@ final class CachedInputStream extends FSInputStream
         {
             stats.fallback();
             fallbackStream().readFully(position, buffer, offset, len);
+            stats.fallbackBytes(len);
         }
         stats.read(len);
     }
@@ -357,6 +359,7 @@ final class CachedInputStream extends FSInputStream
             stats.fallback();
             buffer.position(start);
             fallbackRead(position, buffer);
+            stats.fallbackBytes(len);
         }
         stats.read(len);
     }

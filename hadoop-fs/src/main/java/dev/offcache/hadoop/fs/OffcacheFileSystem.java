@@ -2,6 +2,8 @@ package dev.offcache.hadoop.fs;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
 import java.net.URI;
 import java.util.Locale;
 import java.util.Map;
@@ -17,7 +19,6 @@ import org.apache.hadoop.fs.FutureDataInputStreamBuilder;
 import org.apache.hadoop.fs.Options.OpenFileOptions;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.impl.OpenFileParameters;
-import org.apache.hadoop.util.ReflectionUtils;
 
 import dev.offcache.embed.CacheKeys;
 import dev.offcache.embed.CacheSettings;
@@ -110,7 +111,8 @@ public class OffcacheFileSystem extends FilterFileSystem
         {
             throw new IOException("offcache: " + ex.getMessage(), ex);
         }
-        final FileSystem real = (FileSystem) ReflectionUtils.newInstance(type, conf);
+        final FileSystem real = newWrapped(type, key, impl);
+        real.setConf(conf);
         real.initialize(name, conf);
         this.fs = real;
         try
@@ -126,6 +128,38 @@ public class OffcacheFileSystem extends FilterFileSystem
         prefix = CacheKeys.prefix(getUri());
         source = new HadoopByteSource(real);
         shared.router().register(prefix, source);
+    }
+
+    /**
+     * The real file system, made with its no-argument constructor. Not through Hadoop's
+     * {@code ReflectionUtils.newInstance}: with MapReduce on the class path that loads {@code JobConf}, whose static
+     * initialiser adds {@code mapred-default.xml} and {@code yarn-default.xml} (and their {@code -site} files) to every
+     * {@link Configuration} of the JVM, so each later {@code new Configuration()} (parquet-mr's
+     * {@code ParquetReadOptions.builder()} makes one per file it opens) parses two more large XML files: a few
+     * milliseconds per warm Parquet scan that the adapter would add to engines that make their file systems
+     * themselves.
+     */
+    private static FileSystem newWrapped(final Class<?> type, final String key, final String impl) throws IOException
+    {
+        try
+        {
+            final Constructor<?> constructor = type.getDeclaredConstructor();
+            constructor.setAccessible(true);
+            return (FileSystem) constructor.newInstance();
+        }
+        catch (final NoSuchMethodException ex)
+        {
+            throw new IOException("offcache: " + key + "=" + impl + " has no no-argument constructor", ex);
+        }
+        catch (final InvocationTargetException ex)
+        {
+            throw new IOException("offcache: could not make " + impl + " (" + key + "): " + ex.getCause(),
+                ex.getCause());
+        }
+        catch (final ReflectiveOperationException | RuntimeException ex)
+        {
+            throw new IOException("offcache: could not make " + impl + " (" + key + "): " + ex, ex);
+        }
     }
 
     @Override

@@ -34,6 +34,8 @@ final class StreamStatistics implements IOStatistics
     static final String VECTORED_RANGES = StreamStatisticNames.STREAM_READ_VECTORED_INCOMING_RANGES;
     /** Reads the cache failed and the wrapped file system served. */
     static final String FALLBACKS = "offcache_stream_fallbacks";
+    /** Bytes the wrapped file system's own stream returned for those reads. */
+    static final String FALLBACK_BYTES = "offcache_stream_fallback_bytes";
     /** Blocks this stream's reads found in L1 (the JVM's RAM cache). */
     static final String L1_HITS = "offcache_l1_block_hits";
     /** Blocks this stream's reads did not find in L1. */
@@ -52,6 +54,12 @@ final class StreamStatistics implements IOStatistics
     static final String L2_HITS = "offcache_l2_hits";
     /** Bytes the L2 servers served (with L2 servers only). */
     static final String L2_BYTES = "offcache_l2_bytes";
+    /** Of the fetch requests sent to L2: those L2 failed, served by the wrapped file system (with L2 only). */
+    static final String L2_FALLBACKS = "offcache_l2_fallbacks";
+    /** Of the fetch requests sent to L2: answers for another file length, served by the file system (L2 only). */
+    static final String L2_SIZE_MISMATCHES = "offcache_l2_size_mismatches";
+    /** Of the fetch requests under an L2 root: served by the file system, L2's size unchecked (L2 only). */
+    static final String L2_UNVERIFIED = "offcache_l2_unverified";
     /** Of the fetch requests: those the wrapped file system served (the origin). */
     static final String ORIGIN_REQUESTS = "offcache_origin_requests";
     /** Bytes the wrapped file system served for them. */
@@ -64,7 +72,6 @@ final class StreamStatistics implements IOStatistics
     private final AtomicLong seeks = new AtomicLong();
     private final AtomicLong vectored = new AtomicLong();
     private final AtomicLong vectoredRanges = new AtomicLong();
-    private final AtomicLong fallbacks = new AtomicLong();
 
     /**
      * Counters for one stream.
@@ -104,14 +111,16 @@ final class StreamStatistics implements IOStatistics
         vectoredRanges.addAndGet(ranges);
     }
 
+    /** A read the cache failed: the wrapped file system's own stream serves it. */
     void fallback()
     {
-        fallbacks.incrementAndGet();
+        cache.fallback();
     }
 
-    long fallbacks()
+    /** Bytes the wrapped file system's own stream returned for a read the cache failed. */
+    void fallbackBytes(final long n)
     {
-        return fallbacks.get();
+        cache.fallbackBytes(n);
     }
 
     @Override
@@ -123,7 +132,8 @@ final class StreamStatistics implements IOStatistics
         counters.put(SEEKS, seeks.get());
         counters.put(VECTORED, vectored.get());
         counters.put(VECTORED_RANGES, vectoredRanges.get());
-        counters.put(FALLBACKS, fallbacks.get());
+        counters.put(FALLBACKS, cache.fallbacks());
+        counters.put(FALLBACK_BYTES, cache.fallbackBytes());
         counters.put(L1_HITS, cache.blockHits());
         counters.put(L1_MISSES, cache.blockMisses());
         counters.put(JOINED, cache.joinedBlocks());
@@ -143,6 +153,9 @@ final class StreamStatistics implements IOStatistics
         {
             counters.put(L2_HITS, l2Hits);
             counters.put(L2_BYTES, l2Bytes);
+            counters.put(L2_FALLBACKS, cache.l2Fallbacks());
+            counters.put(L2_SIZE_MISMATCHES, cache.l2SizeMismatches());
+            counters.put(L2_UNVERIFIED, cache.l2Unverified());
         }
         return counters;
     }

@@ -187,6 +187,7 @@ class StreamStatisticsTest
         counters.put(StreamStatistics.VECTORED, 0L);
         counters.put(StreamStatistics.VECTORED_RANGES, 0L);
         counters.put(StreamStatistics.FALLBACKS, 0L);
+        counters.put(StreamStatistics.FALLBACK_BYTES, 0L);
         counters.put(StreamStatistics.L1_HITS, l1Hits);
         counters.put(StreamStatistics.BYTES_FROM_L1, bytesFromL1);
         counters.put(StreamStatistics.L1_MISSES, l1Misses);

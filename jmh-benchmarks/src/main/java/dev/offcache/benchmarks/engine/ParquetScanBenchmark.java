@@ -110,6 +110,7 @@ public class ParquetScanBenchmark
     private FileSystem fs;
     private FileStatus status;
     private double expected;
+    private ParquetReadOptions options;
 
     /**
      * What the origin served, summed over the scans of an iteration (JMH sums these over the iterations too):
@@ -150,6 +151,7 @@ public class ParquetScanBenchmark
     public void setUp() throws Exception
     {
         file = dataFile(fileMiB);
+        options = readOptions();
         conf = new Configuration(false);
         conf.setLong(LatencyFileSystem.LATENCY_MS, latencyMs);
         conf.set("offcache.fs.file.impl", LatencyFileSystem.class.getName());
@@ -161,7 +163,7 @@ public class ParquetScanBenchmark
         try (RawLocalFileSystem local = new RawLocalFileSystem())
         {
             local.initialize(URI.create("file:///"), new Configuration(false));
-            expected = scan(local, local.getFileStatus(new org.apache.hadoop.fs.Path(file.toUri())));
+            expected = scan(local, local.getFileStatus(new org.apache.hadoop.fs.Path(file.toUri())), options);
         }
         if ("warm".equals(cache))
         {
@@ -228,14 +230,25 @@ public class ParquetScanBenchmark
 
     private double scan() throws IOException
     {
-        return scan(fs, status);
+        return scan(fs, status, options);
     }
 
-    private static double scan(final FileSystem fs, final FileStatus status) throws IOException
+    /**
+     * The read options, made once per trial as an engine makes them from its job's configuration: a
+     * {@code ParquetReadOptions.builder()} per scan would parse Hadoop's default XML resources on every scan (a new
+     * {@code Configuration}), a cost that is neither decoding nor I/O and that grows with the resources the JVM
+     * happens to have registered (MapReduce's {@code JobConf} adds two).
+     */
+    private static ParquetReadOptions readOptions()
     {
         // The filter prunes row groups by their statistics; rows are filtered below, as a vectorised reader does.
         final FilterCompat.Filter filter = FilterCompat.get(FilterApi.gt(FilterApi.doubleColumn("fare"), FARE_ABOVE));
-        final ParquetReadOptions options = ParquetReadOptions.builder().withRecordFilter(filter).build();
+        return ParquetReadOptions.builder().withRecordFilter(filter).build();
+    }
+
+    private static double scan(final FileSystem fs, final FileStatus status, final ParquetReadOptions options)
+        throws IOException
+    {
         double sum = 0;
         try (ParquetFileReader reader = ParquetFileReader.open(new StatusInputFile(fs, status), options))
         {
