@@ -79,7 +79,8 @@ public interface BucketBackend
      * @param body   its bytes, subscribed to once.
      * @return the new version's metadata once the origin has it.
      */
-    default CompletableFuture<ObjectInfo> put(final String key, final long length, final Flow.Publisher<ByteBuffer> body)
+    default CompletableFuture<ObjectInfo> put(
+        final String key, final long length, final Flow.Publisher<ByteBuffer> body)
     {
         throw new UnsupportedOperationException("streamed writes");
     }
