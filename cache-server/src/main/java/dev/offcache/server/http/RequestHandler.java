@@ -91,6 +91,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     private ServerState.InFlight inFlight;
     /** The codec will decode no more requests: answer those it handed over, then close after the last. */
     private boolean inputEnded;
+    /** A streamed request body waits for the origin ({@link S3BodyStreamer}): reading stays paused meanwhile. */
+    private boolean bodyHoldsReads;
 
     RequestHandler(final ServerResources resources)
     {
@@ -160,9 +162,32 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
                 request.release();
             }
         }
-        if (queued.size() < MAX_QUEUED_REQUESTS / 2 && !ctx.channel().config().isAutoRead() && !inputEnded)
+        resumeReadsIfIdle(ctx);
+    }
+
+    private void resumeReadsIfIdle(final ChannelHandlerContext ctx)
+    {
+        if (queued.size() < MAX_QUEUED_REQUESTS / 2 && !ctx.channel().config().isAutoRead() && !inputEnded &&
+            !bodyHoldsReads)
         {
             ctx.channel().config().setAutoRead(true);
+        }
+    }
+
+    /**
+     * Pauses or resumes reading for a streamed request body whose origin lags (its bounded buffer is full, or half
+     * drained again); the pipelining bound's pause stays in force either way.
+     */
+    void holdReadsForBody(final ChannelHandlerContext ctx, final boolean hold)
+    {
+        bodyHoldsReads = hold;
+        if (hold)
+        {
+            ctx.channel().config().setAutoRead(false);
+        }
+        else
+        {
+            resumeReadsIfIdle(ctx);
         }
     }
 

@@ -15,6 +15,7 @@ import dev.offcache.server.s3.S3Exception;
 import dev.offcache.server.s3.S3Request;
 import dev.offcache.server.s3.S3Service;
 import dev.offcache.server.s3.SigV4Verifier;
+import dev.offcache.server.s3.UploadStream;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -85,25 +86,28 @@ final class S3Front
             deliver(handler, ctx, OTHER, head, S3Service.error(null, ex, requestId), requestId, keepAlive, startNanos);
             return;
         }
+        final UploadStream upload = request instanceof S3BodyStreamer.Streamed streamed ? streamed.body() : null;
         final Authentication auth;
         try
         {
             auth = null == verifier ? Authentication.DISABLED : verifier.verify(request.method().name(),
-                parsed.rawPath(), parsed.query(), request.headers(), request.content());
+                parsed.rawPath(), parsed.query(), request.headers(), request.content(), null != upload);
         }
         catch (final S3Exception ex)
         {
-            deliver(handler, ctx, AUTH, head, S3Service.error(parsed, ex, requestId), requestId, keepAlive,
-                startNanos);
+            deliver(handler, ctx, AUTH, head, S3Service.error(parsed, ex, requestId), requestId,
+                keepAliveAfter(upload, keepAlive), startNanos);
             return;
         }
         final String endpoint = endpointOf(parsed);
-        // the service reads the body before it returns; the request is released after this method
+        // the service reads a whole body (or claims a streamed one) before it returns; the request is released after
+        // this method
         final CompletableFuture<S3Answer> answer =
-            api.service().answer(parsed, auth, request.headers(), request.content(), requestId);
+            api.service().answer(parsed, auth, request.headers(), request.content(), upload, requestId);
         if (answer.isDone() && ctx.executor().inEventLoop())
         {
-            deliver(handler, ctx, endpoint, head, answer.join(), requestId, keepAlive, startNanos);
+            deliver(handler, ctx, endpoint, head, answer.join(), requestId, keepAliveAfter(upload, keepAlive),
+                startNanos);
             return;
         }
         answer.whenComplete((done, error) ->
@@ -112,7 +116,7 @@ final class S3Front
             {
                 ctx.executor().execute(() -> deliver(handler, ctx, endpoint, head, null != done ? done :
                     S3Service.error(parsed, new S3Exception(S3ErrorCode.INTERNAL_ERROR), requestId), requestId,
-                    keepAlive, startNanos));
+                    keepAliveAfter(upload, keepAlive), startNanos));
             }
             catch (final RejectedExecutionException ex)
             {
@@ -171,6 +175,15 @@ final class S3Front
             handler.send(ctx, endpoint, new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                 HttpResponseStatus.INTERNAL_SERVER_ERROR), false);
         }
+    }
+
+    /**
+     * Whether the connection stays open after an answer: an answer given before a streamed body was all received
+     * (a refusal, the origin's early error) leaves the rest of the body on the wire, which is dropped by closing.
+     */
+    private static boolean keepAliveAfter(final UploadStream upload, final boolean keepAlive)
+    {
+        return null == upload ? keepAlive : upload.answered() && keepAlive;
     }
 
     private static String endpointOf(final S3Request request)

@@ -20,16 +20,33 @@ import io.netty.buffer.ByteBuf;
  * ({@code AWS4-HMAC-SHA256-TRAILER}) closes the chain; with {@code STREAMING-UNSIGNED-PAYLOAD-TRAILER} the chunks
  * are unsigned. A trailing checksum ({@code x-amz-checksum-crc32}, {@code -crc32c}, {@code -sha1},
  * {@code -sha256}) is checked against the decoded bytes. The decoded length must equal
- * {@code x-amz-decoded-content-length}. Used by pass-through writes only. Not thread-safe (one per connection).
+ * {@code x-amz-decoded-content-length}. A whole body is decoded by {@link #decode}; a streamed one piece by piece
+ * by a {@link Decoder} (which needs the trailing checksum's name up front, from {@code x-amz-trailer}). Used by
+ * pass-through writes only. Not thread-safe (one per connection).
  */
 public final class AwsChunkedBody
 {
     private static final String SIGNED = SignatureV4.STREAMING_PAYLOAD;
     private static final String SIGNED_TRAILER = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER";
     private static final String UNSIGNED_TRAILER = "STREAMING-UNSIGNED-PAYLOAD-TRAILER";
+    private static final int MAX_LINE = 4096;
 
     private final Mac mac = SignatureV4.newMac();
     private final MessageDigest sha256 = SignatureV4.newSha256();
+
+    /** Where a decoder puts the decoded bytes. */
+    @FunctionalInterface
+    public interface Sink
+    {
+        /**
+         * Takes decoded bytes (read, not consumed or retained).
+         *
+         * @param from   the buffer.
+         * @param index  where they start.
+         * @param length how many.
+         */
+        void write(ByteBuf from, int index, int length);
+    }
 
     /**
      * Whether a payload hash names an {@code aws-chunked} body this class decodes.
@@ -43,7 +60,7 @@ public final class AwsChunkedBody
     }
 
     /**
-     * Decodes and checks a body.
+     * Decodes and checks a whole body.
      *
      * @param encoded       the body as received (read, not consumed).
      * @param auth          the request's verified signature (its payload hash says which form).
@@ -54,30 +71,211 @@ public final class AwsChunkedBody
      */
     public byte[] decode(final ByteBuf encoded, final Authentication auth, final long decodedLength)
     {
-        final String form = auth.payloadHash();
-        if (!isStreaming(form))
-        {
-            throw new IllegalArgumentException("not a streaming payload: " + form);
-        }
-        final boolean signed = !UNSIGNED_TRAILER.equals(form);
         if (decodedLength < 0 || decodedLength > encoded.readableBytes())
         {
             throw invalid("x-amz-decoded-content-length " + decodedLength + " does not fit the body");
         }
         final byte[] out = new byte[(int) decodedLength];
-        int written = 0;
-        int at = encoded.readerIndex();
-        final int end = encoded.writerIndex();
-        String previous = auth.signature();
-        while (true)
+        final int[] written = {0};
+        final Decoder decoder = new Decoder(auth, decodedLength, null, (from, index, length) ->
         {
-            final int lineEnd = indexOfCrlf(encoded, at, end);
-            if (lineEnd < 0)
+            from.getBytes(index, out, written[0], length);
+            written[0] += length;
+        });
+        decoder.whole = out;
+        decoder.feed(encoded);
+        decoder.finish();
+        return out;
+    }
+
+    /**
+     * A decoder of one streamed body, fed the encoded bytes as they arrive.
+     *
+     * @param auth          the request's verified signature.
+     * @param decodedLength {@code x-amz-decoded-content-length}.
+     * @param trailer       the request's {@code x-amz-trailer} (the trailing checksum's name), or {@code null}.
+     * @param sink          takes the decoded bytes.
+     * @return the decoder.
+     */
+    public Decoder decoder(final Authentication auth, final long decodedLength, final String trailer, final Sink sink)
+    {
+        if (decodedLength < 0)
+        {
+            throw invalid("x-amz-decoded-content-length is missing or negative");
+        }
+        return new Decoder(auth, decodedLength, trailer, sink);
+    }
+
+    /**
+     * Decodes one body piece by piece: chunk headers, data (handed to the sink as it arrives, each chunk's
+     * signature checked once the chunk is complete), the trailer. Not thread-safe.
+     */
+    public final class Decoder
+    {
+        private final Authentication auth;
+        private final String form;
+        private final boolean signed;
+        private final long decodedLength;
+        private final Sink sink;
+        private final String declaredTrailer;
+        private final Checksum declaredCrc;
+        private final MessageDigest declaredDigest;
+        private final StringBuilder line = new StringBuilder(128);
+        private final StringBuilder signedLines = new StringBuilder(64);
+        private byte[] whole;
+        private State state = State.HEADER;
+        private long written;
+        private int remaining;
+        private int crlfSeen;
+        private String presented;
+        private String previous;
+        private String trailerSignature;
+
+        private Decoder(final Authentication auth, final long decodedLength, final String trailer, final Sink sink)
+        {
+            this.auth = auth;
+            this.form = auth.payloadHash();
+            if (!isStreaming(form))
             {
-                throw invalid("a chunk header has no end");
+                throw new IllegalArgumentException("not a streaming payload: " + form);
             }
-            final String header = encoded.toString(at, lineEnd - at, StandardCharsets.ISO_8859_1);
-            at = lineEnd + 2;
+            this.signed = !UNSIGNED_TRAILER.equals(form);
+            this.decodedLength = decodedLength;
+            this.sink = sink;
+            this.previous = auth.signature();
+            this.declaredTrailer = null == trailer || SIGNED.equals(form) ? null :
+                trailer.trim().toLowerCase(Locale.ROOT);
+            this.declaredCrc = null == declaredTrailer ? null : switch (declaredTrailer)
+            {
+                case "x-amz-checksum-crc32" -> new CRC32();
+                case "x-amz-checksum-crc32c" -> new CRC32C();
+                default -> null;
+            };
+            this.declaredDigest = null == declaredTrailer ? null : switch (declaredTrailer)
+            {
+                case "x-amz-checksum-sha1" -> newDigest("SHA-1");
+                case "x-amz-checksum-sha256" -> newDigest("SHA-256");
+                default -> null;
+            };
+            if (null != declaredTrailer && null == declaredCrc && null == declaredDigest)
+            {
+                throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "trailer " + declaredTrailer + " is not supported");
+            }
+        }
+
+        /**
+         * Decodes the next encoded bytes.
+         *
+         * @param in the bytes (read, not consumed).
+         * @throws S3Exception when they are not what was signed or not {@code aws-chunked}.
+         */
+        public void feed(final ByteBuf in)
+        {
+            int at = in.readerIndex();
+            final int end = in.writerIndex();
+            while (at < end)
+            {
+                switch (state)
+                {
+                    case HEADER, TRAILER ->
+                    {
+                        final byte b = in.getByte(at++);
+                        if (lineEnded(b))
+                        {
+                            final String text = line.toString();
+                            line.setLength(0);
+                            if (state == State.HEADER)
+                            {
+                                onHeader(text);
+                            }
+                            else
+                            {
+                                onTrailerLine(text);
+                            }
+                        }
+                    }
+                    case DATA ->
+                    {
+                        final int n = Math.min(remaining, end - at);
+                        if (signed)
+                        {
+                            sha256.update(in.nioBuffer(at, n));
+                        }
+                        if (null != declaredCrc)
+                        {
+                            declaredCrc.update(in.nioBuffer(at, n));
+                        }
+                        else if (null != declaredDigest)
+                        {
+                            declaredDigest.update(in.nioBuffer(at, n));
+                        }
+                        sink.write(in, at, n);
+                        at += n;
+                        remaining -= n;
+                        written += n;
+                        if (remaining == 0)
+                        {
+                            if (signed)
+                            {
+                                checkChunk();
+                            }
+                            state = State.DATA_END;
+                            crlfSeen = 0;
+                        }
+                    }
+                    case DATA_END ->
+                    {
+                        final byte b = in.getByte(at++);
+                        if (b != (crlfSeen == 0 ? '\r' : '\n'))
+                        {
+                            throw invalid("a chunk does not end with CRLF");
+                        }
+                        if (++crlfSeen == 2)
+                        {
+                            state = State.HEADER;
+                        }
+                    }
+                    default -> at = end;
+                }
+            }
+        }
+
+        /**
+         * Ends the body: it must have ended with its final chunk (and trailer), holding the decoded length.
+         *
+         * @throws S3Exception when it did not.
+         */
+        public void finish()
+        {
+            if (state != State.DONE)
+            {
+                throw invalid(state == State.TRAILER ? "the trailer has no end" :
+                    "the body ends before its final chunk");
+            }
+            if (written != decodedLength)
+            {
+                throw invalid("the chunks hold " + written + " bytes, x-amz-decoded-content-length says " +
+                    decodedLength);
+            }
+        }
+
+        private boolean lineEnded(final byte b)
+        {
+            if (b == '\n' && line.length() > 0 && line.charAt(line.length() - 1) == '\r')
+            {
+                line.setLength(line.length() - 1);
+                return true;
+            }
+            if (line.length() >= MAX_LINE)
+            {
+                throw invalid(state == State.HEADER ? "a chunk header has no end" : "the trailer has no end");
+            }
+            line.append((char) (b & 0xFF));
+            return false;
+        }
+
+        private void onHeader(final String header)
+        {
             final int semicolon = header.indexOf(';');
             final String sizeText = semicolon < 0 ? header : header.substring(0, semicolon);
             final int size;
@@ -89,7 +287,7 @@ public final class AwsChunkedBody
             {
                 throw invalid("a chunk size is not hexadecimal");
             }
-            if (size < 0 || size > end - at || written + size > out.length)
+            if (size < 0 || written + size > decodedLength)
             {
                 throw invalid("a chunk is longer than the body or the decoded length");
             }
@@ -100,83 +298,98 @@ public final class AwsChunkedBody
                 {
                     throw new S3Exception(S3ErrorCode.SIGNATURE_DOES_NOT_MATCH, "a chunk has no chunk-signature");
                 }
-                final String presented = header.substring(semicolon + 1 + prefix.length());
+                presented = header.substring(semicolon + 1 + prefix.length());
                 sha256.reset();
-                sha256.update(encoded.nioBuffer(at, size));
-                final String stringToSign = "AWS4-HMAC-SHA256-PAYLOAD\n" + auth.amzDate() + '\n' + auth.scope() + '\n' +
-                    previous + '\n' + SignatureV4.EMPTY_SHA256 + '\n' + SignatureV4.hex(sha256.digest());
-                previous = checkSignature(auth, stringToSign, presented, "chunk");
             }
-            encoded.getBytes(at, out, written, size);
-            written += size;
-            at += size;
-            if (size == 0)
+            remaining = size;
+            if (size > 0)
             {
-                break;
+                state = State.DATA;
+                return;
             }
-            if (at + 2 > end || encoded.getByte(at) != '\r' || encoded.getByte(at + 1) != '\n')
+            if (signed)
             {
-                throw invalid("a chunk does not end with CRLF");
+                checkChunk();
             }
-            at += 2;
+            state = SIGNED.equals(form) ? State.DONE : State.TRAILER;
         }
-        if (written != out.length)
-        {
-            throw invalid("the chunks hold " + written + " bytes, x-amz-decoded-content-length says " + out.length);
-        }
-        if (!SIGNED.equals(form))
-        {
-            readTrailer(encoded, at, end, auth, previous, signed, out);
-        }
-        return out;
-    }
 
-    private void readTrailer(
-        final ByteBuf encoded, final int from, final int end, final Authentication auth, final String previous,
-        final boolean signed, final byte[] body)
-    {
-        final StringBuilder signedLines = new StringBuilder(64);
-        String trailerSignature = null;
-        int at = from;
-        while (true)
+        private void checkChunk()
         {
-            final int lineEnd = indexOfCrlf(encoded, at, end);
-            if (lineEnd < 0)
+            final String stringToSign = "AWS4-HMAC-SHA256-PAYLOAD\n" + auth.amzDate() + '\n' + auth.scope() + '\n' +
+                previous + '\n' + SignatureV4.EMPTY_SHA256 + '\n' + SignatureV4.hex(sha256.digest());
+            previous = checkSignature(auth, stringToSign, presented, "chunk");
+        }
+
+        private void onTrailerLine(final String text)
+        {
+            if (text.isEmpty())
             {
-                throw invalid("the trailer has no end");
+                if (signed)
+                {
+                    if (null == trailerSignature)
+                    {
+                        throw new S3Exception(S3ErrorCode.SIGNATURE_DOES_NOT_MATCH,
+                            "the trailer has no x-amz-trailer-signature");
+                    }
+                    final String stringToSign = "AWS4-HMAC-SHA256-TRAILER\n" + auth.amzDate() + '\n' + auth.scope() +
+                        '\n' + previous + '\n' + SignatureV4.sha256Hex(signedLines.toString());
+                    checkSignature(auth, stringToSign, trailerSignature, "trailer");
+                }
+                state = State.DONE;
+                return;
             }
-            final String line = encoded.toString(at, lineEnd - at, StandardCharsets.ISO_8859_1);
-            at = lineEnd + 2;
-            if (line.isEmpty())
-            {
-                break;
-            }
-            final int colon = line.indexOf(':');
+            final int colon = text.indexOf(':');
             if (colon < 0)
             {
                 throw invalid("a trailer line is not NAME:VALUE");
             }
-            final String name = line.substring(0, colon).trim().toLowerCase(Locale.ROOT);
-            final String value = line.substring(colon + 1).trim();
+            final String name = text.substring(0, colon).trim().toLowerCase(Locale.ROOT);
+            final String value = text.substring(colon + 1).trim();
             if ("x-amz-trailer-signature".equals(name))
             {
                 trailerSignature = value;
-                continue;
+                return;
             }
             signedLines.append(name).append(':').append(value).append('\n');
-            checkChecksum(name, value, body);
+            checkChecksum(name, value);
         }
-        if (signed)
+
+        private void checkChecksum(final String name, final String value)
         {
-            if (null == trailerSignature)
+            final byte[] actual;
+            if (name.equals(declaredTrailer))
             {
-                throw new S3Exception(S3ErrorCode.SIGNATURE_DOES_NOT_MATCH,
-                    "the trailer has no x-amz-trailer-signature");
+                actual = null != declaredCrc ? crcBytes(declaredCrc.getValue()) : declaredDigest.digest();
             }
-            final String stringToSign = "AWS4-HMAC-SHA256-TRAILER\n" + auth.amzDate() + '\n' + auth.scope() + '\n' +
-                previous + '\n' + SignatureV4.sha256Hex(signedLines.toString());
-            checkSignature(auth, stringToSign, trailerSignature, "trailer");
+            else if (null != whole)
+            {
+                actual = switch (name)
+                {
+                    case "x-amz-checksum-crc32" -> crc(new CRC32(), whole);
+                    case "x-amz-checksum-crc32c" -> crc(new CRC32C(), whole);
+                    case "x-amz-checksum-sha1" -> newDigest("SHA-1").digest(whole);
+                    case "x-amz-checksum-sha256" -> newDigest("SHA-256").digest(whole);
+                    default -> throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED,
+                        "trailer " + name + " is not supported");
+                };
+            }
+            else
+            {
+                throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "the trailer " + name + " is not the one " +
+                    "x-amz-trailer declared").with("ArgumentName", name);
+            }
+            if (!Base64.getEncoder().encodeToString(actual).equals(value))
+            {
+                throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "The " + name + " you specified did not match " +
+                    "the calculated checksum.").with("ArgumentName", name);
+            }
         }
+    }
+
+    private enum State
+    {
+        HEADER, DATA, DATA_END, TRAILER, DONE
     }
 
     private String checkSignature(
@@ -193,57 +406,27 @@ public final class AwsChunkedBody
         return expected;
     }
 
-    private static void checkChecksum(final String name, final String value, final byte[] body)
-    {
-        final byte[] actual;
-        switch (name)
-        {
-            case "x-amz-checksum-crc32" -> actual = crc(new CRC32(), body);
-            case "x-amz-checksum-crc32c" -> actual = crc(new CRC32C(), body);
-            case "x-amz-checksum-sha1" -> actual = digest("SHA-1", body);
-            case "x-amz-checksum-sha256" -> actual = digest("SHA-256", body);
-            default -> throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "trailer " + name + " is not supported");
-        }
-        if (!Base64.getEncoder().encodeToString(actual).equals(value))
-        {
-            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "The " + name + " you specified did not match the " +
-                "calculated checksum.").with("ArgumentName", name);
-        }
-    }
-
     private static byte[] crc(final Checksum checksum, final byte[] body)
     {
         checksum.update(body, 0, body.length);
-        final long value = checksum.getValue();
+        return crcBytes(checksum.getValue());
+    }
+
+    private static byte[] crcBytes(final long value)
+    {
         return new byte[] {(byte) (value >>> 24), (byte) (value >>> 16), (byte) (value >>> 8), (byte) value};
     }
 
-    private static byte[] digest(final String algorithm, final byte[] body)
+    private static MessageDigest newDigest(final String algorithm)
     {
         try
         {
-            return MessageDigest.getInstance(algorithm).digest(body);
+            return MessageDigest.getInstance(algorithm);
         }
         catch (final NoSuchAlgorithmException ex)
         {
             throw new IllegalStateException(ex);
         }
-    }
-
-    private static int indexOfCrlf(final ByteBuf buffer, final int from, final int end)
-    {
-        for (int i = from; i + 1 < end; i++)
-        {
-            if (buffer.getByte(i) == '\r' && buffer.getByte(i + 1) == '\n')
-            {
-                return i;
-            }
-            if (i - from > 4096)
-            {
-                return -1;
-            }
-        }
-        return -1;
     }
 
     private static S3Exception invalid(final String message)

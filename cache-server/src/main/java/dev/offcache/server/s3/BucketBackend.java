@@ -3,6 +3,7 @@ package dev.offcache.server.s3;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 
 import dev.offcache.range.origin.ListPage;
 import dev.offcache.range.origin.MultipartUploads;
@@ -57,6 +58,49 @@ public interface BucketBackend
      * @return the new version's metadata once the origin has it.
      */
     CompletableFuture<ObjectInfo> put(String key, ByteBuffer bytes);
+
+    /**
+     * Whether writes of this bucket stream their bodies to the origin ({@link #put(String, long, Flow.Publisher)},
+     * {@link #uploadPart(String, String, int, long, Flow.Publisher)}) rather than taking them whole.
+     *
+     * @return true for an S3 origin.
+     */
+    default boolean streamsWrites()
+    {
+        return false;
+    }
+
+    /**
+     * Writes an object through to the origin from a stream, as {@link #put(String, ByteBuffer)} does with a whole
+     * body; only where {@link #streamsWrites()}.
+     *
+     * @param key    a validated key.
+     * @param length the object's length.
+     * @param body   its bytes, subscribed to once.
+     * @return the new version's metadata once the origin has it.
+     */
+    default CompletableFuture<ObjectInfo> put(
+        final String key, final long length, final Flow.Publisher<ByteBuffer> body)
+    {
+        throw new UnsupportedOperationException("streamed writes");
+    }
+
+    /**
+     * Writes one part of an upload to the origin from a stream; only where {@link #streamsWrites()}.
+     *
+     * @param key        a validated key.
+     * @param uploadId   the upload.
+     * @param partNumber 1 to 10 000.
+     * @param length     the part's length.
+     * @param body       its bytes, subscribed to once.
+     * @return the part's tag.
+     */
+    default CompletableFuture<String> uploadPart(
+        final String key, final String uploadId, final int partNumber, final long length,
+        final Flow.Publisher<ByteBuffer> body)
+    {
+        throw new UnsupportedOperationException("streamed writes");
+    }
 
     /**
      * Deletes an object in the origin and forgets what the cache knew of it.

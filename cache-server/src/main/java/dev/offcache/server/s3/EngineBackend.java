@@ -3,6 +3,7 @@ package dev.offcache.server.s3;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 import java.util.function.Supplier;
 
 import dev.offcache.range.engine.ByteRange;
@@ -87,17 +88,29 @@ public final class EngineBackend extends OriginBackend
     }
 
     @Override
+    public CompletableFuture<ObjectInfo> put(final String key, final long length, final Flow.Publisher<ByteBuffer> body)
+    {
+        final MultipartUploads uploads = multipart();
+        final String cacheKey = cacheKey(key);
+        return written(key, cacheKey, () -> invalidatedAround(cacheKey, () -> uploads.putObject(key, length, body)));
+    }
+
+    @Override
     public CompletableFuture<ObjectInfo> completeMultipartUpload(
         final String key, final String uploadId, final List<MultipartUploads.Part> parts)
     {
         final MultipartUploads uploads = multipart();
         final String cacheKey = cacheKey(key);
-        return written(key, cacheKey, () ->
-        {
-            cache.invalidate(cacheKey);
-            return uploads.completeMultipartUpload(key, uploadId, parts).whenComplete((etag, error) ->
-                cache.invalidate(cacheKey));
-        });
+        return written(key, cacheKey, () -> invalidatedAround(cacheKey, () ->
+            uploads.completeMultipartUpload(key, uploadId, parts)));
+    }
+
+    /** A write that reaches the origin past the engine: the engine forgets the key before it and after it. */
+    private CompletableFuture<?> invalidatedAround(
+        final String cacheKey, final Supplier<CompletableFuture<?>> write)
+    {
+        cache.invalidate(cacheKey);
+        return write.get().whenComplete((v, error) -> cache.invalidate(cacheKey));
     }
 
     /**

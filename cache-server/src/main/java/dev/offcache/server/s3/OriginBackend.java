@@ -3,6 +3,7 @@ package dev.offcache.server.s3;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 
 import dev.offcache.range.origin.ListPage;
 import dev.offcache.range.origin.MultipartUploads;
@@ -67,6 +68,26 @@ public class OriginBackend implements BucketBackend
     public CompletableFuture<ObjectInfo> put(final String key, final ByteBuffer bytes)
     {
         return origin.put(key, bytes).thenCompose((v) -> origin.stat(key));
+    }
+
+    @Override
+    public boolean streamsWrites()
+    {
+        return origin instanceof MultipartUploads;
+    }
+
+    @Override
+    public CompletableFuture<ObjectInfo> put(final String key, final long length, final Flow.Publisher<ByteBuffer> body)
+    {
+        return multipart().putObject(key, length, body).thenCompose((v) -> origin.stat(key));
+    }
+
+    @Override
+    public CompletableFuture<String> uploadPart(
+        final String key, final String uploadId, final int partNumber, final long length,
+        final Flow.Publisher<ByteBuffer> body)
+    {
+        return multipart().uploadPart(key, uploadId, partNumber, length, body);
     }
 
     @Override

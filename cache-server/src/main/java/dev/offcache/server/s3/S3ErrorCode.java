@@ -39,6 +39,9 @@ public enum S3ErrorCode
     INVALID_DIGEST("InvalidDigest", 400, "The Content-MD5 you specified is not valid."),
     /** A {@code partNumber} the object does not have. */
     INVALID_PART_NUMBER("InvalidPartNumber", 416, "The requested partnumber is not satisfiable"),
+    /** A body shorter than its declared length. */
+    INCOMPLETE_BODY("IncompleteBody", 400, "You did not provide the number of bytes specified by the Content-Length " +
+        "HTTP header."),
     /** A body larger than the endpoint takes. */
     ENTITY_TOO_LARGE("EntityTooLarge", 400, "Your proposed upload exceeds the maximum allowed object size."),
     /** A request body that is not the XML document the operation takes. */

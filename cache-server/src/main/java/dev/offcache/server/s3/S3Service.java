@@ -74,16 +74,65 @@ public final class S3Service
         final ByteBuf body,
         final String requestId)
     {
+        return answer(request, auth, headers, body, null, requestId);
+    }
+
+    /**
+     * The answer to a request whose body is streamed ({@code PutObject}, {@code UploadPart} to a bucket that
+     * {@linkplain BucketBackend#streamsWrites streams writes}): the write takes the body from {@code upload} as it
+     * arrives; a body that fails its checks is answered with the check's error.
+     *
+     * @param request   the parsed request.
+     * @param auth      its verified signature.
+     * @param headers   the request headers.
+     * @param body      the request body held whole, may be empty; read, not released.
+     * @param upload    the streamed body, or {@code null} when the body is held whole.
+     * @param requestId the request's id (in error documents).
+     * @return the answer; never fails (failures are error answers).
+     */
+    public CompletableFuture<S3Answer> answer(
+        final S3Request request,
+        final Authentication auth,
+        final HttpHeaders headers,
+        final ByteBuf body,
+        final UploadStream upload,
+        final String requestId)
+    {
         CompletableFuture<S3Answer> answer;
         try
         {
-            answer = dispatch(request, auth, headers, body);
+            answer = dispatch(request, auth, headers, body, upload);
         }
         catch (final RuntimeException ex)
         {
             answer = CompletableFuture.failedFuture(ex);
         }
-        return answer.exceptionally((error) -> error(request, translate(request, error), requestId));
+        return answer.exceptionally((error) -> error(request, null != upload && null != upload.failure() ?
+            upload.failure() : translate(request, error), requestId));
+    }
+
+    /**
+     * Whether a request's body is to be streamed to the origin rather than held whole: a pass-through
+     * {@code PutObject} or {@code UploadPart} to a bucket whose origin takes streamed writes.
+     *
+     * @param request the parsed request.
+     * @return true to stream it.
+     */
+    public boolean streams(final S3Request request)
+    {
+        if (writes != S3WriteMode.PASS_THROUGH || (request.operation() != S3Operation.PUT_OBJECT &&
+            request.operation() != S3Operation.UPLOAD_PART))
+        {
+            return false;
+        }
+        try
+        {
+            return buckets.get(request.bucket()).backend().streamsWrites();
+        }
+        catch (final S3Exception ex)
+        {
+            return false;
+        }
     }
 
     /**
@@ -110,7 +159,11 @@ public final class S3Service
     }
 
     private CompletableFuture<S3Answer> dispatch(
-        final S3Request request, final Authentication auth, final HttpHeaders headers, final ByteBuf body)
+        final S3Request request,
+        final Authentication auth,
+        final HttpHeaders headers,
+        final ByteBuf body,
+        final UploadStream upload)
     {
         final S3Operation operation = request.operation();
         if (operation.kind() == S3Operation.Kind.UNSUPPORTED)
@@ -148,7 +201,7 @@ public final class S3Service
             case HEAD_OBJECT:
                 return object(bucket, request, headers);
             default:
-                return write(bucket, request, auth, headers, body);
+                return write(bucket, request, auth, headers, body, upload);
         }
     }
 
@@ -271,7 +324,8 @@ public final class S3Service
         final S3Request request,
         final Authentication auth,
         final HttpHeaders headers,
-        final ByteBuf body)
+        final ByteBuf body,
+        final UploadStream upload)
     {
         if (writes == S3WriteMode.REFUSE)
         {
@@ -284,9 +338,18 @@ public final class S3Service
             case PUT_OBJECT:
             {
                 final String key = checkKey(request.key());
-                final byte[] bytes = bodyOf(auth, headers, body);
-                checkContentMd5(headers.get("Content-MD5"), bytes);
-                return bucket.backend().put(key, ByteBuffer.wrap(bytes)).thenApply((info) ->
+                final CompletableFuture<ObjectInfo> put;
+                if (null != upload)
+                {
+                    put = bucket.backend().put(key, upload.claim(auth, headers), upload);
+                }
+                else
+                {
+                    final byte[] bytes = bodyOf(auth, headers, body);
+                    checkContentMd5(headers.get("Content-MD5"), bytes);
+                    put = bucket.backend().put(key, ByteBuffer.wrap(bytes));
+                }
+                return put.thenApply((info) ->
                 {
                     final HttpHeaders out =
                         new DefaultHttpHeaders().set(HttpHeaderNames.ETAG, ObjectHeaders.etagOf(info));
@@ -309,11 +372,21 @@ public final class S3Service
             {
                 final String key = checkKey(request.key());
                 final int partNumber = partNumber(request.parameter("partNumber"));
-                final byte[] bytes = bodyOf(auth, headers, body);
-                checkContentMd5(headers.get("Content-MD5"), bytes);
-                return bucket.backend().uploadPart(key, request.parameter("uploadId"), partNumber,
-                    ByteBuffer.wrap(bytes)).thenApply((etag) -> (S3Answer) new S3Answer.Complete(200,
-                        new DefaultHttpHeaders().set(HttpHeaderNames.ETAG, etag), ""));
+                final CompletableFuture<String> part;
+                if (null != upload)
+                {
+                    part = bucket.backend().uploadPart(key, request.parameter("uploadId"), partNumber,
+                        upload.claim(auth, headers), upload);
+                }
+                else
+                {
+                    final byte[] bytes = bodyOf(auth, headers, body);
+                    checkContentMd5(headers.get("Content-MD5"), bytes);
+                    part = bucket.backend().uploadPart(key, request.parameter("uploadId"), partNumber,
+                        ByteBuffer.wrap(bytes));
+                }
+                return part.thenApply((etag) -> (S3Answer) new S3Answer.Complete(200,
+                    new DefaultHttpHeaders().set(HttpHeaderNames.ETAG, etag), ""));
             }
             case LIST_PARTS:
             {
@@ -408,19 +481,7 @@ public final class S3Service
         {
             return;
         }
-        final byte[] claimed;
-        try
-        {
-            claimed = Base64.getDecoder().decode(contentMd5.trim());
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            throw new S3Exception(S3ErrorCode.INVALID_DIGEST);
-        }
-        if (claimed.length != 16)
-        {
-            throw new S3Exception(S3ErrorCode.INVALID_DIGEST);
-        }
+        final byte[] claimed = contentMd5(contentMd5);
         try
         {
             if (!MessageDigest.isEqual(claimed, MessageDigest.getInstance("MD5").digest(bytes)))
@@ -432,6 +493,31 @@ public final class S3Service
         {
             throw new IllegalStateException(ex);
         }
+    }
+
+    /**
+     * The MD5 a {@code Content-MD5} header names.
+     *
+     * @param header the header's value.
+     * @return the 16 bytes.
+     * @throws S3Exception ({@code InvalidDigest}) when it is not a Base64 MD5.
+     */
+    static byte[] contentMd5(final String header)
+    {
+        final byte[] claimed;
+        try
+        {
+            claimed = Base64.getDecoder().decode(header.trim());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new S3Exception(S3ErrorCode.INVALID_DIGEST);
+        }
+        if (claimed.length != 16)
+        {
+            throw new S3Exception(S3ErrorCode.INVALID_DIGEST);
+        }
+        return claimed;
     }
 
     /** Validates a key as {@code /obj} does, with S3's codes: too long, outside the prefixes, malformed. */

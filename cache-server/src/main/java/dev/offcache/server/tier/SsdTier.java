@@ -419,6 +419,37 @@ public final class SsdTier implements AutoCloseable
         final int offset,
         final int length)
     {
+        return write(name, blockIndex, objectSize, source, offset, length, null, -1);
+    }
+
+    /**
+     * Publishes a block of an engine's object version: as {@link #write(ObjectName, long, long, DirectBuffer, int,
+     * int)}, but only while {@code objectId} is still the version the name stands for. The id is checked again when
+     * the block is published, under the index's monitor: an overwrite forgets the old id before it drops the name's
+     * blocks ({@link #removeObject}), so a block of the old version being written meanwhile (a warming fetch, a
+     * spill) is either published before the drop and dropped with the rest, or refused at publication; it never
+     * outlives the overwrite under the name, neither in this process nor after a restart.
+     *
+     * @param name       the object's name.
+     * @param blockIndex the block index.
+     * @param objectSize the object's size, or -1 when not known.
+     * @param source     the block's bytes (the caller keeps ownership).
+     * @param offset     where they start in {@code source}.
+     * @param length     how many.
+     * @param names      resolves {@code objectId} to the name it currently stands for.
+     * @param objectId   the engine's id of the version the bytes belong to.
+     * @return whether the block is on the tier afterwards.
+     */
+    public boolean write(
+        final ObjectName name,
+        final long blockIndex,
+        final long objectSize,
+        final DirectBuffer source,
+        final int offset,
+        final int length,
+        final ObjectNames names,
+        final long objectId)
+    {
         if (length <= 0 || BlockFileFormat.HEADER_LENGTH + (long) length > budgetBytes)
         {
             return false;
@@ -473,6 +504,13 @@ public final class SsdTier implements AutoCloseable
         final Entry entry = new Entry(block, sequence, length, crc, target, objectSize);
         synchronized (this)
         {
+            if (null != names && !name.equals(names.nameOf(objectId)))
+            {
+                // the version was overwritten (or deleted) while the block was written: its bytes are stale
+                deleteQuietly(target);
+                metrics.ssdStaleWritesDropped.increment();
+                return false;
+            }
             if (closed || index.containsKey(block))
             {
                 deleteQuietly(target);

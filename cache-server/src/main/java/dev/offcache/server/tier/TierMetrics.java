@@ -25,6 +25,7 @@ public final class TierMetrics
     final LongAdder spillsDropped = new LongAdder();
     final LongAdder ssdWrites = new LongAdder();
     final LongAdder ssdWriteFailures = new LongAdder();
+    final LongAdder ssdStaleWritesDropped = new LongAdder();
     final LongAdder ssdEvictions = new LongAdder();
     final LongAdder ssdVerifiedReads = new LongAdder();
     final LongAdder ssdZeroCopyReads = new LongAdder();
@@ -189,6 +190,9 @@ public final class TierMetrics
                 spillsDropped.sum())
             .counter("offcache_server_ssd_writes_total", "Block files published.", ssdWrites.sum())
             .counter("offcache_server_ssd_write_failures_total", "Block writes that failed.", ssdWriteFailures.sum())
+            .counter("offcache_server_ssd_stale_writes_dropped_total",
+                "Block files not published: their object version was overwritten while they were written.",
+                ssdStaleWritesDropped.sum())
             .counter("offcache_server_ssd_evictions_total", "Block files evicted for capacity.", ssdEvictions.sum())
             .counter("offcache_server_ssd_verified_reads_total", "SSD reads whose CRC32C checked out.",
                 ssdVerifiedReads.sum())

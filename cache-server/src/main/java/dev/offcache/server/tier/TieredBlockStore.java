@@ -448,9 +448,10 @@ public final class TieredBlockStore implements BlockStore
         }
         if (fetchClass == FetchClass.PREFETCH)
         {
-            final ObjectName name = names.nameOf(BlockKeys.objectId(blockKey));
-            return null != name && ssd.write(name, BlockKeys.blockIndex(blockKey),
-                names.objectSize(BlockKeys.objectId(blockKey)), source, offset, length);
+            final long objectId = BlockKeys.objectId(blockKey);
+            final ObjectName name = names.nameOf(objectId);
+            return null != name && ssd.write(name, BlockKeys.blockIndex(blockKey), names.objectSize(objectId), source,
+                offset, length, names, objectId);
         }
         final BlockRef slot = allocateSlot();
         if (null == slot)
@@ -542,7 +543,7 @@ public final class TieredBlockStore implements BlockStore
         try
         {
             ssd.write(spill.name(), spill.blockIndex(), spill.objectSize(), spill.ref().buffer(), 0,
-                spill.ref().length());
+                spill.ref().length(), names, BlockKeys.objectId(spill.node().key));
         }
         catch (final RuntimeException ex)
         {

@@ -12,16 +12,25 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.security.MessageDigest;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 import dev.offcache.range.metrics.MetricNames;
 import dev.offcache.server.cli.ServerProgram;
+import dev.offcache.server.tier.ObjectName;
 import dev.offcache.testkit.s3.S3ProxyServer;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetric;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import org.apache.hc.client5.http.DnsResolver;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -37,7 +46,13 @@ import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.core.sync.ResponseTransformer;
+import software.amazon.awssdk.http.ContentStreamProvider;
+import software.amazon.awssdk.http.SdkHttpMethod;
+import software.amazon.awssdk.http.SdkHttpRequest;
 import software.amazon.awssdk.http.apache5.Apache5HttpClient;
+import software.amazon.awssdk.http.auth.aws.signer.AwsV4FamilyHttpSigner;
+import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner;
+import software.amazon.awssdk.identity.spi.AwsCredentialsIdentity;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
@@ -108,7 +123,7 @@ class S3ApiOverS3OriginTest
         program = S3ApiClientsTest.startProgram(List.of("--s3-endpoint", proxy.endpoint().toString(),
             "--s3-bucket", "lake,logs", "--s3-access-key", S3ProxyServer.ACCESS_KEY, "--s3-secret-key",
             S3ProxyServer.SECRET_KEY, "--bucket-dirs", "local=" + localDir), scratch.resolve("ssd"), "32",
-            "--s3-api-writes", "PASS_THROUGH", "--max-body-kb", "20480", "--s3-api-domain", DOMAIN);
+            "--s3-api-writes", "PASS_THROUGH", "--s3-api-domain", DOMAIN);
         endpoint = URI.create("http://127.0.0.1:" + program.server().s3Address().getPort());
         client = S3Client.builder()
             .endpointOverride(endpoint)
@@ -331,7 +346,8 @@ class S3ApiOverS3OriginTest
     @Test
     void theTransferManagerUploadsAFileInPartsThroughTheServer() throws Exception
     {
-        final byte[] contents = bytes(12 * MIB + 3, 11);
+        // 8 MiB parts, the SDK's default, with the server's default --max-body-kb (1024): parts are streamed
+        final byte[] contents = bytes(20 * MIB + 3, 11);
         final Path file = Files.write(scratch.resolve("tm.bin"), contents);
         final long partsBefore = program.server().metrics().requests("s3_UploadPart", 200);
         try (S3AsyncClient async = S3AsyncClient.builder()
@@ -341,7 +357,7 @@ class S3ApiOverS3OriginTest
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(ID, SECRET)))
                 .multipartEnabled(true)
                 .multipartConfiguration(MultipartConfiguration.builder().thresholdInBytes(8L * MIB)
-                    .minimumPartSizeInBytes(5L * MIB).build())
+                    .minimumPartSizeInBytes(8L * MIB).build())
                 .httpClientBuilder(NettyNioAsyncHttpClient.builder())
                 .build();
             S3TransferManager transfers = S3TransferManager.builder().s3Client(async).build())
@@ -353,6 +369,163 @@ class S3ApiOverS3OriginTest
             "uploaded in parts");
         assertArrayEquals(contents, get(direct, "logs", "m/tm.bin", null), "in the origin");
         assertArrayEquals(contents, get(client, "logs", "m/tm.bin", null), "through the cache");
+    }
+
+    /** A deterministic stream of {@code size} pseudo-random bytes, never held whole. */
+    private static InputStream seeded(final long size, final long seed)
+    {
+        return new InputStream()
+        {
+            private final Random random = new Random(seed);
+            private final byte[] block = new byte[8192];
+            private int at = block.length;
+            private long left = size;
+
+            @Override
+            public int read()
+            {
+                final byte[] one = new byte[1];
+                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
+            }
+
+            @Override
+            public int read(final byte[] into, final int offset, final int length)
+            {
+                if (left == 0)
+                {
+                    return -1;
+                }
+                if (at == block.length)
+                {
+                    random.nextBytes(block);
+                    at = 0;
+                }
+                final int n = (int) Math.min(Math.min(length, block.length - at), left);
+                System.arraycopy(block, at, into, offset, n);
+                at += n;
+                left -= n;
+                return n;
+            }
+        };
+    }
+
+    private static String sha256(final InputStream in) throws Exception
+    {
+        final MessageDigest digest = MessageDigest.getInstance("SHA-256");
+        try (InputStream stream = in)
+        {
+            final byte[] buffer = new byte[65536];
+            int n;
+            while ((n = stream.read(buffer)) >= 0)
+            {
+                digest.update(buffer, 0, n);
+            }
+        }
+        return HexFormat.of().formatHex(digest.digest());
+    }
+
+    @Test
+    void aLargePutStreamsToTheOriginInBoundedMemory() throws Exception
+    {
+        final long size = 64L * MIB + 17;
+        // the allocator the server's channels use (Netty 4.2's adaptive one by default)
+        final ByteBufAllocatorMetric pool = ((ByteBufAllocatorMetricProvider) ByteBufAllocator.DEFAULT).metric();
+        final long baseline = pool.usedDirectMemory();
+        final AtomicLong peak = new AtomicLong(baseline);
+        final AtomicBoolean uploading = new AtomicBoolean(true);
+        final Thread sampler = new Thread(() ->
+        {
+            while (uploading.get())
+            {
+                peak.accumulateAndGet(pool.usedDirectMemory(), Math::max);
+                LockSupport.parkNanos(2_000_000);
+            }
+        }, "pool-sampler");
+        sampler.start();
+        try
+        {
+            // one PutObject, no multipart: the whole 64 MiB is one request body (aws-chunked, with a checksum
+            // trailer, as the SDK sends it over plain HTTP)
+            client.putObject((r) -> r.bucket("logs").key("big/one.bin"),
+                RequestBody.fromContentProvider(() -> seeded(size, 21), size, "application/octet-stream"));
+        }
+        finally
+        {
+            uploading.set(false);
+            sampler.join();
+        }
+        assertTrue(peak.get() - baseline < 16L * MIB, "Netty's direct memory grew by " +
+            (peak.get() - baseline) + " bytes while 64 MiB streamed through (baseline " + baseline + ")");
+        final String expected = sha256(seeded(size, 21));
+        assertEquals(expected, sha256(direct.getObject((r) -> r.bucket("logs").key("big/one.bin"))), "in the origin");
+        assertEquals(size, client.headObject((r) -> r.bucket("logs").key("big/one.bin")).contentLength());
+        assertEquals(expected, sha256(client.getObject((r) -> r.bucket("logs").key("big/one.bin"))),
+            "through the cache");
+    }
+
+    @Test
+    void aStreamedBodyThatMissesItsSignedHashWritesNothingAndWholeBodiesKeepTheirBound() throws Exception
+    {
+        final byte[] good = bytes(2 * MIB + 1, 22);
+        final byte[] bad = good.clone();
+        bad[bad.length - 1] ^= 1;
+        // signed with the SHA-256 of the good body (2 MiB: over --max-body-kb, so only a stream takes it)
+        final HttpResponse<String> refused = putSignedFor(good, bad, "/logs/hash/h.bin");
+        assertEquals(400, refused.statusCode(), refused.body());
+        assertTrue(refused.body().contains("<Code>XAmzContentSHA256Mismatch</Code>"), refused.body());
+        assertThrows(NoSuchKeyException.class, () -> direct.headObject((r) -> r.bucket("logs").key("hash/h.bin")),
+            "the origin's upload failed with the body: no object");
+        final HttpResponse<String> taken = putSignedFor(good, good, "/logs/hash/h.bin");
+        assertEquals(200, taken.statusCode(), taken.body());
+        assertArrayEquals(good, get(direct, "logs", "hash/h.bin", null));
+        // the streamed write warmed the SSD tier: every block is there, and a read costs no origin GET
+        final ObjectName name = new ObjectName(program.cache().namespace(), "logs/hash/h.bin");
+        final int blockSize = program.store().blockSize();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        for (long block = 0; block * blockSize < good.length; block++)
+        {
+            while (!program.store().ssd().contains(name, block))
+            {
+                assertTrue(System.nanoTime() < deadline, "block " + block + " was never warmed");
+                Thread.sleep(10);
+            }
+        }
+        final long gets = originGets();
+        assertArrayEquals(good, get(client, "logs", "hash/h.bin", null));
+        assertEquals(gets, originGets(), "served from the warmed tiers");
+        // a directory bucket takes whole bodies, still bounded by --max-body-kb (1024 KiB by default)
+        assertEquals("EntityTooLarge", S3ApiClientsTest.code(() -> client.putObject((r) -> r.bucket("local")
+            .key("hash/h.bin"), RequestBody.fromBytes(good))));
+        assertTrue(!Files.exists(localDir.resolve("hash/h.bin")));
+    }
+
+    /** A PUT signed for the SHA-256 of {@code signedFor} that sends {@code sent}. */
+    private HttpResponse<String> putSignedFor(final byte[] signedFor, final byte[] sent, final String path)
+        throws Exception
+    {
+        final SdkHttpRequest unsigned = SdkHttpRequest.builder().method(SdkHttpMethod.PUT)
+            .uri(URI.create(endpoint + path)).putHeader("Content-Length", Integer.toString(signedFor.length))
+            .build();
+        final SdkHttpRequest signed = AwsV4HttpSigner.create().sign((r) -> r
+            .identity(AwsCredentialsIdentity.create(ID, SECRET))
+            .request(unsigned)
+            .payload(ContentStreamProvider.fromByteArray(signedFor))
+            .putProperty(AwsV4FamilyHttpSigner.SERVICE_SIGNING_NAME, "s3")
+            .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1")
+            .putProperty(AwsV4FamilyHttpSigner.DOUBLE_URL_ENCODE, false)
+            .putProperty(AwsV4FamilyHttpSigner.NORMALIZE_PATH, false)
+            .putProperty(AwsV4FamilyHttpSigner.PAYLOAD_SIGNING_ENABLED, true)
+            .putProperty(AwsV4FamilyHttpSigner.CHUNK_ENCODING_ENABLED, false)).request();
+        final HttpRequest.Builder builder = HttpRequest.newBuilder(signed.getUri())
+            .PUT(HttpRequest.BodyPublishers.ofByteArray(sent));
+        signed.forEachHeader((name, values) ->
+        {
+            if (!name.equalsIgnoreCase("Host") && !name.equalsIgnoreCase("Content-Length"))
+            {
+                values.forEach((value) -> builder.header(name, value));
+            }
+        });
+        return HttpClient.newHttpClient().send(builder.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     // ---- the AWS CLI and boto3 -------------------------------------------------------------------------------
@@ -426,7 +599,7 @@ class S3ApiOverS3OriginTest
 
         // above the CLI's multipart threshold (8 MiB): CreateMultipartUpload, UploadPart x2, Complete
         final long partsBefore = program.server().metrics().requests("s3_UploadPart", 200);
-        final byte[] first = bytes(10 * MIB + 5, 13);
+        final byte[] first = bytes(20 * MIB + 5, 13);
         final Path up = Files.write(scratch.resolve("cli-up.bin"), first);
         run(List.of(aws, "--endpoint-url", endpoint.toString(), "s3", "cp", up.toString(), "s3://logs/cli/up.bin"));
         assertTrue(program.server().metrics().requests("s3_UploadPart", 200) - partsBefore >= 2, "in parts");

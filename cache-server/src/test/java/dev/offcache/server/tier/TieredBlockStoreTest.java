@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.offcache.core.slab.BlockRef;
+import dev.offcache.range.store.BlockKeys;
 import dev.offcache.range.store.FetchClass;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -38,7 +39,7 @@ class TieredBlockStoreTest
     @TempDir
     Path dir;
 
-    private TieredBlockStore open(final TestNames names, final int ramBlocks, final int ssdBlocks)
+    private TieredBlockStore open(final ObjectNames names, final int ramBlocks, final int ssdBlocks)
     {
         return TieredBlockStore.open(new TieredBlockStore.Context()
             .blockSize(BLOCK)
@@ -71,7 +72,119 @@ class TieredBlockStoreTest
 
     private static byte[] read(final TieredBlockStore store, final TestNames names, final String key, final long index)
     {
-        final BlockRef ref = store.acquire(names.blockKey(key, index));
+        return read(store, names.blockKey(key, index));
+    }
+
+    private static void awaitOnSsd(final TieredBlockStore store, final long blockKey) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!store.onSsd(blockKey))
+        {
+            assertTrue(System.nanoTime() < deadline, "block never reached SSD");
+            Thread.sleep(5);
+        }
+    }
+
+    /**
+     * Names whose next resolution of {@code objectId} runs an overwrite right after it answered: the engine forgets
+     * the id, the key gets a new one, and the name's SSD blocks are dropped, as {@code EngineBackend} does. That is
+     * the window in which a warming fetch or a spill of the old version had resolved its name but not yet written.
+     */
+    private static final class OverwrittenWhileWriting implements ObjectNames
+    {
+        private final Map<Long, ObjectName> ids = new java.util.concurrent.ConcurrentHashMap<>();
+        private final java.util.concurrent.atomic.AtomicReference<Runnable> overwrite =
+            new java.util.concurrent.atomic.AtomicReference<>();
+        private volatile long overwrittenId = -1;
+
+        @Override
+        public ObjectName nameOf(final long objectId)
+        {
+            final ObjectName name = ids.get(objectId);
+            if (objectId == overwrittenId)
+            {
+                final Runnable pending = overwrite.getAndSet(null);
+                if (null != pending)
+                {
+                    pending.run();
+                }
+            }
+            return name;
+        }
+
+        void overwriteOnNextResolution(final long oldId, final long newId, final TieredBlockStore store)
+        {
+            final ObjectName name = ids.get(oldId);
+            overwrittenId = oldId;
+            overwrite.set(() ->
+            {
+                ids.remove(oldId);
+                ids.put(newId, name);
+                store.ssd().removeObject(name);
+            });
+        }
+    }
+
+    @Test
+    void aWarmedBlockOfAVersionOverwrittenWhileItIsWrittenIsNeverServedNorRecovered() throws Exception
+    {
+        final ObjectName name = new ObjectName("ns", "t/over.bin");
+        final OverwrittenWhileWriting names = new OverwrittenWhileWriting();
+        names.ids.put(1L, name);
+        try (TieredBlockStore store = open(names, 1, 16))
+        {
+            // a warming fetch of the old version (written straight to SSD) resolves its name, then the overwrite
+            names.overwriteOnNextResolution(1, 2, store);
+            store.put(BlockKeys.pack(1, 0), new UnsafeBuffer(content("old", 0, BLOCK)), 0, BLOCK,
+                FetchClass.PREFETCH);
+            assertNull(read(store, BlockKeys.pack(2, 0)), "the old version's warmed block under the new version");
+            assertFalse(store.onSsd(BlockKeys.pack(2, 0)));
+            // the new version's own warming is stored and served
+            final byte[] new0 = content("new", 0, BLOCK);
+            assertTrue(store.put(BlockKeys.pack(2, 0), new UnsafeBuffer(new0), 0, BLOCK, FetchClass.PREFETCH));
+            assertArrayEquals(new0, read(store, BlockKeys.pack(2, 0)));
+        }
+        assertOnlyNewBlocksRecovered(1);
+    }
+
+    @Test
+    void aSpilledBlockOfAVersionOverwrittenWhileItIsWrittenIsNeverServedNorRecovered() throws Exception
+    {
+        final ObjectName name = new ObjectName("ns", "t/over.bin");
+        final OverwrittenWhileWriting names = new OverwrittenWhileWriting();
+        names.ids.put(1L, name);
+        try (TieredBlockStore store = open(names, 1, 16))
+        {
+            // a RAM block of the old version is spilled to SSD (name resolved when queued), then the overwrite
+            assertTrue(store.put(BlockKeys.pack(1, 1), new UnsafeBuffer(content("old", 1, BLOCK)), 0, BLOCK,
+                FetchClass.DEMAND));
+            names.overwriteOnNextResolution(1, 2, store);
+            assertTrue(store.put(BlockKeys.pack(2, 5), new UnsafeBuffer(content("new", 5, BLOCK)), 0, BLOCK,
+                FetchClass.DEMAND), "evicts the old block from the one-slot RAM tier: a spill");
+            assertTrue(store.awaitSpillsWritten(10_000));
+            assertNull(read(store, BlockKeys.pack(2, 1)), "the spilled block of the overwritten version");
+            assertFalse(store.onSsd(BlockKeys.pack(2, 1)));
+            assertTrue(store.put(BlockKeys.pack(2, 0), new UnsafeBuffer(content("new", 0, BLOCK)), 0, BLOCK,
+                FetchClass.PREFETCH));
+        }
+        assertOnlyNewBlocksRecovered(2);
+    }
+
+    /** After a restart, only the new version's blocks are under the name (those in RAM were written at close). */
+    private void assertOnlyNewBlocksRecovered(final int blocks)
+    {
+        final TestNames restarted = new TestNames(10);
+        try (TieredBlockStore store = open(restarted, 4, 16))
+        {
+            assertEquals(blocks, store.ssd().blockCount(), "only the new version's blocks are on SSD");
+            assertNull(read(store, restarted, "t/over.bin", 1));
+            assertArrayEquals(content("new", 0, BLOCK), read(store, restarted, "t/over.bin", 0));
+        }
+    }
+
+    private static byte[] read(final TieredBlockStore store, final long blockKey)
+    {
+        final BlockRef ref = store.acquire(blockKey);
         if (null == ref)
         {
             return null;
@@ -85,16 +198,6 @@ class TieredBlockStoreTest
         finally
         {
             ref.release();
-        }
-    }
-
-    private static void awaitOnSsd(final TieredBlockStore store, final long blockKey) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!store.onSsd(blockKey))
-        {
-            assertTrue(System.nanoTime() < deadline, "block never reached SSD");
-            Thread.sleep(5);
         }
     }
 

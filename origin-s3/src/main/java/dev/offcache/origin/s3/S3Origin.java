@@ -8,8 +8,11 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Flow;
+import java.util.Optional;
 import java.util.function.LongConsumer;
 
+import org.reactivestreams.FlowAdapters;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -365,6 +368,59 @@ public final class S3Origin implements ObjectStore, MultipartUploads
                 }
                 return response.eTag();
             });
+    }
+
+    @Override
+    public CompletableFuture<String> uploadPart(
+        final String key, final String uploadId, final int partNumber, final long length,
+        final Flow.Publisher<ByteBuffer> body)
+    {
+        ObjectKeys.validate(key);
+        return client.uploadPart((b) -> b.bucket(bucket).key(key).uploadId(uploadId).partNumber(partNumber)
+                .contentLength(length), streamed(length, body))
+            .handle((response, error) ->
+            {
+                if (error != null)
+                {
+                    throw translateMultipart(error, key, "UploadPart");
+                }
+                return response.eTag();
+            });
+    }
+
+    @Override
+    public CompletableFuture<Void> putObject(final String key, final long length, final Flow.Publisher<ByteBuffer> body)
+    {
+        ObjectKeys.validate(key);
+        return client.putObject((b) -> b.bucket(bucket).key(key).contentLength(length), streamed(length, body))
+            .handle((response, error) ->
+            {
+                if (error != null)
+                {
+                    throw translate(error, key, null, "PUT");
+                }
+                return null;
+            });
+    }
+
+    /** A request body of known length over a stream, so the SDK sends it as it comes instead of buffering it. */
+    private static AsyncRequestBody streamed(final long length, final Flow.Publisher<ByteBuffer> body)
+    {
+        final org.reactivestreams.Publisher<ByteBuffer> adapted = FlowAdapters.toPublisher(body);
+        return new AsyncRequestBody()
+        {
+            @Override
+            public Optional<Long> contentLength()
+            {
+                return Optional.of(length);
+            }
+
+            @Override
+            public void subscribe(final Subscriber<? super ByteBuffer> subscriber)
+            {
+                adapted.subscribe(subscriber);
+            }
+        };
     }
 
     @Override

@@ -3,11 +3,14 @@ package dev.offcache.range.origin;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 
 /**
  * What an origin that takes S3's multipart uploads offers besides {@link ObjectStore}: an upload is created, its parts
- * are written (each answered with its tag), listed, and the upload is completed into one object or aborted. Only an
- * S3 origin has it; the L2 server's S3 endpoint passes its clients' multipart calls straight to it. Nothing here is
+ * are written (each answered with its tag), listed, and the upload is completed into one object or aborted; and
+ * whole objects and parts are written from a stream of known length ({@link #putObject}, {@link #uploadPart(String,
+ * String, int, long, Flow.Publisher)}), so a writer never holds a body whole. Only an S3 origin has it; the L2
+ * server's S3 endpoint passes its clients' multipart calls and streamed writes straight to it. Nothing here is
  * cached. Implementations are thread-safe; a part's bytes are the caller's and are not touched after the future
  * completes.
  */
@@ -100,6 +103,31 @@ public interface MultipartUploads
      * @return the part's tag.
      */
     CompletableFuture<String> uploadPart(String key, String uploadId, int partNumber, ByteBuffer bytes);
+
+    /**
+     * Writes one part from a stream: the body is subscribed to once and taken at the origin's pace; an error from it
+     * fails the part (the origin keeps no part of it).
+     *
+     * @param key        the object key.
+     * @param uploadId   the upload.
+     * @param partNumber 1 to 10 000.
+     * @param length     the part's length in bytes: exactly what the body publishes.
+     * @param body       the part's bytes (each buffer is the origin's once published).
+     * @return the part's tag.
+     */
+    CompletableFuture<String> uploadPart(
+        String key, String uploadId, int partNumber, long length, Flow.Publisher<ByteBuffer> body);
+
+    /**
+     * Writes a whole object from a stream, as {@link ObjectStore#put} without holding it: the body is subscribed to
+     * once; an error from it fails the write (the origin keeps the previous version, if any).
+     *
+     * @param key    the object key.
+     * @param length the object's length in bytes: exactly what the body publishes.
+     * @param body   the object's bytes (each buffer is the origin's once published).
+     * @return completes when the origin has the object.
+     */
+    CompletableFuture<Void> putObject(String key, long length, Flow.Publisher<ByteBuffer> body);
 
     /**
      * Lists the parts written so far.

@@ -1,0 +1,176 @@
+package dev.offcache.server.http;
+
+import java.nio.channels.ClosedChannelException;
+
+import dev.offcache.server.s3.S3Api;
+import dev.offcache.server.s3.S3Exception;
+import dev.offcache.server.s3.S3Request;
+import dev.offcache.server.s3.UploadStream;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+
+/**
+ * Sits between the S3 listener's HTTP codec and its aggregator and takes the writes whose bodies go to the origin as
+ * they arrive ({@code PutObject}, {@code UploadPart} passed through to an S3 origin, {@link
+ * dev.offcache.server.s3.S3Service#streams}): such a request goes on as a {@link Streamed} request with an empty
+ * content and its body in an {@link UploadStream}, which the codec's pieces are handed to in order, so neither
+ * {@code --max-body-kb} nor the part size bounds them and memory stays bounded by {@link #MAX_BUFFERED_BYTES} per
+ * connection (reading pauses while the origin lags). Every other request passes to the aggregator unchanged. One
+ * per connection; runs on its event loop.
+ */
+final class S3BodyStreamer extends ChannelInboundHandlerAdapter
+{
+    /** Received body bytes a connection holds at most while the origin lags (then reading pauses). */
+    static final long MAX_BUFFERED_BYTES = 1024 * 1024;
+    /** S3's largest single PUT (object or part); a longer body is left to the aggregator, which refuses it. */
+    private static final long MAX_STREAMED_LENGTH = 5L << 30;
+
+    private final S3Api api;
+    private UploadStream current;
+
+    S3BodyStreamer(final S3Api api)
+    {
+        this.api = api;
+    }
+
+    @Override
+    public void channelRead(final ChannelHandlerContext ctx, final Object msg) throws Exception
+    {
+        if (null != current && msg instanceof HttpContent content)
+        {
+            final UploadStream body = current;
+            if (msg instanceof LastHttpContent)
+            {
+                current = null;
+            }
+            body.offer(content.content());
+            if (msg instanceof LastHttpContent)
+            {
+                body.end();
+            }
+            return;
+        }
+        if (msg instanceof HttpRequest request && !(msg instanceof FullHttpRequest) &&
+            request.decoderResult().isSuccess() && streams(request))
+        {
+            final UploadStream body = new UploadStream(ctx.executor(), new UploadStream.Reads()
+            {
+                @Override
+                public void pause()
+                {
+                    final RequestHandler handler = ctx.pipeline().get(RequestHandler.class);
+                    if (null != handler)
+                    {
+                        handler.holdReadsForBody(ctx, true);
+                    }
+                }
+
+                @Override
+                public void resume()
+                {
+                    final RequestHandler handler = ctx.pipeline().get(RequestHandler.class);
+                    if (null != handler)
+                    {
+                        handler.holdReadsForBody(ctx, false);
+                    }
+                }
+            }, MAX_BUFFERED_BYTES);
+            if (HttpUtil.is100ContinueExpected(request))
+            {
+                // as the aggregator would: the client may send the body now
+                ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE,
+                    Unpooled.EMPTY_BUFFER));
+                request.headers().remove(HttpHeaderNames.EXPECT);
+            }
+            current = body;
+            ctx.fireChannelRead(new Streamed(request, body));
+            return;
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    private boolean streams(final HttpRequest request)
+    {
+        if (!HttpMethod.PUT.equals(request.method()) || !HttpUtil.isContentLengthSet(request) ||
+            HttpUtil.isTransferEncodingChunked(request))
+        {
+            return false;
+        }
+        final String decoded = request.headers().get("x-amz-decoded-content-length");
+        try
+        {
+            final long length = null != decoded ? Long.parseLong(decoded.trim()) : HttpUtil.getContentLength(request);
+            if (length < 0 || length > MAX_STREAMED_LENGTH)
+            {
+                return false;
+            }
+            final S3Request parsed = api.parser().parse(request.method().name(), request.uri(), request.headers());
+            return api.service().streams(parsed);
+        }
+        catch (final NumberFormatException | S3Exception ex)
+        {
+            // answered by the S3 front from the aggregated request
+            return false;
+        }
+    }
+
+    @Override
+    public void channelInactive(final ChannelHandlerContext ctx) throws Exception
+    {
+        if (null != current)
+        {
+            current.abort(new ClosedChannelException());
+            current = null;
+        }
+        super.channelInactive(ctx);
+    }
+
+    /**
+     * A request whose body is streamed: no content of its own, the body in {@link #body()}. Releasing it drops a
+     * body that no write claimed.
+     */
+    static final class Streamed extends DefaultFullHttpRequest
+    {
+        private final UploadStream body;
+
+        Streamed(final HttpRequest head, final UploadStream body)
+        {
+            super(head.protocolVersion(), head.method(), head.uri(), Unpooled.EMPTY_BUFFER, head.headers(),
+                EmptyHttpHeaders.INSTANCE);
+            setDecoderResult(head.decoderResult());
+            this.body = body;
+        }
+
+        UploadStream body()
+        {
+            return body;
+        }
+
+        @Override
+        public boolean release()
+        {
+            body.requestDone();
+            return super.release();
+        }
+
+        @Override
+        public boolean release(final int decrement)
+        {
+            body.requestDone();
+            return super.release(decrement);
+        }
+    }
+}
