@@ -305,7 +305,6 @@ class L1BlockStoreStressTest
             "hits " + hits.get() + ", drains on credit " + store.creditedDrains() + ": " + store);
         store.tryDrain();
         assertNull(store.bookkeepingProblem());
-        assertEquals(CAPACITY, store.residentBlocks(), "full: " + store);
         assertEquals(store.residentBlocks(), store.liveSlots(), "no slot lost: " + store);
         store.close();
         assertEquals(0, store.liveSlots(), "every slot returned at close, none twice");
