@@ -40,13 +40,14 @@ import org.tukaani.xz.XZInputStream;
  * <p>{@code traceDir} defaults to {@code /work/shared/traces/cache2k}. Besides the Markdown table it writes the miss
  * ratios as a measurement file for {@code offcache-perf} ({@code docs/perf-reports.md}, "Measurement files") to
  * {@code results} (default {@value #DEFAULT_RESULTS} in the working directory): {@code offcache} is the
- * {@link L1BlockStore} column with the default hit sampling, the baselines our LRU and Caffeine (Caffeine's admission
- * is randomised, so it runs {@value #CAFFEINE_RUNS} times and the file holds every run). Columns: our W-TinyLFU policy
- * driven directly; the same policy behind the real {@link L1BlockStore} (4 KiB slots, accesses recorded through its
- * lossy buffer), once with every hit recorded and once with the default hit sampling (one hit in
- * {@value L1BlockStore.Context#DEFAULT_HIT_SAMPLING}, every miss); our LRU; Caffeine {@code maximumSize} (same-thread
- * executor). Every access of a miss is followed by an insert, as a cache-aside reader would do. Trace attribution: the
- * cache2k traces are copyrighted by headissue GmbH (Jens Wilke) and used under CC BY 4.0.
+ * {@link L1BlockStore} column with the default (adaptive) hit recording, the baselines our LRU and Caffeine
+ * (Caffeine's admission is randomised, so it runs {@value #CAFFEINE_RUNS} times and the file holds every run).
+ * Columns: our W-TinyLFU policy driven directly; the same policy behind the real {@link L1BlockStore} (4 KiB slots,
+ * accesses recorded through its lossy buffer), once with every hit recorded and once with the default recording (every
+ * miss; every hit while puts have left credit, about one in {@value L1BlockStore.Context#DEFAULT_HIT_SAMPLING} in long
+ * runs of hits beyond it); our LRU; Caffeine {@code maximumSize} (same-thread executor). Every access of a miss is
+ * followed by an insert, as a cache-aside reader would do. Trace attribution: the cache2k traces are copyrighted by
+ * headissue GmbH (Jens Wilke) and used under CC BY 4.0.
  */
 public final class HitRatioSimulation
 {
@@ -73,7 +74,7 @@ public final class HitRatioSimulation
         final String loadAtStart = loadAverage();
         final String startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         System.out.println("| workload | accesses | distinct | capacity | W-TinyLFU (ours) | L1BlockStore, every hit " +
-            "| L1BlockStore, sampled hits (default) | LRU (ours) | Caffeine |");
+            "| L1BlockStore, default recording | LRU (ours) | Caffeine |");
         System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         final String[][] traces = {
             {"web07", "500,1000,2000,4000"},

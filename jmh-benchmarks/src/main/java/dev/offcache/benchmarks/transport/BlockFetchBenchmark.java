@@ -6,6 +6,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -16,6 +17,8 @@ import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.server.BlockServer;
 import dev.offcache.transport.source.DirectBufferBlockSource;
 import io.aeron.driver.ThreadingMode;
+import io.aeron.driver.status.SystemCounterDescriptor;
+import org.agrona.concurrent.status.CountersReader;
 import org.agrona.BufferUtil;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -115,6 +118,7 @@ public class BlockFetchBenchmark
         private ByteBuffer destinationBytes;
         private UnsafeBuffer destination;
         private int size;
+        private long fetches;
 
         /**
          * Block size in bytes: 4 KiB for latency; 1 MiB and 16 MiB for throughput via
@@ -202,6 +206,10 @@ public class BlockFetchBenchmark
         @TearDown(Level.Trial)
         public void tearDown() throws IOException
         {
+            if (media != null)
+            {
+                printDriverCounters();
+            }
             CloseHelper.closeAll(aeronClient, aeronServer, media, nettyClient, nettyServer, region);
             Files.deleteIfExists(file);
         }
@@ -211,8 +219,30 @@ public class BlockFetchBenchmark
             return new BackoffIdleStrategy(10, 20, 1_000, TimeUnit.MICROSECONDS.toNanos(aeronMaxParkMicros));
         }
 
+        /**
+         * What the embedded driver did per fetch: datagrams lost and resent, and how often flow control held the
+         * sender, which timings alone cannot tell apart from a busy machine's scheduling.
+         */
+        private void printDriverCounters()
+        {
+            final CountersReader counters = media.aeron().countersReader();
+            final StringBuilder line = new StringBuilder("aeron driver per fetch (" + fetches + " fetches):");
+            for (final SystemCounterDescriptor counter : new SystemCounterDescriptor[] {
+                SystemCounterDescriptor.NAK_MESSAGES_SENT, SystemCounterDescriptor.RETRANSMITS_SENT,
+                SystemCounterDescriptor.LOSS_GAP_FILLS, SystemCounterDescriptor.SENDER_FLOW_CONTROL_LIMITS,
+                SystemCounterDescriptor.STATUS_MESSAGES_SENT, SystemCounterDescriptor.SHORT_SENDS,
+                SystemCounterDescriptor.FLOW_CONTROL_UNDER_RUNS, SystemCounterDescriptor.FLOW_CONTROL_OVER_RUNS})
+            {
+                line.append(' ').append(counter.name().toLowerCase(Locale.ROOT)).append('=')
+                    .append(String.format(Locale.ROOT, "%.3f",
+                        (double) counters.getCounterValue(counter.id()) / Math.max(1, fetches)));
+            }
+            System.out.println(line);
+        }
+
         long fetch()
         {
+            fetches++;
             if (aeronClient != null)
             {
                 return aeronClient.fetch(ID, destination, 0).join();

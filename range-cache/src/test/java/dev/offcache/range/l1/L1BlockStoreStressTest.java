@@ -207,4 +207,106 @@ class L1BlockStoreStressTest
         }
         assertEquals(0, store.liveSlots(), "every slot returned after close: " + store);
     }
+
+    @Test
+    @Timeout(60)
+    void concurrentHitsKeepThePolicyInStepWithTheIndex() throws Exception
+    {
+        // The default (adaptive) hit recording: puts grant readers drains at full rate, which they spend while other
+        // readers offer and writers evict; the policy, the index, the byte count and the slots must agree throughout.
+        final L1BlockStore store = new L1BlockStore(
+            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long) CAPACITY * BLOCK));
+        final AtomicBoolean stop = new AtomicBoolean();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final AtomicLong hits = new AtomicLong();
+        final List<Thread> threads = new ArrayList<>();
+        for (int r = 0; r < 3; r++)
+        {
+            threads.add(new Thread(() ->
+            {
+                final UnsafeBuffer destination = new UnsafeBuffer(new byte[BLOCK]);
+                final ThreadLocalRandom random = ThreadLocalRandom.current();
+                while (!stop.get())
+                {
+                    final long key = Math.min(random.nextLong(KEYS), random.nextLong(KEYS));
+                    final BlockRef ref = store.acquire(key);
+                    if (ref != null)
+                    {
+                        final int mismatch = Blocks.firstMismatch(key, ref.buffer(), ref.length(), BLOCK);
+                        ref.release();
+                        if (mismatch != -1)
+                        {
+                            throw new AssertionError("block " + key + " wrong at byte " + mismatch);
+                        }
+                        hits.incrementAndGet();
+                    }
+                    if (store.read(key, 0, destination, 0, 64) >= 0)
+                    {
+                        if (destination.getByte(63) != Blocks.byteAt(key, 63))
+                        {
+                            throw new AssertionError("copy of block " + key + " wrong");
+                        }
+                        hits.incrementAndGet();
+                    }
+                }
+            }, "reader-" + r));
+        }
+        threads.add(new Thread(() ->
+        {
+            final ThreadLocalRandom random = ThreadLocalRandom.current();
+            while (!stop.get())
+            {
+                final long key = random.nextLong(KEYS);
+                final BlockRef ref = store.acquire(key);
+                if (ref != null)
+                {
+                    ref.release();
+                }
+                else
+                {
+                    L1BlockStoreTest.put(store, key, FetchClass.DEMAND);
+                }
+                if (random.nextInt(8) == 0)
+                {
+                    Thread.yield(); // let readers spend the credit, and pure-hit stretches happen
+                }
+            }
+        }, "writer"));
+        for (final Thread thread : threads)
+        {
+            thread.setUncaughtExceptionHandler((t, ex) -> failure.compareAndSet(null, ex));
+            thread.start();
+        }
+        final long start = System.nanoTime();
+        int checks = 0;
+        while (System.nanoTime() - start < RUN_NANOS || System.nanoTime() - start < MAX_RUN_NANOS &&
+            (hits.get() <= 10_000 || store.evictions() <= 200 || store.creditedDrains() <= 50))
+        {
+            final String problem = store.bookkeepingProblem();
+            if (problem != null)
+            {
+                stop.set(true);
+                throw new AssertionError("bookkeeping out of step while running: " + problem);
+            }
+            checks++;
+            Thread.sleep(1);
+        }
+        stop.set(true);
+        for (final Thread thread : threads)
+        {
+            thread.join(10_000);
+        }
+        if (failure.get() != null)
+        {
+            throw new AssertionError("a worker failed", failure.get());
+        }
+        assertTrue(checks > 100, "checked " + checks + " times");
+        assertTrue(hits.get() > 10_000 && store.evictions() > 200 && store.creditedDrains() > 50,
+            "hits " + hits.get() + ", drains on credit " + store.creditedDrains() + ": " + store);
+        store.tryDrain();
+        assertNull(store.bookkeepingProblem());
+        assertEquals(store.residentBlocks(), store.liveSlots(), "no slot lost: " + store);
+        store.close();
+        assertEquals(0, store.liveSlots(), "every slot returned at close, none twice");
+    }
 }
