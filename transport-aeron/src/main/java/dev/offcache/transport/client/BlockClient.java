@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import dev.offcache.core.agent.AgentErrors;
 import dev.offcache.transport.media.AgentIdle;
 import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.server.BlockServer;
@@ -17,8 +18,6 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Fetches blocks and partitions from one {@link BlockServer} over Aeron: many concurrent fetches share one
@@ -30,8 +29,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class BlockClient implements AutoCloseable
 {
-    private static final Logger LOG = LoggerFactory.getLogger(BlockClient.class);
-
     private final Context ctx;
     private final ManyToOneConcurrentArrayQueue<Fetch> submissions;
     private final BlockClientAgent agent;
@@ -45,7 +42,8 @@ public final class BlockClient implements AutoCloseable
         this.ctx = ctx;
         this.submissions = new ManyToOneConcurrentArrayQueue<>(ctx.maxQueuedFetches);
         this.agent = new BlockClientAgent(ctx, submissions);
-        this.runner = new AgentRunner(ctx.idleStrategy, BlockClient::logError, null, agent);
+        // The client has no counters of its own (the server counts transport errors); a failed duty cycle is logged.
+        this.runner = AgentErrors.runner(ctx.idleStrategy, null, agent);
     }
 
     /**
@@ -232,11 +230,6 @@ public final class BlockClient implements AutoCloseable
             throw new IllegalArgumentException("timeoutNs must be positive: " + timeoutNs);
         }
         return timeoutNs;
-    }
-
-    private static void logError(final Throwable ex)
-    {
-        LOG.error("block client duty cycle failed", ex);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.offcache.transport.server;
 
 import java.util.concurrent.TimeUnit;
 
+import dev.offcache.core.agent.AgentErrors;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.AgentIdle;
 import dev.offcache.transport.media.TransportChannels;
@@ -10,8 +11,6 @@ import io.aeron.Aeron;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Serves blocks and partitions from a {@link BlockSource} over Aeron: FETCH requests arrive on one subscription,
@@ -21,8 +20,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class BlockServer implements AutoCloseable
 {
-    private static final Logger LOG = LoggerFactory.getLogger(BlockServer.class);
-
     private final Context ctx;
     private final BlockServerAgent agent;
     private final AgentRunner runner;
@@ -31,7 +28,9 @@ public final class BlockServer implements AutoCloseable
     {
         this.ctx = ctx;
         this.agent = new BlockServerAgent(ctx);
-        this.runner = new AgentRunner(ctx.idleStrategy, BlockServer::logError, null, agent);
+        // A failed duty cycle counts as a transport error (the counter the agent frees on close; the runner stops
+        // counting once it is closed).
+        this.runner = AgentErrors.runner(ctx.idleStrategy, agent.counters().errors, agent);
     }
 
     /**
@@ -75,11 +74,6 @@ public final class BlockServer implements AutoCloseable
     public void close()
     {
         CloseHelper.close(runner);
-    }
-
-    private static void logError(final Throwable ex)
-    {
-        LOG.error("block server duty cycle failed", ex);
     }
 
     /**
