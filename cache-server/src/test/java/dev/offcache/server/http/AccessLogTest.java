@@ -2,7 +2,6 @@ package dev.offcache.server.http;
 
 import java.io.InputStream;
 import java.net.Socket;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -192,18 +191,11 @@ class AccessLogTest
 
     private HttpRequest.Builder request(final String path)
     {
-        return HttpRequest.newBuilder(URI.create(harness.base() + path))
-            .timeout(Duration.ofSeconds(20))
-            .header("Authorization", "Bearer " + ServerHarness.KEY);
+        return harness.request(path);
     }
 
     private HttpResponse<byte[]> get(final String path, final String range) throws Exception
     {
-        final HttpRequest.Builder builder = request(path);
-        if (null != range)
-        {
-            builder.header("Range", range);
-        }
-        return client.send(builder.build(), HttpResponse.BodyHandlers.ofByteArray());
+        return harness.get(client, path, range);
     }
 }

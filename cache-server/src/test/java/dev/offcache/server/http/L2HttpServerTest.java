@@ -91,19 +91,12 @@ class L2HttpServerTest
 
     private HttpRequest.Builder request(final String path)
     {
-        return HttpRequest.newBuilder(URI.create(harness.base() + path))
-            .timeout(Duration.ofSeconds(20))
-            .header("Authorization", "Bearer " + ServerHarness.KEY);
+        return harness.request(path);
     }
 
     private HttpResponse<byte[]> get(final String path, final String range) throws Exception
     {
-        final HttpRequest.Builder builder = request(path);
-        if (null != range)
-        {
-            builder.header("Range", range);
-        }
-        return client.send(builder.build(), HttpResponse.BodyHandlers.ofByteArray());
+        return harness.get(client, path, range);
     }
 
     private HttpResponse<String> post(final String path, final String body) throws Exception

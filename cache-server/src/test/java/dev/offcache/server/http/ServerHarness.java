@@ -5,6 +5,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
@@ -137,6 +138,29 @@ final class ServerHarness implements AutoCloseable
     int port()
     {
         return server.address().getPort();
+    }
+
+    /**
+     * A request to this server with the bearer key and a 20 s timeout.
+     */
+    HttpRequest.Builder request(final String path)
+    {
+        return HttpRequest.newBuilder(URI.create(base() + path))
+            .timeout(Duration.ofSeconds(20))
+            .header("Authorization", "Bearer " + KEY);
+    }
+
+    /**
+     * A GET of {@code path}, with a {@code Range} header unless {@code range} is null.
+     */
+    HttpResponse<byte[]> get(final HttpClient client, final String path, final String range) throws Exception
+    {
+        final HttpRequest.Builder builder = request(path);
+        if (null != range)
+        {
+            builder.header("Range", range);
+        }
+        return client.send(builder.build(), HttpResponse.BodyHandlers.ofByteArray());
     }
 
     @Override
