@@ -10,6 +10,7 @@ import java.util.function.LongConsumer;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
+import dev.offcache.core.async.Futures;
 import dev.offcache.range.fetch.FetchRun;
 import dev.offcache.range.l2.L2Origin;
 import dev.offcache.range.l2.L2ClientContext;
@@ -274,15 +275,8 @@ public final class L2Bridge extends ForwardingObjectStore
         final int want = destination.remaining();
         // told before the read completes; stays -1 when the answer reports no size
         final AtomicLong reported = new AtomicLong(-1);
-        CompletableFuture<Integer> io;
-        try
-        {
-            io = client.read(serverKey, offset, destination, fetchClass, reported::set);
-        }
-        catch (final Throwable ex)
-        {
-            io = CompletableFuture.failedFuture(ex);
-        }
+        final CompletableFuture<Integer> io =
+            Futures.call(() -> client.read(serverKey, offset, destination, fetchClass, reported::set));
         io.whenComplete((n, error) ->
         {
             if (error != null)
@@ -332,17 +326,7 @@ public final class L2Bridge extends ForwardingObjectStore
         final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
         final CompletableFuture<Integer> result)
     {
-        CompletableFuture<Integer> io;
-        try
-        {
-            io = router.read(key, offset, destination, fetchClass);
-        }
-        catch (final Throwable ex)
-        {
-            // whatever the source throws (an Error, a sneaky checked exception) ends in the result, not in a read
-            // that waits for ever
-            io = CompletableFuture.failedFuture(ex);
-        }
+        final CompletableFuture<Integer> io = Futures.call(() -> router.read(key, offset, destination, fetchClass));
         io.whenComplete((n, error) ->
         {
             if (error != null)

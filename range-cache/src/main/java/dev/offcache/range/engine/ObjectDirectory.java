@@ -11,6 +11,7 @@ import java.util.function.Function;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
+import dev.offcache.core.async.Futures;
 import dev.offcache.range.metrics.RangeMetrics;
 import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectKeys;
@@ -118,15 +119,7 @@ final class ObjectDirectory
             return known >= 0 ? CompletableFuture.completedFuture(known) : sharedSize(entry);
         }
         metrics.originHead();
-        CompletableFuture<Long> head;
-        try
-        {
-            head = origin.size(entry.key);
-        }
-        catch (final Throwable ex)
-        {
-            head = CompletableFuture.failedFuture(ex);
-        }
+        final CompletableFuture<Long> head = Futures.call(() -> origin.size(entry.key));
         head.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).whenComplete((size, error) ->
         {
             if (error == null && (size == null || size < 0 || size > MAX_OBJECT_SIZE))
@@ -192,15 +185,7 @@ final class ObjectDirectory
             return stat(entry);
         }
         metrics.originHead();
-        CompletableFuture<ObjectInfo> head;
-        try
-        {
-            head = origin.stat(entry.key);
-        }
-        catch (final Throwable ex)
-        {
-            head = CompletableFuture.failedFuture(ex);
-        }
+        final CompletableFuture<ObjectInfo> head = Futures.call(() -> origin.stat(entry.key));
         head.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).whenComplete((info, error) ->
         {
             entry.statRequest.set(null);

@@ -14,6 +14,7 @@ import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 
 import dev.offcache.core.agent.AgentErrors;
+import dev.offcache.core.async.Futures;
 import dev.offcache.range.origin.ForwardingObjectStore;
 import dev.offcache.range.origin.ObjectKeys;
 import dev.offcache.range.origin.ObjectStore;
@@ -383,15 +384,7 @@ public final class L2Origin extends ForwardingObjectStore
         }
         final ByteBuffer rest = destination.duplicate();
         rest.position(destination.position() + delivered);
-        CompletableFuture<Integer> io;
-        try
-        {
-            io = delegate().read(key, offset + delivered, rest);
-        }
-        catch (final Throwable ex)
-        {
-            io = CompletableFuture.failedFuture(ex);
-        }
+        final CompletableFuture<Integer> io = Futures.call(() -> delegate().read(key, offset + delivered, rest));
         io.whenComplete((bytes, error) ->
         {
             if (error != null)
@@ -454,15 +447,8 @@ public final class L2Origin extends ForwardingObjectStore
             pieceTargets[repairs + i] = destinations[index].duplicate();
             pieceTargets[repairs + i].position(destinations[index].position() + delivered[index]);
         }
-        CompletableFuture<int[]> io;
-        try
-        {
-            io = delegate().readVectored(key, pieceOffsets, pieceTargets, FetchClass.DEMAND, objectSize);
-        }
-        catch (final Throwable ex)
-        {
-            io = CompletableFuture.failedFuture(ex);
-        }
+        final CompletableFuture<int[]> io = Futures.call(
+            () -> delegate().readVectored(key, pieceOffsets, pieceTargets, FetchClass.DEMAND, objectSize));
         io.whenComplete((counts, error) ->
         {
             if (error != null)
@@ -493,15 +479,7 @@ public final class L2Origin extends ForwardingObjectStore
 
     void sizeFromOrigin(final String key, final CompletableFuture<Long> result)
     {
-        CompletableFuture<Long> io;
-        try
-        {
-            io = delegate().size(key);
-        }
-        catch (final Throwable ex)
-        {
-            io = CompletableFuture.failedFuture(ex);
-        }
+        final CompletableFuture<Long> io = Futures.call(() -> delegate().size(key));
         io.whenComplete((size, error) ->
         {
             if (error != null)
