@@ -12,6 +12,7 @@ import java.util.concurrent.RejectedExecutionException;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.offcache.range.engine.ByteRange;
 import dev.offcache.range.engine.SizeProbe;
 import dev.offcache.range.origin.ObjectNotFoundException;
 import dev.offcache.server.log.RateLimitedWarning;
@@ -380,7 +381,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
             return;
         }
         // a Range in a unit other than bytes is ignored: the whole object (RFC 9110, section 14.2)
-        final String rangeHeader = rangeHeaders.isEmpty() || !ByteRange.isBytes(rangeHeaders.get(0)) ? null :
+        final String rangeHeader = rangeHeaders.isEmpty() || !RangeHeader.isBytes(rangeHeaders.get(0)) ? null :
             rangeHeaders.get(0);
         final boolean checksummed = !head && request.headers().contains(CHECKSUM_HEADER, CHECKSUM_VALUE, true);
         // a body's size comes with the first GET of its blocks, started now; a HEAD's from the origin's HEAD
@@ -402,9 +403,9 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
                 final ByteRange range;
                 try
                 {
-                    range = ByteRange.parse(rangeHeader, size);
+                    range = RangeHeader.parse(rangeHeader, size);
                 }
-                catch (final ByteRange.RangeException ex)
+                catch (final RangeHeader.RangeException ex)
                 {
                     if (ex.unsatisfiable())
                     {
@@ -421,8 +422,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
                 }
                 response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.PARTIAL_CONTENT);
                 response.headers().set(HttpHeaderNames.CONTENT_RANGE,
-                    "bytes " + range.start() + "-" + (range.start() + range.length() - 1) + "/" + size);
-                start = range.start();
+                    "bytes " + range.position() + "-" + (range.position() + range.length() - 1) + "/" + size);
+                start = range.position();
                 length = range.length();
             }
             response.headers()
@@ -462,7 +463,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         {
             return source.sizeForStream(key, 0, -1);
         }
-        final long[] asked = ByteRange.beforeSize(rangeHeader);
+        final long[] asked = RangeHeader.beforeSize(rangeHeader);
         return null == asked ? source.sizeForStream(key, -1, 0) : source.sizeForStream(key, asked[0], asked[1]);
     }
 

@@ -10,12 +10,13 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
+import dev.offcache.range.engine.ByteRange;
 import dev.offcache.range.origin.ListPage;
 import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectNotFoundException;
-import dev.offcache.server.http.ByteRange;
 import dev.offcache.server.http.ObjectKeyPolicy;
+import dev.offcache.server.http.RangeHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -288,12 +289,12 @@ public final class S3Service
             {
                 try
                 {
-                    final ByteRange parsed = ByteRange.parse(range, size);
-                    start = parsed.start();
+                    final ByteRange parsed = RangeHeader.parse(range, size);
+                    start = parsed.position();
                     length = parsed.length();
                     partial = true;
                 }
-                catch (final ByteRange.RangeException ex)
+                catch (final RangeHeader.RangeException ex)
                 {
                     if (ex.unsatisfiable())
                     {

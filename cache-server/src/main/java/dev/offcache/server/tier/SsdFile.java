@@ -6,8 +6,8 @@ import java.nio.channels.FileChannel;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.offcache.core.ref.AbstractRefCounted;
 import dev.offcache.range.store.BlockFile;
 
 /**
@@ -16,12 +16,11 @@ import dev.offcache.range.store.BlockFile;
  * is written. The channel closes when the last reference goes, so a file the tier evicts or drops (and unlinks) stays
  * readable for the regions still being sent, and its disk space comes back when they are done.
  */
-public final class SsdFile implements BlockFile
+public final class SsdFile extends AbstractRefCounted implements BlockFile
 {
     private final FileChannel channel;
     private final int length;
     private final int crc;
-    private final AtomicInteger refs = new AtomicInteger(1);
     private final Executor readers;
 
     SsdFile(final FileChannel channel, final int length, final int crc, final Executor readers)
@@ -82,51 +81,26 @@ public final class SsdFile implements BlockFile
         return length;
     }
 
+    /** Closes the descriptor once neither the tier's cache nor a reader holds it. */
     @Override
-    public boolean tryRetain()
+    protected void onLastRelease()
     {
-        while (true)
+        try
         {
-            final int count = refs.get();
-            if (count <= 0)
-            {
-                return false;
-            }
-            if (refs.compareAndSet(count, count + 1))
-            {
-                return true;
-            }
+            channel.close();
         }
-    }
-
-    @Override
-    public void release()
-    {
-        final int left = refs.decrementAndGet();
-        if (left == 0)
+        catch (final IOException ignore)
         {
-            try
-            {
-                channel.close();
-            }
-            catch (final IOException ignore)
-            {
-                // a read-only descriptor: nothing was written that a failed close could lose
-            }
-        }
-        else if (left < 0)
-        {
-            throw new IllegalStateException("SSD block file released more often than retained");
+            // a read-only descriptor: nothing was written that a failed close could lose
         }
     }
 
     /**
-     * Returns the references held now (the cache's and the readers'); 0 once closed. For tests.
-     *
-     * @return the count.
+     * {@inheritDoc}
      */
-    public int refCount()
+    @Override
+    public String toString()
     {
-        return Math.max(0, refs.get());
+        return "SSD block file of " + length + " bytes";
     }
 }

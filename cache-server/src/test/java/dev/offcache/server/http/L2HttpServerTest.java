@@ -133,9 +133,9 @@ class L2HttpServerTest
 
         assertTrue(harness.store.metrics().ssdHits() > 0, "some ranges were served from the SSD tier");
         assertTrue(harness.store.metrics().ramHits() > 0, "some ranges were served from the RAM tier");
-        assertEquals(big.length, harness.origin.bytes.get(),
+        assertEquals(big.length, harness.origin.bytesRequested(),
             "each block read from the origin once (no gap between RAM eviction and SSD)");
-        assertTrue(harness.origin.reads.get() <= 11, "at most one GET per block: " + harness.origin.reads.get());
+        assertTrue(harness.origin.gets() <= 11, "at most one GET per block: " + harness.origin.gets());
 
         final HttpResponse<byte[]> head = client.send(request("/obj/big.bin")
             .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofByteArray());
@@ -206,12 +206,12 @@ class L2HttpServerTest
         awaitSsdBlocks(3 + 1 + 2);
         assertEquals(0, harness.store.metrics().ramHits() + harness.store.metrics().ssdHits());
         assertEquals(0, harness.store.liveSlots(), "prefetch took no RAM slot");
-        final long originReads = harness.origin.reads.get();
-        assertEquals(nested.length + 2L * BLOCK, harness.origin.bytes.get(), "each prefetched block fetched once");
+        final long originReads = harness.origin.gets();
+        assertEquals(nested.length + 2L * BLOCK, harness.origin.bytesRequested(), "each prefetched block fetched once");
 
         assertArrayEquals(nested, get("/obj/dir/nested.bin", null).body());
         assertEquals(4, harness.store.metrics().ssdHits(), "all four blocks came from SSD");
-        assertEquals(originReads, harness.origin.reads.get(), "no origin read for prefetched blocks");
+        assertEquals(originReads, harness.origin.gets(), "no origin read for prefetched blocks");
     }
 
     @Test
@@ -219,7 +219,7 @@ class L2HttpServerTest
     {
         assertEquals(202, post("/prefetch", "{\"key\":\"big.bin\",\"size\":" + big.length + "}").statusCode());
         awaitSsdBlocks(11);
-        final long originReads = harness.origin.reads.get();
+        final long originReads = harness.origin.gets();
 
         // first pass: every block is read back and CRC-checked once (on the SSD reader threads), then sent from its
         // file; nothing is promoted into RAM
@@ -236,7 +236,7 @@ class L2HttpServerTest
         assertEquals(11 + 11 + 3, harness.store.metrics().ssdZeroCopyReads());
         assertEquals(ramHits, harness.store.metrics().ramHits());
         assertEquals(11, harness.store.metrics().ssdVerifiedReads(), "no block read a second time");
-        assertEquals(originReads, harness.origin.reads.get(), "no origin read");
+        assertEquals(originReads, harness.origin.gets(), "no origin read");
         assertEquals(0, harness.store.metrics().ssdCorruptBlocks());
     }
 
@@ -247,7 +247,7 @@ class L2HttpServerTest
         awaitSsdBlocks(11);
         assertArrayEquals(big, get("/obj/big.bin", null).body());
         assertEquals(11, harness.store.metrics().ssdVerifiedReads(), "every block checked once: now sent from files");
-        final long originReads = harness.origin.reads.get();
+        final long originReads = harness.origin.gets();
 
         // a part of block 0 (the last chunk: read on the SSD threads while the stream waits), parts of blocks 1..3
         // around whole blocks (sent from their files with the recorded CRC), two parts of one block (back to back)
@@ -276,7 +276,7 @@ class L2HttpServerTest
             assertEquals(0, body.remaining(), "nothing after the last CRC");
         }
         assertEquals(11, harness.store.metrics().ssdVerifiedReads(), "no block checked again");
-        assertEquals(originReads, harness.origin.reads.get(), "no origin read");
+        assertEquals(originReads, harness.origin.gets(), "no origin read");
         assertEquals(0, harness.store.ramBlocks(), "parts read from files take no RAM slot");
     }
 
@@ -315,7 +315,7 @@ class L2HttpServerTest
         harness.close();
         harness = start();
         assertArrayEquals(big, get("/obj/big.bin", null).body());
-        assertEquals(0, harness.origin.reads.get(), "every block came back from the SSD tier");
+        assertEquals(0, harness.origin.gets(), "every block came back from the SSD tier");
         assertEquals(11, harness.store.metrics().ssdHits());
     }
 
@@ -335,10 +335,10 @@ class L2HttpServerTest
                 }
             }
         }
-        final long originBytes = harness.origin.bytes.get();
+        final long originBytes = harness.origin.bytesRequested();
         assertArrayEquals(nested, get("/obj/dir/nested.bin", null).body());
         assertEquals(4, harness.store.metrics().ssdCorruptBlocks());
-        assertEquals(originBytes + nested.length, harness.origin.bytes.get(), "every corrupt block was refetched");
+        assertEquals(originBytes + nested.length, harness.origin.bytesRequested(), "every corrupt block was refetched");
     }
 
     @Test

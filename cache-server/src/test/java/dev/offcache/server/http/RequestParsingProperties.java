@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import dev.offcache.range.engine.ByteRange;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -41,12 +42,12 @@ class RequestParsingProperties
     {
         final long[] expected = model(header, size);
         ByteRange parsed = null;
-        ByteRange.RangeException error = null;
+        RangeHeader.RangeException error = null;
         try
         {
-            parsed = ByteRange.parse(header, size);
+            parsed = RangeHeader.parse(header, size);
         }
-        catch (final ByteRange.RangeException ex)
+        catch (final RangeHeader.RangeException ex)
         {
             error = ex;
         }
@@ -63,9 +64,9 @@ class RequestParsingProperties
         else
         {
             assertNull(error, header + " of " + size);
-            assertEquals(expected[0], parsed.start(), header);
+            assertEquals(expected[0], parsed.position(), header);
             assertEquals(expected[1], parsed.length(), header);
-            assertTrue(parsed.length() >= 1 && parsed.start() + parsed.length() <= size);
+            assertTrue(parsed.length() >= 1 && parsed.position() + parsed.length() <= size);
         }
     }
 

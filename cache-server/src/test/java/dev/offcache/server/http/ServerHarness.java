@@ -11,7 +11,9 @@ import java.util.function.UnaryOperator;
 
 import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.engine.RangeCache;
+import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.origin.ObjectStore;
+import dev.offcache.range.testing.CountingOrigin;
 import dev.offcache.server.source.EngineObjectNames;
 import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
@@ -73,7 +75,11 @@ final class ServerHarness implements AutoCloseable
         final UnaryOperator<L2HttpServer.Context> serverSettings)
         throws InterruptedException
     {
-        origin = new CountingOrigin(originDir);
+        origin = new CountingOrigin(new FileSystemOrigin(originDir, 4));
+        // keys say how they fail: "fail*" on every GET, "failmid*" on a GET past the first block, "failsize*" on a HEAD
+        origin.failGetsMatching((get) -> get.key().startsWith("fail") &&
+            (!get.key().startsWith("failmid") || get.offset() + get.length() > BLOCK));
+        origin.failSizesOf((key) -> key.startsWith("failsize"));
         final EngineObjectNames names = new EngineObjectNames();
         store = TieredBlockStore.open(new TieredBlockStore.Context()
             .blockSize(blockSize)

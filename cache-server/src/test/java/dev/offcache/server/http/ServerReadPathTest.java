@@ -99,22 +99,22 @@ class ServerReadPathTest
 
         // GET, no Range: 38 contiguous cold blocks, 8 per GET
         assertArrayEquals(whole, get("/obj/whole.bin", null).body());
-        assertEquals(5, harness.origin.reads.get(), "ceil(38 / 8) GETs for the whole object");
+        assertEquals(5, harness.origin.gets(), "ceil(38 / 8) GETs for the whole object");
 
         // GET with a Range: blocks 0..21 (22 blocks)
-        harness.origin.reads.set(0);
+        harness.origin.reset();
         final HttpResponse<byte[]> part = get("/obj/ranged.bin", "bytes=100-" + (21 * BLOCK + 4));
         assertEquals(206, part.statusCode());
         assertArrayEquals(Arrays.copyOfRange(ranged, 100, 21 * BLOCK + 5), part.body());
-        assertEquals(3, harness.origin.reads.get(), "ceil(22 / 8) GETs for a range");
+        assertEquals(3, harness.origin.gets(), "ceil(22 / 8) GETs for a range");
 
         // POST /ranges: blocks 0..9 (two adjoining ranges, 10 blocks), block 20 (two ranges in it), blocks 30..36
-        harness.origin.reads.set(0);
+        harness.origin.reset();
         final long[][] ranges = {{0, 3L * BLOCK}, {3L * BLOCK, 10L * BLOCK}, {20L * BLOCK + 5, 20L * BLOCK + 10},
             {20L * BLOCK + 100, 20L * BLOCK + 200}, {30L * BLOCK, 37L * BLOCK}};
         final byte[] framed = post("/ranges/multi.bin", ranges).body();
         assertArrayEquals(frames(multi, ranges), framed);
-        assertEquals(2 + 1 + 1, harness.origin.reads.get(), "ceil(10 / 8) + 1 + ceil(7 / 8) GETs for POST /ranges");
+        assertEquals(2 + 1 + 1, harness.origin.gets(), "ceil(10 / 8) + 1 + ceil(7 / 8) GETs for POST /ranges");
     }
 
     @Test
@@ -125,11 +125,11 @@ class ServerReadPathTest
         harness = capped(dir);
         assertEquals(206, get("/obj/holes.bin", "bytes=" + 5 * BLOCK + "-" + (5 * BLOCK + 9)).statusCode());
         assertEquals(206, get("/obj/holes.bin", "bytes=" + 12 * BLOCK + "-" + (14 * BLOCK - 1)).statusCode());
-        harness.origin.reads.set(0);
+        harness.origin.reset();
         final long hitsBefore = harness.cache.metrics().value(MetricNames.BLOCK_HITS);
         assertArrayEquals(data, get("/obj/holes.bin", null).body());
         // misses 0..4, 6..11, 14..21 (8: the cap), 22..23
-        assertEquals(4, harness.origin.reads.get());
+        assertEquals(4, harness.origin.gets());
         assertEquals(3, harness.cache.metrics().value(MetricNames.BLOCK_HITS) - hitsBefore, "blocks 5, 12, 13");
     }
 
@@ -144,7 +144,7 @@ class ServerReadPathTest
         assertEquals(8, lookups("miss"), "a cold 8-block read: 8 lookups, 8 misses");
         assertEquals(0, lookups("ram_hit"));
         assertEquals(0, lookups("ssd_hit"));
-        assertEquals(1, harness.origin.reads.get());
+        assertEquals(1, harness.origin.gets());
         assertArrayEquals(data, get("/obj/eight.bin", null).body());
         assertEquals(8, lookups("ram_hit"), "the same read again: 8 RAM hits");
         assertEquals(8, lookups("miss"));
@@ -180,7 +180,7 @@ class ServerReadPathTest
             assertEquals(0, harness.server.metrics().requests("obj", 206) + harness.server.metrics().requests("obj",
                 200), "and no GET, no HEAD");
             // the L1 engine asked for blocks 0..1, 2..6 (adjoining: 0..6) and 20..23; the server fetched them so
-            assertEquals(2, harness.origin.reads.get(), "blocks 0..6 in one GET, 20..23 in another");
+            assertEquals(2, harness.origin.gets(), "blocks 0..6 in one GET, 20..23 in another");
         }
     }
 
@@ -211,7 +211,7 @@ class ServerReadPathTest
         final AtomicReference<DelayingOrigin> slow = new AtomicReference<>();
         harness = new ServerHarness(mib, dir, tmp.resolve("ssd"), 64, 64L * mib, TransportKind.AUTO, 0,
             (o) -> slow.updateAndGet((x) -> new DelayingOrigin(o, latency)), (engine) -> engine);
-        harness.origin.tellsSize = newObject;
+        harness.origin.tellsSize(newObject);
         try (DelayingOrigin direct = new DelayingOrigin(new FileSystemOrigin(dir, 4), latency);
             L2Origin client = client(dir, Duration.ofSeconds(5)))
         {
@@ -338,7 +338,7 @@ class ServerReadPathTest
     private ServerHarness cappedTellingSizes(final Path dir) throws InterruptedException
     {
         final ServerHarness telling = capped(dir);
-        telling.origin.tellsSize = true;
+        telling.origin.tellsSize(true);
         return telling;
     }
 
@@ -356,7 +356,7 @@ class ServerReadPathTest
         final HttpResponse<byte[]> all = get("/obj/whole.bin", null);
         assertEquals(200, all.statusCode());
         assertArrayEquals(whole, all.body());
-        assertEquals(5, harness.origin.reads.get(), "ceil(38 / 8) GETs for a new object");
+        assertEquals(5, harness.origin.gets(), "ceil(38 / 8) GETs for a new object");
         assertEquals(37L * BLOCK + 11, harness.cache.sizeNow("whole.bin"), "the size came with a GET");
         assertEquals(38, lookups("miss"), "each chunk counted once, as a miss");
         assertEquals(0, lookups("ram_hit"));
@@ -365,27 +365,27 @@ class ServerReadPathTest
         assertEquals(38, lookups("ram_hit"), "read again: 38 RAM hits");
 
         // a Range over blocks 0..21: blocks 0..15 fetched with the size lookup (two GETs at once), the rest after
-        harness.origin.reads.set(0);
+        harness.origin.reset();
         final HttpResponse<byte[]> part = get("/obj/ranged.bin", "bytes=100-" + (21 * BLOCK + 4));
         assertEquals(206, part.statusCode());
         assertEquals("bytes 100-" + (21 * BLOCK + 4) + "/" + 40 * BLOCK,
             part.headers().firstValue("Content-Range").orElseThrow());
         assertArrayEquals(Arrays.copyOfRange(ranged, 100, 21 * BLOCK + 5), part.body());
-        assertEquals(3, harness.origin.reads.get(), "ceil(22 / 8) GETs for a range of a new object");
+        assertEquals(3, harness.origin.gets(), "ceil(22 / 8) GETs for a range of a new object");
 
         // POST /ranges: as for a known object (the adjoining first ranges are fetched with the size lookup)
-        harness.origin.reads.set(0);
+        harness.origin.reset();
         final long[][] ranges = {{0, 3L * BLOCK}, {3L * BLOCK, 10L * BLOCK}, {20L * BLOCK + 5, 20L * BLOCK + 10},
             {20L * BLOCK + 100, 20L * BLOCK + 200}, {30L * BLOCK, 37L * BLOCK}};
         assertArrayEquals(frames(multi, ranges), post("/ranges/multi.bin", ranges).body());
-        assertEquals(2 + 1 + 1, harness.origin.reads.get(), "ceil(10 / 8) + 1 + ceil(7 / 8) GETs");
+        assertEquals(2 + 1 + 1, harness.origin.gets(), "ceil(10 / 8) + 1 + ceil(7 / 8) GETs");
 
         // a first range of one block adjoining the next: still one run across them, not cut at the first range
-        harness.origin.reads.set(0);
+        harness.origin.reset();
         final long[][] touching = {{0, 10}, {10, 16L * BLOCK}};
         assertArrayEquals(frames(adjoining, touching), post("/ranges/adjoining.bin", touching).body());
-        assertEquals(2, harness.origin.reads.get(), "ceil(16 / 8) GETs");
-        assertEquals(0, harness.origin.heads.get(), "no HEAD for any new object");
+        assertEquals(2, harness.origin.gets(), "ceil(16 / 8) GETs");
+        assertEquals(0, harness.origin.heads(), "no HEAD for any new object");
         assertEquals(0, harness.cache.metrics().value(MetricNames.ORIGIN_HEADS));
     }
 
@@ -459,7 +459,7 @@ class ServerReadPathTest
         final AtomicReference<SecondGetLatchOrigin> latch = new AtomicReference<>();
         harness = new ServerHarness(mib, dir, tmp.resolve("ssd"), 64, 64L * mib, TransportKind.AUTO, 0,
             (o) -> latch.updateAndGet((x) -> new SecondGetLatchOrigin(o)), (engine) -> engine);
-        harness.origin.tellsSize = true;
+        harness.origin.tellsSize(true);
         // the first GET (blocks 0..7) tells the size and then holds its body until a second GET arrives: the
         // stream's run of blocks 8..15 must start on the size alone
         final long started = System.nanoTime();
@@ -468,14 +468,14 @@ class ServerReadPathTest
         assertEquals(2, latch.get().peakInFlight(), "the second GET while the first body is still held");
         assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(SecondGetLatchOrigin.HOLD_SECONDS),
             "the first body was not held for the whole hold");
-        assertEquals(0, harness.origin.heads.get());
+        assertEquals(0, harness.origin.heads());
 
         // an open range (bytes=S-) is the same: one coalesced GET from S tells the size, the next run starts with it
         final HttpResponse<byte[]> tail = get("/obj/open.bin", "bytes=" + (mib + 5) + "-");
         assertEquals(206, tail.statusCode());
         assertArrayEquals(Arrays.copyOfRange(open, mib + 5, 16 * mib), tail.body());
         assertEquals(4, latch.get().gets(), "blocks 1..8 and 9..15");
-        assertEquals(0, harness.origin.heads.get(), "no HEAD");
+        assertEquals(0, harness.origin.heads(), "no HEAD");
     }
 
     @Test
@@ -488,7 +488,7 @@ class ServerReadPathTest
         // the default cap: 8 MiB, 128 blocks of 64 KiB asked for before the size is known
         harness = new ServerHarness(dir, tmp.resolve("ssd"), 256, 1024L * BLOCK, TransportKind.AUTO, 0,
             (o) -> o, (engine) -> engine);
-        harness.origin.tellsSize = true;
+        harness.origin.tellsSize(true);
         final int runBlocks = harness.cache.fetcher().maxRunBlocks();
         assertEquals(128, runBlocks);
         final long failedBefore = harness.cache.fetcher().blocksFailed();
@@ -532,10 +532,10 @@ class ServerReadPathTest
         {
             assertArrayEquals(data, answer.get(60, TimeUnit.SECONDS).body());
         }
-        assertEquals(0, harness.origin.heads.get(), "no HEAD: one size, learned by the fetches they share");
-        assertEquals((long) blocks * BLOCK, harness.origin.bytes.get(), "each block asked of the origin once");
-        assertTrue(harness.origin.reads.get() >= 2 && harness.origin.reads.get() <= blocks,
-            "GETs: " + harness.origin.reads.get());
+        assertEquals(0, harness.origin.heads(), "no HEAD: one size, learned by the fetches they share");
+        assertEquals((long) blocks * BLOCK, harness.origin.bytesRequested(), "each block asked of the origin once");
+        assertTrue(harness.origin.gets() >= 2 && harness.origin.gets() <= blocks,
+            "GETs: " + harness.origin.gets());
         assertEquals((long) readers * blocks, harness.cache.metrics().value(MetricNames.BLOCK_REQUESTS),
             "each reader's chunks counted once");
     }
@@ -543,8 +543,9 @@ class ServerReadPathTest
     /** The origin GETs and HEADs since the last call, as expected; then starts counting afresh. */
     private void assertCosts(final long gets, final long heads, final String what)
     {
-        assertEquals(gets, harness.origin.reads.getAndSet(0), what + ": GETs");
-        assertEquals(heads, harness.origin.heads.getAndSet(0), what + ": HEADs");
+        assertEquals(gets, harness.origin.gets(), what + ": GETs");
+        assertEquals(heads, harness.origin.heads(), what + ": HEADs");
+        harness.origin.reset();
     }
 
     private L2Origin client(final Path dir, final Duration abandon)

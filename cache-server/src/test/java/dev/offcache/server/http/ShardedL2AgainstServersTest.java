@@ -225,9 +225,9 @@ class ShardedL2AgainstServersTest
             }
         }
         assertEquals(1, owner.get(L2Shard.Counter.WARM_ROUTED));
-        final long originReads = harnesses[ownerIndex].origin.reads.get();
+        final long originReads = harnesses[ownerIndex].origin.gets();
         assertRead(object, 0, objects.get(object).length);
-        assertEquals(originReads, harnesses[ownerIndex].origin.reads.get(), "served from what warming stored");
+        assertEquals(originReads, harnesses[ownerIndex].origin.gets(), "served from what warming stored");
         assertTrue(harnesses[ownerIndex].store.metrics().ssdHits() > 0, "the read hit the SSD tier");
     }
 

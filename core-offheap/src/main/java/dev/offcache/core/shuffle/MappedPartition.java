@@ -2,12 +2,12 @@ package dev.offcache.core.shuffle;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32C;
 
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import dev.offcache.core.ref.AbstractRefCounted;
 import dev.offcache.core.region.MappedRegion;
 
 /**
@@ -17,12 +17,13 @@ import dev.offcache.core.region.MappedRegion;
  * which reads every byte, so the caller decides when to pay for it (for example once, before serving the partition to
  * another executor).
  *
- * <p>Owns its mapping. It is reference-counted: it starts with one reference, held by whoever opened it;
- * {@link #close()} drops that one, {@link #tryRetain()} / {@link #release()} let other readers share it, and the
- * mapping is unmapped when the last reference goes. Views handed out by {@link #wrap} are valid only while the
- * caller holds a reference, and are read-only: the mapping is, so a write through a view faults.
+ * <p>Owns its mapping. It is reference-counted ({@link dev.offcache.core.ref.RefCounted}): it starts with one
+ * reference, held by whoever opened it; {@link #close()} drops that one, {@link #tryRetain()} / {@link #release()}
+ * let other readers share it, and the mapping is unmapped when the last reference goes. Views handed out by
+ * {@link #wrap} are valid only while the caller holds a reference, and are read-only: the mapping is, so a write
+ * through a view faults.
  */
-public final class MappedPartition implements AutoCloseable
+public final class MappedPartition extends AbstractRefCounted implements AutoCloseable
 {
     // The data CRC is one CRC32C over the whole partition, which may exceed one 1 GiB mapping; java.util.zip.CRC32C
     // continues across chunks but reads only ByteBuffers, so chunks pass through a small direct staging buffer.
@@ -33,7 +34,6 @@ public final class MappedPartition implements AutoCloseable
     private final MappedRegion region;
     private final long length;
     private final int crc32c;
-    private final AtomicInteger references = new AtomicInteger(1);
     private boolean ownerClosed;
 
     MappedPartition(final PartitionId expected, final Path path, final MappedRegion region)
@@ -171,43 +171,12 @@ public final class MappedPartition implements AutoCloseable
     }
 
     /**
-     * Takes a reference for another reader, unless the partition is already unmapped.
-     *
-     * @return true if a reference was taken; the caller must {@link #release()} it.
+     * Unmaps the file once the last reader is gone.
      */
-    public boolean tryRetain()
+    @Override
+    protected void onLastRelease()
     {
-        while (true)
-        {
-            final int current = references.get();
-            if (current <= 0)
-            {
-                return false;
-            }
-            if (references.compareAndSet(current, current + 1))
-            {
-                return true;
-            }
-        }
-    }
-
-    /**
-     * Drops one reference; the last one unmaps the file.
-     *
-     * @throws IllegalStateException if no reference is held.
-     */
-    public void release()
-    {
-        final int remaining = references.decrementAndGet();
-        if (remaining == 0)
-        {
-            region.close();
-        }
-        else if (remaining < 0)
-        {
-            references.incrementAndGet();
-            throw new IllegalStateException("partition " + id + " released more often than retained");
-        }
+        region.close();
     }
 
     /**
@@ -223,9 +192,18 @@ public final class MappedPartition implements AutoCloseable
         }
     }
 
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public String toString()
+    {
+        return "partition " + id + " (" + path + ")";
+    }
+
     private void ensureReferenced()
     {
-        if (references.get() <= 0)
+        if (isReleased())
         {
             throw new IllegalStateException("partition " + id + " (" + path + ") is closed");
         }

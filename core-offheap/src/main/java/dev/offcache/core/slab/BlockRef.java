@@ -1,15 +1,17 @@
 package dev.offcache.core.slab;
 
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import dev.offcache.core.ref.AbstractRefCounted;
+
 /**
  * A reference-counted handle to one slot of a {@link BlockSlab}: the only way to reach the slot's memory.
  *
- * <p><b>Ownership.</b> A handle starts with one reference, the owner's. A reader that found the handle (in a cache
+ * <p><b>Ownership.</b> The reference count follows {@link dev.offcache.core.ref.RefCounted}. A handle starts with
+ * one reference, the owner's. A reader that found the handle (in a cache
  * map, say) calls {@link #tryRetain()} and, only if that returned true, reads through {@link #buffer()} and then
  * calls {@link #release()}. The owner calls {@link #release()} once when it drops the block (evicts it). The slot
  * goes back to the slab's free list when the last reference is released, never earlier, so a reader can never see
@@ -30,27 +32,13 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p>{@link #tryRetain()}, {@link #buffer()}, {@link #release()} and {@link #tryCopy} do not allocate: they are the
  * cache hit path.
  */
-public final class BlockRef
+public final class BlockRef extends AbstractRefCounted
 {
-    private static final VarHandle REF_COUNT;
     private static final byte[] EMPTY = new byte[0];
-
-    static
-    {
-        try
-        {
-            REF_COUNT = MethodHandles.lookup().findVarHandle(BlockRef.class, "refCount", int.class);
-        }
-        catch (final ReflectiveOperationException ex)
-        {
-            throw new ExceptionInInitializerError(ex);
-        }
-    }
 
     private final BlockSlab slab;
     private final int slotIndex;
     private final UnsafeBuffer view;
-    private volatile int refCount = 1;
     private volatile int length;
 
     BlockRef(final BlockSlab slab, final int slotIndex, final UnsafeBuffer view)
@@ -118,51 +106,6 @@ public final class BlockRef
     }
 
     /**
-     * Returns the number of references currently held; 0 once released. For diagnostics and tests.
-     *
-     * @return the reference count.
-     */
-    public int refCount()
-    {
-        return refCount;
-    }
-
-    /**
-     * Returns whether the last reference has been released (the slot is back in, or on its way to, the free list).
-     *
-     * @return true if released.
-     */
-    public boolean isReleased()
-    {
-        return refCount <= 0;
-    }
-
-    /**
-     * Takes one more reference unless the last one is already gone. Lock-free, no allocation.
-     *
-     * @return true if the caller now holds a reference and must {@link #release()} it; false if the slot is gone.
-     */
-    public boolean tryRetain()
-    {
-        while (true)
-        {
-            final int count = refCount;
-            if (count <= 0)
-            {
-                return false;
-            }
-            if (count == Integer.MAX_VALUE)
-            {
-                throw new IllegalStateException("reference count overflow on slot " + slotIndex);
-            }
-            if (REF_COUNT.compareAndSet(this, count, count + 1))
-            {
-                return true;
-            }
-        }
-    }
-
-    /**
      * Copies bytes of the slot into a caller's buffer without taking a reference: the cheap form of
      * {@code tryRetain(); buffer().getBytes(...); release()} for a reader that keeps no view. The copy reads the slot
      * while the owner may be evicting it; afterwards the handle's reference count is read again (after an acquire
@@ -189,7 +132,7 @@ public final class BlockRef
             throw new IndexOutOfBoundsException("range [offset=" + offset + ", length=" + length +
                 "] is outside slot " + slotIndex + " of " + slab.slotSize() + " bytes");
         }
-        if (refCount <= 0)
+        if (isReleased())
         {
             return false;
         }
@@ -203,7 +146,7 @@ public final class BlockRef
         {
             slab.copyOut(slotIndex, offset, destination, destOffset, length);
             VarHandle.acquireFence();
-            valid = refCount > 0;
+            valid = !isReleased();
         }
         finally
         {
@@ -213,30 +156,14 @@ public final class BlockRef
     }
 
     /**
-     * Drops one reference; when the last goes, the slot returns to the slab's free list. Lock-free, no allocation.
-     *
-     * @throws IllegalStateException if every reference has already been released (a double release).
+     * Shrinks the view before the slot can be handed out again, so a stale view fails bounds checks, then returns the
+     * slot to the slab's free list.
      */
-    public void release()
+    @Override
+    protected void onLastRelease()
     {
-        while (true)
-        {
-            final int count = refCount;
-            if (count <= 0)
-            {
-                throw new IllegalStateException("BlockRef for slot " + slotIndex + " was already released");
-            }
-            if (REF_COUNT.compareAndSet(this, count, count - 1))
-            {
-                if (count == 1)
-                {
-                    // Shrink the view before the slot can be handed out again, so a stale view fails bounds checks.
-                    view.wrap(EMPTY);
-                    slab.freeSlot(slotIndex);
-                }
-                return;
-            }
-        }
+        view.wrap(EMPTY);
+        slab.freeSlot(slotIndex);
     }
 
     /**
@@ -244,12 +171,12 @@ public final class BlockRef
      */
     public String toString()
     {
-        return "BlockRef{slot=" + slotIndex + ", refCount=" + refCount + ", length=" + length + '}';
+        return "BlockRef{slot=" + slotIndex + ", refCount=" + refCount() + ", length=" + length + '}';
     }
 
     private void checkLive()
     {
-        if (refCount <= 0)
+        if (isReleased())
         {
             throw new IllegalStateException("BlockRef for slot " + slotIndex + " used after release");
         }

@@ -6,17 +6,20 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.concurrent.CompletableFuture;
 
+import dev.offcache.core.ref.RefCounted;
+
 /**
  * A stored block that lives in a file rather than in memory: {@link #length()} bytes at {@link #dataPosition()} of an
  * open {@link #channel()}, to be sent straight from the file (sendfile) without being read into memory. Handed out by
  * {@link BlockStore#openFile(long, int)}, for instance by the L2 server's SSD tier for blocks it has verified.
  *
- * <p>Ownership: reference-counted. Whoever receives a {@code BlockFile} from the store owns one reference and calls
- * {@link #release()} exactly once when it no longer reads the channel; the store closes the channel only after every
- * reference is gone (it may keep the file open for later readers). The channel is shared: read it only with
- * positional calls ({@code transferTo(position, ...)}, {@code read(dst, position)}), never through its own position.
+ * <p>Ownership: reference-counted ({@link RefCounted}). Whoever receives a {@code BlockFile} from the store owns one
+ * reference and calls {@link #release()} exactly once when it no longer reads the channel; the store closes the
+ * channel only after every reference is gone (it may keep the file open for later readers). The channel is shared:
+ * read it only with positional calls ({@code transferTo(position, ...)}, {@code read(dst, position)}), never through
+ * its own position.
  */
-public interface BlockFile
+public interface BlockFile extends RefCounted
 {
     /**
      * The open file.
@@ -84,16 +87,4 @@ public interface BlockFile
             return CompletableFuture.failedFuture(ex);
         }
     }
-
-    /**
-     * Takes one more reference, for a second reader of the same open file.
-     *
-     * @return false when the file was already closed (the caller must not use it).
-     */
-    boolean tryRetain();
-
-    /**
-     * Drops one reference; the channel may be closed once none is left.
-     */
-    void release();
 }

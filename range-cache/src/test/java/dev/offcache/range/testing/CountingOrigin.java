@@ -6,8 +6,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import java.util.function.Predicate;
 
+import dev.offcache.range.store.FetchClass;
 import dev.offcache.range.origin.ForwardingObjectStore;
 import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectStore;
@@ -15,8 +17,10 @@ import dev.offcache.range.origin.OriginException;
 
 /**
  * Wraps a real origin and counts what reaches it: GETs (with their ranges), HEADs, GETs running at once and the
- * peak. Tests can gate GETs or HEADs (hold them until released) and inject faults: throw, return short data, or
- * report an absurd size.
+ * peak. Tests can gate GETs or HEADs (hold them until released) and inject faults: throw (the next n GETs, or
+ * every GET or HEAD matching a rule), return short data, or report an absurd size. With {@link #tellsSize} its GET
+ * answers carry the object's size, as an S3 or HTTP origin's do; without it they say nothing, so an engine asks with
+ * a HEAD first. Shared by the range-cache and cache-server tests.
  */
 public final class CountingOrigin extends ForwardingObjectStore
 {
@@ -38,6 +42,9 @@ public final class CountingOrigin extends ForwardingObjectStore
     private final AtomicInteger failNextGets = new AtomicInteger();
     private final AtomicInteger shortNextGets = new AtomicInteger();
     private volatile long fakeSize = -1;
+    private volatile Predicate<Get> failingGets = (get) -> false;
+    private volatile Predicate<String> failingSizes = (key) -> false;
+    private volatile boolean tellsSize;
 
     public CountingOrigin(final ObjectStore delegate)
     {
@@ -57,6 +64,12 @@ public final class CountingOrigin extends ForwardingObjectStore
     public int running()
     {
         return running.get();
+    }
+
+    /** Bytes every GET so far asked for (not reset by {@link #reset}). */
+    public long bytesRequested()
+    {
+        return bytesRequested.get();
     }
 
     public int peakRunning()
@@ -123,6 +136,30 @@ public final class CountingOrigin extends ForwardingObjectStore
         fakeSize = size;
     }
 
+    /** Fails every GET the rule matches, from now on (its range as asked). */
+    public void failGetsMatching(final Predicate<Get> rule)
+    {
+        failingGets = rule;
+    }
+
+    /** Fails every size lookup ({@link #size}, {@link #stat}) of a key the rule matches, from now on. */
+    public void failSizesOf(final Predicate<String> rule)
+    {
+        failingSizes = rule;
+    }
+
+    /** Whether GET answers carry the object's size from now on ({@link ObjectStore#readAnswersCarrySize}). */
+    public void tellsSize(final boolean tells)
+    {
+        tellsSize = tells;
+    }
+
+    @Override
+    public boolean readAnswersCarrySize()
+    {
+        return tellsSize;
+    }
+
     @Override
     public String namespace()
     {
@@ -133,6 +170,10 @@ public final class CountingOrigin extends ForwardingObjectStore
     public CompletableFuture<Long> size(final String key)
     {
         heads.incrementAndGet();
+        if (failingSizes.test(key))
+        {
+            return CompletableFuture.failedFuture(new OriginException("injected HEAD failure of '" + key + "'"));
+        }
         final CompletableFuture<Void> gate = headGate;
         final CompletableFuture<Void> before = gate == null ? CompletableFuture.completedFuture(null) : gate;
         return before.thenCompose((v) -> fakeSize >= 0 ?
@@ -144,6 +185,10 @@ public final class CountingOrigin extends ForwardingObjectStore
     public CompletableFuture<ObjectInfo> stat(final String key)
     {
         heads.incrementAndGet();
+        if (failingSizes.test(key))
+        {
+            return CompletableFuture.failedFuture(new OriginException("injected HEAD failure of '" + key + "'"));
+        }
         final CompletableFuture<Void> gate = headGate;
         final CompletableFuture<Void> before = gate == null ? CompletableFuture.completedFuture(null) : gate;
         return before.thenCompose((v) -> fakeSize >= 0 ?
@@ -154,9 +199,25 @@ public final class CountingOrigin extends ForwardingObjectStore
     @Override
     public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
     {
+        return counted(key, offset, destination, FetchClass.DEMAND, null);
+    }
+
+    @Override
+    public CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+        final LongConsumer objectSize)
+    {
+        return counted(key, offset, destination, fetchClass, tellsSize ? objectSize : null);
+    }
+
+    private CompletableFuture<Integer> counted(
+        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+        final LongConsumer objectSize)
+    {
         gets.incrementAndGet();
         final int length = destination.remaining();
-        log.add(new Get(key, offset, length));
+        final Get get = new Get(key, offset, length);
+        log.add(get);
         bytesRequested.addAndGet(length);
         final int now = running.incrementAndGet();
         peak.accumulateAndGet(now, Math::max);
@@ -167,6 +228,10 @@ public final class CountingOrigin extends ForwardingObjectStore
             gate : CompletableFuture.completedFuture(null);
         final CompletableFuture<Integer> result = before.thenCompose((v) ->
         {
+            if (failingGets.test(get))
+            {
+                return CompletableFuture.failedFuture(new OriginException("injected origin failure of '" + key + "'"));
+            }
             if (failNextGets.getAndUpdate((n) -> Math.max(0, n - 1)) > 0)
             {
                 return CompletableFuture.failedFuture(new OriginException("injected GET failure for '" + key + "'"));
@@ -177,7 +242,8 @@ public final class CountingOrigin extends ForwardingObjectStore
                 shorter.limit(shorter.position() + Math.max(0, length - 1));
                 return delegate().read(key, offset, shorter);
             }
-            return delegate().read(key, offset, destination);
+            return null == objectSize ? delegate().read(key, offset, destination) :
+                delegate().read(key, offset, destination, fetchClass, objectSize);
         });
         return result.whenComplete((n, t) ->
         {

@@ -2,11 +2,14 @@ package dev.offcache.transport.source;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
+import dev.offcache.core.ref.RefCounted;
+
 /**
- * A referenced, readable, off-heap block or partition. The bytes stay valid and unchanged until
- * {@link #release()}; the owner of the memory is the {@link BlockSource} that opened the handle.
+ * A referenced, readable, off-heap block or partition. The bytes stay valid and unchanged until the last
+ * {@link #release()} ({@link RefCounted}: opening takes one reference); the owner of the memory is the
+ * {@link BlockSource} that opened the handle.
  */
-public interface BlockHandle
+public interface BlockHandle extends RefCounted
 {
     /**
      * Returns total length of the block in bytes.
@@ -36,9 +39,4 @@ public interface BlockHandle
     {
         return maxLength;
     }
-
-    /**
-     * Drop this reference. Called exactly once per handle.
-     */
-    void release();
 }

@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.offcache.core.ref.AbstractRefCounted;
 import dev.offcache.transport.wire.ErrorCode;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -72,10 +73,9 @@ public final class DirectBufferBlockSource implements BlockSource
         return new Handle(buffer);
     }
 
-    private final class Handle implements BlockHandle
+    private final class Handle extends AbstractRefCounted implements BlockHandle
     {
         private final DirectBuffer buffer;
-        private boolean released;
 
         Handle(final DirectBuffer buffer)
         {
@@ -92,14 +92,16 @@ public final class DirectBufferBlockSource implements BlockSource
             target.wrap(buffer, (int) offset, length);
         }
 
-        public void release()
+        @Override
+        protected void onLastRelease()
         {
-            if (released)
-            {
-                throw new IllegalStateException("block handle released twice");
-            }
-            released = true;
             openHandles.decrementAndGet();
+        }
+
+        @Override
+        public String toString()
+        {
+            return "block handle of " + length() + " bytes";
         }
     }
 }

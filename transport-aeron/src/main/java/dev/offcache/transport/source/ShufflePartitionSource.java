@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.offcache.core.ref.AbstractRefCounted;
 import dev.offcache.core.region.MappedRegion;
 import dev.offcache.core.shuffle.CorruptPartitionException;
 import dev.offcache.core.shuffle.MappedPartition;
@@ -234,10 +235,9 @@ public final class ShufflePartitionSource implements BlockSource
         return new Handle(partition);
     }
 
-    private final class Handle implements BlockHandle
+    private final class Handle extends AbstractRefCounted implements BlockHandle
     {
         private final MappedPartition partition;
-        private boolean released;
 
         Handle(final MappedPartition partition)
         {
@@ -261,15 +261,17 @@ public final class ShufflePartitionSource implements BlockSource
             return (int) Math.min(maxLength, toBoundary);
         }
 
-        public void release()
+        @Override
+        protected void onLastRelease()
         {
-            if (released)
-            {
-                throw new IllegalStateException("partition handle released twice");
-            }
-            released = true;
             partition.close();
             openHandles.decrementAndGet();
+        }
+
+        @Override
+        public String toString()
+        {
+            return "block handle of " + length() + " bytes";
         }
     }
 }

@@ -1,15 +1,18 @@
 package dev.offcache.server.http;
 
+import dev.offcache.range.engine.ByteRange;
+
 /**
- * One satisfiable byte range {@code [start, start + length)} of an object, parsed from an HTTP {@code Range}
- * header: {@code bytes=S-E} (inclusive end), {@code bytes=S-} or {@code bytes=-N} (the last N bytes). Several
- * ranges in one header are not supported (use {@code POST /ranges}).
- *
- * @param start  first byte.
- * @param length bytes, at least 1.
+ * Parses an HTTP {@code Range} header into the one satisfiable {@link ByteRange} it asks for: {@code bytes=S-E}
+ * (inclusive end), {@code bytes=S-} or {@code bytes=-N} (the last N bytes). Several ranges in one header are not
+ * supported (use {@code POST /ranges}). Shared by the object API and the S3 API.
  */
-public record ByteRange(long start, long length)
+public final class RangeHeader
 {
+    private RangeHeader()
+    {
+    }
+
     /** Why a Range header could not be served. */
     public static final class RangeException extends Exception
     {
@@ -52,7 +55,7 @@ public record ByteRange(long start, long length)
      *
      * @param header the header value.
      * @param size   the object's size.
-     * @return the range, clamped to the object's end.
+     * @return the range, clamped to the object's end, at least one byte long.
      * @throws RangeException when malformed (400) or unsatisfiable (416).
      */
     public static ByteRange parse(final String header, final long size) throws RangeException
@@ -118,7 +121,7 @@ public record ByteRange(long start, long length)
             {
                 return null;
             }
-            return new long[] {range.start(), spec.endsWith("-") ? -1 : range.length()};
+            return new long[] {range.position(), spec.endsWith("-") ? -1 : range.length()};
         }
         catch (final RangeException ex)
         {
