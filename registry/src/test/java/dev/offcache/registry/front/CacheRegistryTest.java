@@ -206,6 +206,37 @@ class CacheRegistryTest
         }
     }
 
+    @ParameterizedTest(name = "writerThread={0}")
+    @ValueSource(booleans = {false, true})
+    void aJournalAppendFailureFailsItsCommandAndStopsTheRegistry(final boolean writerThread) throws Exception
+    {
+        final AtomicBoolean diskFull = new AtomicBoolean();
+        final ChangeLog failing = new ChangeLog()
+        {
+            public void endCommand()
+            {
+                if (diskFull.get())
+                {
+                    throw new UncheckedIOException(new IOException("No space left on device"));
+                }
+            }
+        };
+        try (CacheRegistry registry =
+                 CacheRegistry.launch(new CacheRegistry.Context().changeLog(failing).writerThread(writerThread)))
+        {
+            assertEquals(BeginOutcome.CLAIMED, registry.beginMaterialization(KEY, "j").get(5, TimeUnit.SECONDS));
+            diskFull.set(true);
+            final ExecutionException ex = assertThrows(ExecutionException.class,
+                () -> registry.abortMaterialization(KEY, "j").get(5, TimeUnit.SECONDS));
+            assertInstanceOf(RegistryClosedException.class, ex.getCause());
+            assertTrue(ex.getCause().getMessage().contains("No space left on device"), ex.getCause().getMessage());
+            assertTrue(registry.isClosed());
+            final ExecutionException later = assertThrows(ExecutionException.class,
+                () -> registry.beginMaterialization(KEY, "j2").get(5, TimeUnit.SECONDS));
+            assertInstanceOf(RegistryClosedException.class, later.getCause());
+        }
+    }
+
     private static void assertMessage(final String expected, final Executable call)
     {
         final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, call);
