@@ -147,6 +147,9 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
         {
             if (shutDown || failure != null)
             {
+                // After a journal failure the shutdown command still ends the writer's work (the registry thread
+                // leaves on it instead of waiting out close()'s drain timeout).
+                shutDown |= command.type == CommandType.SHUTDOWN;
                 future.completeExceptionally(registry.closedException(failure));
             }
             else
@@ -172,7 +175,7 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
     }
 
     /**
-     * Applies one command and journals its changes.
+     * Applies one command to the state machine and journals its changes.
      *
      * @return what its future is to be completed with once the batch is durable: the result, or a {@link Failure}
      *     for bad input. A failure of the journal (or a defect) stops the registry: the batch then fails.
@@ -190,7 +193,31 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
         try
         {
             changeLog.beginCommand();
-            result = apply(type, key, jobId, id, schema, locations);
+            result = switch (type)
+            {
+                case LOOKUP -> machine.lookup(key);
+                case BEGIN -> machine.beginMaterialization(key, jobId);
+                case COMPLETE -> machine.completeMaterialization(key, jobId, schema, locations);
+                case ABORT -> machine.abortMaterialization(key, jobId);
+                case INVALIDATE -> machine.invalidate(key);
+                case INVALIDATE_JOB -> machine.invalidate(key, jobId);
+                case INVALIDATE_EXECUTOR -> machine.invalidateExecutor(id);
+                case REMOVE_SESSION -> machine.removeSession(id);
+                case ACQUIRE -> acquire(key, jobId);
+                case AWAIT -> await(key);
+                case SWEEP ->
+                {
+                    view.foldReadActivity(state);
+                    yield machine.sweep(retentionPolicy, clock.time());
+                }
+                case ENTRIES -> state.entries();
+                case SHUTDOWN ->
+                {
+                    shutDown = true;
+                    machine.releaseAll(Resolution.Reason.SHUTDOWN);
+                    yield null;
+                }
+            };
         }
         catch (final IllegalArgumentException | IllegalStateException ex)
         {
@@ -212,50 +239,6 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
             fail(ex);
         }
         return result;
-    }
-
-    private Object apply(
-        final CommandType type,
-        final CacheKey key,
-        final String jobId,
-        final String id,
-        final DatasetSchema schema,
-        final List<PartitionLocation> locations)
-    {
-        switch (type)
-        {
-            case LOOKUP:
-                return machine.lookup(key);
-            case BEGIN:
-                return machine.beginMaterialization(key, jobId);
-            case COMPLETE:
-                return machine.completeMaterialization(key, jobId, schema, locations);
-            case ABORT:
-                return machine.abortMaterialization(key, jobId);
-            case INVALIDATE:
-                return machine.invalidate(key);
-            case INVALIDATE_JOB:
-                return machine.invalidate(key, jobId);
-            case INVALIDATE_EXECUTOR:
-                return machine.invalidateExecutor(id);
-            case REMOVE_SESSION:
-                return machine.removeSession(id);
-            case ACQUIRE:
-                return acquire(key, jobId);
-            case AWAIT:
-                return await(key);
-            case SWEEP:
-                view.foldReadActivity(state);
-                return machine.sweep(retentionPolicy, clock.time());
-            case ENTRIES:
-                return state.entries();
-            case SHUTDOWN:
-                shutDown = true;
-                machine.releaseAll(Resolution.Reason.SHUTDOWN);
-                return null;
-            default:
-                throw new IllegalStateException("unknown command " + type);
-        }
     }
 
     private Acquisition acquire(final CacheKey key, final String jobId)

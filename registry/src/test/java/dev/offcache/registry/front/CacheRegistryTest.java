@@ -2,6 +2,7 @@ package dev.offcache.registry.front;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -37,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -221,8 +223,9 @@ class CacheRegistryTest
                 }
             }
         };
-        try (CacheRegistry registry =
-                 CacheRegistry.launch(new CacheRegistry.Context().changeLog(failing).writerThread(writerThread)))
+        final CacheRegistry registry = CacheRegistry.launch(new CacheRegistry.Context()
+            .changeLog(failing).writerThread(writerThread).shutdownTimeoutMs(60_000));
+        try
         {
             assertEquals(BeginOutcome.CLAIMED, registry.beginMaterialization(KEY, "j").get(5, TimeUnit.SECONDS));
             diskFull.set(true);
@@ -234,6 +237,11 @@ class CacheRegistryTest
             final ExecutionException later = assertThrows(ExecutionException.class,
                 () -> registry.beginMaterialization(KEY, "j2").get(5, TimeUnit.SECONDS));
             assertInstanceOf(RegistryClosedException.class, later.getCause());
+        }
+        finally
+        {
+            // The writer (a registry thread too) stops on the shutdown command, not after the drain timeout.
+            assertTimeoutPreemptively(Duration.ofSeconds(30), registry::close);
         }
     }
 
