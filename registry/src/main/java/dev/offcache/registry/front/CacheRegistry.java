@@ -1,5 +1,6 @@
 package dev.offcache.registry.front;
 
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.Map;
@@ -7,11 +8,11 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
+import java.util.function.ObjLongConsumer;
 
 import com.lmax.disruptor.AlertException;
 import com.lmax.disruptor.BlockingWaitStrategy;
@@ -95,12 +96,32 @@ public final class CacheRegistry implements AsyncCacheRegistry
     /** How long a caller spins, then yields, for its answer while another caller runs the writer's step. */
     private static final int HELP_SPINS = 200;
     private static final int HELP_YIELDS = 100;
+    private static final VarHandle VIEW;
+
+    static
+    {
+        try
+        {
+            VIEW = MethodHandles.lookup().findVarHandle(CacheRegistry.class, "view", ReadView.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    /** Thread ids are positive. */
+    private static final long NO_WRITER = 0;
 
     private final Context ctx;
     private final RingBuffer<RegistryCommand> ring;
     private final EventPoller<RegistryCommand> poller;
     private final CommandHandler handler;
-    private final AtomicReference<Thread> writer = new AtomicReference<>();
+    /**
+     * The id of the thread holding the writer role, {@link #NO_WRITER} for none. An id rather than the
+     * {@code Thread}: a reference CAS into this long-lived object would also pay the GC's card-marking barrier.
+     */
+    private final AtomicLong writer = new AtomicLong(NO_WRITER);
     private final boolean callerRuns;
     private final Thread registryThread;
     private final SequenceBarrier barrier;
@@ -430,7 +451,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public void close()
     {
-        if (writer.get() == Thread.currentThread())
+        if (writer.get() == Thread.currentThread().getId())
         {
             throw new IllegalStateException("CacheRegistry.close() called while this thread runs the registry's " +
                 "writer (from a continuation of one of its futures): close it from another thread");
@@ -481,7 +502,10 @@ public final class CacheRegistry implements AsyncCacheRegistry
 
     void publishView(final ReadView next)
     {
-        view = next;
+        // A release store, not a volatile one: readers load it volatile; what makes a batch's change visible to a
+        // read that starts after its acknowledgement is the happens-before edge of that acknowledgement (a
+        // future's completion, or the caller's own program order) and the fence each writer step ends with.
+        VIEW.setRelease(this, next);
     }
 
     void publishPins(final Set<StageRef> stages)
@@ -534,16 +558,19 @@ public final class CacheRegistry implements AsyncCacheRegistry
         final DatasetSchema schema,
         final List<PartitionLocation> locations)
     {
-        final CompletableFuture<Object> future = new CompletableFuture<>();
         if (closed)
         {
-            future.completeExceptionally(closedException(failure));
-            return (CompletableFuture<T>) (CompletableFuture<?>) future;
+            return CompletableFuture.failedFuture(closedException(failure));
         }
-        if (callerRuns && applyNow(type, key, jobId, id, schema, locations, future))
+        if (callerRuns)
         {
-            return (CompletableFuture<T>) (CompletableFuture<?>) future;
+            final CompletableFuture<Object> applied = applyNow(type, key, jobId, id, schema, locations);
+            if (applied != null)
+            {
+                return (CompletableFuture<T>) (CompletableFuture<?>) applied;
+            }
         }
+        final CompletableFuture<Object> future = new CompletableFuture<>();
         lastPublished.get().set(publishNow(type, key, jobId, id, schema, locations, future));
         if (callerRuns)
         {
@@ -583,35 +610,35 @@ public final class CacheRegistry implements AsyncCacheRegistry
      * unapplied (so no earlier command of this thread either), the command is applied at once, as a batch of its
      * own, without a ring slot. Anything others published meanwhile is drained before letting go for good.
      *
-     * @return whether the command was applied (else it has to go through the ring).
+     * @return the command's future, complete; null when it was not applied (it has to go through the ring).
      */
-    private boolean applyNow(
+    private CompletableFuture<Object> applyNow(
         final CommandType type,
         final CacheKey key,
         final String jobId,
         final String id,
         final DatasetSchema schema,
-        final List<PartitionLocation> locations,
-        final CompletableFuture<Object> future)
+        final List<PartitionLocation> locations)
     {
-        if (writer.get() != null || !writer.compareAndSet(null, Thread.currentThread()))
+        if (writer.get() != NO_WRITER || !writer.compareAndSet(NO_WRITER, Thread.currentThread().getId()))
         {
-            return false;
+            return null;
         }
-        boolean applied = false;
+        CompletableFuture<Object> applied = null;
         try
         {
             final long through = poller.getSequence().get();
             if (ring.getCursor() == through)
             {
-                handler.applyNow(type, key, jobId, id, schema, locations, future, through);
-                applied = true;
+                applied = handler.applyNow(type, key, jobId, id, schema, locations, through);
             }
         }
         finally
         {
-            writer.lazySet(null);
+            writer.lazySet(NO_WRITER);
         }
+        // Pairs with a publisher's CAS on the role (one of the two sees the other's write); it also drains the
+        // release store of the view, so a read that starts after this call returned sees the change.
         VarHandle.fullFence();
         if (ring.isAvailable(poller.getSequence().get() + 1))
         {
@@ -628,7 +655,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     private void help(final CompletableFuture<Object> future)
     {
-        if (writer.get() == Thread.currentThread())
+        if (writer.get() == Thread.currentThread().getId())
         {
             return;
         }
@@ -657,9 +684,9 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     private boolean drain()
     {
-        final Thread me = Thread.currentThread();
+        final long me = Thread.currentThread().getId();
         boolean ran = false;
-        while (writer.get() == null && writer.compareAndSet(null, me))
+        while (writer.get() == NO_WRITER && writer.compareAndSet(NO_WRITER, me))
         {
             ran = true;
             try
@@ -673,7 +700,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
             }
             finally
             {
-                writer.lazySet(null);
+                writer.lazySet(NO_WRITER);
             }
             // Pairs with the publisher's CAS on the role: one of the two sees the other's write.
             VarHandle.fullFence();
@@ -745,10 +772,10 @@ public final class CacheRegistry implements AsyncCacheRegistry
         }
         finally
         {
-            if (writer.compareAndSet(null, Thread.currentThread()))
+            if (writer.compareAndSet(NO_WRITER, Thread.currentThread().getId()))
             {
                 handler.failLeftovers();
-                writer.set(null);
+                writer.set(NO_WRITER);
             }
         }
     }
@@ -790,7 +817,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
         private CountersManager countersManager;
         private Boolean writerThreadChoice;
         private boolean writerThread;
-        private BiConsumer<CompletableFuture<?>, Long> applyObserver = (future, sequence) ->
+        private ObjLongConsumer<CompletableFuture<?>> applyObserver = (future, sequence) ->
         {
         };
         private Consumer<Set<StageRef>> pinListener = stages ->
@@ -972,7 +999,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
          * @param applyObserver the observer.
          * @return this.
          */
-        Context applyObserver(final BiConsumer<CompletableFuture<?>, Long> applyObserver)
+        Context applyObserver(final ObjLongConsumer<CompletableFuture<?>> applyObserver)
         {
             this.applyObserver = applyObserver;
             return this;
@@ -1016,7 +1043,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
             return liveExecutors;
         }
 
-        BiConsumer<CompletableFuture<?>, Long> applyObserver()
+        ObjLongConsumer<CompletableFuture<?>> applyObserver()
         {
             return applyObserver;
         }

@@ -3,7 +3,7 @@ package dev.offcache.registry.front;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.BiConsumer;
+import java.util.function.ObjLongConsumer;
 
 import com.lmax.disruptor.EventPoller;
 import org.agrona.concurrent.EpochClock;
@@ -48,14 +48,13 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
     private final EpochClock clock;
     private final CacheRegistry registry;
     private final RegistryCounters counters;
-    private final BiConsumer<CompletableFuture<?>, Long> applyObserver;
+    private final ObjLongConsumer<CompletableFuture<?>> applyObserver;
 
     private final ArrayList<CompletableFuture<?>> ackFutures = new ArrayList<>();
     private final ArrayList<Object> ackValues = new ArrayList<>();
     private final ArrayList<RemovedEntry> batchRemovals = new ArrayList<>();
     private ReadView.Builder view;
     private long publishedPinVersion = -1;
-    private final RegistryCommand direct = new RegistryCommand();
     private long commandsTotal;
     private long appliedCount;
     private long batchesTotal;
@@ -98,20 +97,45 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
 
     /**
      * Applies one command that never went through the ring, as a batch of its own (a caller holding the writer role
-     * with the ring empty). {@code through} is the ring sequence everything before it was applied up to.
+     * with the ring empty). {@code through} is the ring sequence everything before it was applied up to. The
+     * arguments go straight to the state machine and the answer comes back as a future made complete, not through a
+     * long-lived ring slot, the batch's lists and a completion: on this path (the uncontended round trip) every
+     * reference stored into an old object costs a GC card-marking barrier with a fence, and a completion a CAS.
+     *
+     * @return the command's future, complete: the result once the batch is acknowledged, else failed.
      */
-    void applyNow(
+    CompletableFuture<Object> applyNow(
         final CommandType type,
         final CacheKey key,
         final String jobId,
         final String id,
         final DatasetSchema schema,
         final List<PartitionLocation> locations,
-        final CompletableFuture<Object> future,
         final long through)
     {
-        direct.set(type, key, jobId, id, schema, locations, future);
-        onEvent(direct, through, true);
+        commandsTotal++;
+        final boolean open = !shutDown && failure == null;
+        final long position = appliedCount;
+        final Object result = open ? applyAndJournal(type, key, jobId, id, schema, locations) : null;
+        final boolean acknowledged = endBatch(through);
+        final CompletableFuture<Object> future;
+        if (!open || !acknowledged)
+        {
+            future = CompletableFuture.failedFuture(registry.closedException(failure));
+        }
+        else if (result instanceof Failure failed)
+        {
+            future = CompletableFuture.failedFuture(failed.cause);
+        }
+        else
+        {
+            future = CompletableFuture.completedFuture(result);
+        }
+        if (open)
+        {
+            applyObserver.accept(future, position);
+        }
+        return future;
     }
 
     @Override
@@ -123,11 +147,20 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
         {
             if (shutDown || failure != null)
             {
+                // After a journal failure the shutdown command still ends the writer's work (the registry thread
+                // leaves on it instead of waiting out close()'s drain timeout).
+                shutDown |= command.type == CommandType.SHUTDOWN;
                 future.completeExceptionally(registry.closedException(failure));
             }
             else
             {
-                applyAndJournal(command, future);
+                applyObserver.accept(future, appliedCount);
+                // Added after the command ran: it may add the waiters it ended first. A journal failure in it fails
+                // the batch: endBatch then fails every future collected here.
+                final Object result = applyAndJournal(command.type, command.key, command.jobId, command.id,
+                    command.schema, command.locations);
+                ackFutures.add(future);
+                ackValues.add(result);
             }
         }
         finally
@@ -141,14 +174,50 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
         return true;
     }
 
-    private void applyAndJournal(final RegistryCommand command, final CompletableFuture<Object> future)
+    /**
+     * Applies one command to the state machine and journals its changes.
+     *
+     * @return what its future is to be completed with once the batch is durable: the result, or a {@link Failure}
+     *     for bad input. A failure of the journal (or a defect) stops the registry: the batch then fails.
+     */
+    private Object applyAndJournal(
+        final CommandType type,
+        final CacheKey key,
+        final String jobId,
+        final String id,
+        final DatasetSchema schema,
+        final List<PartitionLocation> locations)
     {
-        applyObserver.accept(future, appliedCount++);
+        appliedCount++;
         Object result;
         try
         {
             changeLog.beginCommand();
-            result = apply(command);
+            result = switch (type)
+            {
+                case LOOKUP -> machine.lookup(key);
+                case BEGIN -> machine.beginMaterialization(key, jobId);
+                case COMPLETE -> machine.completeMaterialization(key, jobId, schema, locations);
+                case ABORT -> machine.abortMaterialization(key, jobId);
+                case INVALIDATE -> machine.invalidate(key);
+                case INVALIDATE_JOB -> machine.invalidate(key, jobId);
+                case INVALIDATE_EXECUTOR -> machine.invalidateExecutor(id);
+                case REMOVE_SESSION -> machine.removeSession(id);
+                case ACQUIRE -> acquire(key, jobId);
+                case AWAIT -> await(key);
+                case SWEEP ->
+                {
+                    view.foldReadActivity(state);
+                    yield machine.sweep(retentionPolicy, clock.time());
+                }
+                case ENTRIES -> state.entries();
+                case SHUTDOWN ->
+                {
+                    shutDown = true;
+                    machine.releaseAll(Resolution.Reason.SHUTDOWN);
+                    yield null;
+                }
+            };
         }
         catch (final IllegalArgumentException | IllegalStateException ex)
         {
@@ -158,8 +227,7 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
         catch (final RuntimeException | Error ex)
         {
             fail(ex);
-            future.completeExceptionally(registry.closedException(ex));
-            return;
+            return null;
         }
         try
         {
@@ -169,56 +237,14 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
         {
             // The change is applied in memory but not journaled: stop before anyone can observe the difference.
             fail(ex);
-            future.completeExceptionally(registry.closedException(ex));
-            return;
         }
-        ackFutures.add(future);
-        ackValues.add(result);
+        return result;
     }
 
-    private Object apply(final RegistryCommand command)
-    {
-        switch (command.type)
-        {
-            case LOOKUP:
-                return machine.lookup(command.key);
-            case BEGIN:
-                return machine.beginMaterialization(command.key, command.jobId);
-            case COMPLETE:
-                return machine.completeMaterialization(command.key, command.jobId, command.schema,
-                    command.locations);
-            case ABORT:
-                return machine.abortMaterialization(command.key, command.jobId);
-            case INVALIDATE:
-                return machine.invalidate(command.key);
-            case INVALIDATE_JOB:
-                return machine.invalidate(command.key, command.jobId);
-            case INVALIDATE_EXECUTOR:
-                return machine.invalidateExecutor(command.id);
-            case REMOVE_SESSION:
-                return machine.removeSession(command.id);
-            case ACQUIRE:
-                return acquire(command);
-            case AWAIT:
-                return await(command.key);
-            case SWEEP:
-                view.foldReadActivity(state);
-                return machine.sweep(retentionPolicy, clock.time());
-            case ENTRIES:
-                return state.entries();
-            case SHUTDOWN:
-                shutDown = true;
-                machine.releaseAll(Resolution.Reason.SHUTDOWN);
-                return null;
-            default:
-                throw new IllegalStateException("unknown command " + command.type);
-        }
-    }
-
-    private Acquisition acquire(final RegistryCommand command)
+    private Acquisition acquire(final CacheKey key, final String jobId)
     {
         final CompletableFuture<Resolution> waiter = new CompletableFuture<>();
-        final BeginOutcome outcome = machine.acquire(command.key, command.jobId, waiter);
+        final BeginOutcome outcome = machine.acquire(key, jobId, waiter);
         if (outcome instanceof BeginOutcome.AlreadyMaterialized materialized)
         {
             return new Acquisition.Hit(materialized.entry());
@@ -277,13 +303,18 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
         removedTotal++;
     }
 
-    private void endBatch(final long sequence)
+    /**
+     * Ends a batch: forces, publishes, hands removals over and completes the futures collected in it.
+     *
+     * @return whether the batch was acknowledged (false: it failed, or the registry had already finished).
+     */
+    private boolean endBatch(final long sequence)
     {
         if (finished)
         {
             // After close(): the change log and counters are closed; every command here was answered as closed.
             clearBatch();
-            return;
+            return false;
         }
         finished = shutDown;
         if (failure == null)
@@ -306,7 +337,7 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
             }
             machine.abandonAll(waiter -> waiter.completeExceptionally(closed));
             clearBatch();
-            return;
+            return false;
         }
         publishView(sequence);
         if (!batchRemovals.isEmpty())
@@ -339,6 +370,7 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
         {
             fail(ex);
         }
+        return true;
     }
 
     /**

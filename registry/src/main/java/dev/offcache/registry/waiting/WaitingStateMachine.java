@@ -108,7 +108,7 @@ public final class WaitingStateMachine<W> implements StateChangeListener
      */
     public CacheEntry lookup(final CacheKey key)
     {
-        releaseReason = Resolution.Reason.INVALIDATED;
+        releaseReason(Resolution.Reason.INVALIDATED);
         return state.lookup(key);
     }
 
@@ -121,7 +121,7 @@ public final class WaitingStateMachine<W> implements StateChangeListener
      */
     public BeginOutcome beginMaterialization(final CacheKey key, final String jobId)
     {
-        releaseReason = Resolution.Reason.INVALIDATED;
+        releaseReason(Resolution.Reason.INVALIDATED);
         return state.beginMaterialization(key, jobId);
     }
 
@@ -137,7 +137,7 @@ public final class WaitingStateMachine<W> implements StateChangeListener
     public CompletionOutcome completeMaterialization(
         final CacheKey key, final String jobId, final DatasetSchema schema, final List<PartitionLocation> locations)
     {
-        releaseReason = Resolution.Reason.INVALIDATED;
+        releaseReason(Resolution.Reason.INVALIDATED);
         return state.completeMaterialization(key, jobId, schema, locations);
     }
 
@@ -151,7 +151,7 @@ public final class WaitingStateMachine<W> implements StateChangeListener
      */
     public AbortOutcome abortMaterialization(final CacheKey key, final String jobId)
     {
-        releaseReason = Resolution.Reason.ABORTED;
+        releaseReason(Resolution.Reason.ABORTED);
         return state.abortMaterialization(key, jobId);
     }
 
@@ -163,7 +163,7 @@ public final class WaitingStateMachine<W> implements StateChangeListener
      */
     public List<RemovedEntry> invalidate(final CacheKey key)
     {
-        releaseReason = Resolution.Reason.INVALIDATED;
+        releaseReason(Resolution.Reason.INVALIDATED);
         return state.invalidate(key);
     }
 
@@ -177,7 +177,7 @@ public final class WaitingStateMachine<W> implements StateChangeListener
      */
     public List<RemovedEntry> invalidate(final CacheKey key, final String jobId)
     {
-        releaseReason = Resolution.Reason.INVALIDATED;
+        releaseReason(Resolution.Reason.INVALIDATED);
         return state.invalidate(key, jobId);
     }
 
@@ -189,7 +189,7 @@ public final class WaitingStateMachine<W> implements StateChangeListener
      */
     public List<RemovedEntry> invalidateExecutor(final String executorId)
     {
-        releaseReason = Resolution.Reason.EXECUTOR_LOST;
+        releaseReason(Resolution.Reason.EXECUTOR_LOST);
         return state.invalidateExecutor(executorId);
     }
 
@@ -201,7 +201,7 @@ public final class WaitingStateMachine<W> implements StateChangeListener
      */
     public List<RemovedEntry> removeSession(final String sessionId)
     {
-        releaseReason = Resolution.Reason.SESSION_REMOVED;
+        releaseReason(Resolution.Reason.SESSION_REMOVED);
         return state.removeSession(sessionId);
     }
 
@@ -214,7 +214,7 @@ public final class WaitingStateMachine<W> implements StateChangeListener
      */
     public List<RemovedEntry> sweep(final RetentionPolicy policy, final long nowMs)
     {
-        releaseReason = Resolution.Reason.SESSION_REMOVED;
+        releaseReason(Resolution.Reason.SESSION_REMOVED);
         return policy.sweep(state, nowMs);
     }
 
@@ -353,6 +353,18 @@ public final class WaitingStateMachine<W> implements StateChangeListener
         if (!waiters.isEmpty())
         {
             release(waiters.remove(key), new Resolution.Released(releaseReason));
+        }
+    }
+
+    /**
+     * Sets the reason the next removals release their waiters with. Stored only when it changes: a reference
+     * store into this long-lived object pays the GC's card-marking barrier, and nearly every command sets it.
+     */
+    private void releaseReason(final Resolution.Reason reason)
+    {
+        if (releaseReason != reason)
+        {
+            releaseReason = reason;
         }
     }
 

@@ -209,6 +209,14 @@ class CacheRegistryProperties
                 checked++;
             }
             assertEquals(sequence.size(), checked, "every published command was answered once");
+            // The writer's order is one sequence whichever caller ran the step and whichever path (a command applied
+            // at once with the ring empty, or through the ring) it took: no position twice, none skipped.
+            final List<Long> positions = new ArrayList<>(applied.values());
+            positions.sort(Comparator.naturalOrder());
+            for (int i = 0; i < positions.size(); i++)
+            {
+                assertEquals(i, positions.get(i), "writer positions " + positions);
+            }
             assertEquals(model.map, finalState);
             assertEquals(model.pinnedStages(), registry.pinnedStages());
         }

@@ -2,6 +2,7 @@ package dev.offcache.registry.front;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -37,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -203,6 +205,43 @@ class CacheRegistryTest
             final ExecutionException later =
                 assertThrows(ExecutionException.class, () -> registry.lookup(KEY).get(5, TimeUnit.SECONDS));
             assertInstanceOf(RegistryClosedException.class, later.getCause());
+        }
+    }
+
+    @ParameterizedTest(name = "writerThread={0}")
+    @ValueSource(booleans = {false, true})
+    void aJournalAppendFailureFailsItsCommandAndStopsTheRegistry(final boolean writerThread) throws Exception
+    {
+        final AtomicBoolean diskFull = new AtomicBoolean();
+        final ChangeLog failing = new ChangeLog()
+        {
+            public void endCommand()
+            {
+                if (diskFull.get())
+                {
+                    throw new UncheckedIOException(new IOException("No space left on device"));
+                }
+            }
+        };
+        final CacheRegistry registry = CacheRegistry.launch(new CacheRegistry.Context()
+            .changeLog(failing).writerThread(writerThread).shutdownTimeoutMs(60_000));
+        try
+        {
+            assertEquals(BeginOutcome.CLAIMED, registry.beginMaterialization(KEY, "j").get(5, TimeUnit.SECONDS));
+            diskFull.set(true);
+            final ExecutionException ex = assertThrows(ExecutionException.class,
+                () -> registry.abortMaterialization(KEY, "j").get(5, TimeUnit.SECONDS));
+            assertInstanceOf(RegistryClosedException.class, ex.getCause());
+            assertTrue(ex.getCause().getMessage().contains("No space left on device"), ex.getCause().getMessage());
+            assertTrue(registry.isClosed());
+            final ExecutionException later = assertThrows(ExecutionException.class,
+                () -> registry.beginMaterialization(KEY, "j2").get(5, TimeUnit.SECONDS));
+            assertInstanceOf(RegistryClosedException.class, later.getCause());
+        }
+        finally
+        {
+            // The writer (a registry thread too) stops on the shutdown command, not after the drain timeout.
+            assertTimeoutPreemptively(Duration.ofSeconds(30), registry::close);
         }
     }
 
