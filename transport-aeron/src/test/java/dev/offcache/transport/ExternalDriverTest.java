@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.offcache.transport.client.BlockClient;
 import dev.offcache.transport.media.AeronMedia;
+import dev.offcache.transport.media.EmbeddedDrivers;
 import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.server.BlockServer;
 import dev.offcache.transport.source.DirectBufferBlockSource;
@@ -45,7 +46,7 @@ class ExternalDriverTest
     {
         final String flags = System.getProperty("offcache.jvm.flags");
         assertNotNull(flags, "offcache.jvm.flags must be passed by the module pom");
-        final Path dir = Paths.get("/dev/shm", AeronMedia.EMBEDDED_DIR_PREFIX + "external-" +
+        final Path dir = Paths.get("/dev/shm", EmbeddedDrivers.DIR_PREFIX + "external-" +
             ProcessHandle.current().pid() + "-" + Integer.toHexString(ThreadLocalRandom.current().nextInt()));
         final List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());

@@ -11,6 +11,7 @@ import dev.offcache.core.counters.CounterTypes;
 import dev.offcache.transport.client.BlockClient;
 import dev.offcache.transport.client.FetchException;
 import dev.offcache.transport.media.AeronMedia;
+import dev.offcache.transport.media.EmbeddedDrivers;
 import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.server.BlockServer;
 import dev.offcache.transport.source.DirectBufferBlockSource;
@@ -47,7 +48,7 @@ class LifecycleTest
         {
             dir = Paths.get(media.aeronDirectoryName());
             assertTrue(media.isEmbedded());
-            assertTrue(dir.getFileName().toString().startsWith(AeronMedia.EMBEDDED_DIR_PREFIX), dir.toString());
+            assertTrue(dir.getFileName().toString().startsWith(EmbeddedDrivers.DIR_PREFIX), dir.toString());
             assertTrue(Files.isDirectory(dir));
             final CountersReader counters = media.aeron().countersReader();
             assertEquals(0, TestSupport.publicationAndSubscriptionCounters(counters));

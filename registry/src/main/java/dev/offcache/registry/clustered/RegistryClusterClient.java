@@ -51,6 +51,7 @@ import dev.offcache.registry.state.Materialized;
 import dev.offcache.registry.state.PartitionLocation;
 import dev.offcache.registry.state.RemovedEntry;
 import dev.offcache.registry.state.StageRef;
+import dev.offcache.transport.media.EmbeddedDrivers;
 
 /**
  * The clustered registry as a scheduler embeds it: the same calls as the in-process
@@ -101,19 +102,19 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
             String dir = ctx.aeronDirectoryName;
             if (dir == null)
             {
-                embedded = MediaDriver.launchEmbedded(new MediaDriver.Context()
-                    .threadingMode(ThreadingMode.SHARED)
-                    .sharedIdleStrategy(ctx.idleStrategy())
-                    .termBufferSparseFile(true)
-                    .dirDeleteOnStart(true)
-                    .dirDeleteOnShutdown(true));
+                embedded = EmbeddedDrivers.launch(EmbeddedDrivers.context(
+                    EmbeddedDrivers.uniqueDirectoryName(), ThreadingMode.SHARED, ctx::idleStrategy));
                 dir = embedded.aeronDirectoryName();
             }
             client = Aeron.connect(new Aeron.Context().aeronDirectoryName(dir));
         }
         catch (final RuntimeException | Error ex)
         {
-            CloseHelper.quietCloseAll(client, embedded);
+            CloseHelper.quietClose(client);
+            if (embedded != null)
+            {
+                EmbeddedDrivers.close(embedded, embedded.aeronDirectoryName());
+            }
             throw ex;
         }
         driver = embedded;
@@ -408,7 +409,11 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
         CloseHelper.quietClose(runner);
         agent.failAll();
         failSubmissions();
-        CloseHelper.quietCloseAll(aeron, driver);
+        CloseHelper.quietClose(aeron);
+        if (driver != null)
+        {
+            EmbeddedDrivers.close(driver, driver.aeronDirectoryName());
+        }
     }
 
     private static RecordWriter writer(final byte type)

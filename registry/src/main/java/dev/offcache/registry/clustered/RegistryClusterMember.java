@@ -37,6 +37,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.state.Ids;
+import dev.offcache.transport.media.EmbeddedDrivers;
 
 /**
  * One member of the clustered registry: an embedded media driver, archive and consensus module
@@ -223,17 +224,7 @@ public final class RegistryClusterMember implements AutoCloseable
         final String host = ctx.hosts.get(ctx.memberId);
         final String aeronDir = ctx.aeronDirectoryName;
 
-        final MediaDriver.Context driverCtx = new MediaDriver.Context()
-            .aeronDirectoryName(aeronDir)
-            .threadingMode(ctx.threadingMode)
-            .dirDeleteOnStart(true)
-            .dirDeleteOnShutdown(true)
-            .termBufferSparseFile(true)
-            .sharedIdleStrategy(ctx.idleStrategy())
-            .conductorIdleStrategy(ctx.idleStrategy())
-            .senderIdleStrategy(ctx.idleStrategy())
-            .receiverIdleStrategy(ctx.idleStrategy())
-            .sharedNetworkIdleStrategy(ctx.idleStrategy());
+        final MediaDriver.Context driverCtx = EmbeddedDrivers.context(aeronDir, ctx.threadingMode, ctx::idleStrategy);
 
         final String localControl = "aeron:ipc?term-length=64k";
         final Archive.Context archiveCtx = new Archive.Context()
@@ -360,7 +351,14 @@ public final class RegistryClusterMember implements AutoCloseable
             return;
         }
         closed = true;
-        CloseHelper.closeAll(container, driver);
+        try
+        {
+            CloseHelper.closeAll(container, driver);
+        }
+        finally
+        {
+            EmbeddedDrivers.close(null, ctx.aeronDirectoryName);
+        }
         try
         {
             lock.release();

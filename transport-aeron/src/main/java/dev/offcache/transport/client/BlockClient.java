@@ -9,6 +9,7 @@ import java.util.concurrent.locks.LockSupport;
 import dev.offcache.core.agent.AgentErrors;
 import dev.offcache.transport.media.AgentIdle;
 import dev.offcache.transport.media.TransportChannels;
+import dev.offcache.transport.media.WhileBusyIdleStrategy;
 import dev.offcache.transport.server.BlockServer;
 import dev.offcache.transport.wire.ErrorCode;
 import dev.offcache.transport.wire.FrameHeader;
@@ -43,7 +44,9 @@ public final class BlockClient implements AutoCloseable
         this.submissions = new ManyToOneConcurrentArrayQueue<>(ctx.maxQueuedFetches);
         this.agent = new BlockClientAgent(ctx, submissions);
         // The client has no counters of its own (the server counts transport errors); a failed duty cycle is logged.
-        this.runner = AgentErrors.runner(ctx.idleStrategy, null, agent);
+        // Between the fragments of a response the agent yields rather than parks (a park adds >= 50 us to the fetch).
+        this.runner = AgentErrors.runner(new WhileBusyIdleStrategy(ctx.idleStrategy, agent::awaitingResponse), null,
+            agent);
     }
 
     /**

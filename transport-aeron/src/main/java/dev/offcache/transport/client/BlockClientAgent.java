@@ -38,6 +38,8 @@ final class BlockClientAgent implements Agent, FragmentHandler
     private static final Logger LOG = LoggerFactory.getLogger(BlockClientAgent.class);
     private static final long HOUSEKEEPING_INTERVAL_NS = 1_000_000L;
     private static final int NO_IMAGE = 0;
+    /** How long after the last response fragment (or FETCH sent) a client with fetches in flight keeps yielding. */
+    static final long AWAIT_RESPONSE_WINDOW_NS = 1_000_000L;
 
     private final BlockClient.Context ctx;
     private final Aeron aeron;
@@ -61,6 +63,7 @@ final class BlockClientAgent implements Agent, FragmentHandler
     private long nowNs;
     private long nextHousekeepingNs;
     private long nextHelloNs;
+    private long lastExchangeNs;
 
     BlockClientAgent(final BlockClient.Context ctx, final ManyToOneConcurrentArrayQueue<Fetch> submissions)
     {
@@ -88,6 +91,15 @@ final class BlockClientAgent implements Agent, FragmentHandler
     boolean isConnected()
     {
         return connected;
+    }
+
+    /**
+     * Whether a response is coming: fetches are in flight and something was sent or received within
+     * {@link #AWAIT_RESPONSE_WINDOW_NS}. Asked by the agent's idle strategy on the agent thread.
+     */
+    boolean awaitingResponse()
+    {
+        return !inFlight.isEmpty() && System.nanoTime() - lastExchangeNs < AWAIT_RESPONSE_WINDOW_NS;
     }
 
     public String roleName()
@@ -244,6 +256,7 @@ final class BlockClientAgent implements Agent, FragmentHandler
                 break;
             }
             waiting.poll();
+            lastExchangeNs = nowNs;
             fetch.sent = true;
             inFlight.put(fetch.correlationId, fetch);
             work++;
@@ -306,6 +319,7 @@ final class BlockClientAgent implements Agent, FragmentHandler
         {
             return; // a stale image of a previous server, or a misconfigured second publisher on our stream
         }
+        lastExchangeNs = nowNs;
         assembler.onFragment(buffer, offset, length, header.flags(), sessionId);
     }
 }

@@ -1,19 +1,13 @@
 package dev.offcache.transport.media;
 
-import java.io.File;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 
 import io.aeron.Aeron;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import org.agrona.CloseHelper;
-import org.agrona.IoUtil;
 import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,9 +19,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class AeronMedia implements AutoCloseable
 {
-    /** Prefix of embedded driver directories, so stale ones (from killed JVMs) are easy to find and delete. */
-    public static final String EMBEDDED_DIR_PREFIX = "aeron-offcache-";
-
     private static final Logger LOG = LoggerFactory.getLogger(AeronMedia.class);
 
     private final Context ctx;
@@ -41,8 +32,7 @@ public final class AeronMedia implements AutoCloseable
         MediaDriver launched = null;
         if (ctx.aeronDirectoryName == null)
         {
-            final String dir = embeddedDirectoryName();
-            launched = launchEmbedded(ctx, dir);
+            launched = launchEmbedded(ctx, EmbeddedDrivers.uniqueDirectoryName());
         }
         this.driver = launched;
         this.aeronDirectoryName = launched != null ? launched.aeronDirectoryName() : ctx.aeronDirectoryName;
@@ -124,52 +114,23 @@ public final class AeronMedia implements AutoCloseable
     {
         if (driver != null)
         {
-            CloseHelper.quietClose(driver);
-            IoUtil.delete(new File(driver.aeronDirectoryName()), true);
+            EmbeddedDrivers.close(driver, driver.aeronDirectoryName());
         }
     }
 
     private static MediaDriver launchEmbedded(final Context ctx, final String dir)
     {
-        try
-        {
-            final int window = ctx.effectiveWindowLength();
-            return MediaDriver.launchEmbedded(new MediaDriver.Context()
-                .aeronDirectoryName(dir)
-                .threadingMode(ctx.threadingMode)
-                .sharedIdleStrategy(ctx.driverIdleStrategy.get())
-                .sharedNetworkIdleStrategy(ctx.driverIdleStrategy.get())
-                .conductorIdleStrategy(ctx.driverIdleStrategy.get())
-                .senderIdleStrategy(ctx.driverIdleStrategy.get())
-                .receiverIdleStrategy(ctx.driverIdleStrategy.get())
-                .dirDeleteOnStart(true)
-                .dirDeleteOnShutdown(true)
-                .termBufferSparseFile(true)
-                .publicationTermBufferLength(ctx.udpTermLength)
-                .ipcTermBufferLength(ctx.ipcTermLength)
-                .mtuLength(ctx.udpMtu)
-                .ipcMtuLength(ctx.ipcMtu)
-                .initialWindowLength(window)
-                .socketRcvbufLength(window)
-                .socketSndbufLength(window)
-                .publicationLingerTimeoutNs(ctx.publicationLingerTimeoutNs)
-                .imageLivenessTimeoutNs(ctx.imageLivenessTimeoutNs)
-                .warnIfDirectoryExists(false));
-        }
-        catch (final RuntimeException ex)
-        {
-            IoUtil.delete(new File(dir), true); // the driver may have created it before failing
-            throw ex;
-        }
-    }
-
-    private static String embeddedDirectoryName()
-    {
-        final Path shm = Paths.get("/dev/shm");
-        final Path base = Files.isDirectory(shm) ? shm : Paths.get(System.getProperty("java.io.tmpdir"));
-        final String name = EMBEDDED_DIR_PREFIX + ProcessHandle.current().pid() + "-" +
-            Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
-        return base.resolve(name).toString();
+        final int window = ctx.effectiveWindowLength();
+        return EmbeddedDrivers.launch(EmbeddedDrivers.context(dir, ctx.threadingMode, ctx.driverIdleStrategy)
+            .publicationTermBufferLength(ctx.udpTermLength)
+            .ipcTermBufferLength(ctx.ipcTermLength)
+            .mtuLength(ctx.udpMtu)
+            .ipcMtuLength(ctx.ipcMtu)
+            .initialWindowLength(window)
+            .socketRcvbufLength(window)
+            .socketSndbufLength(window)
+            .publicationLingerTimeoutNs(ctx.publicationLingerTimeoutNs)
+            .imageLivenessTimeoutNs(ctx.imageLivenessTimeoutNs));
     }
 
     /**
