@@ -34,6 +34,6 @@ nice -n 10 ./mvnw -B -q -o -pl cache-server,registry -am verify -Djmh.smoke.skip
 bg="/dev/shm/aeron offcache-block-client offcache-block-server"
 echo "### cold GET (server threads)"; CALLS="BlockStream.execute$|BlockFetcher.onGetDone$" python3 "$here/analyse.py" "$out/$label-server-get.txt" "$wt" offcache-ssd-spill
 echo "### L2 client read (client threads)"
-WITH_MAIN=1 python3 "$here/analyse.py" "$out/$label-client-read.txt" "$wt" offcache-ssd-spill offcache-l2client-warming multiThreadIo offcache-file-origin
+WITH_MAIN=1 python3 "$here/analyse.py" "$out/$label-client-read.txt" "$wt" offcache-ssd-spill offcache-l2client-warming multiThreadIo offcache-file-origin Thread-
 echo "### action, miss"; WITH_MAIN=1 python3 "$here/analyse.py" "$out/$label-action-miss.txt" "$wt" $bg
 echo "### action, hit"; WITH_MAIN=1 python3 "$here/analyse.py" "$out/$label-action-hit.txt" "$wt" $bg
