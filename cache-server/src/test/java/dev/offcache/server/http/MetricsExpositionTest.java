@@ -6,9 +6,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
+import dev.offcache.range.testing.DocsPages;
 import dev.offcache.range.testing.Exposition;
 import dev.offcache.server.metrics.BuildInfo;
 import org.junit.jupiter.api.AfterEach;
@@ -60,6 +66,48 @@ class MetricsExpositionTest
             request.header("Range", range);
         }
         return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * The server's own families (its HTTP front and tiers, and {@code offcache_build_info}) are each named in
+     * {@code docs/}, and every {@code offcache_server_*} name in {@code docs/} is one the server exports (a name
+     * ending in {@code _} or {@code *} is a prefix; the S3 API's error counter appears once the S3 API is on).
+     */
+    @Test
+    void everyServerFamilyIsDocumentedAndEveryDocumentedServerNameIsExported() throws Exception
+    {
+        assertEquals(206, get("/obj/data.bin", "bytes=0-99").statusCode());
+        final Set<String> exported = new TreeSet<>();
+        for (final String family : Exposition.parse(get("/metrics", null).body()).types().keySet())
+        {
+            if (family.startsWith("offcache_server_") || family.startsWith("offcache_build_"))
+            {
+                exported.add(family);
+            }
+        }
+        exported.add("offcache_server_s3_errors_total");
+        final String docs = DocsPages.all();
+        final List<String> undocumented = new ArrayList<>();
+        for (final String family : exported)
+        {
+            if (!docs.contains(family))
+            {
+                undocumented.add(family);
+            }
+        }
+        assertEquals(List.of(), undocumented, "exported, but not named in docs/");
+        final Set<String> unknown = new TreeSet<>();
+        final Matcher matcher = Pattern.compile("offcache_server_[a-z0-9_]*").matcher(docs);
+        while (matcher.find())
+        {
+            final String name = matcher.group();
+            final boolean prefix = name.endsWith("_") || docs.startsWith("*", matcher.end());
+            if (!prefix && !exported.contains(name) && !exported.contains(name.replaceAll("_(bucket|count|sum)$", "")))
+            {
+                unknown.add(name);
+            }
+        }
+        assertEquals(Set.of(), unknown, "named in docs/, but not exported");
     }
 
     @Test
