@@ -2,11 +2,9 @@ package dev.offcache.range.metrics;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
@@ -62,28 +60,7 @@ class MetricsDocumentedTest
             "offcache_l2shard_healthy", "offcache_l2shard_available"));
 
         final String docs = DocsPages.all();
-        final List<String> undocumented = new ArrayList<>();
-        for (final String family : exported)
-        {
-            if (!docs.contains(family))
-            {
-                undocumented.add(family);
-            }
-        }
-        assertEquals(List.of(), undocumented, "exported, but not named in docs/");
-
-        final Set<String> unknown = new TreeSet<>();
-        final Matcher matcher = NAME.matcher(docs);
-        while (matcher.find())
-        {
-            final String name = matcher.group();
-            final boolean prefix = name.endsWith("_") || docs.startsWith("*", matcher.end());
-            final String family = name.replaceAll("_(bucket|count|sum)$", "");
-            if (!prefix && !exported.contains(name) && !exported.contains(family))
-            {
-                unknown.add(name);
-            }
-        }
-        assertEquals(Set.of(), unknown, "named in docs/, but not exported");
+        assertEquals(Set.of(), DocsPages.undocumented(exported, docs), "exported, but not named in docs/");
+        assertEquals(Set.of(), DocsPages.notExported(NAME, exported, docs), "named in docs/, but not exported");
     }
 }
