@@ -28,6 +28,7 @@ import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.origin.HttpOrigin;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.http.ApiKeys;
+import dev.offcache.server.http.L2HttpServer;
 import dev.offcache.server.http.ListenFailedException;
 import dev.offcache.server.http.TransportKind;
 import dev.offcache.server.s3.BucketOrigins;
@@ -35,6 +36,7 @@ import dev.offcache.server.s3.S3Buckets;
 import dev.offcache.server.s3.S3Credentials;
 import dev.offcache.server.s3.S3WriteMode;
 import dev.offcache.server.tier.SsdTier;
+import dev.offcache.server.tier.TieredBlockStore;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -113,15 +115,19 @@ public final class OffcacheServerCommand implements Callable<Integer>
             "directory deleted at exit.")
     Path diskPath;
 
-    @Option(names = "--ram-mb", defaultValue = "256", paramLabel = "MB",
+    @Option(names = "--ram-mb",
+        defaultValue = "" + (TieredBlockStore.Context.DEFAULT_RAM_BUDGET_BYTES >> 20), paramLabel = "MB",
         description = "RAM tier budget (env OFFCACHE_RAM_MB). Default: ${DEFAULT-VALUE}.")
     int ramMb;
 
-    @Option(names = "--disk-mb", defaultValue = "10240", paramLabel = "MB",
+    @Option(names = "--disk-mb", defaultValue = "" + (TieredBlockStore.Context.DEFAULT_SSD_BUDGET_BYTES >> 20),
+        paramLabel = "MB",
         description = "SSD tier budget, headers included (env OFFCACHE_DISK_MB). Default: ${DEFAULT-VALUE}.")
     long diskMb;
 
-    @Option(names = "--ssd-scrub-mb-per-s", defaultValue = "8", paramLabel = "MB",
+    @Option(names = "--ssd-scrub-mb-per-s",
+        defaultValue = "" + (TieredBlockStore.Context.SERVER_SSD_SCRUB_BYTES_PER_SECOND >> 20),
+        paramLabel = "MB",
         description = "SSD bytes per second re-read and CRC-checked in the background while nothing is being " +
             "spilled, so a block damaged after its first check is found even though it is sent with sendfile; 0 " +
             "turns it off (env OFFCACHE_SSD_SCRUB_MB_PER_S). Default: ${DEFAULT-VALUE}.")
@@ -133,7 +139,8 @@ public final class OffcacheServerCommand implements Callable<Integer>
             "Default: ${DEFAULT-VALUE}.")
     int blockSizeKb;
 
-    @Option(names = "--memory-budget-mb", defaultValue = "1024", paramLabel = "MB",
+    @Option(names = "--memory-budget-mb", defaultValue = "" + (L2HttpServer.Context.DEFAULT_MEMORY_BUDGET_BYTES >> 20),
+        paramLabel = "MB",
         description = "Response bytes in flight across all connections (env OFFCACHE_MEMORY_BUDGET_MB). " +
             "Default: ${DEFAULT-VALUE}.")
     long memoryBudgetMb;
@@ -190,7 +197,7 @@ public final class OffcacheServerCommand implements Callable<Integer>
             "then io_uring, then NIO. Default: ${DEFAULT-VALUE}.")
     TransportKind transport;
 
-    @Option(names = "--io-threads", defaultValue = "0", paramLabel = "N",
+    @Option(names = "--io-threads", defaultValue = "" + L2HttpServer.Context.DEFAULT_IO_THREADS, paramLabel = "N",
         description = "Event loop threads, 0 for 2 x cores (env OFFCACHE_IO_THREADS). Default: ${DEFAULT-VALUE}.")
     int ioThreads;
 
@@ -199,7 +206,8 @@ public final class OffcacheServerCommand implements Callable<Integer>
             "waits for a response: bodies stream from the engine on the event loops. Default: ${DEFAULT-VALUE}.")
     int fetchThreads;
 
-    @Option(names = "--ssd-read-threads", defaultValue = "4", paramLabel = "N",
+    @Option(names = "--ssd-read-threads", defaultValue = "" + TieredBlockStore.Context.DEFAULT_SSD_READ_THREADS,
+        paramLabel = "N",
         description = "Threads that read SSD blocks not yet verified since start (read, CRC-check, promote to RAM) " +
             "(env OFFCACHE_SSD_READ_THREADS). Default: ${DEFAULT-VALUE}.")
     int ssdReadThreads;
@@ -244,48 +252,62 @@ public final class OffcacheServerCommand implements Callable<Integer>
             "process (env OFFCACHE_RANGE_COUNTERS_FILE). Default: none.")
     Path rangeCountersFile;
 
-    @Option(names = "--max-connections", defaultValue = "10000", paramLabel = "N",
+    @Option(names = "--max-connections",
+        defaultValue = "" + L2HttpServer.Context.DEFAULT_MAX_CONNECTIONS, paramLabel = "N",
         description = "Most open client connections (env OFFCACHE_MAX_CONNECTIONS). Default: ${DEFAULT-VALUE}.")
     int maxConnections;
 
-    @Option(names = "--max-connections-per-address", defaultValue = "1000", paramLabel = "N",
+    @Option(names = "--max-connections-per-address",
+        defaultValue = "" + L2HttpServer.Context.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, paramLabel = "N",
         description = "Most open connections from one client address, so one client cannot take every slot " +
             "(env OFFCACHE_MAX_CONNECTIONS_PER_ADDRESS). Default: ${DEFAULT-VALUE}.")
     int maxConnectionsPerAddress;
 
-    @Option(names = "--request-read-timeout-ms", defaultValue = "10000", paramLabel = "MS",
+    @Option(names = "--request-read-timeout-ms",
+        defaultValue = "" + L2HttpServer.Context.DEFAULT_REQUEST_READ_TIMEOUT_MS,
+        paramLabel = "MS",
         description = "How long a client may take to send a whole request from its first byte; a connection " +
             "without one by then is closed (env OFFCACHE_REQUEST_READ_TIMEOUT_MS). Default: ${DEFAULT-VALUE}.")
     int requestReadTimeoutMs;
 
-    @Option(names = "--prefetch-queue", defaultValue = "1024", paramLabel = "N",
+    @Option(names = "--prefetch-queue", defaultValue = "" + L2HttpServer.Context.DEFAULT_PREFETCH_QUEUE_CAPACITY,
+        paramLabel = "N",
         description = "Prefetch requests that may wait; more are dropped (env OFFCACHE_PREFETCH_QUEUE). " +
             "Default: ${DEFAULT-VALUE}.")
     int prefetchQueue;
 
-    @Option(names = "--prefetch-threads", defaultValue = "2", paramLabel = "N",
+    @Option(names = "--prefetch-threads",
+        defaultValue = "" + L2HttpServer.Context.DEFAULT_PREFETCH_THREADS, paramLabel = "N",
         description = "Prefetch worker threads (env OFFCACHE_PREFETCH_THREADS). Default: ${DEFAULT-VALUE}.")
     int prefetchThreads;
 
-    @Option(names = "--max-ranges", defaultValue = "4096", paramLabel = "N",
+    @Option(names = "--max-ranges", defaultValue = "" + L2HttpServer.Context.DEFAULT_MAX_RANGES, paramLabel = "N",
         description = "Most ranges in one POST /ranges (env OFFCACHE_MAX_RANGES). Default: ${DEFAULT-VALUE}.")
     int maxRanges;
 
-    @Option(names = "--max-body-kb", defaultValue = "1024", paramLabel = "KB",
-        description = "Largest request body (env OFFCACHE_MAX_BODY_KB). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--max-body-kb",
+        defaultValue = "" + (L2HttpServer.Context.DEFAULT_MAX_BODY_BYTES >> 10), paramLabel = "KB",
+        description = "Largest request body, from " + (L2HttpServer.Context.MIN_MAX_BODY_BYTES >> 10) + " to " +
+            (L2HttpServer.Context.MAX_BODY_BYTES_LIMIT >> 10) + " (env OFFCACHE_MAX_BODY_KB). " +
+            "Default: ${DEFAULT-VALUE}.")
     int maxBodyKb;
 
-    @Option(names = "--max-key-length", defaultValue = "1024", paramLabel = "N",
-        description = "Longest object key in UTF-8 bytes, at most 2048 (env OFFCACHE_MAX_KEY_LENGTH). " +
+    @Option(names = "--max-key-length",
+        defaultValue = "" + L2HttpServer.Context.DEFAULT_MAX_KEY_LENGTH, paramLabel = "N",
+        description = "Longest object key in UTF-8 bytes, at most " + L2HttpServer.Context.MAX_KEY_LENGTH_LIMIT +
+            " (env OFFCACHE_MAX_KEY_LENGTH). " +
             "Default: ${DEFAULT-VALUE}.")
     int maxKeyLength;
 
-    @Option(names = "--shutdown-grace-seconds", defaultValue = "10", paramLabel = "S",
+    @Option(names = "--shutdown-grace-seconds", defaultValue = "" + L2HttpServer.Context.DEFAULT_SHUTDOWN_GRACE_SECONDS,
+        paramLabel = "S",
         description = "How long shutdown lets responses finish (env OFFCACHE_SHUTDOWN_GRACE_SECONDS). " +
             "Default: ${DEFAULT-VALUE}.")
     int shutdownGraceSeconds;
 
-    @Option(names = "--shutdown-unready-seconds", defaultValue = "0", paramLabel = "S",
+    @Option(names = "--shutdown-unready-seconds",
+        defaultValue = "" + L2HttpServer.Context.DEFAULT_UNREADY_DELAY_SECONDS,
+        paramLabel = "S",
         description = "At shutdown, how long /ready answers 503 while the listeners still accept and serve, so a " +
             "load balancer stops sending first; then the listeners close and responses drain (env " +
             "OFFCACHE_SHUTDOWN_UNREADY_SECONDS). Set it to the balancer's health-check interval times its " +
@@ -340,6 +362,30 @@ public final class OffcacheServerCommand implements Callable<Integer>
         "maxCoalescedGetBytes", "--max-coalesced-get-bytes",
         "originTimeout", "--origin-timeout-ms",
         "maxObjects", "--max-objects");
+
+    /** The tiered store's settings ({@link TieredBlockStore.Context}'s method names) each store flag sets. */
+    static final Map<String, String> STORE_FLAGS = Map.of(
+        "blockSize", "--block-size-kb",
+        "ramBudgetBytes", "--ram-mb",
+        "ssdBudgetBytes", "--disk-mb",
+        "ssdScrubBytesPerSecond", "--ssd-scrub-mb-per-s",
+        "ssdReadThreads", "--ssd-read-threads",
+        "ssdOpenFiles", "--ssd-open-files");
+
+    /** The HTTP front's settings ({@link L2HttpServer.Context}'s method names) each server flag sets. */
+    static final Map<String, String> SERVER_FLAGS = Map.ofEntries(
+        Map.entry("memoryBudgetBytes", "--memory-budget-mb"),
+        Map.entry("maxKeyLength", "--max-key-length"),
+        Map.entry("maxRanges", "--max-ranges"),
+        Map.entry("maxBodyBytes", "--max-body-kb"),
+        Map.entry("maxConnections", "--max-connections"),
+        Map.entry("maxConnectionsPerAddress", "--max-connections-per-address"),
+        Map.entry("requestReadTimeout", "--request-read-timeout-ms"),
+        Map.entry("prefetchQueueCapacity", "--prefetch-queue"),
+        Map.entry("prefetchThreads", "--prefetch-threads"),
+        Map.entry("ioThreads", "--io-threads"),
+        Map.entry("shutdownGrace", "--shutdown-grace-seconds"),
+        Map.entry("unreadyDelay", "--shutdown-unready-seconds"));
 
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile ServerProgram program;
@@ -629,53 +675,13 @@ public final class OffcacheServerCommand implements Callable<Integer>
         }
         listenHost();
         listenPort();
-        validateEngine();
-        positive("--ram-mb", ramMb);
-        positive("--disk-mb", diskMb);
-        if (ramMb * 1024L < blockSizeKb)
-        {
-            throw invalid("--ram-mb", "must hold at least one block");
-        }
-        positive("--memory-budget-mb", memoryBudgetMb);
-        if (memoryBudgetMb * 1024L < blockSizeKb)
-        {
-            throw invalid("--memory-budget-mb", "must hold at least one block");
-        }
-        if (ioThreads < 0)
-        {
-            throw invalid("--io-threads", "must be >= 0, was " + ioThreads);
-        }
+        // Each component checks its own settings (bounds live once, in its Context or builder), before anything
+        // is made; an error names the setting, mapped back to the flag it came from.
+        checkSettings(() -> ServerProgram.engineBuilder(this).validate(), ENGINE_FLAGS);
+        checkSettings(() -> ServerProgram.storeContext(this).validate(), STORE_FLAGS);
+        checkSettings(() -> ServerProgram.serverContext(this).validate(ServerProgram.kibibytes(blockSizeKb)),
+            SERVER_FLAGS);
         positive("--fetch-threads", fetchThreads);
-        positive("--ssd-read-threads", ssdReadThreads);
-        if (ssdOpenFiles < 0)
-        {
-            throw invalid("--ssd-open-files", "must be >= 0, was " + ssdOpenFiles);
-        }
-        positive("--max-connections", maxConnections);
-        positive("--max-connections-per-address", maxConnectionsPerAddress);
-        positive("--request-read-timeout-ms", requestReadTimeoutMs);
-        positive("--prefetch-queue", prefetchQueue);
-        positive("--prefetch-threads", prefetchThreads);
-        positive("--max-ranges", maxRanges);
-        positive("--max-body-kb", maxBodyKb);
-        positive("--max-key-length", maxKeyLength);
-        if (maxKeyLength > 2048)
-        {
-            throw invalid("--max-key-length", "must be at most 2048 (block file headers hold the name), was " +
-                maxKeyLength);
-        }
-        if (ssdScrubMbPerS < 0)
-        {
-            throw invalid("--ssd-scrub-mb-per-s", "must be >= 0, was " + ssdScrubMbPerS);
-        }
-        if (shutdownUnreadySeconds < 0)
-        {
-            throw invalid("--shutdown-unready-seconds", "must be >= 0, was " + shutdownUnreadySeconds);
-        }
-        if (shutdownGraceSeconds < 0)
-        {
-            throw invalid("--shutdown-grace-seconds", "must be >= 0, was " + shutdownGraceSeconds);
-        }
         validateS3();
         validateHttpOrigin();
         validateBucketDirs();
@@ -945,18 +951,18 @@ public final class OffcacheServerCommand implements Callable<Integer>
     }
 
     /**
-     * The engine checks its own settings (bounds live once, in {@link RangeCacheBuilder}); its error names the
-     * setting, which is mapped back to the flag it came from.
+     * Runs a component's own check of the settings the flags gave it; its error names the setting, which is mapped
+     * back to the flag it came from (a setting no flag sets is a bug here, and stays an exception).
      */
-    private void validateEngine()
+    private void checkSettings(final Runnable check, final Map<String, String> flagOfSetting)
     {
         try
         {
-            ServerProgram.engineBuilder(this).validate();
+            check.run();
         }
         catch (final InvalidSettingException ex)
         {
-            final String flag = ENGINE_FLAGS.get(ex.setting());
+            final String flag = flagOfSetting.get(ex.setting());
             if (null == flag)
             {
                 throw ex;

@@ -116,25 +116,13 @@ public final class ServerProgram implements AutoCloseable
         try
         {
             final EngineRangeSource source = new EngineRangeSource(cache);
-            final L2HttpServer server = L2HttpServer.start(new L2HttpServer.Context()
+            final L2HttpServer server = L2HttpServer.start(serverContext(options)
                 .listen(options.listenHost(), options.listenPort())
                 .transport(options.transport)
-                .ioThreads(options.ioThreads)
                 .source(source)
                 .apiKeys(apiKeys)
                 .authDisabled(options.disableAuth)
                 .allowedPrefixes(options.allowedPrefixes())
-                .maxKeyLength(options.maxKeyLength)
-                .maxRanges(options.maxRanges)
-                .maxBodyBytes(options.maxBodyKb * 1024)
-                .maxConnections(options.maxConnections)
-                .maxConnectionsPerAddress(options.maxConnectionsPerAddress)
-                .requestReadTimeout(Duration.ofMillis(options.requestReadTimeoutMs))
-                .memoryBudgetBytes(options.memoryBudgetMb * 1024L * 1024)
-                .prefetchQueueCapacity(options.prefetchQueue)
-                .prefetchThreads(options.prefetchThreads)
-                .shutdownGrace(Duration.ofSeconds(options.shutdownGraceSeconds))
-                .unreadyDelay(Duration.ofSeconds(options.shutdownUnreadySeconds))
                 .tierMetrics(store.metrics())
                 .moreMetrics(cache.metrics()::collectInto)
                 .s3(options.s3ApiEnabled() ? s3Api(options, s3Keys, cache, store) : null));
@@ -184,26 +172,62 @@ public final class ServerProgram implements AutoCloseable
             .countersFile(options.rangeCountersFile);
     }
 
-    /** KiB to bytes for an int setting; a value too large for an int is passed as the largest, which is refused. */
-    private static int kibibytes(final int kib)
+    /**
+     * The HTTP front's limits from the options (without its listener, source and keys), also used to check them
+     * before anything is made: the front checks its own bounds.
+     *
+     * @param options parsed options.
+     * @return the context.
+     */
+    static L2HttpServer.Context serverContext(final OffcacheServerCommand options)
+    {
+        return new L2HttpServer.Context()
+            .ioThreads(options.ioThreads)
+            .maxKeyLength(options.maxKeyLength)
+            .maxRanges(options.maxRanges)
+            .maxBodyBytes(kibibytes(options.maxBodyKb))
+            .maxConnections(options.maxConnections)
+            .maxConnectionsPerAddress(options.maxConnectionsPerAddress)
+            .requestReadTimeout(Duration.ofMillis(options.requestReadTimeoutMs))
+            .memoryBudgetBytes(mebibytes(options.memoryBudgetMb))
+            .prefetchQueueCapacity(options.prefetchQueue)
+            .prefetchThreads(options.prefetchThreads)
+            .shutdownGrace(Duration.ofSeconds(options.shutdownGraceSeconds))
+            .unreadyDelay(Duration.ofSeconds(options.shutdownUnreadySeconds));
+    }
+
+    /**
+     * KiB to bytes for an int setting; a value too large for an int is passed as the largest (or smallest), which
+     * the components refuse.
+     *
+     * @param kib kibibytes.
+     * @return bytes.
+     */
+    static int kibibytes(final int kib)
     {
         return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, kib * 1024L));
     }
 
+    /** MiB to bytes, saturating, so an absurd value is refused by its bound instead of wrapping around. */
+    private static long mebibytes(final long mib)
+    {
+        return mib > Long.MAX_VALUE >> 20 ? Long.MAX_VALUE : mib < Long.MIN_VALUE >> 20 ? Long.MIN_VALUE : mib << 20;
+    }
+
     /**
-     * The tiered store's settings from the options (without its directory and names), also used to check its
-     * direct memory against the JVM's limit before anything is allocated.
+     * The tiered store's settings from the options (without its directory and names), also used to check them
+     * (the store checks its own bounds) and its direct memory against the JVM's limit before anything is allocated.
      *
-     * @param options checked options.
+     * @param options parsed options.
      * @return the context.
      */
     static TieredBlockStore.Context storeContext(final OffcacheServerCommand options)
     {
         return new TieredBlockStore.Context()
-            .blockSize(options.blockSizeKb * 1024)
-            .ramBudgetBytes(options.ramMb * 1024L * 1024)
-            .ssdBudgetBytes(options.diskMb * 1024L * 1024)
-            .ssdScrubBytesPerSecond(options.ssdScrubMbPerS * 1024L * 1024)
+            .blockSize(kibibytes(options.blockSizeKb))
+            .ramBudgetBytes(mebibytes(options.ramMb))
+            .ssdBudgetBytes(mebibytes(options.diskMb))
+            .ssdScrubBytesPerSecond(mebibytes(options.ssdScrubMbPerS))
             .ssdReadThreads(options.ssdReadThreads)
             .ssdOpenFiles(options.ssdOpenFiles);
     }

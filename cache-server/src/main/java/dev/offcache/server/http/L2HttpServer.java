@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.offcache.range.config.InvalidSettingException;
 import dev.offcache.server.metrics.BuildInfo;
 import dev.offcache.range.metrics.MetricFamilies;
 import dev.offcache.server.s3.S3Api;
@@ -61,25 +62,56 @@ public final class L2HttpServer implements AutoCloseable
     /** Configuration of an {@link L2HttpServer}; {@link #conclude()} checks it. */
     public static final class Context
     {
+        /** Default response bytes in flight across all connections: 1 GiB. */
+        public static final long DEFAULT_MEMORY_BUDGET_BYTES = 1L << 30;
+        /** Default longest object key, in UTF-8 bytes. */
+        public static final int DEFAULT_MAX_KEY_LENGTH = 1024;
+        /** Longest object key allowed at all: the SSD tier's block file header (one page) holds the names. */
+        public static final int MAX_KEY_LENGTH_LIMIT = 2048;
+        /** Default most ranges in one {@code POST /ranges}. */
+        public static final int DEFAULT_MAX_RANGES = 4096;
+        /** Default largest request body: 1 MiB. */
+        public static final int DEFAULT_MAX_BODY_BYTES = 1 << 20;
+        /** Smallest request-body limit: 1 KiB (a {@code POST /ranges} line list or an S3 XML body fits). */
+        public static final int MIN_MAX_BODY_BYTES = 1 << 10;
+        /** Largest request-body limit: 1 GiB (a body is held in memory whole before it is handled). */
+        public static final int MAX_BODY_BYTES_LIMIT = 1 << 30;
+        /** Default most open client connections. */
+        public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+        /** Default most open connections from one client address. */
+        public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1_000;
+        /** Default time a client may take to send a whole request. */
+        public static final int DEFAULT_REQUEST_READ_TIMEOUT_MS = 10_000;
+        /** Default prefetch requests that may wait. */
+        public static final int DEFAULT_PREFETCH_QUEUE_CAPACITY = 1024;
+        /** Default prefetch worker threads. */
+        public static final int DEFAULT_PREFETCH_THREADS = 2;
+        /** Default event loop threads: 0, Netty's default (2 x cores). */
+        public static final int DEFAULT_IO_THREADS = 0;
+        /** Default time shutdown lets responses finish. */
+        public static final int DEFAULT_SHUTDOWN_GRACE_SECONDS = 10;
+        /** Default time {@code /ready} answers 503 at shutdown before the listeners close: none. */
+        public static final int DEFAULT_UNREADY_DELAY_SECONDS = 0;
+
         private String host = "127.0.0.1";
         private int port = 8080;
         private TransportKind transport = TransportKind.AUTO;
-        private int ioThreads = 0;
+        private int ioThreads = DEFAULT_IO_THREADS;
         private RangeSource source;
-        private long memoryBudgetBytes = 1024L * 1024 * 1024;
+        private long memoryBudgetBytes = DEFAULT_MEMORY_BUDGET_BYTES;
         private ApiKeys apiKeys;
         private boolean authDisabled;
-        private int maxKeyLength = 1024;
+        private int maxKeyLength = DEFAULT_MAX_KEY_LENGTH;
         private List<String> allowedPrefixes = List.of();
-        private int maxRanges = 4096;
-        private int maxBodyBytes = 1024 * 1024;
-        private int maxConnections = 10_000;
-        private int maxConnectionsPerAddress = 1_000;
-        private Duration requestReadTimeout = Duration.ofSeconds(10);
-        private int prefetchQueueCapacity = 1024;
-        private int prefetchThreads = 2;
-        private Duration shutdownGrace = Duration.ofSeconds(10);
-        private Duration unreadyDelay = Duration.ZERO;
+        private int maxRanges = DEFAULT_MAX_RANGES;
+        private int maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
+        private Duration requestReadTimeout = Duration.ofMillis(DEFAULT_REQUEST_READ_TIMEOUT_MS);
+        private int prefetchQueueCapacity = DEFAULT_PREFETCH_QUEUE_CAPACITY;
+        private int prefetchThreads = DEFAULT_PREFETCH_THREADS;
+        private Duration shutdownGrace = Duration.ofSeconds(DEFAULT_SHUTDOWN_GRACE_SECONDS);
+        private Duration unreadyDelay = Duration.ofSeconds(DEFAULT_UNREADY_DELAY_SECONDS);
         private Duration idleTimeout = Duration.ofSeconds(120);
         private TierMetrics tierMetrics;
         private Consumer<MetricFamilies> moreMetrics;
@@ -174,7 +206,7 @@ public final class L2HttpServer implements AutoCloseable
         /**
          * The longest object key.
          *
-         * @param chars UTF-16 chars.
+         * @param chars UTF-8 bytes, from 1 to {@link #MAX_KEY_LENGTH_LIMIT}.
          * @return this.
          */
         public Context maxKeyLength(final int chars)
@@ -356,9 +388,57 @@ public final class L2HttpServer implements AutoCloseable
         }
 
         /**
+         * Checks the limits without the source, for a source of the given block size, so a front end can refuse a
+         * bad value before it makes anything. {@link #conclude()} checks them again.
+         *
+         * @param blockSize the block size of the source that will be set.
+         * @return this.
+         * @throws InvalidSettingException naming the first setting that is wrong (its method's name).
+         */
+        public Context validate(final int blockSize)
+        {
+            if (memoryBudgetBytes < blockSize)
+            {
+                throw invalid("memoryBudgetBytes", "must hold at least one block (" + blockSize + " bytes), was " +
+                    memoryBudgetBytes);
+            }
+            atLeast("maxKeyLength", maxKeyLength, 1);
+            if (maxKeyLength > MAX_KEY_LENGTH_LIMIT)
+            {
+                throw invalid("maxKeyLength", "must be at most " + MAX_KEY_LENGTH_LIMIT + " (block file headers " +
+                    "hold the name), was " + maxKeyLength);
+            }
+            atLeast("maxRanges", maxRanges, 1);
+            if (maxBodyBytes < MIN_MAX_BODY_BYTES || maxBodyBytes > MAX_BODY_BYTES_LIMIT)
+            {
+                throw invalid("maxBodyBytes", "must be from " + MIN_MAX_BODY_BYTES + " to " + MAX_BODY_BYTES_LIMIT +
+                    " bytes, was " + maxBodyBytes);
+            }
+            atLeast("maxConnections", maxConnections, 1);
+            atLeast("maxConnectionsPerAddress", maxConnectionsPerAddress, 1);
+            if (requestReadTimeout.isNegative() || requestReadTimeout.isZero())
+            {
+                throw invalid("requestReadTimeout", "must be positive, was " + requestReadTimeout);
+            }
+            atLeast("prefetchQueueCapacity", prefetchQueueCapacity, 1);
+            atLeast("prefetchThreads", prefetchThreads, 1);
+            atLeast("ioThreads", ioThreads, 0);
+            if (shutdownGrace.isNegative())
+            {
+                throw invalid("shutdownGrace", "must be >= 0, was " + shutdownGrace);
+            }
+            if (unreadyDelay.isNegative())
+            {
+                throw invalid("unreadyDelay", "must be >= 0, was " + unreadyDelay);
+            }
+            return this;
+        }
+
+        /**
          * Checks the configuration.
          *
          * @return this.
+         * @throws InvalidSettingException naming the first limit that is wrong.
          */
         public Context conclude()
         {
@@ -372,18 +452,20 @@ public final class L2HttpServer implements AutoCloseable
             {
                 throw new IllegalArgumentException("no API keys: set OFFCACHE_API_KEYS or pass --disable-auth");
             }
-            if (memoryBudgetBytes < source.blockSize())
+            return validate(source.blockSize());
+        }
+
+        private static void atLeast(final String setting, final long value, final long min)
+        {
+            if (value < min)
             {
-                throw new IllegalArgumentException("memory budget " + memoryBudgetBytes + " is below one block (" +
-                    source.blockSize() + ")");
+                throw invalid(setting, "must be >= " + min + ", was " + value);
             }
-            if (maxRanges < 1 || maxBodyBytes < 1024 || maxConnections < 1 || maxConnectionsPerAddress < 1 ||
-                prefetchQueueCapacity < 1 || prefetchThreads < 1 || ioThreads < 0 ||
-                requestReadTimeout.isNegative() || requestReadTimeout.isZero())
-            {
-                throw new IllegalArgumentException("limits must be positive");
-            }
-            return this;
+        }
+
+        private static InvalidSettingException invalid(final String setting, final String problem)
+        {
+            return InvalidSettingException.of(setting, problem);
         }
     }
 

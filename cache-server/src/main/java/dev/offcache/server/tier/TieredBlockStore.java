@@ -16,6 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.core.slab.BlockSlab;
+import dev.offcache.range.config.InvalidSettingException;
+import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.store.BlockKeys;
 import dev.offcache.range.store.BlockStore;
 import dev.offcache.range.store.FetchClass;
@@ -72,13 +74,26 @@ public final class TieredBlockStore implements BlockStore
     /** Configuration of a {@link TieredBlockStore}; {@link #conclude()} checks it. */
     public static final class Context
     {
-        private long ramBudgetBytes = 256L * 1024 * 1024;
-        private int blockSize = 1024 * 1024;
+        /** Default RAM tier budget: 256 MiB. */
+        public static final long DEFAULT_RAM_BUDGET_BYTES = 256L << 20;
+        /** Default SSD tier budget, headers included: 10 GiB. */
+        public static final long DEFAULT_SSD_BUDGET_BYTES = 10L << 30;
+        /** Default SSD scrub rate of an embedded store: off (tests and benchmarks decide when blocks get checked). */
+        public static final long DEFAULT_SSD_SCRUB_BYTES_PER_SECOND = 0;
+        /** The SSD scrub rate {@code offcache-server} runs with unless told otherwise: 8 MiB/s. */
+        public static final long SERVER_SSD_SCRUB_BYTES_PER_SECOND = 8L << 20;
+        /** Default threads reading SSD blocks not verified yet. */
+        public static final int DEFAULT_SSD_READ_THREADS = 4;
+        /** Default RAM evictions that may wait for the SSD writer. */
+        public static final int DEFAULT_SPILL_QUEUE_CAPACITY = 32;
+
+        private long ramBudgetBytes = DEFAULT_RAM_BUDGET_BYTES;
+        private int blockSize = RangeCacheBuilder.DEFAULT_BLOCK_SIZE;
         private Path ssdDir;
-        private long ssdBudgetBytes = 10L * 1024 * 1024 * 1024;
-        private int spillQueueCapacity = 32;
-        private long ssdScrubBytesPerSecond;
-        private int ssdReadThreads = 4;
+        private long ssdBudgetBytes = DEFAULT_SSD_BUDGET_BYTES;
+        private int spillQueueCapacity = DEFAULT_SPILL_QUEUE_CAPACITY;
+        private long ssdScrubBytesPerSecond = DEFAULT_SSD_SCRUB_BYTES_PER_SECOND;
+        private int ssdReadThreads = DEFAULT_SSD_READ_THREADS;
         private int ssdOpenFiles = SsdTier.DEFAULT_OPEN_FILES;
         private ObjectNames names;
         private TierMetrics metrics;
@@ -96,7 +111,8 @@ public final class TieredBlockStore implements BlockStore
         }
 
         /**
-         * The block size (a RAM slot's size), a power of two between 4 KiB and 16 MiB.
+         * The block size (a RAM slot's size), a power of two from {@link BlockSlab#MIN_SLOT_SIZE} to
+         * {@link BlockSlab#MAX_SLOT_SIZE} (default the engine's, {@link RangeCacheBuilder#DEFAULT_BLOCK_SIZE}).
          *
          * @param bytes block size.
          * @return this.
@@ -169,7 +185,7 @@ public final class TieredBlockStore implements BlockStore
 
         /**
          * How many SSD bytes per second the spill writer re-reads and CRC-checks while it has nothing to spill
-         * ({@link SsdTier#scrub}); 0 (the default) turns the scrub off.
+         * ({@link SsdTier#scrub}); 0 (the default, {@link #DEFAULT_SSD_SCRUB_BYTES_PER_SECOND}) turns the scrub off.
          *
          * @param bytesPerSecond the scrub rate.
          * @return this.
@@ -218,38 +234,61 @@ public final class TieredBlockStore implements BlockStore
         }
 
         /**
-         * Checks the configuration.
+         * Checks the sizes and limits without the directory and names, so a front end can refuse a bad value before
+         * it makes anything. {@link #conclude()} checks them again.
          *
          * @return this.
+         * @throws InvalidSettingException naming the first setting that is wrong (its method's name).
          */
-        public Context conclude()
+        public Context validate()
         {
-            if (blockSize < 4096 || blockSize > 16 * 1024 * 1024 || Integer.bitCount(blockSize) != 1)
+            if (blockSize < BlockSlab.MIN_SLOT_SIZE || blockSize > BlockSlab.MAX_SLOT_SIZE ||
+                Integer.bitCount(blockSize) != 1)
             {
-                throw new IllegalArgumentException("block size must be a power of two in [4 KiB, 16 MiB]: " +
-                    blockSize);
+                throw InvalidSettingException.of("blockSize", "must be a power of two from " +
+                    BlockSlab.MIN_SLOT_SIZE + " to " + BlockSlab.MAX_SLOT_SIZE + " bytes, was " + blockSize);
             }
             if (ramBudgetBytes < blockSize)
             {
-                throw new IllegalArgumentException("RAM budget " + ramBudgetBytes + " < one block " + blockSize);
+                throw InvalidSettingException.of("ramBudgetBytes", "must hold at least one block (" + blockSize +
+                    " bytes), was " + ramBudgetBytes);
             }
-            if (ssdBudgetBytes < BlockFileFormat.HEADER_LENGTH + (long) blockSize)
+            final long oneFile = BlockFileFormat.HEADER_LENGTH + (long) blockSize;
+            if (ssdBudgetBytes < oneFile)
             {
-                throw new IllegalArgumentException("SSD budget " + ssdBudgetBytes + " < one block file");
+                throw InvalidSettingException.of("ssdBudgetBytes", "must hold at least one block file (" + oneFile +
+                    " bytes: a block and its header), was " + ssdBudgetBytes);
             }
             if (ssdScrubBytesPerSecond < 0)
             {
-                throw new IllegalArgumentException("SSD scrub rate must be >= 0: " + ssdScrubBytesPerSecond);
+                throw InvalidSettingException.of("ssdScrubBytesPerSecond", "must be >= 0 (0 turns it off), was " +
+                    ssdScrubBytesPerSecond);
             }
-            if (ssdReadThreads < 1 || ssdOpenFiles < 0)
+            if (ssdReadThreads < 1)
             {
-                throw new IllegalArgumentException("need ssdReadThreads >= 1 and ssdOpenFiles >= 0: " +
-                    ssdReadThreads + ", " + ssdOpenFiles);
+                throw InvalidSettingException.of("ssdReadThreads", "must be >= 1, was " + ssdReadThreads);
+            }
+            if (ssdOpenFiles < 0)
+            {
+                throw InvalidSettingException.of("ssdOpenFiles", "must be >= 0 (0 opens one per send), was " +
+                    ssdOpenFiles);
             }
             if (spillQueueCapacity < 1)
             {
-                throw new IllegalArgumentException("spill queue capacity must be >= 1: " + spillQueueCapacity);
+                throw InvalidSettingException.of("spillQueueCapacity", "must be >= 1, was " + spillQueueCapacity);
             }
+            return this;
+        }
+
+        /**
+         * Checks the configuration: {@link #validate()}, then that the directory and names are set.
+         *
+         * @return this.
+         * @throws InvalidSettingException naming the first setting that is wrong.
+         */
+        public Context conclude()
+        {
+            validate();
             Objects.requireNonNull(ssdDir, "ssdDir");
             Objects.requireNonNull(names, "names");
             if (null == metrics)

@@ -16,11 +16,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import dev.offcache.range.config.InvalidSettingException;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.engine.RangeCacheBuilder;
+import dev.offcache.server.http.L2HttpServer;
+import dev.offcache.server.tier.TieredBlockStore;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -83,8 +90,8 @@ class OffcacheServerCommandTest
     {
         final Path file = Files.writeString(tmp.resolve("bad.properties"), "ram-mb=0\n");
         assertEquals(2, commandLine(Map.of(), file).execute("--config", file.toString()));
-        assertTrue(err.toString().contains("Invalid value for --ram-mb (env OFFCACHE_RAM_MB): must be >= 1, was 0 " +
-            "(set in " + file + ")"), err.toString());
+        assertTrue(err.toString().contains("Invalid value for --ram-mb (env OFFCACHE_RAM_MB): ramBudgetBytes must " +
+            "hold at least one block (1048576 bytes), was 0 (set in " + file + ")"), err.toString());
 
         final Path typo = Files.writeString(tmp.resolve("typo.properties"), "ram_mb=64\nlisten=127.0.0.1:0\n");
         assertEquals(2, commandLine(Map.of(), typo).execute("--config", typo.toString()));
@@ -150,6 +157,100 @@ class OffcacheServerCommandTest
         for (final String flag : OffcacheServerCommand.ENGINE_FLAGS.values())
         {
             assertTrue(commandLine.getCommandSpec().findOption(flag) != null, flag);
+        }
+    }
+
+    /**
+     * Each server component checks its own flags: a bad value gets exit status 2 and one line, the component's own
+     * message for the same value with the flag and its variable named, before anything is made (the SSD directory
+     * is not created).
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("badComponentValues")
+    void componentSettingsAreCheckedByTheComponentNamingTheFlag(
+        final String flag, final String value, final Executable sameValue) throws Exception
+    {
+        final InvalidSettingException expected = assertThrows(InvalidSettingException.class, sameValue);
+        final Path disk = tmp.resolve("ssd");
+        // a directory that is not there: a value the component took would end the start there, not run a server
+        assertEquals(2, commandLine(Map.of()).execute("--disable-auth", "--origin-dir", tmp.resolve("none").toString(),
+            "--disk-path", disk.toString(), flag, value));
+        final List<String> lines = err.toString().lines().toList();
+        assertEquals(List.of("offcache-server: Invalid value for " + flag + " (env " +
+            EnvironmentDefaults.variableOf(flag) + "): " + expected.getMessage(), "Try 'offcache-server --help'."),
+            lines);
+        assertFalse(Files.exists(disk), "nothing made before the check");
+    }
+
+    static Stream<Arguments> badComponentValues()
+    {
+        final int block = RangeCacheBuilder.DEFAULT_BLOCK_SIZE;
+        return Stream.of(
+            bad("--memory-budget-mb", "0", () -> server().memoryBudgetBytes(0).validate(block)),
+            bad("--prefetch-queue", "0", () -> server().prefetchQueueCapacity(0).validate(block)),
+            bad("--prefetch-threads", "0", () -> server().prefetchThreads(0).validate(block)),
+            bad("--max-ranges", "0", () -> server().maxRanges(0).validate(block)),
+            bad("--max-body-kb", "0", () -> server().maxBodyBytes(0).validate(block)),
+            bad("--max-body-kb", "2097152", () -> server().maxBodyBytes(Integer.MAX_VALUE).validate(block)),
+            bad("--max-key-length", "0", () -> server().maxKeyLength(0).validate(block)),
+            bad("--max-key-length", "2049", () -> server().maxKeyLength(2049).validate(block)),
+            bad("--max-connections", "0", () -> server().maxConnections(0).validate(block)),
+            bad("--max-connections-per-address", "0", () -> server().maxConnectionsPerAddress(0).validate(block)),
+            bad("--request-read-timeout-ms", "0", () -> server().requestReadTimeout(Duration.ZERO).validate(block)),
+            bad("--io-threads", "-1", () -> server().ioThreads(-1).validate(block)),
+            bad("--shutdown-grace-seconds", "-1",
+                () -> server().shutdownGrace(Duration.ofSeconds(-1)).validate(block)),
+            bad("--shutdown-unready-seconds", "-1",
+                () -> server().unreadyDelay(Duration.ofSeconds(-1)).validate(block)),
+            bad("--ram-mb", "0", () -> store().ramBudgetBytes(0).validate()),
+            bad("--disk-mb", "1", () -> store().ssdBudgetBytes(1L << 20).validate()),
+            bad("--disk-mb", "-9223372036854775808", () -> store().ssdBudgetBytes(Long.MIN_VALUE).validate()),
+            bad("--ssd-scrub-mb-per-s", "-1", () -> store().ssdScrubBytesPerSecond(-1L << 20).validate()),
+            bad("--ssd-read-threads", "0", () -> store().ssdReadThreads(0).validate()),
+            bad("--ssd-open-files", "-1", () -> store().ssdOpenFiles(-1).validate()));
+    }
+
+    private static Arguments bad(final String flag, final String value, final Executable sameValue)
+    {
+        return Arguments.of(flag, value, sameValue);
+    }
+
+    private static L2HttpServer.Context server()
+    {
+        return new L2HttpServer.Context();
+    }
+
+    private static TieredBlockStore.Context store()
+    {
+        return new TieredBlockStore.Context();
+    }
+
+    @Test
+    void everyComponentSettingAFlagSetsIsMappedToAnExistingFlagAndShowsTheComponentsDefault()
+    {
+        final CommandLine commandLine = commandLine(Map.of());
+        for (final Map<String, String> flags : List.of(OffcacheServerCommand.ENGINE_FLAGS,
+            OffcacheServerCommand.STORE_FLAGS, OffcacheServerCommand.SERVER_FLAGS))
+        {
+            for (final String flag : flags.values())
+            {
+                assertTrue(commandLine.getCommandSpec().findOption(flag) != null, flag);
+            }
+        }
+        final Map<String, Long> defaults = Map.ofEntries(
+            Map.entry("--memory-budget-mb", L2HttpServer.Context.DEFAULT_MEMORY_BUDGET_BYTES >> 20),
+            Map.entry("--prefetch-queue", (long) L2HttpServer.Context.DEFAULT_PREFETCH_QUEUE_CAPACITY),
+            Map.entry("--max-ranges", (long) L2HttpServer.Context.DEFAULT_MAX_RANGES),
+            Map.entry("--max-body-kb", (long) L2HttpServer.Context.DEFAULT_MAX_BODY_BYTES >> 10),
+            Map.entry("--max-key-length", (long) L2HttpServer.Context.DEFAULT_MAX_KEY_LENGTH),
+            Map.entry("--ram-mb", TieredBlockStore.Context.DEFAULT_RAM_BUDGET_BYTES >> 20),
+            Map.entry("--disk-mb", TieredBlockStore.Context.DEFAULT_SSD_BUDGET_BYTES >> 20),
+            Map.entry("--ssd-scrub-mb-per-s", TieredBlockStore.Context.SERVER_SSD_SCRUB_BYTES_PER_SECOND >> 20),
+            Map.entry("--ssd-read-threads", (long) TieredBlockStore.Context.DEFAULT_SSD_READ_THREADS));
+        for (final Map.Entry<String, Long> option : defaults.entrySet())
+        {
+            assertEquals(String.valueOf(option.getValue()),
+                commandLine.getCommandSpec().findOption(option.getKey()).defaultValue(), option.getKey());
         }
     }
 

@@ -205,6 +205,15 @@ class ServerProcessTest
     }
 
     @Test
+    void aComponentRefusingItsSettingIsOneLineNamingTheFlag() throws Exception
+    {
+        final String line = refusedStart(run(SMALL, "--listen", "127.0.0.1:0", "--ram-mb", "16",
+            "--ssd-read-threads", "0"));
+        assertEquals("offcache-server: Invalid value for --ssd-read-threads (env OFFCACHE_SSD_READ_THREADS): " +
+            "ssdReadThreads must be >= 1, was 0", line);
+    }
+
+    @Test
     void sigtermReportsNotReadyWhileServingThenExits143() throws Exception
     {
         final Child child = run(SMALL, "--listen", "127.0.0.1:0", "--ram-mb", "16",

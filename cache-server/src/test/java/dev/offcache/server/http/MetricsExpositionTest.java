@@ -8,7 +8,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
 
+import dev.offcache.range.testing.DocsPages;
 import dev.offcache.range.testing.Exposition;
 import dev.offcache.server.metrics.BuildInfo;
 import org.junit.jupiter.api.AfterEach;
@@ -28,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MetricsExpositionTest
 {
     private static final int BLOCK = ServerHarness.BLOCK;
+    private static final Pattern SERVER_NAME = Pattern.compile("offcache_server_[a-z0-9_]*");
 
     @TempDir
     Path tmp;
@@ -60,6 +64,29 @@ class MetricsExpositionTest
             request.header("Range", range);
         }
         return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * The server's own families (its HTTP front and tiers, and {@code offcache_build_info}) are each named in
+     * {@code docs/}, and every {@code offcache_server_*} name in {@code docs/} is one the server exports (a name
+     * ending in {@code _} or {@code *} is a prefix; the S3 API's error counter appears once the S3 API is on).
+     */
+    @Test
+    void everyServerFamilyIsDocumentedAndEveryDocumentedServerNameIsExported() throws Exception
+    {
+        assertEquals(206, get("/obj/data.bin", "bytes=0-99").statusCode());
+        final Set<String> exported = new TreeSet<>();
+        for (final String family : Exposition.parse(get("/metrics", null).body()).types().keySet())
+        {
+            if (family.startsWith("offcache_server_") || family.startsWith("offcache_build_"))
+            {
+                exported.add(family);
+            }
+        }
+        exported.add("offcache_server_s3_errors_total");
+        final String docs = DocsPages.all();
+        assertEquals(Set.of(), DocsPages.undocumented(exported, docs), "exported, but not named in docs/");
+        assertEquals(Set.of(), DocsPages.notExported(SERVER_NAME, exported, docs), "named in docs/, but not exported");
     }
 
     @Test

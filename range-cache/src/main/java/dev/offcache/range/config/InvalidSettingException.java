@@ -32,4 +32,17 @@ public final class InvalidSettingException extends IllegalArgumentException
     {
         return setting;
     }
+
+    /**
+     * The error for a setting, its message the setting's name followed by the problem
+     * ({@code blockSize must be ..., was 1000}).
+     *
+     * @param setting the setting's name, as the configuration method spells it.
+     * @param problem what is wrong with the value.
+     * @return the error, to throw.
+     */
+    public static InvalidSettingException of(final String setting, final String problem)
+    {
+        return new InvalidSettingException(setting, setting + " " + problem);
+    }
 }

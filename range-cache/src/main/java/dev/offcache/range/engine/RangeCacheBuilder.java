@@ -502,7 +502,7 @@ public final class RangeCacheBuilder
 
     private static InvalidSettingException invalid(final String setting, final String problem)
     {
-        return new InvalidSettingException(setting, setting + " " + problem);
+        return InvalidSettingException.of(setting, problem);
     }
 
     // What the cache reads once built (settings resolved by build()).

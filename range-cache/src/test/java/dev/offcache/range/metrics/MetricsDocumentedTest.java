@@ -1,15 +1,11 @@
 package dev.offcache.range.metrics;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,6 +16,7 @@ import dev.offcache.range.l2.L2ClientMetrics;
 import dev.offcache.range.l2.shard.L2Shard;
 import dev.offcache.range.metadata.ParquetFooterCache;
 import dev.offcache.range.origin.FileSystemOrigin;
+import dev.offcache.range.testing.DocsPages;
 import dev.offcache.range.testing.Exposition;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -33,7 +30,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class MetricsDocumentedTest
 {
-    private static final Path DOCS = Path.of("..", "docs");
     private static final Pattern NAME =
         Pattern.compile("offcache_(?:range|l2client|l2shard|metadata_cache)_[a-z0-9_]*");
 
@@ -63,42 +59,8 @@ class MetricsDocumentedTest
         exported.addAll(List.of("offcache_l2shard_servers", "offcache_l2shard_no_server_total",
             "offcache_l2shard_healthy", "offcache_l2shard_available"));
 
-        final String docs = allDocs();
-        final List<String> undocumented = new ArrayList<>();
-        for (final String family : exported)
-        {
-            if (!docs.contains(family))
-            {
-                undocumented.add(family);
-            }
-        }
-        assertEquals(List.of(), undocumented, "exported, but not named in docs/");
-
-        final Set<String> unknown = new TreeSet<>();
-        final Matcher matcher = NAME.matcher(docs);
-        while (matcher.find())
-        {
-            final String name = matcher.group();
-            final boolean prefix = name.endsWith("_") || docs.startsWith("*", matcher.end());
-            final String family = name.replaceAll("_(bucket|count|sum)$", "");
-            if (!prefix && !exported.contains(name) && !exported.contains(family))
-            {
-                unknown.add(name);
-            }
-        }
-        assertEquals(Set.of(), unknown, "named in docs/, but not exported");
-    }
-
-    private static String allDocs() throws IOException
-    {
-        final StringBuilder all = new StringBuilder();
-        try (Stream<Path> pages = Files.list(DOCS))
-        {
-            for (final Path page : pages.filter((p) -> p.toString().endsWith(".md")).sorted().toList())
-            {
-                all.append(Files.readString(page)).append('\n');
-            }
-        }
-        return all.toString();
+        final String docs = DocsPages.all();
+        assertEquals(Set.of(), DocsPages.undocumented(exported, docs), "exported, but not named in docs/");
+        assertEquals(Set.of(), DocsPages.notExported(NAME, exported, docs), "named in docs/, but not exported");
     }
 }
