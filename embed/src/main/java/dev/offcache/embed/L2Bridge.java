@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.function.LongConsumer;
 
 import com.github.benmanes.caffeine.cache.Cache;
@@ -272,12 +273,50 @@ public final class L2Bridge extends ForwardingObjectStore
         final FetchClass fetchClass, final CompletableFuture<Integer> result, final ReadStatistics stats)
     {
         reads.incrementAndGet();
-        final int want = destination.remaining();
-        // told before the read completes; stays -1 when the answer reports no size
-        final AtomicLong reported = new AtomicLong(-1);
-        final CompletableFuture<Integer> io =
-            Futures.call(() -> client.read(serverKey, offset, destination, fetchClass, reported::set));
-        io.whenComplete((n, error) ->
+        final L2Read read = new L2Read(key, length, offset, destination, fetchClass, result, stats);
+        Futures.call(() -> client.read(serverKey, offset, destination, fetchClass, read)).whenComplete(read);
+    }
+
+    /**
+     * One L2 read in flight: the size the answer reports (told before the read completes, so a plain field read
+     * after the completion sees it) and what the completion does. One object per read carries both, instead of an
+     * {@code AtomicLong} and a capturing lambda.
+     */
+    private final class L2Read implements LongConsumer, BiConsumer<Integer, Throwable>
+    {
+        private final String key;
+        private final long length;
+        private final long offset;
+        private final ByteBuffer destination;
+        private final FetchClass fetchClass;
+        private final CompletableFuture<Integer> result;
+        private final ReadStatistics stats;
+        private final int want;
+        /** Stays -1 when the answer reports no size. */
+        private long reported = -1;
+
+        L2Read(
+            final String key, final long length, final long offset, final ByteBuffer destination,
+            final FetchClass fetchClass, final CompletableFuture<Integer> result, final ReadStatistics stats)
+        {
+            this.key = key;
+            this.length = length;
+            this.offset = offset;
+            this.destination = destination;
+            this.fetchClass = fetchClass;
+            this.result = result;
+            this.stats = stats;
+            this.want = destination.remaining();
+        }
+
+        @Override
+        public void accept(final long size)
+        {
+            reported = size;
+        }
+
+        @Override
+        public void accept(final Integer n, final Throwable error)
         {
             if (error != null)
             {
@@ -288,7 +327,7 @@ public final class L2Bridge extends ForwardingObjectStore
                 }
                 fromSource(key, offset, destination, fetchClass, result);
             }
-            else if (n != want || (reported.get() >= 0 && reported.get() != length))
+            else if (n != want || (reported >= 0 && reported != length))
             {
                 // The server's object is not as long as the adapter's file: not the same version.
                 sizeMismatches.incrementAndGet();
@@ -299,7 +338,7 @@ public final class L2Bridge extends ForwardingObjectStore
                 refused.put(key, Boolean.FALSE);
                 fromSource(key, offset, destination, fetchClass, result);
             }
-            else if (reported.get() < 0)
+            else if (reported < 0)
             {
                 // Nothing to check the answer against: its bytes may be another version's.
                 unverified.incrementAndGet();
@@ -319,7 +358,7 @@ public final class L2Bridge extends ForwardingObjectStore
                 }
                 result.complete(n);
             }
-        });
+        }
     }
 
     private void fromSource(

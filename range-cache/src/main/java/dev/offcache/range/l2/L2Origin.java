@@ -11,7 +11,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
 
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 
 import dev.offcache.core.agent.AgentErrors;
 import dev.offcache.core.async.Futures;
@@ -132,7 +131,7 @@ public final class L2Origin extends ForwardingObjectStore
             });
         this.warming = new WarmingSender(this, metrics, ctx.warmQueueCapacity(), ctx.warmBatchKeys());
         this.warmingRunner = AgentErrors.runner(
-            new BackoffIdleStrategy(1, 1, TimeUnit.MICROSECONDS.toNanos(50), TimeUnit.MILLISECONDS.toNanos(1)),
+            warming.idleStrategy(),
             metrics.counter(L2ClientMetrics.Counter.WARMING_ERRORS), warming);
         AgentRunner.startOnThread(warmingRunner, new DefaultThreadFactory("offcache-l2client-warming", true));
     }
@@ -346,6 +345,12 @@ public final class L2Origin extends ForwardingObjectStore
         return delegate();
     }
 
+    /** Duty cycles the warming agent has run (tests: an idle client runs next to none). */
+    long warmingDutyCycles()
+    {
+        return warming.dutyCycles();
+    }
+
     /**
      * Stops warming, closes connections and the event loop, then closes the real origin.
      */
@@ -357,6 +362,7 @@ public final class L2Origin extends ForwardingObjectStore
             return;
         }
         closed = true;
+        warming.idleStrategy().wakeForClose();
         warmingRunner.close();
         Channel channel;
         while ((channel = idle.poll()) != null)

@@ -3,22 +3,35 @@ package dev.offcache.range.l2;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+
+import dev.offcache.core.agent.SignalledIdleStrategy;
 
 /**
  * Write-time warming: writers offer {@code (key, size)} notices to a bounded lock-free queue (a full queue drops and
  * counts, never waits); this agent drains it in batches into {@code POST /prefetch} NDJSON requests, one in flight
  * at a time, sent asynchronously. Nothing is sent while the breaker is not closed: a prefetch never probes.
+ *
+ * <p>The agent sleeps until there is something to do: every accepted offer and the completion of the request in
+ * flight signal its {@link #idleStrategy()} (a {@link SignalledIdleStrategy}), so an idle client's warming thread
+ * costs no CPU (it used to wake every millisecond), and a notice is sent as soon as it is offered.
  */
 final class WarmingSender implements Agent
 {
+    /** A park without a signal never lasts longer (a safety net: no signal is lost). */
+    private static final long MAX_PARK_NS = TimeUnit.SECONDS.toNanos(1);
+
     private final L2Origin client;
     private final L2ClientMetrics metrics;
     private final ManyToOneConcurrentArrayQueue<Notice> queue;
     private final int batchKeys;
     private final Notice[] batch;
+    private final SignalledIdleStrategy idle = new SignalledIdleStrategy(MAX_PARK_NS);
+    private final AtomicLong dutyCycles = new AtomicLong();
     private CompletableFuture<String> inFlight;
     private int inFlightKeys;
 
@@ -37,15 +50,29 @@ final class WarmingSender implements Agent
         metrics.increment(L2ClientMetrics.Counter.WARM_NOTIFIED);
         if (queue.offer(new Notice(key, size)))
         {
+            idle.signal();
             return true;
         }
         metrics.increment(L2ClientMetrics.Counter.WARM_DROPPED_QUEUE_FULL);
         return false;
     }
 
+    /** The strategy the agent's runner must idle with: offers and completions wake it. */
+    SignalledIdleStrategy idleStrategy()
+    {
+        return idle;
+    }
+
+    /** Duty cycles run so far (tests: an idle sender runs next to none). */
+    long dutyCycles()
+    {
+        return dutyCycles.get();
+    }
+
     @Override
     public int doWork()
     {
+        dutyCycles.incrementAndGet();
         if (inFlight != null)
         {
             if (!inFlight.isDone())
@@ -87,6 +114,7 @@ final class WarmingSender implements Agent
         inFlight = client.sendPrefetch(body.toByteArray());
         inFlight.whenComplete((answer, error) ->
         {
+            idle.signal();
             if (error != null)
             {
                 metrics.add(L2ClientMetrics.Counter.WARM_DROPPED_FAILED, keys);

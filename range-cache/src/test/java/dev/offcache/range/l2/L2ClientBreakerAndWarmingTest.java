@@ -217,6 +217,26 @@ class L2ClientBreakerAndWarmingTest
     }
 
     @Test
+    void anIdleWarmingAgentSleepsAndANoticeStillGoesOutPromptly() throws InterruptedException
+    {
+        client = client(16);
+        final long before = client.warmingDutyCycles();
+        // the measuring window: the agent used to wake every millisecond (~1000 duty cycles a second, ~4.5 ms CPU)
+        Thread.sleep(1000);
+        final long idleCycles = client.warmingDutyCycles() - before;
+        assertTrue(idleCycles <= 2, "an idle warming agent ran " + idleCycles + " duty cycles in a second");
+
+        assertTrue(client.notifyWritten(KEY, SIZE));
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (client.metrics().get(L2ClientMetrics.Counter.WARM_SENT) < 1 && System.nanoTime() < deadline)
+        {
+            Thread.sleep(1);
+        }
+        assertEquals(1, client.metrics().get(L2ClientMetrics.Counter.WARM_SENT), "the notice was sent");
+        assertTrue(String.join("", server.prefetchBodies).contains("{\"key\":\"t/obj.bin\",\"size\":200000}\n"));
+    }
+
+    @Test
     void notifyWrittenNeverBlocksWhileTheServerHangs()
     {
         server.fault = FaultyL2Server.Fault.NEVER_ANSWER;
