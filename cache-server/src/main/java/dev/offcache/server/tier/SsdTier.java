@@ -450,6 +450,38 @@ public final class SsdTier implements AutoCloseable
         final ObjectNames names,
         final long objectId)
     {
+        return write(name, blockIndex, objectSize, source, offset, length, 0, false, names, objectId);
+    }
+
+    /**
+     * {@link #write(ObjectName, long, long, DirectBuffer, int, int, ObjectNames, long)} of bytes whose CRC32C the
+     * caller may already know (a RAM slot records it at fill), so a spill does not compute it again. The file gets
+     * that CRC: bytes damaged in RAM since the fill fail the check when the file is first read, as a damaged file.
+     *
+     * @param name       the object's name.
+     * @param blockIndex the block index.
+     * @param objectSize the object's size, or -1 when not known.
+     * @param source     the block's bytes (the caller keeps ownership).
+     * @param offset     where they start in {@code source}.
+     * @param length     how many.
+     * @param knownCrc   the CRC32C of the bytes, used when {@code crcKnown}.
+     * @param crcKnown   whether {@code knownCrc} holds; otherwise it is computed here.
+     * @param names      resolves {@code objectId} to the name it currently stands for, or null.
+     * @param objectId   the engine's id of the version the bytes belong to.
+     * @return whether the block is on the tier afterwards.
+     */
+    public boolean write(
+        final ObjectName name,
+        final long blockIndex,
+        final long objectSize,
+        final DirectBuffer source,
+        final int offset,
+        final int length,
+        final int knownCrc,
+        final boolean crcKnown,
+        final ObjectNames names,
+        final long objectId)
+    {
         if (length <= 0 || BlockFileFormat.HEADER_LENGTH + (long) length > budgetBytes)
         {
             return false;
@@ -468,7 +500,7 @@ public final class SsdTier implements AutoCloseable
             }
             sequence = nextSequence++;
         }
-        final int crc = Crc32c.compute(source, offset, length);
+        final int crc = crcKnown ? knownCrc : Crc32c.compute(source, offset, length);
         final Path target = pathOf(sequence);
         final Path temp = target.resolveSibling(sequence + TEMP_SUFFIX);
         try
