@@ -453,7 +453,7 @@ public final class TieredBlockStore implements BlockStore
             final long objectId = BlockKeys.objectId(blockKey);
             final ObjectName name = names.nameOf(objectId);
             return null != name && ssd.write(name, BlockKeys.blockIndex(blockKey), names.objectSize(objectId), source,
-                offset, length, names, objectId);
+                offset, length, 0, false, names, objectId);
         }
         final BlockRef slot = allocateSlot();
         if (null == slot)
