@@ -147,7 +147,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         final int length)
     {
         writeFramesUpTo(range);
-        final long checksum = checksummed ? Crc32c.compute(ref.buffer(), offset, length) & 0xFFFF_FFFFL : -1;
+        final long checksum = checksummed ? chunkCrc(ref, offset, length) : -1;
         // the HTTP encoder takes a bare ByteBuf as body content once the headers went out: no wrapper per chunk
         return writeChecksum(write(BlockByteBuf.wrap(ref, offset, length), length), checksum);
     }
@@ -283,6 +283,20 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         {
             return null == ex.getCause() ? ex : ex.getCause();
         }
+    }
+
+    /**
+     * A whole block's CRC is the one recorded when its slot was filled (no pass over the bytes here; a slot damaged
+     * since then is caught by the client); a part of a block, or a slot without one, is computed now.
+     */
+    private static long chunkCrc(final BlockRef ref, final int offset, final int length)
+    {
+        final long recorded = ref.crc32c();
+        if (offset == 0 && length == ref.length() && recorded >= 0)
+        {
+            return recorded;
+        }
+        return Crc32c.compute(ref.buffer(), offset, length) & 0xFFFF_FFFFL;
     }
 
     private int trailerBytes()

@@ -419,7 +419,7 @@ public final class SsdTier implements AutoCloseable
         final int offset,
         final int length)
     {
-        return write(name, blockIndex, objectSize, source, offset, length, null, -1);
+        return write(name, blockIndex, objectSize, source, offset, length, 0, false, null, -1);
     }
 
     /**
@@ -430,13 +430,19 @@ public final class SsdTier implements AutoCloseable
      * spill) is either published before the drop and dropped with the rest, or refused at publication; it never
      * outlives the overwrite under the name, neither in this process nor after a restart.
      *
+     * <p>The caller may already know the bytes' CRC32C (a RAM slot records it at fill), so a spill does not compute
+     * it again. The file gets that CRC: bytes damaged in RAM since the fill fail the check when the file is first
+     * read, as a damaged file.
+     *
      * @param name       the object's name.
      * @param blockIndex the block index.
      * @param objectSize the object's size, or -1 when not known.
      * @param source     the block's bytes (the caller keeps ownership).
      * @param offset     where they start in {@code source}.
      * @param length     how many.
-     * @param names      resolves {@code objectId} to the name it currently stands for.
+     * @param knownCrc   the CRC32C of the bytes, used when {@code crcKnown}.
+     * @param crcKnown   whether {@code knownCrc} holds; otherwise it is computed here.
+     * @param names      resolves {@code objectId} to the name it currently stands for, or null.
      * @param objectId   the engine's id of the version the bytes belong to.
      * @return whether the block is on the tier afterwards.
      */
@@ -447,6 +453,8 @@ public final class SsdTier implements AutoCloseable
         final DirectBuffer source,
         final int offset,
         final int length,
+        final int knownCrc,
+        final boolean crcKnown,
         final ObjectNames names,
         final long objectId)
     {
@@ -468,7 +476,7 @@ public final class SsdTier implements AutoCloseable
             }
             sequence = nextSequence++;
         }
-        final int crc = Crc32c.compute(source, offset, length);
+        final int crc = crcKnown ? knownCrc : Crc32c.compute(source, offset, length);
         final Path target = pathOf(sequence);
         final Path temp = target.resolveSibling(sequence + TEMP_SUFFIX);
         try

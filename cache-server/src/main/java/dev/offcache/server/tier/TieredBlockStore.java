@@ -14,6 +14,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.offcache.core.checksum.Crc32c;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.core.slab.BlockSlab;
 import dev.offcache.range.config.InvalidSettingException;
@@ -464,7 +465,8 @@ public final class TieredBlockStore implements BlockStore
             slot.release();
             return null;
         }
-        slot.length(read);
+        // the CRC the read just checked the bytes against: kept with the slot for whole-block answers and spills
+        slot.length(read).crc32c(entry.crc());
         metrics.ramPromotions.increment();
         return ram.insert(blockKey, slot, true);
     }
@@ -490,7 +492,7 @@ public final class TieredBlockStore implements BlockStore
             final long objectId = BlockKeys.objectId(blockKey);
             final ObjectName name = names.nameOf(objectId);
             return null != name && ssd.write(name, BlockKeys.blockIndex(blockKey), names.objectSize(objectId), source,
-                offset, length, names, objectId);
+                offset, length, 0, false, names, objectId);
         }
         final BlockRef slot = allocateSlot();
         if (null == slot)
@@ -499,7 +501,8 @@ public final class TieredBlockStore implements BlockStore
             return false;
         }
         slot.buffer().putBytes(0, source, offset, length);
-        slot.length(length);
+        // one CRC per block, at fill: checksummed answers of the whole block and its spill to SSD reuse it
+        slot.length(length).crc32c(Crc32c.compute(slot.buffer(), 0, length));
         final BlockRef held = ram.insert(blockKey, slot, false);
         if (null != held)
         {
@@ -582,7 +585,8 @@ public final class TieredBlockStore implements BlockStore
         try
         {
             ssd.write(spill.name(), spill.blockIndex(), spill.objectSize(), spill.ref().buffer(), 0,
-                spill.ref().length(), names, BlockKeys.objectId(spill.node().key));
+                spill.ref().length(), (int) spill.ref().crc32c(), spill.ref().crc32c() >= 0, names,
+                BlockKeys.objectId(spill.node().key));
         }
         catch (final RuntimeException ex)
         {

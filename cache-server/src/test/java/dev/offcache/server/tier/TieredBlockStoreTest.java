@@ -18,6 +18,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.offcache.core.checksum.Crc32c;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.store.BlockKeys;
 import dev.offcache.range.store.FetchClass;
@@ -272,6 +273,66 @@ class TieredBlockStoreTest
             assertArrayEquals(content("x/part-0.parquet", 1, 777), read(store, second, "x/part-0.parquet", 1));
             assertArrayEquals(content("y", 0, BLOCK), read(store, second, "y", 0));
             assertEquals(3, store.metrics().ssdVerifiedReads());
+        }
+    }
+
+    @Test
+    void everySlotKeepsTheCrcOfItsBytesFromItsFillAndFromItsPromotion() throws Exception
+    {
+        final TestNames names = new TestNames(1);
+        final ThreadLocalRandom random = ThreadLocalRandom.current();
+        try (TieredBlockStore store = open(names, 4, 64))
+        {
+            for (int round = 0; round < 200; round++)
+            {
+                final long index = random.nextInt(24);
+                final int length = 1 + random.nextInt(BLOCK);
+                final long key = names.blockKey("r", index);
+                if (!store.holds(key))
+                {
+                    final byte[] bytes = new byte[length];
+                    random.nextBytes(bytes);
+                    assertTrue(store.put(key, new UnsafeBuffer(bytes), 0, length, FetchClass.DEMAND));
+                }
+                assertTrue(store.awaitSpillsWritten(10_000), "evicted blocks land on SSD, to be promoted back");
+                final BlockRef ref = store.acquire(key);
+                if (null == ref)
+                {
+                    continue; // evicted and still on its way to SSD
+                }
+                try
+                {
+                    assertEquals(Crc32c.compute(ref.buffer(), 0, ref.length()) & 0xFFFF_FFFFL, ref.crc32c(),
+                        "the recorded CRC is the CRC of the slot's bytes (block " + index + ")");
+                }
+                finally
+                {
+                    ref.release();
+                }
+            }
+            assertTrue(store.metrics().ssdVerifiedReads() > 0, "some slots came back from SSD");
+        }
+    }
+
+    @Test
+    void aSlotDamagedInRamAfterItsFillIsCaughtWhenItsSpillIsReadBack() throws Exception
+    {
+        final TestNames names = new TestNames(1);
+        try (TieredBlockStore store = open(names, 2, 16))
+        {
+            put(store, names, "d", 0, BLOCK, FetchClass.DEMAND);
+            final long key = names.blockKey("d", 0);
+            final BlockRef ref = store.acquire(key);
+            ref.buffer().putByte(4321, (byte) (ref.buffer().getByte(4321) ^ 0x5A));
+            ref.release();
+            for (int i = 1; i < 4; i++)
+            {
+                put(store, names, "d", i, BLOCK, FetchClass.DEMAND);
+            }
+            awaitOnSsd(store, key);
+            assertTrue(store.awaitSpillsWritten(10_000));
+            assertNull(read(store, names, "d", 0), "the spill carries the fill's CRC, so the damage is not served");
+            assertEquals(1, store.metrics().ssdCorruptBlocks());
         }
     }
 

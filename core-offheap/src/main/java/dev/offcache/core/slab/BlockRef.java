@@ -40,6 +40,8 @@ public final class BlockRef extends AbstractRefCounted
     private final int slotIndex;
     private final UnsafeBuffer view;
     private volatile int length;
+    /** The CRC32C of the {@code length} bytes in use, unsigned, or -1 when the writer recorded none. */
+    private volatile long crc32c = -1;
 
     BlockRef(final BlockSlab slab, final int slotIndex, final UnsafeBuffer view)
     {
@@ -92,7 +94,36 @@ public final class BlockRef extends AbstractRefCounted
                 "length must be in [0, " + slotSize + "] for slot " + slotIndex + ": " + length);
         }
         this.length = length;
+        this.crc32c = -1;
         return this;
+    }
+
+    /**
+     * Records the CRC32C of the bytes in use, computed once by the writer when it filled the slot, so readers that
+     * send or spill the whole block reuse it instead of computing it again. Set after {@link #length(int)} (which
+     * forgets it) and before publishing the handle.
+     *
+     * @param crc the CRC32C of {@code [0, length())}.
+     * @return this handle.
+     * @throws IllegalStateException if every reference has been released.
+     */
+    public BlockRef crc32c(final int crc)
+    {
+        checkLive();
+        this.crc32c = crc & 0xFFFF_FFFFL;
+        return this;
+    }
+
+    /**
+     * Returns the CRC32C the writer recorded for the bytes in use.
+     *
+     * @return the unsigned CRC32C of {@code [0, length())}, or -1 when none was recorded.
+     * @throws IllegalStateException if every reference has been released.
+     */
+    public long crc32c()
+    {
+        checkLive();
+        return crc32c;
     }
 
     /**
