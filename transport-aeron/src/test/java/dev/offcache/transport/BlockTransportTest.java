@@ -66,9 +66,9 @@ class BlockTransportTest
             .register("odd", odd).register("large", large);
         media = TestSupport.launchTestMedia();
         final String udpChannel = TransportChannels.udp("127.0.0.1", TestSupport.freeUdpPort());
-        ipcServer = BlockServer.start(new BlockServer.Context().aeron(media.aeron()).blockSource(source)
+        ipcServer = BlockServer.launch(new BlockServer.Context().aeron(media.aeron()).blockSource(source)
             .requestChannel(TransportChannels.IPC).requestStreamId(7001).serverName("ipc-test"));
-        udpServer = BlockServer.start(new BlockServer.Context().aeron(media.aeron()).blockSource(source)
+        udpServer = BlockServer.launch(new BlockServer.Context().aeron(media.aeron()).blockSource(source)
             .requestChannel(udpChannel).requestStreamId(7002).serverName("udp-test"));
         ipcClient = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
             .requestChannel(TransportChannels.IPC).requestStreamId(7001));

@@ -47,7 +47,7 @@ class ConcurrentFetchStressTest
         }
         final ExecutorService pool = Executors.newFixedThreadPool(THREADS);
         try (AeronMedia media = TestSupport.launchTestMedia();
-            BlockServer server = BlockServer.start(new BlockServer.Context().aeron(media.aeron())
+            BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
                 .blockSource(source).requestChannel(TransportChannels.IPC).chunkLength(64 * 1024));
             BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
                 .requestChannel(TransportChannels.IPC)))

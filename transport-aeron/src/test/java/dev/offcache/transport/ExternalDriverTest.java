@@ -72,9 +72,9 @@ class ExternalDriverTest
             final DirectBufferBlockSource source = new DirectBufferBlockSource().register("block", block);
             final String udp = TransportChannels.udp("127.0.0.1", TestSupport.freeUdpPort());
             try (AeronMedia media = AeronMedia.launch(new AeronMedia.Context().aeronDirectoryName(dir.toString()));
-                BlockServer udpServer = BlockServer.start(new BlockServer.Context().aeron(media.aeron())
+                BlockServer udpServer = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
                     .blockSource(source).requestChannel(udp).serverName("external-udp"));
-                BlockServer ipcServer = BlockServer.start(new BlockServer.Context().aeron(media.aeron())
+                BlockServer ipcServer = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
                     .blockSource(source).requestChannel(TransportChannels.IPC).serverName("external-ipc"));
                 BlockClient udpClient = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
                     .requestChannel(udp));

@@ -43,7 +43,7 @@ class FetchEndTest
         final DirectBufferBlockSource source = new DirectBufferBlockSource().register("block", block)
             .register("small", small);
         try (AeronMedia media = TestSupport.launchTestMedia();
-            BlockServer server = BlockServer.start(new BlockServer.Context().aeron(media.aeron())
+            BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
                 .blockSource(source).requestChannel(TransportChannels.IPC).chunkLength(1024 * 1024));
             BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
                 .requestChannel(TransportChannels.IPC).fragmentLimit(1)))

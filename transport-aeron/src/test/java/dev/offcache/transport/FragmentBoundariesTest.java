@@ -43,7 +43,7 @@ class FragmentBoundariesTest
         final String channel = ipc ? TransportChannels.IPC :
             TransportChannels.udp("127.0.0.1", TestSupport.freeUdpPort());
         try (AeronMedia media = TestSupport.launchTestMedia();
-            BlockServer server = BlockServer.start(new BlockServer.Context().aeron(media.aeron())
+            BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
                 .blockSource(source).requestChannel(channel).chunkLength(chunkLength)
                 .responseIpcMtu(mtu).responseUdpMtu(mtu).responseTermLength(1024 * 1024));
             BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())

@@ -54,9 +54,9 @@ class LifecycleTest
             assertEquals(0, TestSupport.publicationAndSubscriptionCounters(counters));
 
             final String udp = TransportChannels.udp("127.0.0.1", TestSupport.freeUdpPort());
-            final BlockServer udpServer = BlockServer.start(new BlockServer.Context().aeron(media.aeron())
+            final BlockServer udpServer = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
                 .blockSource(source).requestChannel(udp));
-            final BlockServer ipcServer = BlockServer.start(new BlockServer.Context().aeron(media.aeron())
+            final BlockServer ipcServer = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
                 .blockSource(source).requestChannel(TransportChannels.IPC));
             final BlockClient udpClient = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
                 .requestChannel(udp));

@@ -110,7 +110,7 @@ class ServerRestartTest
         final DirectBufferBlockSource source = new DirectBufferBlockSource().register("large", large)
             .register("small", small);
         try (AeronMedia media = TestSupport.launchTestMedia();
-            BlockServer server = BlockServer.start(new BlockServer.Context().aeron(media.aeron())
+            BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
                 .blockSource(source).requestChannel(TransportChannels.IPC).maxInFlightRequests(1));
             BlockClient holder = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
                 .requestChannel(TransportChannels.IPC));
@@ -161,7 +161,7 @@ class ServerRestartTest
         final DirectBufferBlockSource source = new DirectBufferBlockSource().register("large", large)
             .register("one-mib", oneMiB);
         try (AeronMedia media = TestSupport.launchTestMedia();
-            BlockServer server = BlockServer.start(new BlockServer.Context().aeron(media.aeron())
+            BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
                 .blockSource(source).requestChannel(TransportChannels.IPC));
             BlockClient stalled = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
                 .requestChannel(TransportChannels.IPC));
@@ -198,7 +198,7 @@ class ServerRestartTest
     private static BlockServer startServer(
         final AeronMedia media, final DirectBufferBlockSource source, final String channel)
     {
-        return BlockServer.start(new BlockServer.Context().aeron(media.aeron()).blockSource(source)
+        return BlockServer.launch(new BlockServer.Context().aeron(media.aeron()).blockSource(source)
             .requestChannel(channel));
     }
 

@@ -76,7 +76,7 @@ class ShufflePartitionSourceTest
         final String channel = ipc ? TransportChannels.IPC :
             TransportChannels.udp("127.0.0.1", TestSupport.freeUdpPort());
         try (AeronMedia media = TestSupport.launchTestMedia();
-            BlockServer server = BlockServer.start(new BlockServer.Context().aeron(media.aeron())
+            BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
                 .blockSource(source).requestChannel(channel));
             BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
                 .requestChannel(channel)))
@@ -144,7 +144,7 @@ class ShufflePartitionSourceTest
         }
         final ShufflePartitionSource source = new ShufflePartitionSource(store);
         try (AeronMedia media = TestSupport.launchTestMedia();
-            BlockServer server = BlockServer.start(new BlockServer.Context().aeron(media.aeron())
+            BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
                 .blockSource(source).requestChannel(TransportChannels.IPC));
             BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
                 .requestChannel(TransportChannels.IPC)))

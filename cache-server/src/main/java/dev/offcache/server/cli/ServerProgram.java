@@ -116,7 +116,7 @@ public final class ServerProgram implements AutoCloseable
         try
         {
             final EngineRangeSource source = new EngineRangeSource(cache);
-            final L2HttpServer server = L2HttpServer.start(serverContext(options)
+            final L2HttpServer server = L2HttpServer.launch(serverContext(options)
                 .listen(options.listenHost(), options.listenPort())
                 .transport(options.transport)
                 .source(source)

@@ -624,7 +624,7 @@ public final class L2HttpServer implements AutoCloseable
      * @return the running server.
      * @throws InterruptedException if interrupted while binding.
      */
-    public static L2HttpServer start(final Context ctx) throws InterruptedException
+    public static L2HttpServer launch(final Context ctx) throws InterruptedException
     {
         return new L2HttpServer(ctx.conclude());
     }

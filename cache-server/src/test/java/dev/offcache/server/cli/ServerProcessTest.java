@@ -142,7 +142,7 @@ class ServerProcessTest
     {
         final List<String> options = new ArrayList<>(jvmOptions);
         options.add("-Djava.io.tmpdir=" + tmp);
-        return new Child(ChildJvm.start(options, OffcacheServerCommand.class, args));
+        return new Child(ChildJvm.launch(options, OffcacheServerCommand.class, args));
     }
 
     private List<Path> temporarySsdDirs() throws IOException

@@ -59,7 +59,7 @@ class EngineSourceTest
             .tier(RangeCacheBuilder.Tier.L2)
             .blockSize(BLOCK)
             .build();
-            L2HttpServer server = L2HttpServer.start(new L2HttpServer.Context()
+            L2HttpServer server = L2HttpServer.launch(new L2HttpServer.Context()
                 .listen("127.0.0.1", 0)
                 .ioThreads(2)
                 .source(new EngineRangeSource(cache))

@@ -55,7 +55,7 @@ class L2ServerKilledMidStreamTest
         final byte[] object = L2HttpServerTest.random(128 * BLOCK + 77, 21);
         Files.write(originDir.resolve("lake").resolve("big.parquet"), object);
 
-        final Process child = ChildJvm.start(List.of("-Xmx128m"), SlowServerChild.class, originDir.toString(),
+        final Process child = ChildJvm.launch(List.of("-Xmx128m"), SlowServerChild.class, originDir.toString(),
             tmp.resolve("ssd").toString(), "10");
         try (L2Origin client = new L2Origin(new L2ClientContext()
             .serverUri(URI.create("http://127.0.0.1:" + portOf(child)))

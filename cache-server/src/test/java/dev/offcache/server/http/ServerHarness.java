@@ -95,7 +95,7 @@ final class ServerHarness implements AutoCloseable
             .build();
         names.bind(cache);
         store.metrics().countLookupsOf(cache.metrics());
-        server = L2HttpServer.start(serverSettings.apply(new L2HttpServer.Context()
+        server = L2HttpServer.launch(serverSettings.apply(new L2HttpServer.Context()
             .listen("127.0.0.1", port)
             .transport(transport)
             .ioThreads(2)

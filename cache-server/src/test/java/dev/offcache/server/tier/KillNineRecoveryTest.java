@@ -83,7 +83,7 @@ class KillNineRecoveryTest
 
     private static void runAndKill(final Path ssd, final long runMillis) throws Exception
     {
-        final Process child = ChildJvm.start(List.of("-Xmx64m"), SsdWriterChild.class, ssd.toString());
+        final Process child = ChildJvm.launch(List.of("-Xmx64m"), SsdWriterChild.class, ssd.toString());
         try
         {
             final BufferedReader out = new BufferedReader(

@@ -79,7 +79,7 @@ public final class BlockSlab implements AutoCloseable
      */
     public static BlockSlab anonymous(final long capacityBytes, final int slotSize)
     {
-        return create(new Context().capacityBytes(capacityBytes).slotSize(slotSize));
+        return open(new Context().capacityBytes(capacityBytes).slotSize(slotSize));
     }
 
     /**
@@ -88,7 +88,7 @@ public final class BlockSlab implements AutoCloseable
      * @param context slot size, capacity and (optionally) the backing file.
      * @return the slab, owning its memory.
      */
-    public static BlockSlab create(final Context context)
+    public static BlockSlab open(final Context context)
     {
         context.conclude();
         final MappedRegion region = context.file() == null ?

@@ -217,7 +217,7 @@ class BlockSlabTest
             () -> BlockSlab.anonymous(SLOT + 1, SLOT));
         assertTrue(notMultiple.getMessage().contains("multiple"), notMultiple.getMessage());
         final IllegalArgumentException unset = assertThrows(IllegalArgumentException.class,
-            () -> BlockSlab.create(new BlockSlab.Context().slotSize(SLOT)));
+            () -> BlockSlab.open(new BlockSlab.Context().slotSize(SLOT)));
         assertTrue(unset.getMessage().contains("capacityBytes"), unset.getMessage());
     }
 
@@ -226,7 +226,7 @@ class BlockSlabTest
     {
         final Path file = dir.resolve("slab.dat");
         final BlockSlab.Context context = new BlockSlab.Context().slotSize(SLOT).capacityBytes(4L * SLOT).file(file);
-        try (BlockSlab slab = BlockSlab.create(context))
+        try (BlockSlab slab = BlockSlab.open(context))
         {
             final BlockRef ref = slab.tryAllocate();
             ref.buffer().putLong(16, 0xCAFEL);
@@ -237,7 +237,7 @@ class BlockSlabTest
         {
             assertEquals(0xCAFEL, region.getLong(16));
         }
-        assertThrows(UncheckedIOException.class, () -> BlockSlab.create(context), "file exists already");
+        assertThrows(UncheckedIOException.class, () -> BlockSlab.open(context), "file exists already");
     }
 
     @Test

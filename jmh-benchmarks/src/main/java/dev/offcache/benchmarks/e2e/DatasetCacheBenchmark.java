@@ -152,7 +152,7 @@ public class DatasetCacheBenchmark
                 default:
                     throw new IllegalArgumentException("transport must be ipc or udp: " + transport);
             }
-            servers.add(BlockServer.start(new BlockServer.Context().aeron(media.aeron())
+            servers.add(BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
                 .blockSource(new ShufflePartitionSource(store)).requestChannel(channel)
                 .requestStreamId(7101 + e)));
             clients.add(BlockClient.connect(new BlockClient.Context().aeron(media.aeron())

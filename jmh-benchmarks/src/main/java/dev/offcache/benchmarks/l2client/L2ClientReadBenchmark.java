@@ -100,7 +100,7 @@ public class L2ClientReadBenchmark
             .blockSize(BLOCK)
             .build();
         names.bind(cache);
-        server = L2HttpServer.start(new L2HttpServer.Context()
+        server = L2HttpServer.launch(new L2HttpServer.Context()
             .listen("127.0.0.1", 0)
             .transport(TransportKind.NIO)
             .ioThreads(1)

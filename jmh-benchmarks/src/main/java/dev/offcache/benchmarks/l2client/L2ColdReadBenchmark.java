@@ -133,7 +133,7 @@ public class L2ColdReadBenchmark
             .build();
         names.bind(cache);
         store.metrics().countLookupsOf(cache.metrics());
-        server = L2HttpServer.start(new L2HttpServer.Context()
+        server = L2HttpServer.launch(new L2HttpServer.Context()
             .listen("127.0.0.1", 0)
             .transport(TransportKind.AUTO)
             .ioThreads(1)

@@ -203,7 +203,7 @@ public class ShardedL2ReadBenchmark
                 .blockSize(BLOCK)
                 .build();
             names.bind(cache);
-            http = L2HttpServer.start(new L2HttpServer.Context()
+            http = L2HttpServer.launch(new L2HttpServer.Context()
                 .listen("127.0.0.1", 0)
                 .transport(TransportKind.NIO)
                 .ioThreads(1)

@@ -176,7 +176,7 @@ public class BlockFetchBenchmark
                 media = AeronMedia.launch(mediaContext);
                 final String channel = "offcache-aeron-ipc".equals(impl) ? TransportChannels.IPC :
                     TransportChannels.udp("127.0.0.1", LoopbackPorts.freeUdpPort());
-                aeronServer = BlockServer.start(serverContext.aeron(media.aeron())
+                aeronServer = BlockServer.launch(serverContext.aeron(media.aeron())
                     .requestChannel(channel).blockSource(new DirectBufferBlockSource().register(ID, mapped)));
                 aeronClient = BlockClient.connect(clientContext.aeron(media.aeron()).requestChannel(channel));
             }

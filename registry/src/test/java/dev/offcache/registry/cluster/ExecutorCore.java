@@ -34,7 +34,7 @@ final class ExecutorCore implements AutoCloseable
         this.id = id;
         this.store = new ShufflePartitionStore(workDir, PinSet.NONE);
         this.source = new ShufflePartitionSource(store);
-        this.server = BlockServer.start(new BlockServer.Context().aeron(media.aeron()).blockSource(source)
+        this.server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron()).blockSource(source)
             .requestChannel(requestChannel).requestStreamId(requestStreamId));
     }
 

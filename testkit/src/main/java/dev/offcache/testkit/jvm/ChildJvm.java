@@ -62,7 +62,7 @@ public final class ChildJvm
      * @return the running process.
      * @throws IOException when it cannot be started.
      */
-    public static Process start(final List<String> jvmOptions, final Class<?> mainClass, final String... args)
+    public static Process launch(final List<String> jvmOptions, final Class<?> mainClass, final String... args)
         throws IOException
     {
         final ProcessBuilder builder = new ProcessBuilder(command(jvmOptions, mainClass, args))

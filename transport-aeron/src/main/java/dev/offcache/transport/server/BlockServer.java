@@ -39,7 +39,7 @@ public final class BlockServer implements AutoCloseable
      * @param ctx configuration; {@link Context#conclude()} is called here.
      * @return the running server.
      */
-    public static BlockServer start(final Context ctx)
+    public static BlockServer launch(final Context ctx)
     {
         ctx.conclude();
         final BlockServer server = new BlockServer(ctx);
@@ -415,7 +415,7 @@ public final class BlockServer implements AutoCloseable
         }
 
         /**
-         * Validate. Called by {@link BlockServer#start(Context)}.
+         * Validate. Called by {@link BlockServer#launch(Context)}.
          *
          * @return this.
          */
