@@ -419,7 +419,7 @@ public final class SsdTier implements AutoCloseable
         final int offset,
         final int length)
     {
-        return write(name, blockIndex, objectSize, source, offset, length, 0, false, null, -1);
+        return write(name, blockIndex, objectSize, source, offset, length, -1, null, -1);
     }
 
     /**
@@ -440,8 +440,8 @@ public final class SsdTier implements AutoCloseable
      * @param source     the block's bytes (the caller keeps ownership).
      * @param offset     where they start in {@code source}.
      * @param length     how many.
-     * @param knownCrc   the CRC32C of the bytes, used when {@code crcKnown}.
-     * @param crcKnown   whether {@code knownCrc} holds; otherwise it is computed here.
+     * @param crc32c     the unsigned CRC32C of the bytes, or -1 when not known (it is computed here), as
+     *                   {@code BlockRef#crc32c()} gives it.
      * @param names      resolves {@code objectId} to the name it currently stands for, or null.
      * @param objectId   the engine's id of the version the bytes belong to.
      * @return whether the block is on the tier afterwards.
@@ -453,8 +453,7 @@ public final class SsdTier implements AutoCloseable
         final DirectBuffer source,
         final int offset,
         final int length,
-        final int knownCrc,
-        final boolean crcKnown,
+        final long crc32c,
         final ObjectNames names,
         final long objectId)
     {
@@ -476,7 +475,7 @@ public final class SsdTier implements AutoCloseable
             }
             sequence = nextSequence++;
         }
-        final int crc = crcKnown ? knownCrc : Crc32c.compute(source, offset, length);
+        final int crc = crc32c >= 0 ? (int) crc32c : Crc32c.compute(source, offset, length);
         final Path target = pathOf(sequence);
         final Path temp = target.resolveSibling(sequence + TEMP_SUFFIX);
         try

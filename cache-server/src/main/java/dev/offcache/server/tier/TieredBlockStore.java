@@ -492,7 +492,7 @@ public final class TieredBlockStore implements BlockStore
             final long objectId = BlockKeys.objectId(blockKey);
             final ObjectName name = names.nameOf(objectId);
             return null != name && ssd.write(name, BlockKeys.blockIndex(blockKey), names.objectSize(objectId), source,
-                offset, length, 0, false, names, objectId);
+                offset, length, -1, names, objectId);
         }
         final BlockRef slot = allocateSlot();
         if (null == slot)
@@ -585,7 +585,7 @@ public final class TieredBlockStore implements BlockStore
         try
         {
             ssd.write(spill.name(), spill.blockIndex(), spill.objectSize(), spill.ref().buffer(), 0,
-                spill.ref().length(), (int) spill.ref().crc32c(), spill.ref().crc32c() >= 0, names,
+                spill.ref().length(), spill.ref().crc32c(), names,
                 BlockKeys.objectId(spill.node().key));
         }
         catch (final RuntimeException ex)
