@@ -31,11 +31,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * that runs with Agrona's bounds checks off and a 400 ms fetch deadline; the executor is stopped (SIGSTOP) for
  * 1.2 s in the middle of each read-back and then continued, so the rest of a chunk arrives after the fetch failed
  * and its region was unmapped. The scheduler JVM must survive every round (a late write would be a SIGSEGV) and
- * read the partition whole once the executor runs undisturbed.
+ * read the partition whole once the executor runs undisturbed (within a few attempts: under a heavily loaded
+ * machine an undisturbed 32 MiB read can still miss the 400 ms deadline).
  */
 class LateWriteAfterTimeoutTest
 {
     private static final int ROUNDS = 3;
+    private static final int UNDISTURBED_ATTEMPTS = 5;
 
     @TempDir
     Path root;
@@ -75,9 +77,18 @@ class LateWriteAfterTimeoutTest
                     signal("CONT", executor.process().pid());
                     answers.add(in.readLine());
                 }
-                out.write("READ\n");
-                out.flush();
-                answers.add(in.readLine());
+                // Undisturbed, a read must succeed; a loaded machine may still miss the 400 ms deadline now and then.
+                for (int attempt = 0; attempt < UNDISTURBED_ATTEMPTS; attempt++)
+                {
+                    out.write("READ\n");
+                    out.flush();
+                    final String answer = in.readLine();
+                    answers.add(answer);
+                    if (("READ " + location.length()).equals(answer))
+                    {
+                        break;
+                    }
+                }
                 out.write("EXIT\n");
                 out.flush();
                 answers.add(in.readLine());
@@ -97,7 +108,8 @@ class LateWriteAfterTimeoutTest
             }
             assertEquals(0, reader.exitValue(), "the scheduler JVM died: " + answers + " " + read(log));
             assertEquals("BYE", answers.get(answers.size() - 1), answers.toString());
-            assertEquals("READ " + location.length(), answers.get(ROUNDS), "undisturbed, it reads: " + answers);
+            assertEquals("READ " + location.length(), answers.get(answers.size() - 2),
+                "undisturbed, it reads: " + answers);
             assertTrue(answers.subList(0, ROUNDS).contains("FAILED " + ErrorCode.TIMEOUT),
                 "the stops cut fetches mid-way: " + answers);
         }
