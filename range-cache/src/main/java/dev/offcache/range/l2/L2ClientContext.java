@@ -127,7 +127,8 @@ public final class L2ClientContext
     }
 
     /**
-     * Checks the settings (once).
+     * Checks the settings; called once, by {@link L2Origin}'s constructor (a second call throws
+     * {@code ConcurrentConcludeException}).
      *
      * @return this.
      * @throws IllegalArgumentException naming what is missing or wrong.

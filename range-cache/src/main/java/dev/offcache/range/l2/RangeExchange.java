@@ -112,8 +112,8 @@ final class RangeExchange extends Exchange
         {
             blockSize = ContentRangeHeader.parseLength(response.headers().get(L2Origin.BLOCK_SIZE_HEADER));
             final long bytes = ContentRangeHeader.rangeLength(contentRange, offset, length);
-            announced = blockSize <= 0 || bytes <= 0 ||
-                ContentRangeHeader.parseLength(contentLength) != bytes + (long) Integer.BYTES * chunks(bytes) ? -1 : bytes;
+            announced = blockSize <= 0 || bytes <= 0 || ContentRangeHeader.parseLength(contentLength) !=
+                bytes + (long) Integer.BYTES * chunks(bytes) ? -1 : bytes;
         }
         else
         {

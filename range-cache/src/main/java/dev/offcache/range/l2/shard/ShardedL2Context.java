@@ -79,8 +79,9 @@ public final class ShardedL2Context
     }
 
     /**
-     * Checks the settings (once). With no servers listed but {@code OFFCACHE_L2_URL} (the template's server) set,
-     * that one server is used.
+     * Checks the settings; called once, by {@link ShardedL2Origin}'s constructor (a second call throws
+     * {@code ConcurrentConcludeException}). With no servers listed but {@code OFFCACHE_L2_URL} (the template's
+     * server) set, that one server is used.
      *
      * @return this.
      * @throws IllegalArgumentException naming what is missing or wrong.
