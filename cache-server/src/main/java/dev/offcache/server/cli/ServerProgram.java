@@ -236,15 +236,14 @@ public final class ServerProgram implements AutoCloseable
         final OffcacheServerCommand options, final S3Credentials keys, final RangeCache cache,
         final TieredBlockStore store)
     {
-        return new S3Api.Context()
+        return new S3Api(new S3Api.Context()
             .listen(options.s3ApiHost(), options.s3ApiPort())
             .credentials(keys)
             .authDisabled(options.disableAuth)
             .buckets(s3Buckets(options, cache, store))
             .keyPolicy(new ObjectKeyPolicy(options.maxKeyLength, options.allowedPrefixes()))
             .writes(options.s3ApiWrites)
-            .domain(options.s3ApiDomain)
-            .conclude();
+            .domain(options.s3ApiDomain));
     }
 
     /**

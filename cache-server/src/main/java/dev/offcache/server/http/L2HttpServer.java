@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.range.config.InvalidSettingException;
 import dev.offcache.server.metrics.BuildInfo;
 import dev.offcache.range.metrics.MetricFamilies;
@@ -93,6 +94,7 @@ public final class L2HttpServer implements AutoCloseable
         /** Default time {@code /ready} answers 503 at shutdown before the listeners close: none. */
         public static final int DEFAULT_UNREADY_DELAY_SECONDS = 0;
 
+        private final ConcludeOnce concluded = new ConcludeOnce();
         private String host = "127.0.0.1";
         private int port = 8080;
         private TransportKind transport = TransportKind.AUTO;
@@ -442,6 +444,7 @@ public final class L2HttpServer implements AutoCloseable
          */
         public Context conclude()
         {
+            concluded.conclude(this);
             Objects.requireNonNull(source, "source");
             Objects.requireNonNull(host, "host");
             if (port < 0 || port > 65535)

@@ -3,6 +3,7 @@ package dev.offcache.server.s3;
 import java.time.Clock;
 import java.util.Objects;
 
+import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.server.http.ObjectKeyPolicy;
 
 /**
@@ -17,9 +18,14 @@ public final class S3Api
     private final S3Service service;
     private final S3RequestParser parser;
 
-    private S3Api(final Context ctx)
+    /**
+     * Makes the API from a context (concluded here).
+     *
+     * @param ctx the configuration.
+     */
+    public S3Api(final Context ctx)
     {
-        this.ctx = ctx;
+        this.ctx = ctx.conclude();
         this.service = new S3Service(ctx.buckets, ctx.keys, ctx.writes, ctx.clock);
         this.parser = new S3RequestParser(ctx.domain);
     }
@@ -27,6 +33,7 @@ public final class S3Api
     /** Configuration of the S3 API; {@link #conclude()} checks it. */
     public static final class Context
     {
+        private final ConcludeOnce concluded = new ConcludeOnce();
         private String host = "127.0.0.1";
         private int port;
         private S3Credentials credentials;
@@ -136,12 +143,13 @@ public final class S3Api
         }
 
         /**
-         * Checks the configuration.
+         * Checks the configuration. Called by {@link S3Api#S3Api(Context)}.
          *
-         * @return the API.
+         * @return this.
          */
-        public S3Api conclude()
+        public Context conclude()
         {
+            concluded.conclude(this);
             Objects.requireNonNull(buckets, "buckets");
             Objects.requireNonNull(keys, "keyPolicy");
             Objects.requireNonNull(host, "host");
@@ -155,7 +163,7 @@ public final class S3Api
             {
                 throw new IllegalArgumentException("no S3 API keys: set OFFCACHE_S3_API_KEYS or pass --disable-auth");
             }
-            return new S3Api(this);
+            return this;
         }
     }
 

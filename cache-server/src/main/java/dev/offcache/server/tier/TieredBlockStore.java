@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.offcache.core.checksum.Crc32c;
+import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.core.slab.BlockSlab;
 import dev.offcache.range.config.InvalidSettingException;
@@ -88,6 +89,7 @@ public final class TieredBlockStore implements BlockStore
         /** Default RAM evictions that may wait for the SSD writer. */
         public static final int DEFAULT_SPILL_QUEUE_CAPACITY = 32;
 
+        private final ConcludeOnce concluded = new ConcludeOnce();
         private long ramBudgetBytes = DEFAULT_RAM_BUDGET_BYTES;
         private int blockSize = RangeCacheBuilder.DEFAULT_BLOCK_SIZE;
         private Path ssdDir;
@@ -289,6 +291,7 @@ public final class TieredBlockStore implements BlockStore
          */
         public Context conclude()
         {
+            concluded.conclude(this);
             validate();
             Objects.requireNonNull(ssdDir, "ssdDir");
             Objects.requireNonNull(names, "names");

@@ -19,6 +19,7 @@ import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.core.region.MappedRegion;
 
 /**
@@ -105,6 +106,7 @@ public final class Journal implements AutoCloseable
          */
         public static final int MAX_SEGMENT_SIZE = 1024 * 1024 * 1024;
 
+        private final ConcludeOnce concluded = new ConcludeOnce();
         private Path directory;
         private int segmentSize = DEFAULT_SEGMENT_SIZE;
         private boolean preallocate = true;
@@ -187,6 +189,7 @@ public final class Journal implements AutoCloseable
          */
         public Context conclude()
         {
+            concluded.conclude(this);
             if (directory == null)
             {
                 throw new IllegalArgumentException("Journal.Context.directory is required");

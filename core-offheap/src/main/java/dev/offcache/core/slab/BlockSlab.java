@@ -3,6 +3,7 @@ package dev.offcache.core.slab;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.core.region.MappedRegion;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -346,6 +347,7 @@ public final class BlockSlab implements AutoCloseable
      */
     public static final class Context
     {
+        private final ConcludeOnce concluded = new ConcludeOnce();
         private int slotSize = 1024 * 1024;
         private long capacityBytes = -1;
         private Path file;
@@ -425,6 +427,7 @@ public final class BlockSlab implements AutoCloseable
          */
         public Context conclude()
         {
+            concluded.conclude(this);
             if (slotSize < MIN_SLOT_SIZE || slotSize > MAX_SLOT_SIZE || Integer.bitCount(slotSize) != 1)
             {
                 throw new IllegalArgumentException("slotSize must be a power of two in [" + MIN_SLOT_SIZE + ", " +

@@ -237,7 +237,9 @@ class BlockSlabTest
         {
             assertEquals(0xCAFEL, region.getLong(16));
         }
-        assertThrows(UncheckedIOException.class, () -> BlockSlab.open(context), "file exists already");
+        assertThrows(UncheckedIOException.class,
+            () -> BlockSlab.open(new BlockSlab.Context().slotSize(SLOT).capacityBytes(4L * SLOT).file(file)),
+            "file exists already");
     }
 
     @Test

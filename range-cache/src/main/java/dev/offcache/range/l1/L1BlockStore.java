@@ -4,6 +4,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongConsumer;
 
+import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.core.slab.BlockSlab;
 import dev.offcache.range.metrics.MetricFamilies;
@@ -635,6 +636,7 @@ public final class L1BlockStore implements BlockStore, EvictionStats
         /** Largest hit sampling. */
         public static final int MAX_HIT_SAMPLING = 1024;
 
+        private final ConcludeOnce concluded = new ConcludeOnce();
         private long budgetBytes = DEFAULT_BUDGET_BYTES;
         private int blockSize = DEFAULT_BLOCK_SIZE;
         private PolicyKind policy = PolicyKind.WINDOW_TINY_LFU;
@@ -749,6 +751,7 @@ public final class L1BlockStore implements BlockStore, EvictionStats
          */
         public Context conclude()
         {
+            concluded.conclude(this);
             if (blockSize < BlockSlab.MIN_SLOT_SIZE || blockSize > BlockSlab.MAX_SLOT_SIZE ||
                 Integer.bitCount(blockSize) != 1)
             {

@@ -10,6 +10,8 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.LastHttpContent;
 
+import dev.offcache.range.origin.ContentRangeHeader;
+
 /**
  * A {@code HEAD /obj/{key}} for an object's size; anything but a 200 with a valid {@code Content-Length} falls back
  * to the origin's size.
@@ -43,7 +45,7 @@ final class HeadExchange extends Exchange
             fail(FallbackReason.STATUS, null);
             return false;
         }
-        size = ContentRange.parseLength(response.headers().get(HttpHeaderNames.CONTENT_LENGTH));
+        size = ContentRangeHeader.parseLength(response.headers().get(HttpHeaderNames.CONTENT_LENGTH));
         if (size < 0)
         {
             fail(FallbackReason.MALFORMED, null);

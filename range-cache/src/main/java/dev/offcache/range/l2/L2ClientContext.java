@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 
+import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.range.config.EnvironmentReader;
 import dev.offcache.range.origin.ObjectStore;
 
@@ -65,7 +66,7 @@ public final class L2ClientContext
     private int maxIdleConnections = 64;
     private LongSupplier nanoClock = System::nanoTime;
     private Path countersFile;
-    private boolean concluded;
+    private final ConcludeOnce concluded = new ConcludeOnce();
 
     /**
      * Applies the {@code OFFCACHE_L2_*} variables found in an environment (others are ignored).
@@ -126,17 +127,15 @@ public final class L2ClientContext
     }
 
     /**
-     * Checks the settings (once).
+     * Checks the settings; called once, by {@link L2Origin}'s constructor (a second call throws
+     * {@code ConcurrentConcludeException}).
      *
      * @return this.
      * @throws IllegalArgumentException naming what is missing or wrong.
      */
     public L2ClientContext conclude()
     {
-        if (concluded)
-        {
-            return this;
-        }
+        concluded.conclude(this);
         if (serverUri == null)
         {
             throw new IllegalArgumentException("the L2 server URL is not set (serverUri or " + ENV_URL + ")");
@@ -172,7 +171,6 @@ public final class L2ClientContext
             throw new IllegalArgumentException("maxIdleConnections must be >= 0: " + maxIdleConnections);
         }
         Objects.requireNonNull(nanoClock, "nanoClock");
-        concluded = true;
         return this;
     }
 

@@ -110,14 +110,14 @@ final class RangeExchange extends Exchange
         final long announced;
         if (checksummed)
         {
-            blockSize = ContentRange.parseLength(response.headers().get(L2Origin.BLOCK_SIZE_HEADER));
-            final long bytes = ContentRange.rangeLength(contentRange, offset, length);
-            announced = blockSize <= 0 || bytes <= 0 ||
-                ContentRange.parseLength(contentLength) != bytes + (long) Integer.BYTES * chunks(bytes) ? -1 : bytes;
+            blockSize = ContentRangeHeader.parseLength(response.headers().get(L2Origin.BLOCK_SIZE_HEADER));
+            final long bytes = ContentRangeHeader.rangeLength(contentRange, offset, length);
+            announced = blockSize <= 0 || bytes <= 0 || ContentRangeHeader.parseLength(contentLength) !=
+                bytes + (long) Integer.BYTES * chunks(bytes) ? -1 : bytes;
         }
         else
         {
-            announced = ContentRange.expectedLength(contentRange, contentLength, offset, length);
+            announced = ContentRangeHeader.expectedLength(contentRange, contentLength, offset, length);
         }
         if (announced <= 0)
         {

@@ -19,6 +19,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 
+import dev.offcache.range.origin.ContentRangeHeader;
+
 /**
  * Several ranges of one object in one {@code POST /ranges/{key}}: the body is, per range, an 8-byte little-endian
  * length and then that many bytes (the server clamps a range's end to the object, whose size it names in
@@ -118,13 +120,13 @@ final class VectoredExchange extends Exchange
             fail(FallbackReason.STATUS, null);
             return false;
         }
-        announced = ContentRange.parseLength(response.headers().get(HttpHeaderNames.CONTENT_LENGTH));
+        announced = ContentRangeHeader.parseLength(response.headers().get(HttpHeaderNames.CONTENT_LENGTH));
         final long most = bodyBytes();
-        objectBytes = ContentRange.parseLength(response.headers().get(L2Origin.OBJECT_SIZE_HEADER));
+        objectBytes = ContentRangeHeader.parseLength(response.headers().get(L2Origin.OBJECT_SIZE_HEADER));
         checksummed = L2Origin.CHECKSUM_VALUE.equalsIgnoreCase(response.headers().get(L2Origin.CHECKSUM_HEADER));
         if (checksummed)
         {
-            blockSize = ContentRange.parseLength(response.headers().get(L2Origin.BLOCK_SIZE_HEADER));
+            blockSize = ContentRangeHeader.parseLength(response.headers().get(L2Origin.BLOCK_SIZE_HEADER));
             checksum = new ChunkChecksum();
         }
         if (objectBytes < 0 || (checksummed ? blockSize <= 0 || announced != checksummedLength() :

@@ -32,6 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.offcache.core.agent.AgentErrors;
+import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.core.counters.CounterTypes;
 import dev.offcache.registry.codec.RecordWriter;
 import dev.offcache.registry.codec.RecordReader;
@@ -989,6 +990,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      */
     public static final class Context
     {
+        private final ConcludeOnce concluded = new ConcludeOnce();
         private String ingressEndpoints;
         private String ingressChannel = "aeron:udp";
         private String egressChannel = "aeron:udp?endpoint=localhost:0";
@@ -1179,6 +1181,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
          */
         public Context conclude()
         {
+            concluded.conclude(this);
             Ids.requireId(ingressEndpoints, "ingressEndpoints");
             Ids.requireId(ingressChannel, "ingressChannel");
             Ids.requireId(egressChannel, "egressChannel");

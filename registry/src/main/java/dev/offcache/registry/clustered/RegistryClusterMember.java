@@ -35,6 +35,7 @@ import org.agrona.concurrent.status.AtomicCounter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.state.Ids;
 import dev.offcache.transport.media.EmbeddedDrivers;
@@ -417,6 +418,7 @@ public final class RegistryClusterMember implements AutoCloseable
      */
     public static final class Context
     {
+        private final ConcludeOnce concluded = new ConcludeOnce();
         private int memberId = -1;
         private List<String> hosts;
         private int portBase = 20_000;
@@ -671,6 +673,7 @@ public final class RegistryClusterMember implements AutoCloseable
          */
         public Context conclude()
         {
+            concluded.conclude(this);
             Ids.requireNonNull(hosts, "hosts");
             Ids.requireNonNull(memberDir, "memberDir");
             Ids.requireNonNull(threadingMode, "threadingMode");

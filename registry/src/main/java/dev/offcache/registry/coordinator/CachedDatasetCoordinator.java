@@ -12,6 +12,7 @@ import java.util.function.Function;
 
 import org.agrona.concurrent.status.CountersManager;
 
+import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.core.shuffle.ShufflePartitionStore;
 import dev.offcache.registry.api.Acquisition;
 import dev.offcache.registry.api.AsyncCacheRegistry;
@@ -369,6 +370,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
      */
     public static final class Context<P>
     {
+        private final ConcludeOnce concluded = new ConcludeOnce();
         private AsyncCacheRegistry registry;
         private JobRunner<P> jobRunner;
         private StageCleanup cleanup;
@@ -558,6 +560,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
          */
         public Context<P> conclude()
         {
+            concluded.conclude(this);
             Ids.requireNonNull(registry, "registry");
             Ids.requireNonNull(jobRunner, "jobRunner");
             Ids.requireNonNull(cleanup, "cleanup");

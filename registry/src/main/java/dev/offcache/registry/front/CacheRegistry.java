@@ -32,6 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.offcache.core.agent.AgentErrors;
+import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.registry.api.Acquisition;
 import dev.offcache.registry.api.AsyncCacheRegistry;
 import dev.offcache.registry.api.RegistryClosedException;
@@ -804,6 +805,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public static final class Context
     {
+        private final ConcludeOnce concluded = new ConcludeOnce();
         private int ringSize = 1024;
         private WaitStrategy waitStrategy;
         private EpochClock clock;
@@ -1056,6 +1058,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
          */
         public Context conclude()
         {
+            concluded.conclude(this);
             if (ringSize < 2 || Integer.bitCount(ringSize) != 1)
             {
                 throw new IllegalArgumentException("ringSize must be a power of two >= 2: " + ringSize);

@@ -19,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.offcache.core.checksum.Crc32c;
+import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.core.journal.Journal;
 import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
@@ -447,6 +448,7 @@ public final class JournalChangeLog implements ChangeLog
      */
     public static final class Context
     {
+        private final ConcludeOnce concluded = new ConcludeOnce();
         private Path directory;
         private int segmentSize = Journal.Context.DEFAULT_SEGMENT_SIZE;
         private long snapshotEveryRecords = 10_000;
@@ -495,6 +497,7 @@ public final class JournalChangeLog implements ChangeLog
          */
         public Context conclude()
         {
+            concluded.conclude(this);
             if (directory == null)
             {
                 throw new IllegalArgumentException("JournalChangeLog.Context.directory is required");

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.offcache.core.agent.AgentErrors;
+import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.transport.media.AgentIdle;
 import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.media.WhileBusyIdleStrategy;
@@ -259,7 +260,7 @@ public final class BlockClient implements AutoCloseable
         private int maxQueuedFetches = 4096;
         private int fragmentLimit = 64;
         private String clientName = "block-client";
-        private boolean concluded;
+        private final ConcludeOnce concluded = new ConcludeOnce();
 
         /**
          * Sets the connected client to use (not owned).
@@ -493,10 +494,7 @@ public final class BlockClient implements AutoCloseable
          */
         public Context conclude()
         {
-            if (concluded)
-            {
-                return this;
-            }
+            concluded.conclude(this);
             if (aeron == null)
             {
                 throw new IllegalArgumentException("aeron must be set");
@@ -531,7 +529,6 @@ public final class BlockClient implements AutoCloseable
             {
                 throw new IllegalArgumentException("maxQueuedFetches and fragmentLimit must be >= 1");
             }
-            concluded = true;
             return this;
         }
     }

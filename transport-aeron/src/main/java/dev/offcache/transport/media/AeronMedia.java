@@ -4,6 +4,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import dev.offcache.core.config.ConcludeOnce;
 import io.aeron.Aeron;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
@@ -168,7 +169,7 @@ public final class AeronMedia implements AutoCloseable
         private long publicationLingerTimeoutNs = 1_000_000_000L;
         private long imageLivenessTimeoutNs = 10_000_000_000L;
         private long driverTimeoutMs = 10_000;
-        private boolean concluded;
+        private final ConcludeOnce concluded = new ConcludeOnce();
 
         /**
          * A context configured from the process environment: {@value #ENV_AERON_DIR} (external driver directory;
@@ -399,10 +400,7 @@ public final class AeronMedia implements AutoCloseable
          */
         public Context conclude()
         {
-            if (concluded)
-            {
-                return this;
-            }
+            concluded.conclude(this);
             TransportChannels.checkTermLength("udpTermLength", udpTermLength);
             TransportChannels.checkTermLength("ipcTermLength", ipcTermLength);
             TransportChannels.checkMtu("udpMtu", udpMtu);
@@ -424,7 +422,6 @@ public final class AeronMedia implements AutoCloseable
             {
                 throw new IllegalArgumentException("aeronDirectoryName must not be blank");
             }
-            concluded = true;
             return this;
         }
     }

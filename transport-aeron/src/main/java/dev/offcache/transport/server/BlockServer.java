@@ -3,6 +3,7 @@ package dev.offcache.transport.server;
 import java.util.concurrent.TimeUnit;
 
 import dev.offcache.core.agent.AgentErrors;
+import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.AgentIdle;
 import dev.offcache.transport.media.TransportChannels;
@@ -107,7 +108,7 @@ public final class BlockServer implements AutoCloseable
         private long requestTimeoutNs = TimeUnit.SECONDS.toNanos(30);
         private int fragmentLimit = 32;
         private String serverName = "block-server";
-        private boolean concluded;
+        private final ConcludeOnce concluded = new ConcludeOnce();
 
         /**
          * Sets the connected client to use (not owned).
@@ -421,10 +422,7 @@ public final class BlockServer implements AutoCloseable
          */
         public Context conclude()
         {
-            if (concluded)
-            {
-                return this;
-            }
+            concluded.conclude(this);
             if (aeron == null)
             {
                 throw new IllegalArgumentException("aeron must be set");
@@ -462,7 +460,6 @@ public final class BlockServer implements AutoCloseable
             {
                 throw new IllegalArgumentException("fragmentLimit must be >= 1: " + fragmentLimit);
             }
-            concluded = true;
             return this;
         }
     }

@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.Consumer;
 
+import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.range.config.EnvironmentReader;
 import dev.offcache.range.l2.L2ClientContext;
 import dev.offcache.range.origin.ObjectStore;
@@ -46,7 +47,7 @@ public final class ShardedL2Context
     private Duration healthInterval = DEFAULT_HEALTH_INTERVAL;
     private Duration healthTimeout = DEFAULT_HEALTH_TIMEOUT;
     private int unhealthyAfter = DEFAULT_UNHEALTHY_AFTER;
-    private boolean concluded;
+    private final ConcludeOnce concluded = new ConcludeOnce();
 
     /**
      * Applies {@code OFFCACHE_L2_SERVERS}, {@code OFFCACHE_L2_HEALTH_*}, {@code OFFCACHE_L2_UNHEALTHY_AFTER} and the
@@ -78,18 +79,16 @@ public final class ShardedL2Context
     }
 
     /**
-     * Checks the settings (once). With no servers listed but {@code OFFCACHE_L2_URL} (the template's server) set,
-     * that one server is used.
+     * Checks the settings; called once, by {@link ShardedL2Origin}'s constructor (a second call throws
+     * {@code ConcurrentConcludeException}). With no servers listed but {@code OFFCACHE_L2_URL} (the template's
+     * server) set, that one server is used.
      *
      * @return this.
      * @throws IllegalArgumentException naming what is missing or wrong.
      */
     public ShardedL2Context conclude()
     {
-        if (concluded)
-        {
-            return this;
-        }
+        concluded.conclude(this);
         if (servers.isEmpty() && client.serverUri() != null)
         {
             servers.add(client.serverUri());
@@ -117,7 +116,6 @@ public final class ShardedL2Context
             throw new IllegalArgumentException(
                 "unhealthyAfter (" + ENV_UNHEALTHY_AFTER + ") must be >= 1: " + unhealthyAfter);
         }
-        concluded = true;
         return this;
     }
 
