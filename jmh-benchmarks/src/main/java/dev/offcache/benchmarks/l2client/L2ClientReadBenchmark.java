@@ -74,6 +74,13 @@ public class L2ClientReadBenchmark
     @Param({"65536"})
     public int rangeBytes;
 
+    /**
+     * The L2 server's transport: {@code NIO} (as the floor's server) or {@code AUTO}, which the
+     * {@code offcache-server} program uses by default (epoll on Linux).
+     */
+    @Param({"NIO"})
+    public String serverTransport;
+
     private Path dir;
     private RangeCache cache;
     private L2HttpServer server;
@@ -116,7 +123,7 @@ public class L2ClientReadBenchmark
         names.bind(cache);
         server = L2HttpServer.launch(new L2HttpServer.Context()
             .listen("127.0.0.1", 0)
-            .transport(TransportKind.NIO)
+            .transport(TransportKind.valueOf(serverTransport))
             .ioThreads(1)
             .source(new EngineRangeSource(cache))
             .apiKeys(ApiKeys.parse("bench-key-0123456789"))

@@ -20,6 +20,7 @@ import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.store.FetchClass;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -520,7 +521,9 @@ public final class L2Origin extends ForwardingObjectStore
 
     HttpRequest newRequest(final HttpMethod method, final String path)
     {
-        final FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, path);
+        // no body: the shared empty buffer, not a fresh heap buffer per request
+        final FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, path,
+            Unpooled.EMPTY_BUFFER);
         addCommonHeaders(request);
         return request;
     }
