@@ -41,7 +41,9 @@ abstract class Exchange
     private boolean retried;
     private long lastProgressNs;
     private long startNs;
-    private ScheduledFuture<?> deadline;
+    /** The exchange's one timer (header deadline, stall check, read deadline), cancelled when it ends. */
+    private ScheduledFuture<?> timer;
+    private long timerAtNs;
 
     Exchange(final L2Origin client, final CircuitBreaker.Admission admission)
     {
@@ -149,39 +151,57 @@ abstract class Exchange
     private void armHeaderDeadline(final EventLoop loop)
     {
         startNs = System.nanoTime();
-        deadline = loop.schedule(() -> onDeadline(loop), headerDeadlineNs(), TimeUnit.NANOSECONDS);
+        schedule(loop, startNs + headerDeadlineNs());
     }
 
-    /** The header deadline, then (once the server answered something) the overall deadline: one timer at a time. */
-    private void onDeadline(final EventLoop loop)
+    private void schedule(final EventLoop loop, final long atNs)
     {
+        timerAtNs = atNs;
+        timer = loop.schedule(() -> onTimer(loop), Math.max(atNs - System.nanoTime(), 1), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * The one timer of the exchange: before any answer it is the header deadline; once the server answered
+     * something (headers or an interim response) it checks the stall timeout and the overall read deadline, and
+     * re-arms for the nearer of the two. One timer, cancelled when the exchange ends, so a finished exchange (and
+     * the caller's buffer) is not kept reachable by a task waiting seconds in the event loop's queue.
+     */
+    private void onTimer(final EventLoop loop)
+    {
+        timer = null;
         if (done)
         {
             return;
         }
-        if (!headersSeen && !interimSeen)
+        if (!stallArmed)
         {
             fail(FallbackReason.NO_HEADERS, null);
             return;
         }
-        final long remainingNs = startNs + readDeadlineNs() - System.nanoTime();
-        if (remainingNs <= 0)
+        final long now = System.nanoTime();
+        final long stallAtNs = lastProgressNs + client.stallTimeoutNs();
+        final long deadlineAtNs = startNs + readDeadlineNs();
+        if (now - stallAtNs >= 0)
+        {
+            fail(FallbackReason.STALL, null);
+        }
+        else if (now - deadlineAtNs >= 0)
         {
             fail(FallbackReason.DEADLINE, null);
         }
         else
         {
-            deadline = loop.schedule(() -> onDeadline(loop), remainingNs, TimeUnit.NANOSECONDS);
+            schedule(loop, stallAtNs - deadlineAtNs < 0 ? stallAtNs : deadlineAtNs);
         }
     }
 
-    private void cancelDeadline()
+    private void cancelTimer()
     {
-        final ScheduledFuture<?> timer = deadline;
-        if (timer != null)
+        final ScheduledFuture<?> pending = timer;
+        if (pending != null)
         {
-            // the timer would otherwise keep the exchange (and the caller's buffer) reachable until it fires
-            timer.cancel(false);
+            timer = null;
+            pending.cancel(false);
         }
     }
 
@@ -298,33 +318,27 @@ abstract class Exchange
         lastProgressNs = System.nanoTime();
     }
 
+    /**
+     * The server answered something: from now on the stall timeout and the read deadline bound the exchange. The
+     * pending header deadline fires first unless it is later than the first stall check could be (an abandon
+     * timeout configured above the stall timeout): then the timer moves to that check.
+     */
     private void armStallCheck()
     {
         stallArmed = true;
-        final long stallNs = client.stallTimeoutNs();
-        final long waitNs = lastProgressNs + stallNs - System.nanoTime();
-        channel.eventLoop().schedule(() ->
+        final long stallAtNs = lastProgressNs + client.stallTimeoutNs();
+        if (timer != null && timerAtNs - stallAtNs > 0)
         {
-            if (done)
-            {
-                return;
-            }
-            if (System.nanoTime() - lastProgressNs >= stallNs)
-            {
-                fail(FallbackReason.STALL, null);
-            }
-            else
-            {
-                armStallCheck();
-            }
-        }, Math.max(waitNs, 1), TimeUnit.NANOSECONDS);
+            cancelTimer();
+            schedule(channel.eventLoop(), stallAtNs);
+        }
     }
 
     /** The answer was complete and good: the connection goes back to the pool when the server keeps it. */
     final void succeed()
     {
         done = true;
-        cancelDeadline();
+        cancelTimer();
         client.breaker().onAnswered(admission);
         final Channel used = channel;
         used.pipeline().get(ClientHandler.class).detach();
@@ -339,7 +353,7 @@ abstract class Exchange
             return;
         }
         done = true;
-        cancelDeadline();
+        cancelTimer();
         detachAndClose();
         // The breaker hears of a call once, when it ends: headers followed by a stalled body are no answer, so they
         // must not reset the count of unresponsive calls (they would, reported at the headers, and a server that

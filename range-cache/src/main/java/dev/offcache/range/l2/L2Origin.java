@@ -20,6 +20,7 @@ import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.store.FetchClass;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -33,6 +34,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -70,6 +72,12 @@ public final class L2Origin extends ForwardingObjectStore
     static final String BLOCK_SIZE_HEADER = "Offcache-Block-Size";
     /** Response header of {@code POST /ranges} with the object's size. */
     static final String OBJECT_SIZE_HEADER = "Offcache-Object-Size";
+
+    /**
+     * The response decoder: a body part may be as large as one socket read (Netty's default cuts reads into 8 KiB
+     * parts: eight hand-overs per 64 KiB read instead of one or two). Parts are views of the read buffer either way.
+     */
+    private static final HttpDecoderConfig DECODER = new HttpDecoderConfig().setMaxChunkSize(1 << 20);
 
     private final L2ClientContext ctx;
     private final String namespace;
@@ -126,7 +134,7 @@ public final class L2Origin extends ForwardingObjectStore
                 @Override
                 protected void initChannel(final SocketChannel channel)
                 {
-                    channel.pipeline().addLast(new HttpClientCodec(), new ClientHandler());
+                    channel.pipeline().addLast(new HttpClientCodec(DECODER, false, false), new ClientHandler());
                 }
             });
         this.warming = new WarmingSender(this, metrics, ctx.warmQueueCapacity(), ctx.warmBatchKeys());
@@ -513,7 +521,9 @@ public final class L2Origin extends ForwardingObjectStore
 
     HttpRequest newRequest(final HttpMethod method, final String path)
     {
-        final FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, path);
+        // no body: the shared empty buffer, not a fresh heap buffer per request
+        final FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, path,
+            Unpooled.EMPTY_BUFFER);
         addCommonHeaders(request);
         return request;
     }
@@ -528,6 +538,11 @@ public final class L2Origin extends ForwardingObjectStore
 
     String objectPath(final String key)
     {
+        if (plainPath(key))
+        {
+            // what the encoding below gives a key of only such characters, without its per-segment garbage
+            return basePath + "/obj/" + key;
+        }
         final StringBuilder path = new StringBuilder(basePath.length() + key.length() + 16).append(basePath)
             .append("/obj/");
         int segmentStart = 0;
@@ -545,6 +560,21 @@ public final class L2Origin extends ForwardingObjectStore
             }
         }
         return path.toString();
+    }
+
+    /** Whether every character of the key is one {@link URLEncoder} leaves as it is, or a segment's slash. */
+    private static boolean plainPath(final String key)
+    {
+        for (int i = 0; i < key.length(); i++)
+        {
+            final char c = key.charAt(i);
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' ||
+                c == '.' || c == '-' || c == '_' || c == '*'))
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     String rangesPath(final String key)
