@@ -104,7 +104,8 @@ class SlotLandingTest
             {
                 Thread.sleep(5);
             }
-            assertEquals(fixture.store.ramBlocks(), fixture.store.liveSlots(), "every slot back once the origin is done");
+            assertEquals(fixture.store.ramBlocks(), fixture.store.liveSlots(),
+                "every slot back once the origin is done");
             assertEquals(1, fixture.store.ramBlocks(), "the block landed before the deadline is kept");
         }
     }
@@ -215,7 +216,8 @@ class SlotLandingTest
         {
             return client.send(HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + server.address().getPort() + "/obj/obj.bin"))
-                .header("Authorization", "Bearer " + ServerHarness.KEY).build(), HttpResponse.BodyHandlers.ofInputStream());
+                .header("Authorization", "Bearer " + ServerHarness.KEY).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
         }
 
         @Override
