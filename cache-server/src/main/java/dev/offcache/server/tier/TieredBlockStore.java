@@ -52,6 +52,8 @@ public final class TieredBlockStore implements BlockStore
     private final Context ctx;
     private final BlockSlab slab;
     private final RamTier ram;
+    /** Blocks the RAM budget holds. */
+    private final int residentLimit;
     private final SsdTier ssd;
     private final TierMetrics metrics;
     private final ObjectNames names;
@@ -335,7 +337,7 @@ public final class TieredBlockStore implements BlockStore
             return thread;
         });
         ssd.readFilesOn(ssdReaders);
-        final int residentLimit = (int) (ctx.ramBudgetBytes / ctx.blockSize);
+        this.residentLimit = (int) (ctx.ramBudgetBytes / ctx.blockSize);
         this.slab = BlockSlab.anonymous(ctx.slabBytes(), ctx.blockSize);
         this.ram = new RamTier(slab, residentLimit, metrics);
         this.spills = new ArrayBlockingQueue<>(ctx.spillQueueCapacity);
@@ -511,6 +513,52 @@ public final class TieredBlockStore implements BlockStore
         {
             held.release();
         }
+        return true;
+    }
+
+    /** A RAM slot for a demand block about to be fetched; prefetched blocks go to SSD through {@link #put}. */
+    @Override
+    public BlockRef reserve(final long blockKey, final FetchClass fetchClass)
+    {
+        if (closed || fetchClass == FetchClass.PREFETCH || ram.contains(blockKey))
+        {
+            return null;
+        }
+        final BlockRef slot = allocateSlot();
+        if (null == slot)
+        {
+            metrics.putsDeclined.increment();
+        }
+        return slot;
+    }
+
+    /** As {@link #put}, the bytes already in the slot: the CRC is taken here, the copy is gone. */
+    @Override
+    public boolean commit(final long blockKey, final BlockRef slot, final FetchClass fetchClass)
+    {
+        final int length = slot.length();
+        if (closed || length <= 0 || length > ram.slotSize())
+        {
+            slot.release();
+            return false;
+        }
+        slot.crc32c(Crc32c.compute(slot.buffer(), 0, length));
+        if (metrics.ramBlocks.get() >= residentLimit)
+        {
+            // a reserved slot came from the spare ones without evicting; evict now, so the RAM budget holds once
+            // it is resident (the allocation evicts down to one below the limit; the slot it gives back is unused)
+            final BlockRef unused = allocateSlot();
+            if (null != unused)
+            {
+                unused.release();
+            }
+        }
+        final BlockRef held = ram.insert(blockKey, slot, false);
+        if (null == held)
+        {
+            return false;
+        }
+        held.release();
         return true;
     }
 

@@ -325,6 +325,30 @@ public final class MappedRegion implements AutoCloseable
     }
 
     /**
+     * A new NIO buffer over {@code [offset, offset + length)}, for channel I/O straight into the region (an origin
+     * read landing in a slot); one small object per call, so not for hot paths.
+     *
+     * @param offset start in the region.
+     * @param length bytes, &ge; 0.
+     * @return a direct buffer sharing this region's memory, position 0 and limit {@code length}, valid until the
+     *     region is closed.
+     * @throws IndexOutOfBoundsException if the range is outside the region.
+     * @throws IllegalArgumentException  if the range crosses from one mapping into the next.
+     */
+    public ByteBuffer byteBuffer(final long offset, final int length)
+    {
+        checkOpen();
+        checkRange(offset, length);
+        if (length == 0)
+        {
+            return ByteBuffer.allocateDirect(0);
+        }
+        final int index = mappingIndexFor(offset, length);
+        final UnsafeBuffer mapping = mappingBuffers[index];
+        return mappings[index].slice(mapping.wrapAdjustment() + (int) (offset & mappingMask), length);
+    }
+
+    /**
      * A new buffer over {@code [offset, offset + length)}; see {@link #wrap} for the zero-allocation form.
      *
      * @param offset start in the region.

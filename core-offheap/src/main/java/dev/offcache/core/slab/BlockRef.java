@@ -1,6 +1,7 @@
 package dev.offcache.core.slab;
 
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -62,6 +63,20 @@ public final class BlockRef extends AbstractRefCounted
     {
         checkLive();
         return view;
+    }
+
+    /**
+     * A new NIO buffer over the whole slot (position 0, limit {@link BlockSlab#slotSize()}), for channel I/O straight
+     * into it: an origin answer landing in the slot with no staging copy. Valid while the caller holds a reference;
+     * one small object per call, so for the miss path, not for hits.
+     *
+     * @return a direct buffer sharing the slot's memory.
+     * @throws IllegalStateException if every reference has been released.
+     */
+    public ByteBuffer byteBuffer()
+    {
+        checkLive();
+        return slab.slotByteBuffer(slotIndex);
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.offcache.core.slab;
 
+import java.nio.ByteBuffer;
+
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -143,6 +145,12 @@ public final class BlockSlab implements AutoCloseable
         final UnsafeBuffer view = new UnsafeBuffer(NO_BYTES);
         region.wrap(view, (long) index << slotShift, slotSize);
         return new BlockRef(this, index, view);
+    }
+
+    /** A new NIO buffer over a slot, for {@link BlockRef#byteBuffer()}. */
+    ByteBuffer slotByteBuffer(final int slotIndex)
+    {
+        return region.byteBuffer((long) slotIndex << slotShift, slotSize);
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.offcache.core.slab;
 
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,6 +44,34 @@ class BlockSlabTest
     void noMappingLeaks()
     {
         assertEquals(mappingsBefore, MappedRegion.liveMappings(), "mappings leaked by the test");
+    }
+
+    @Test
+    void aSlotsByteBufferWritesStraightIntoTheSlot()
+    {
+        try (BlockSlab slab = BlockSlab.anonymous(4L * SLOT, SLOT))
+        {
+            final BlockRef first = slab.tryAllocate();
+            final BlockRef second = slab.tryAllocate();
+            final ByteBuffer bytes = second.byteBuffer();
+            assertTrue(bytes.isDirect());
+            assertEquals(0, bytes.position());
+            assertEquals(SLOT, bytes.limit());
+            for (int i = 0; i < SLOT; i++)
+            {
+                bytes.put((byte) (i * 7));
+            }
+            for (int i = 0; i < SLOT; i++)
+            {
+                assertEquals((byte) (i * 7), second.buffer().getByte(i), "byte " + i);
+            }
+            first.buffer().setMemory(0, SLOT, (byte) 0);
+            assertEquals((byte) 7, second.buffer().getByte(1), "the neighbouring slot's write stays out");
+            first.release();
+            second.release();
+            assertThrows(IllegalStateException.class, second::byteBuffer);
+            assertEquals(0, slab.liveSlots());
+        }
     }
 
     @Test

@@ -13,9 +13,11 @@ import java.util.function.LongConsumer;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
+import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.metrics.RangeMetrics;
 import dev.offcache.range.metrics.ReadStatistics;
 import dev.offcache.range.metrics.StoreFallback;
+import dev.offcache.range.origin.BlockProgress;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
 import dev.offcache.range.origin.OriginTimeoutException;
@@ -32,8 +34,10 @@ import dev.offcache.range.store.FetchClass;
  * <p>A fetch is detached from the reads that started it: a reader that gives up only stops listening. A failed,
  * short or timed-out GET fails every waiter of its blocks with the same error and stores nothing.
  *
- * <p>Memory: GETs land in {@link StagingPool} buffers; a buffer goes back to the pool only once the origin call
- * has finished with it, even when the run timed out earlier.
+ * <p>Memory: GETs land in {@link StagingPool} buffers, or, for an origin that reads into block buffers and a store
+ * that reserves slots ({@link ObjectStore#readsBlocks}, {@link BlockStore#reserve}), straight in the store's slots,
+ * each block handed on as soon as it is in. A buffer, or a slot not landed, goes back only once the origin call has
+ * finished with it, even when the run timed out earlier.
  */
 public final class BlockFetcher implements AutoCloseable
 {
@@ -267,27 +271,34 @@ public final class BlockFetcher implements AutoCloseable
 
     private void launch(final FetchRun run)
     {
-        final StagingPool.Staging buffer;
-        try
+        final SlotLanding landing = landingFor(run, budget.classOf(run));
+        StagingPool.Staging buffer = null;
+        if (null == landing)
         {
-            buffer = staging.acquire();
-        }
-        catch (final Throwable ex)
-        {
-            if (run.finish())
+            try
             {
-                budget.release(run);
-                failRun(run, new OriginException("no staging memory for a GET of '" + run.key + "'", ex));
+                buffer = staging.acquire();
             }
-            return;
+            catch (final Throwable ex)
+            {
+                if (run.finish())
+                {
+                    budget.release(run);
+                    failRun(run, new OriginException("no staging memory for a GET of '" + run.key + "'", ex), 0);
+                }
+                return;
+            }
         }
+        final StagingPool.Staging staged = buffer;
         final FetchClass startClass = budget.classOf(run);
         final long startNs = System.nanoTime();
         metrics.originGetStarted(startClass, run.blocks.length);
         CompletableFuture<int[]> io;
         try
         {
-            io = request(run, buffer, startClass);
+            io = null == landing ? request(run, staged, startClass) :
+                origin.readBlocks(run.key, run.offset, landing.targets, startClass, run, landing)
+                    .thenApply((bytes) -> new int[] {bytes == null ? 0 : bytes});
         }
         catch (final Throwable ex)
         {
@@ -301,13 +312,168 @@ public final class BlockFetcher implements AutoCloseable
             deadline.cancel(false);
             try
             {
-                onGetDone(run, buffer, bytes, error, startNs);
+                onGetDone(run, null == staged ? null : staged.view(), landing, bytes, error, startNs);
             }
             finally
             {
-                staging.release(buffer);
+                if (null != staged)
+                {
+                    staging.release(staged);
+                }
+                else
+                {
+                    landing.releaseUnlanded();
+                }
             }
         });
+    }
+
+    /**
+     * Slots of the store for a run's blocks, so the origin's answer lands in them with no staging copy and each
+     * block goes on as soon as its bytes are in; null (stage it) unless the origin reads into block buffers, the run
+     * is one span, every block is to be stored and the store gives a slot for each.
+     */
+    private SlotLanding landingFor(final FetchRun run, final FetchClass fetchClass)
+    {
+        if (null == store || run.spanCount() != 1 || !origin.readsBlocks())
+        {
+            return null;
+        }
+        for (final BlockFetch block : run.blocks)
+        {
+            if (!block.admit)
+            {
+                return null;
+            }
+        }
+        final BlockRef[] slots = new BlockRef[run.blocks.length];
+        final ByteBuffer[] targets = new ByteBuffer[run.blocks.length];
+        try
+        {
+            for (int i = 0; i < slots.length; i++)
+            {
+                slots[i] = store.reserve(run.blocks[i].blockKey, fetchClass);
+                if (null == slots[i])
+                {
+                    releaseAll(slots);
+                    return null;
+                }
+                final long blockStart = run.blocks[i].blockIndex * (long) blockSize;
+                final int asked = run.objectSize < 0 ? blockSize :
+                    (int) Math.min(blockSize, run.objectSize - blockStart);
+                targets[i] = slots[i].byteBuffer().limit(asked);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            releaseAll(slots);
+            metrics.fallback(StoreFallback.PUT_ERROR);
+            return null;
+        }
+        return new SlotLanding(run, slots, targets, fetchClass);
+    }
+
+    private static void releaseAll(final BlockRef[] slots)
+    {
+        for (int i = 0; i < slots.length; i++)
+        {
+            if (null != slots[i])
+            {
+                slots[i].release();
+                slots[i] = null;
+            }
+        }
+    }
+
+    /** The bytes of a block of an object of {@code size} bytes ({@code size} known), 0 past its end. */
+    private int blockLengthIn(final BlockFetch block, final long size)
+    {
+        return (int) Math.max(0, Math.min(blockSize, size - block.blockIndex * (long) blockSize));
+    }
+
+    /**
+     * Hands a block landed in a slot to the store and its waiters: the store takes the slot, and the waiters read it
+     * under a reference of the fetcher's own, since the store may evict it at once.
+     */
+    private void land(final BlockFetch block, final BlockRef slot, final int length, final FetchClass fetchClass)
+    {
+        slot.length(length);
+        slot.tryRetain();
+        try
+        {
+            try
+            {
+                metrics.storePut(store.commit(block.blockKey, slot, fetchClass));
+            }
+            catch (final Throwable ex)
+            {
+                metrics.fallback(StoreFallback.PUT_ERROR);
+            }
+            block.complete(slot.buffer(), 0, length);
+        }
+        finally
+        {
+            slot.release();
+        }
+        forget(block);
+    }
+
+    /**
+     * One GET landing in store slots, one per block, told of each filled block on the origin's thread: a block
+     * whose bytes are all in (the object's size known, so its length is) is stored and handed on at once, in order;
+     * whatever is left waits for the answer's end ({@link #onGetDone}). Slots not landed are released only when the
+     * origin's call is over, even after a timeout, since the origin may still write into them.
+     */
+    private final class SlotLanding implements BlockProgress
+    {
+        final FetchRun run;
+        final BlockRef[] slots;
+        final ByteBuffer[] targets;
+        final FetchClass fetchClass;
+        /** Blocks landed so far, a prefix of the run; written on the origin's thread. */
+        volatile int landed;
+
+        SlotLanding(final FetchRun run, final BlockRef[] slots, final ByteBuffer[] targets, final FetchClass fetchClass)
+        {
+            this.run = run;
+            this.slots = slots;
+            this.targets = targets;
+            this.fetchClass = fetchClass;
+        }
+
+        @Override
+        public void filled(final int index, final int bytes)
+        {
+            final long size = run.objectSize >= 0 ? run.objectSize : run.reportedSize();
+            if (index != landed || size < 0 || run.isFinished())
+            {
+                // out of order, the size not told yet, or timed out: the end of the answer sorts it out
+                return;
+            }
+            final BlockFetch block = run.blocks[index];
+            final int expected = blockLengthIn(block, size);
+            if (expected == 0 || bytes != expected)
+            {
+                return;
+            }
+            final BlockRef slot = slots[index];
+            slots[index] = null;
+            landed = index + 1;
+            land(block, slot, bytes, fetchClass);
+        }
+
+        /** The slot of a block not landed yet, now the caller's. */
+        BlockRef take(final int index)
+        {
+            final BlockRef slot = slots[index];
+            slots[index] = null;
+            return slot;
+        }
+
+        void releaseUnlanded()
+        {
+            releaseAll(slots);
+        }
     }
 
     /** One origin request for the run: a GET of its one span, or one vectored read of all its spans. */
@@ -339,15 +505,17 @@ public final class BlockFetcher implements AutoCloseable
         budget.release(run);
         metrics.originGetEnded(budget.classOf(run), 0, System.nanoTime() - startNs);
         metrics.originError();
+        // blocks landed before the deadline were handed on already; a block landing now hears of the finish
         failRun(run, new OriginTimeoutException("GET of '" + run.key + "' bytes " + run.offset + "+" + run.length,
-            TimeUnit.NANOSECONDS.toMillis(timeoutNs)));
+            TimeUnit.NANOSECONDS.toMillis(timeoutNs)), 0);
         // The request is not cancelled: a cancelled future may complete while the origin still writes into the
         // staging buffer. The buffer returns to the pool only when the origin's own future completes.
     }
 
     private void onGetDone(
         final FetchRun run,
-        final StagingPool.Staging buffer,
+        final UnsafeBuffer view,
+        final SlotLanding landing,
         final int[] bytes,
         final Throwable error,
         final long startNs)
@@ -358,6 +526,7 @@ public final class BlockFetcher implements AutoCloseable
         }
         budget.release(run);
         final FetchClass fetchClass = budget.classOf(run);
+        final int landed = null == landing ? 0 : landing.landed;
         final int spans = run.spanCount();
         long received = 0;
         if (bytes != null)
@@ -373,7 +542,7 @@ public final class BlockFetcher implements AutoCloseable
             metrics.originError();
             failRun(run, error != null ? unwrap(error, run) :
                 new OriginException("vectored read of '" + run.key + "' answered " +
-                    (bytes == null ? "nothing" : bytes.length + " of " + spans + " ranges")));
+                    (bytes == null ? "nothing" : bytes.length + " of " + spans + " ranges")), landed);
             return;
         }
         final long size = run.objectSize >= 0 ? run.objectSize : learnedSize(run, bytes);
@@ -384,7 +553,7 @@ public final class BlockFetcher implements AutoCloseable
             if (bytes[i] != expected && !(size < 0 && bytes[i] == 0))
             {
                 metrics.originError();
-                failRun(run, new ShortReadException(run.key, run.spanOffsets[i], expected, bytes[i]));
+                failRun(run, new ShortReadException(run.key, run.spanOffsets[i], expected, bytes[i]), landed);
                 return;
             }
         }
@@ -393,13 +562,12 @@ public final class BlockFetcher implements AutoCloseable
             // told already when the answer's headers carried it (FetchRun.accept)
             run.tellSize(size);
         }
-        final UnsafeBuffer view = buffer.view();
         int at = 0;
         for (int span = 0; span < spans; span++)
         {
             final int first = run.spanFirst[span];
             final int last = span + 1 < spans ? run.spanFirst[span + 1] : run.blocks.length;
-            for (int i = first; i < last; i++)
+            for (int i = Math.max(first, landed); i < last; i++)
             {
                 final BlockFetch block = run.blocks[i];
                 final long blockStart = block.blockIndex * (long) blockSize;
@@ -411,6 +579,11 @@ public final class BlockFetcher implements AutoCloseable
                     // asked for before the size was known: no failure, nothing allocated (a probe's open range)
                     blocksPastEnd.increment();
                     block.completePastEnd(size);
+                }
+                else if (null != landing)
+                {
+                    land(block, landing.take(i), blockLength, fetchClass);
+                    continue;
                 }
                 else
                 {
@@ -465,13 +638,14 @@ public final class BlockFetcher implements AutoCloseable
         }
     }
 
-    private void failRun(final FetchRun run, final Throwable cause)
+    /** Fails the run's blocks from {@code from} on (those before it were landed and handed on already). */
+    private void failRun(final FetchRun run, final Throwable cause, final int from)
     {
-        blocksFailed.add(run.blocks.length);
-        for (final BlockFetch block : run.blocks)
+        blocksFailed.add(run.blocks.length - from);
+        for (int i = from; i < run.blocks.length; i++)
         {
-            block.fail(cause);
-            forget(block);
+            run.blocks[i].fail(cause);
+            forget(run.blocks[i]);
         }
     }
 

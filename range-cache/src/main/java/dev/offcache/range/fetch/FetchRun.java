@@ -213,6 +213,11 @@ public final class FetchRun implements LongConsumer
         return finished.compareAndSet(false, true);
     }
 
+    boolean isFinished()
+    {
+        return finished.get();
+    }
+
     boolean anyDemand()
     {
         for (final BlockFetch block : blocks)

@@ -78,6 +78,25 @@ public final class DelayingOrigin extends ForwardingObjectStore
         return delegate().readAnswersCarrySize();
     }
 
+    @Override
+    public boolean readsBlocks()
+    {
+        return delegate().readsBlocks();
+    }
+
+    /** The wrapped origin's reads into block buffers, after the latency: one GET, counted as one. */
+    @Override
+    public CompletableFuture<Integer> readBlocks(
+        final String key, final long offset, final ByteBuffer[] destinations, final FetchClass fetchClass,
+        final LongConsumer objectSize, final BlockProgress progress)
+    {
+        gets.incrementAndGet();
+        peakGetsInFlight.accumulateAndGet(getsInFlight.incrementAndGet(), Math::max);
+        return later().thenCompose((ignored) ->
+                delegate().readBlocks(key, offset, destinations, fetchClass, objectSize, progress))
+            .whenComplete((bytes, error) -> getsInFlight.decrementAndGet());
+    }
+
     /**
      * Returns the most GETs that were in flight (waiting out the latency or reading) at once.
      *

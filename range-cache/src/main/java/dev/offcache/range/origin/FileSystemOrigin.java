@@ -165,6 +165,21 @@ public final class FileSystemOrigin implements ObjectStore
     }
 
     @Override
+    public boolean readsBlocks()
+    {
+        return true;
+    }
+
+    /** Positional reads straight into each destination, each told filled as soon as it is. */
+    @Override
+    public CompletableFuture<Integer> readBlocks(
+        final String key, final long offset, final ByteBuffer[] destinations, final FetchClass fetchClass,
+        final LongConsumer objectSize, final BlockProgress progress)
+    {
+        return supply(() -> readBlocksNow(key, offset, destinations, objectSize, progress));
+    }
+
+    @Override
     public CompletableFuture<Integer> readIfMatch(
         final String key, final long offset, final ByteBuffer destination, final String ifMatch)
     {
@@ -385,6 +400,54 @@ public final class FileSystemOrigin implements ObjectStore
                 total += read;
             }
             return total;
+        }
+        catch (final IOException ex)
+        {
+            throw new OriginException("GET of '" + key + "' at " + offset + " in " + namespace + " failed", ex);
+        }
+    }
+
+    private int readBlocksNow(
+        final String key, final long offset, final ByteBuffer[] destinations, final LongConsumer objectSize,
+        final BlockProgress progress)
+    {
+        if (offset < 0)
+        {
+            throw new IllegalArgumentException("negative offset " + offset + " for '" + key + "'");
+        }
+        try (FileChannel channel = open(fileOf(key), key))
+        {
+            if (null != objectSize)
+            {
+                objectSize.accept(channel.size());
+            }
+            long total = 0;
+            for (int i = 0; i < destinations.length; i++)
+            {
+                final ByteBuffer target = destinations[i].duplicate();
+                final int start = target.position();
+                boolean ended = false;
+                while (target.hasRemaining())
+                {
+                    final int read = channel.read(target, offset + total + (target.position() - start));
+                    if (read < 0)
+                    {
+                        ended = true;
+                        break;
+                    }
+                }
+                final int bytes = target.position() - start;
+                total += bytes;
+                if (bytes > 0)
+                {
+                    progress.filled(i, bytes);
+                }
+                if (ended)
+                {
+                    break;
+                }
+            }
+            return (int) total;
         }
         catch (final IOException ex)
         {

@@ -125,6 +125,42 @@ public interface ObjectStore extends AutoCloseable
     }
 
     /**
+     * Whether {@link #readBlocks} lands one answer straight in a list of the caller's buffers (the engine's block
+     * slots), telling each as it fills, so a block needs no staging copy and goes on before the answer ends. The
+     * default is false: the engine reads into one staging buffer with {@link #read(String, long, ByteBuffer,
+     * FetchClass, LongConsumer)}.
+     *
+     * @return whether {@link #readBlocks} is supported.
+     */
+    default boolean readsBlocks()
+    {
+        return false;
+    }
+
+    /**
+     * One GET of the bytes from {@code offset} on, as many as the destinations' remaining bytes add up to, landing in
+     * the destinations in order; {@code progress} hears of each destination once it holds its bytes, on the reading
+     * thread, before the returned future completes. Reports the size as {@link #read(String, long, ByteBuffer,
+     * FetchClass, LongConsumer)} does, before any destination is told filled. Only called when
+     * {@link #readsBlocks()} is true; the default throws.
+     *
+     * @param key          the object key.
+     * @param offset       the first byte to read; may lie past the end (then 0 bytes are read).
+     * @param destinations where the bytes go, in order; the caller owns them.
+     * @param fetchClass   demand or prefetch.
+     * @param objectSize   told the object's size when the answer carries it; called at most once.
+     * @param progress     told each destination that holds its bytes.
+     * @return the bytes read in all, fewer than asked only where the object ends.
+     */
+    default CompletableFuture<Integer> readBlocks(
+        final String key, final long offset, final ByteBuffer[] destinations, final FetchClass fetchClass,
+        final LongConsumer objectSize, final BlockProgress progress)
+    {
+        return CompletableFuture.failedFuture(
+            new UnsupportedOperationException(getClass().getName() + " does not read into block buffers"));
+    }
+
+    /**
      * Whether {@link #readVectored} sends several ranges as one request (the L2 client: one {@code POST /ranges}),
      * so the engine gathers the missing ranges of a vectored read into one call. The default is false.
      *

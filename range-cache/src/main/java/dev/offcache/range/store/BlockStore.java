@@ -161,6 +161,42 @@ public interface BlockStore extends AutoCloseable
     }
 
     /**
+     * A free slot of the store's memory for a block about to be fetched, so the origin's answer lands in it with no
+     * copy ({@link #commit}); null when the store takes blocks only through {@link #put} (the default), holds the
+     * block already, or has no slot free. The caller owns the returned reference: it hands it to {@link #commit} or
+     * releases it.
+     *
+     * @param blockKey   the packed key of the block.
+     * @param fetchClass why the block is fetched (a store may place prefetched blocks elsewhere and answer null).
+     * @return a slot of at least one block's size, or null.
+     */
+    default BlockRef reserve(final long blockKey, final FetchClass fetchClass)
+    {
+        return null;
+    }
+
+    /**
+     * Keeps a block fetched into a slot from {@link #reserve}: takes the caller's reference to it, whatever it
+     * answers.
+     *
+     * @param blockKey   the packed key of the block.
+     * @param slot       the filled slot, its {@link BlockRef#length(int)} set to the block's length.
+     * @param fetchClass why the block was fetched.
+     * @return whether the store holds the block now (this slot, or the same block put meanwhile).
+     */
+    default boolean commit(final long blockKey, final BlockRef slot, final FetchClass fetchClass)
+    {
+        try
+        {
+            return put(blockKey, slot.buffer(), 0, slot.length(), fetchClass);
+        }
+        finally
+        {
+            slot.release();
+        }
+    }
+
+    /**
      * Offers a block fetched from the next tier. The store copies the bytes into memory it owns (the caller keeps
      * ownership of {@code source}) or declines them, for example when admission rejects them or no slot is free.
      *

@@ -5,9 +5,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import dev.offcache.range.store.FetchClass;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -37,6 +41,37 @@ class FileSystemOriginTest extends ObjectStoreContract
     @Override
     protected void stopServer()
     {
+    }
+
+    @Test
+    void readBlocksLandsEachBufferInOrderTellingTheSizeFirstAndStopsAtTheEnd() throws Exception
+    {
+        final byte[] bytes = new byte[2 * 4096 + 100];
+        new Random(3).nextBytes(bytes);
+        Files.write(root.resolve("blocks.bin"), bytes);
+        assertTrue(origin.readsBlocks());
+        final ByteBuffer[] blocks = new ByteBuffer[4];
+        for (int i = 0; i < blocks.length; i++)
+        {
+            blocks[i] = ByteBuffer.allocateDirect(4096);
+        }
+        final List<String> events = new CopyOnWriteArrayList<>();
+        final int read = get(origin.readBlocks("blocks.bin", 0, blocks, FetchClass.DEMAND,
+            (size) -> events.add("size " + size), (index, n) -> events.add(index + ":" + n)));
+        assertEquals(bytes.length, read);
+        assertEquals(List.of("size " + bytes.length, "0:4096", "1:4096", "2:100"), events,
+            "the size first, then each block once it is full or the object ends in it; nothing past the end");
+        for (int i = 0; i < bytes.length; i++)
+        {
+            assertEquals(bytes[i], blocks[i / 4096].get(i % 4096), "byte " + i);
+        }
+        assertEquals(0, blocks[0].position(), "the caller's buffers are not moved");
+
+        final ByteBuffer[] past = {ByteBuffer.allocateDirect(16)};
+        final List<Integer> filled = new CopyOnWriteArrayList<>();
+        assertEquals(0, get(origin.readBlocks("blocks.bin", bytes.length, past, FetchClass.DEMAND,
+            null, (index, n) -> filled.add(index))));
+        assertEquals(List.of(), filled, "a read past the end fills nothing");
     }
 
     @Test

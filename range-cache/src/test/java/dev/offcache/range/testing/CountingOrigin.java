@@ -6,10 +6,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.LongConsumer;
 import java.util.function.Predicate;
 
 import dev.offcache.range.store.FetchClass;
+import dev.offcache.range.origin.BlockProgress;
 import dev.offcache.range.origin.ForwardingObjectStore;
 import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectStore;
@@ -210,12 +212,59 @@ public final class CountingOrigin extends ForwardingObjectStore
         return counted(key, offset, destination, fetchClass, tellsSize ? objectSize : null);
     }
 
+    /** The delegate's reads into block buffers, counted as one GET each, with the same gates and faults. */
+    @Override
+    public boolean readsBlocks()
+    {
+        return delegate().readsBlocks();
+    }
+
+    @Override
+    public CompletableFuture<Integer> readBlocks(
+        final String key, final long offset, final ByteBuffer[] destinations, final FetchClass fetchClass,
+        final LongConsumer objectSize, final BlockProgress progress)
+    {
+        int length = 0;
+        for (final ByteBuffer destination : destinations)
+        {
+            length += destination.remaining();
+        }
+        return counted(key, offset, length, (shorten) ->
+        {
+            final ByteBuffer[] targets = destinations.clone();
+            if (shorten && targets.length > 0)
+            {
+                final ByteBuffer last = targets[targets.length - 1].duplicate();
+                last.limit(last.limit() - Math.min(1, last.remaining()));
+                targets[targets.length - 1] = last;
+            }
+            return delegate().readBlocks(key, offset, targets, fetchClass, tellsSize ? objectSize : null, progress);
+        });
+    }
+
     private CompletableFuture<Integer> counted(
         final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
         final LongConsumer objectSize)
     {
-        gets.incrementAndGet();
         final int length = destination.remaining();
+        return counted(key, offset, length, (shorten) ->
+        {
+            if (shorten)
+            {
+                final ByteBuffer shorter = destination.duplicate();
+                shorter.limit(shorter.position() + Math.max(0, length - 1));
+                return delegate().read(key, offset, shorter);
+            }
+            return null == objectSize ? delegate().read(key, offset, destination) :
+                delegate().read(key, offset, destination, fetchClass, objectSize);
+        });
+    }
+
+    private CompletableFuture<Integer> counted(
+        final String key, final long offset, final int length,
+        final Function<Boolean, CompletableFuture<Integer>> reader)
+    {
+        gets.incrementAndGet();
         final Get get = new Get(key, offset, length);
         log.add(get);
         bytesRequested.addAndGet(length);
@@ -236,14 +285,7 @@ public final class CountingOrigin extends ForwardingObjectStore
             {
                 return CompletableFuture.failedFuture(new OriginException("injected GET failure for '" + key + "'"));
             }
-            if (shortNextGets.getAndUpdate((n) -> Math.max(0, n - 1)) > 0)
-            {
-                final ByteBuffer shorter = destination.duplicate();
-                shorter.limit(shorter.position() + Math.max(0, length - 1));
-                return delegate().read(key, offset, shorter);
-            }
-            return null == objectSize ? delegate().read(key, offset, destination) :
-                delegate().read(key, offset, destination, fetchClass, objectSize);
+            return reader.apply(shortNextGets.getAndUpdate((n) -> Math.max(0, n - 1)) > 0);
         });
         return result.whenComplete((n, t) ->
         {
