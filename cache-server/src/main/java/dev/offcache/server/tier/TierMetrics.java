@@ -221,6 +221,16 @@ public final class TierMetrics implements AutoCloseable
     }
 
     /**
+     * Blocks resident in RAM (after the region's release, the count it had then).
+     *
+     * @return the gauge's value.
+     */
+    public long ramBlocks()
+    {
+        return read(ramBlocks);
+    }
+
+    /**
      * Blocks evicted from RAM.
      *
      * @return the count.

@@ -703,7 +703,7 @@ public final class TieredBlockStore implements BlockStore
      */
     public int ramBlocks()
     {
-        return (int) metrics.ramBlocks.get();
+        return (int) metrics.ramBlocks();
     }
 
     /**
