@@ -180,7 +180,14 @@ public final class HttpMetrics implements AutoCloseable
         return row * STATUS_SLOTS + (status >= 0 && status < MAX_STATUS ? STATUS_COLUMN[status] : STATUSES.size());
     }
 
-    void request(final String endpoint, final int status)
+    /**
+     * Counts one response: one lookup of the endpoint's row, one read of the pair's slot and one atomic add (the
+     * pair's counter is allocated on its first response).
+     *
+     * @param endpoint one of {@link #ENDPOINTS} (any other name counts as {@code other}).
+     * @param status   the HTTP status.
+     */
+    public void request(final String endpoint, final int status)
     {
         requests.increment(slot(endpoint, status));
     }
