@@ -201,7 +201,7 @@ public final class OffcacheServerCommand implements Callable<Integer>
         description = "Event loop threads, 0 for 2 x cores (env OFFCACHE_IO_THREADS). Default: ${DEFAULT-VALUE}.")
     int ioThreads;
 
-    @Option(names = "--fetch-threads", defaultValue = "16", paramLabel = "N",
+    @Option(names = "--fetch-threads", defaultValue = "" + FileSystemOrigin.DEFAULT_IO_THREADS, paramLabel = "N",
         description = "The local origin's (--origin-dir) read threads (env OFFCACHE_FETCH_THREADS). No thread " +
             "waits for a response: bodies stream from the engine on the event loops. Default: ${DEFAULT-VALUE}.")
     int fetchThreads;
@@ -251,6 +251,12 @@ public final class OffcacheServerCommand implements Callable<Integer>
         description = "Memory-mapped file the engine publishes its counters to, readable from outside the " +
             "process (env OFFCACHE_RANGE_COUNTERS_FILE). Default: none.")
     Path rangeCountersFile;
+
+    @Option(names = "--server-counters-file", paramLabel = "FILE",
+        description = "Memory-mapped file the server publishes its own counters to (HTTP front and tiers, the " +
+            "offcache_server_* counters), readable from outside the process (env OFFCACHE_SERVER_COUNTERS_FILE). " +
+            "Default: none (in memory).")
+    Path serverCountersFile;
 
     @Option(names = "--max-connections",
         defaultValue = "" + L2HttpServer.Context.DEFAULT_MAX_CONNECTIONS, paramLabel = "N",

@@ -11,9 +11,12 @@ import java.util.stream.Stream;
 
 import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.engine.RangeCache;
+import dev.offcache.core.counters.CounterTypes;
 import dev.offcache.range.metrics.CacheStatsMXBeans;
+import dev.offcache.range.metrics.CountersRegion;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.http.ApiKeys;
+import dev.offcache.server.http.HttpMetrics;
 import dev.offcache.server.http.L2HttpServer;
 import dev.offcache.server.http.ObjectKeyPolicy;
 import dev.offcache.server.s3.BucketOrigins;
@@ -23,6 +26,7 @@ import dev.offcache.server.s3.S3Buckets;
 import dev.offcache.server.s3.S3Credentials;
 import dev.offcache.server.source.EngineObjectNames;
 import dev.offcache.server.source.EngineRangeSource;
+import dev.offcache.server.tier.TierMetrics;
 import dev.offcache.server.tier.TieredBlockStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,8 +34,10 @@ import org.slf4j.LoggerFactory;
 /**
  * A running L2 server assembled from checked options: the range-cache engine (tier L2) over the origin with the
  * tiered RAM + SSD store (which names its SSD blocks through the engine's {@link RangeCache#objectKey}), and the
- * HTTP front over the engine. It owns all of them and closes them in order: HTTP (drain, stop prefetch) → engine
- * (store: spill RAM to SSD; origin) → a temporary SSD directory, if it made one.
+ * HTTP front over the engine, and the server's counters region (the HTTP front's and the tiers' counters, in the
+ * {@code --server-counters-file} when given). It owns all of them and closes them in order: HTTP (drain, stop
+ * prefetch, stop the event loops) → engine (store: spill RAM to SSD; origin) → the counters region, once no thread
+ * that writes into it runs → a temporary SSD directory, if it made one.
  */
 public final class ServerProgram implements AutoCloseable
 {
@@ -39,6 +45,7 @@ public final class ServerProgram implements AutoCloseable
 
     private final TieredBlockStore store;
     private final RangeCache cache;
+    private final CountersRegion counters;
     private final L2HttpServer server;
     private final Path temporaryDiskPath;
     private final String apiKey;
@@ -46,6 +53,7 @@ public final class ServerProgram implements AutoCloseable
     private boolean closed;
 
     private ServerProgram(
+        final CountersRegion counters,
         final TieredBlockStore store,
         final RangeCache cache,
         final L2HttpServer server,
@@ -54,6 +62,7 @@ public final class ServerProgram implements AutoCloseable
         final CacheStatsMXBeans.Registration statsBean)
     {
         this.statsBean = statsBean;
+        this.counters = counters;
         this.store = store;
         this.cache = cache;
         this.server = server;
@@ -86,13 +95,25 @@ public final class ServerProgram implements AutoCloseable
         final EngineObjectNames names = new EngineObjectNames();
         final RangeCache cache;
         final TieredBlockStore store;
+        final CountersRegion counters;
         try
         {
-            store = TieredBlockStore.open(storeContext(options).ssdDir(diskPath).names(names));
+            counters = openCounters(options.serverCountersFile);
         }
         catch (final RuntimeException ex)
         {
             origin.close();
+            throw ex;
+        }
+        try
+        {
+            store = TieredBlockStore.open(storeContext(options).ssdDir(diskPath).names(names)
+                .metrics(new TierMetrics(counters)));
+        }
+        catch (final RuntimeException ex)
+        {
+            origin.close();
+            counters.close();
             throw ex;
         }
         try
@@ -103,6 +124,7 @@ public final class ServerProgram implements AutoCloseable
         {
             store.close();
             origin.close();
+            counters.close();
             throw ex;
         }
         // The store was opened before the engine that owns it: give it the engine's names now, before any read.
@@ -124,16 +146,30 @@ public final class ServerProgram implements AutoCloseable
                 .authDisabled(options.disableAuth)
                 .allowedPrefixes(options.allowedPrefixes())
                 .tierMetrics(store.metrics())
+                .httpMetrics(new HttpMetrics(counters))
                 .moreMetrics(cache.metrics()::collectInto)
                 .s3(options.s3ApiEnabled() ? s3Api(options, s3Keys, cache, store) : null));
             final CacheStatsMXBeans.Registration statsBean = registerStats(cache, options.listen);
-            return new ServerProgram(store, cache, server, diskIsTemp ? diskPath : null, apiKey, statsBean);
+            return new ServerProgram(counters, store, cache, server, diskIsTemp ? diskPath : null, apiKey, statsBean);
         }
         catch (final InterruptedException | RuntimeException ex)
         {
             cache.close();
+            counters.close();
             throw ex;
         }
+    }
+
+    /**
+     * The server's own counters (type id {@link CounterTypes#L2_SERVER}), with room for the HTTP front's and the
+     * tiers': in a new memory-mapped file another process reads ({@code CountersFile.read}), or in memory.
+     *
+     * @param file the {@code --server-counters-file}, or null.
+     * @return the region; the program frees it last.
+     */
+    static CountersRegion openCounters(final Path file)
+    {
+        return CountersRegion.open(file, CounterTypes.L2_SERVER, HttpMetrics.COUNTERS + TierMetrics.COUNTERS);
     }
 
     /**
@@ -329,6 +365,8 @@ public final class ServerProgram implements AutoCloseable
         }
         server.close();
         cache.close();
+        // last: the event loops have stopped and the store has joined its threads, so nothing writes into it now
+        counters.close();
         if (null != temporaryDiskPath)
         {
             deleteTree(temporaryDiskPath);

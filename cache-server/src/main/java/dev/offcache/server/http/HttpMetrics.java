@@ -1,77 +1,234 @@
 package dev.offcache.server.http;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.atomic.LongAdder;
 
+import dev.offcache.core.counters.CounterTypes;
+import dev.offcache.range.metrics.CounterTable;
+import dev.offcache.range.metrics.CountersRegion;
 import dev.offcache.range.metrics.MetricFamilies;
+import dev.offcache.range.metrics.MetricNames;
+import dev.offcache.server.s3.S3ErrorCode;
+import dev.offcache.server.s3.S3Operation;
 import org.HdrHistogram.ConcurrentHistogram;
+import org.agrona.concurrent.status.AtomicCounter;
 
 /**
- * Counters and latency summaries of the HTTP layer: requests by endpoint and status, response bytes, prefetch
- * outcomes, time to first byte and full response time (HdrHistogram, microseconds, since start, exposed as
- * Prometheus histograms). Updates are LongAdder / HdrHistogram operations; a scrape reads them. Thread-safe.
+ * Counters and latencies of the HTTP layer: requests by endpoint and status, S3 error answers by code, response
+ * bytes, prefetch outcomes, cuts and refusals as Agrona counters in a {@link CountersRegion} (readable from outside
+ * the process when the region is a file, type id {@link CounterTypes#L2_SERVER}); time to first byte and full
+ * response time as HdrHistograms (microseconds, since start), exposed as Prometheus histograms.
+ *
+ * <p>Requests are counted in a bounded table: the fixed {@link #ENDPOINTS} × {@link #STATUSES} and an
+ * {@code other} status for any code not listed, each counter allocated on its pair's first response
+ * ({@link CounterTable}); an update is one table read and one atomic add, no lock and no allocation.
+ *
+ * <p>Memory: the counters live in the region; {@link #HttpMetrics()} owns a private one that {@link #close()}
+ * frees, {@link #HttpMetrics(CountersRegion)} uses its owner's. The hot-path updates are not guarded against the
+ * region's release (that would cost two more atomics per response): the region is freed only after the event loops,
+ * the only writers besides the prefetch workers (whose updates are guarded), have stopped. Thread-safe.
  */
-public final class HttpMetrics
+public final class HttpMetrics implements AutoCloseable
 {
-    private static final int STATUS_SLOTS = 600;
+    /** The HTTP statuses counted under their own code; any other is counted as {@code status="other"}. */
+    public static final List<Integer> STATUSES = List.of(
+        200, 202, 204, 206, 304, 400, 401, 403, 404, 405, 408, 411, 412, 413, 414, 416, 429, 431, 500, 501, 502,
+        503, 504);
+    /** The status label of the codes not in {@link #STATUSES}. */
+    public static final String OTHER_STATUS = "other";
+    /**
+     * Every endpoint label: the {@code /obj} API's, then the S3 listener's ({@code s3_<Operation>}); a name not
+     * listed is counted as {@code other}.
+     */
+    public static final List<String> ENDPOINTS;
+    /** Counters this needs in a region: the request table, the S3 error codes and the scalars. */
+    public static final int COUNTERS;
 
-    /** Per endpoint, one adder per status code (index = status, 100..599), created on first use. */
-    private final ConcurrentHashMap<String, AtomicReferenceArray<LongAdder>> requests = new ConcurrentHashMap<>();
-    final LongAdder responseBytes = new LongAdder();
-    final LongAdder prefetchAccepted = new LongAdder();
-    final LongAdder prefetchRejected = new LongAdder();
-    final LongAdder prefetchDropped = new LongAdder();
-    final LongAdder prefetchCompleted = new LongAdder();
-    final LongAdder prefetchFailed = new LongAdder();
-    final LongAdder streamsAborted = new LongAdder();
-    final LongAdder interimResponses = new LongAdder();
-    final LongAdder connectionsRefused = new LongAdder();
-    /** S3 error answers by code; codes are a few constants. */
-    private final ConcurrentHashMap<String, LongAdder> s3Errors = new ConcurrentHashMap<>();
+    private static final String REQUESTS = "offcache_server_http_requests_total";
+    private static final String S3_ERRORS = "offcache_server_s3_errors_total";
+    private static final String PREFETCH = "offcache_server_prefetch_requests_total";
+    private static final int STATUS_SLOTS = STATUSES.size() + 1;
+    private static final int MAX_STATUS = 600;
+    /** Status code → its column; a code not listed maps to the last column ({@code other}). */
+    private static final int[] STATUS_COLUMN = new int[MAX_STATUS];
+    private static final String[] S3_ENDPOINTS = new String[S3Operation.values().length];
+    private static final Map<String, Integer> ENDPOINT_ROW = new HashMap<>();
+    /** Rows in the order a scrape writes them: endpoints sorted by name, as before the counters moved. */
+    private static final int[] SCRAPE_ORDER;
+    private static final int SCALARS = 10;
+    private static final Integer OTHER_ROW;
+    /** S3 error codes sorted by code, the scrape's order. */
+    private static final S3ErrorCode[] CODES_BY_NAME = S3ErrorCode.values();
+
+    static
+    {
+        Arrays.fill(STATUS_COLUMN, STATUSES.size());
+        for (int i = 0; i < STATUSES.size(); i++)
+        {
+            STATUS_COLUMN[STATUSES.get(i)] = i;
+        }
+        final List<String> endpoints = new ArrayList<>(List.of(
+            "obj", "ranges", "prefetch", "metrics", "health", "ready", "auth", "other", "s3_auth", "s3_other"));
+        for (final S3Operation operation : S3Operation.values())
+        {
+            S3_ENDPOINTS[operation.ordinal()] = "s3_" + operation.apiName();
+            endpoints.add(S3_ENDPOINTS[operation.ordinal()]);
+        }
+        ENDPOINTS = List.copyOf(endpoints);
+        OTHER_ROW = ENDPOINTS.indexOf("other");
+        for (int row = 0; row < ENDPOINTS.size(); row++)
+        {
+            ENDPOINT_ROW.put(ENDPOINTS.get(row), row);
+        }
+        final List<String> sorted = new ArrayList<>(ENDPOINTS);
+        sorted.sort(null);
+        SCRAPE_ORDER = sorted.stream().mapToInt(ENDPOINTS::indexOf).toArray();
+        Arrays.sort(CODES_BY_NAME, (a, b) -> a.code().compareTo(b.code()));
+        COUNTERS = ENDPOINTS.size() * STATUS_SLOTS + S3ErrorCode.values().length + SCALARS;
+    }
+
+    private final CountersRegion region;
+    private final boolean ownsRegion;
+    private final CounterTable requests;
+    private final CounterTable s3Errors;
+    final AtomicCounter responseBytes;
+    final AtomicCounter prefetchAccepted;
+    final AtomicCounter prefetchRejected;
+    final AtomicCounter prefetchDropped;
+    final AtomicCounter prefetchCompleted;
+    final AtomicCounter prefetchFailed;
+    final AtomicCounter streamsAborted;
+    final AtomicCounter interimResponses;
+    final AtomicCounter connectionsRefused;
     private final ConcurrentHistogram firstByteMicros = new ConcurrentHistogram(3_600_000_000L, 2);
     private final ConcurrentHistogram responseMicros = new ConcurrentHistogram(3_600_000_000L, 2);
 
-    void request(final String endpoint, final int status)
+    /**
+     * Counters in a private direct buffer this object owns (freed by {@link #close()}).
+     */
+    public HttpMetrics()
     {
-        // no string building per response: endpoints are a handful of constants, statuses index an array
-        AtomicReferenceArray<LongAdder> byStatus = requests.get(endpoint);
-        if (null == byStatus)
-        {
-            byStatus = requests.computeIfAbsent(endpoint, (k) -> new AtomicReferenceArray<>(STATUS_SLOTS));
-        }
-        final int slot = status >= 100 && status < STATUS_SLOTS ? status : 0;
-        LongAdder adder = byStatus.get(slot);
-        if (null == adder)
-        {
-            byStatus.compareAndSet(slot, null, new LongAdder());
-            adder = byStatus.get(slot);
-        }
-        adder.increment();
+        this(CountersRegion.open(null, CounterTypes.L2_SERVER, COUNTERS), true);
     }
 
-    void s3Error(final String code)
+    /**
+     * Counters in a region its owner frees (after the event loops have stopped); it needs room for
+     * {@link #COUNTERS} more.
+     *
+     * @param region the region.
+     */
+    public HttpMetrics(final CountersRegion region)
     {
-        LongAdder adder = s3Errors.get(code);
-        if (null == adder)
+        this(region, false);
+    }
+
+    private HttpMetrics(final CountersRegion region, final boolean ownsRegion)
+    {
+        this.region = region;
+        this.ownsRegion = ownsRegion;
+        final String[] requestLabels = new String[ENDPOINTS.size() * STATUS_SLOTS];
+        for (int row = 0; row < ENDPOINTS.size(); row++)
         {
-            adder = s3Errors.computeIfAbsent(code, (k) -> new LongAdder());
+            for (int column = 0; column < STATUS_SLOTS; column++)
+            {
+                requestLabels[row * STATUS_SLOTS + column] = MetricNames.labelled(REQUESTS,
+                    "endpoint", ENDPOINTS.get(row), "status", statusLabel(column));
+            }
         }
-        adder.increment();
+        requests = new CounterTable(region, requestLabels);
+        final S3ErrorCode[] codes = S3ErrorCode.values();
+        final String[] codeLabels = new String[codes.length];
+        for (final S3ErrorCode code : codes)
+        {
+            codeLabels[code.ordinal()] = MetricNames.labelled(S3_ERRORS, "code", code.code());
+        }
+        s3Errors = new CounterTable(region, codeLabels);
+        responseBytes = region.newCounter("offcache_server_http_response_bytes_total");
+        prefetchAccepted = region.newCounter(MetricNames.labelled(PREFETCH, "outcome", "accepted"));
+        prefetchRejected = region.newCounter(MetricNames.labelled(PREFETCH, "outcome", "rejected"));
+        prefetchDropped = region.newCounter(MetricNames.labelled(PREFETCH, "outcome", "dropped"));
+        prefetchCompleted = region.newCounter(MetricNames.labelled(PREFETCH, "outcome", "completed"));
+        prefetchFailed = region.newCounter(MetricNames.labelled(PREFETCH, "outcome", "failed"));
+        streamsAborted = region.newCounter("offcache_server_http_streams_aborted_total");
+        interimResponses = region.newCounter("offcache_server_http_interim_responses_total");
+        connectionsRefused = region.newCounter("offcache_server_http_connections_refused_total");
+    }
+
+    private static String statusLabel(final int column)
+    {
+        return column < STATUSES.size() ? Integer.toString(STATUSES.get(column)) : OTHER_STATUS;
+    }
+
+    /**
+     * The endpoint label of an S3 operation ({@code s3_GetObject}), one string per operation, made once.
+     *
+     * @param operation the operation.
+     * @return its label.
+     */
+    static String s3Endpoint(final S3Operation operation)
+    {
+        return S3_ENDPOINTS[operation.ordinal()];
+    }
+
+    private static int slot(final String endpoint, final int status)
+    {
+        // a name not in ENDPOINTS (none is passed today: HttpMetricsTest checks the handlers' names) is "other"
+        final Integer row = ENDPOINT_ROW.getOrDefault(endpoint, OTHER_ROW);
+        return row * STATUS_SLOTS + (status >= 0 && status < MAX_STATUS ? STATUS_COLUMN[status] : STATUSES.size());
+    }
+
+    /**
+     * Counts one response: one lookup of the endpoint's row, one read of the pair's slot and one atomic add (the
+     * pair's counter is allocated on its first response).
+     *
+     * @param endpoint one of {@link #ENDPOINTS} (any other name counts as {@code other}).
+     * @param status   the HTTP status.
+     */
+    public void request(final String endpoint, final int status)
+    {
+        requests.increment(slot(endpoint, status));
+    }
+
+    void s3Error(final S3ErrorCode code)
+    {
+        s3Errors.increment(code.ordinal());
+    }
+
+    /** Counts a prefetch outcome from a worker thread, which may outlive the event loops by its join timeout. */
+    void prefetchOutcome(final boolean completed)
+    {
+        if (region.enter())
+        {
+            try
+            {
+                (completed ? prefetchCompleted : prefetchFailed).increment();
+            }
+            finally
+            {
+                region.exit();
+            }
+        }
     }
 
     /**
      * S3 error answers with a code.
      *
      * @param code the S3 code ({@code NoSuchKey}, ...).
-     * @return the count.
+     * @return the count; 0 for a code the server does not answer with.
      */
     public long s3Errors(final String code)
     {
-        final LongAdder adder = s3Errors.get(code);
-        return null == adder ? 0 : adder.sum();
+        for (final S3ErrorCode known : S3ErrorCode.values())
+        {
+            if (known.code().equals(code))
+            {
+                return s3Errors.value(known.ordinal());
+            }
+        }
+        return 0;
     }
 
     /**
@@ -81,7 +238,27 @@ public final class HttpMetrics
      */
     public long interimResponses()
     {
-        return interimResponses.sum();
+        return region.value(interimResponses);
+    }
+
+    /**
+     * Responses cut after their headers were sent.
+     *
+     * @return the count.
+     */
+    public long streamsAborted()
+    {
+        return region.value(streamsAborted);
+    }
+
+    /**
+     * Connections closed by a limit.
+     *
+     * @return the count.
+     */
+    public long connectionsRefused()
+    {
+        return region.value(connectionsRefused);
     }
 
     void firstByte(final long nanos)
@@ -97,64 +274,61 @@ public final class HttpMetrics
     /**
      * Requests answered with a status on an endpoint.
      *
-     * @param endpoint endpoint name ({@code obj}, {@code ranges}, ...).
-     * @param status   HTTP status.
+     * @param endpoint endpoint name ({@code obj}, {@code ranges}, ...), one of {@link #ENDPOINTS}.
+     * @param status   HTTP status; one not in {@link #STATUSES} reads the {@code other} count.
      * @return the count.
      */
     public long requests(final String endpoint, final int status)
     {
-        final AtomicReferenceArray<LongAdder> byStatus = requests.get(endpoint);
-        final boolean known = null != byStatus && status >= 100 && status < STATUS_SLOTS;
-        final LongAdder adder = known ? byStatus.get(status) : null;
-        return null == adder ? 0 : adder.sum();
+        return requests.value(slot(endpoint, status));
     }
 
     /**
-     * Adds every metric to one scrape.
+     * Adds every metric to one scrape: the request and error series that happened (a counter exists once its
+     * series has), the scalars, and the latency histograms.
      *
      * @param out    the scrape's families.
      * @param budget the memory budget, for its gauges.
      */
     public void collectInto(final MetricFamilies out, final MemoryBudget budget)
     {
-        for (final Map.Entry<String, AtomicReferenceArray<LongAdder>> entry : new TreeMap<>(requests).entrySet())
+        for (final int row : SCRAPE_ORDER)
         {
-            final AtomicReferenceArray<LongAdder> byStatus = entry.getValue();
-            for (int status = 0; status < STATUS_SLOTS; status++)
+            for (int column = 0; column < STATUS_SLOTS; column++)
             {
-                final LongAdder adder = byStatus.get(status);
-                if (null != adder)
+                final int slot = row * STATUS_SLOTS + column;
+                if (requests.used(slot))
                 {
-                    out.counter("offcache_server_http_requests_total", "HTTP requests by endpoint and status.",
-                        adder.sum(), "endpoint", entry.getKey(), "status", Integer.toString(status));
+                    out.counter(REQUESTS, "HTTP requests by endpoint and status.", requests.value(slot),
+                        "endpoint", ENDPOINTS.get(row), "status", statusLabel(column));
                 }
             }
         }
-        for (final Map.Entry<String, LongAdder> entry : new TreeMap<>(s3Errors).entrySet())
+        for (final S3ErrorCode code : CODES_BY_NAME)
         {
-            out.counter("offcache_server_s3_errors_total", "S3 API error answers by S3 error code.",
-                entry.getValue().sum(), "code", entry.getKey());
+            if (s3Errors.used(code.ordinal()))
+            {
+                out.counter(S3_ERRORS, "S3 API error answers by S3 error code.", s3Errors.value(code.ordinal()),
+                    "code", code.code());
+            }
         }
-        out.counter("offcache_server_http_response_bytes_total", "Body bytes written to clients.", responseBytes.sum())
+        out.counter("offcache_server_http_response_bytes_total", "Body bytes written to clients.",
+                region.value(responseBytes))
             .counter("offcache_server_http_streams_aborted_total", "Responses cut after headers were sent.",
-                streamsAborted.sum())
+                region.value(streamsAborted))
             .counter("offcache_server_http_connections_refused_total", "Connections closed: over the limit.",
-                connectionsRefused.sum())
+                region.value(connectionsRefused))
             .counter("offcache_server_http_interim_responses_total",
-                "102 Processing interim responses sent while an object's size was looked up.", interimResponses.sum())
+                "102 Processing interim responses sent while an object's size was looked up.",
+                region.value(interimResponses))
             .counter("offcache_server_memory_budget_waits_total", "Times a stream waited for the memory budget.",
                 budget.waits());
         final String prefetchHelp = "Prefetch entries by outcome.";
-        out.counter("offcache_server_prefetch_requests_total", prefetchHelp, prefetchAccepted.sum(),
-                "outcome", "accepted")
-            .counter("offcache_server_prefetch_requests_total", prefetchHelp, prefetchRejected.sum(),
-                "outcome", "rejected")
-            .counter("offcache_server_prefetch_requests_total", prefetchHelp, prefetchDropped.sum(),
-                "outcome", "dropped")
-            .counter("offcache_server_prefetch_requests_total", prefetchHelp, prefetchCompleted.sum(),
-                "outcome", "completed")
-            .counter("offcache_server_prefetch_requests_total", prefetchHelp, prefetchFailed.sum(),
-                "outcome", "failed")
+        out.counter(PREFETCH, prefetchHelp, region.value(prefetchAccepted), "outcome", "accepted")
+            .counter(PREFETCH, prefetchHelp, region.value(prefetchRejected), "outcome", "rejected")
+            .counter(PREFETCH, prefetchHelp, region.value(prefetchDropped), "outcome", "dropped")
+            .counter(PREFETCH, prefetchHelp, region.value(prefetchCompleted), "outcome", "completed")
+            .counter(PREFETCH, prefetchHelp, region.value(prefetchFailed), "outcome", "failed")
             .gauge("offcache_server_memory_in_flight_bytes", "Response bytes in flight now.", budget.inFlightBytes())
             .gauge("offcache_server_memory_in_flight_peak_bytes", "Most response bytes ever in flight.",
                 budget.peakBytes())
@@ -164,5 +338,18 @@ public final class HttpMetrics
                 firstByteMicros.copy(), 1e6)
             .latency("offcache_server_http_response_seconds", "Time from request to the last body byte.",
                 responseMicros.copy(), 1e6);
+    }
+
+    /**
+     * Frees the region if this object owns it (after it, reads return the final values). Call it after the event
+     * loops have stopped.
+     */
+    @Override
+    public void close()
+    {
+        if (ownsRegion)
+        {
+            region.close();
+        }
     }
 }

@@ -116,6 +116,7 @@ public final class L2HttpServer implements AutoCloseable
         private Duration unreadyDelay = Duration.ofSeconds(DEFAULT_UNREADY_DELAY_SECONDS);
         private Duration idleTimeout = Duration.ofSeconds(120);
         private TierMetrics tierMetrics;
+        private HttpMetrics httpMetrics;
         private Consumer<MetricFamilies> moreMetrics;
         private S3Api s3;
 
@@ -366,6 +367,20 @@ public final class L2HttpServer implements AutoCloseable
         }
 
         /**
+         * Where the HTTP front counts: counters in a region its owner frees after this server has closed (the
+         * server's counters file). Without it the server keeps them in a private region it frees at close, after
+         * its event loops have stopped.
+         *
+         * @param metrics the HTTP counters.
+         * @return this.
+         */
+        public Context httpMetrics(final HttpMetrics metrics)
+        {
+            this.httpMetrics = metrics;
+            return this;
+        }
+
+        /**
          * More metrics for {@code /metrics}, such as the range-cache engine's counters.
          *
          * @param metrics adds its families to each scrape (reading counters, never blocking their writers).
@@ -477,7 +492,7 @@ public final class L2HttpServer implements AutoCloseable
         this.ctx = ctx;
         this.transport = ctx.transport.resolve();
         this.perAddress = new ConnectionsPerAddress(ctx.maxConnectionsPerAddress);
-        final HttpMetrics metrics = new HttpMetrics();
+        final HttpMetrics metrics = null != ctx.httpMetrics ? ctx.httpMetrics : new HttpMetrics();
         final MemoryBudget budget = new MemoryBudget(ctx.memoryBudgetBytes, ctx.source.blockSize());
         final PrefetchQueue prefetch =
             new PrefetchQueue(ctx.prefetchQueueCapacity, ctx.prefetchThreads, ctx.source, metrics);
@@ -528,6 +543,7 @@ public final class L2HttpServer implements AutoCloseable
             channels.close().awaitUninterruptibly();
             shutdownGroups();
             resources.prefetch().close();
+            metrics.close();
             throw ex;
         }
         this.serverChannel = main;
@@ -745,6 +761,8 @@ public final class L2HttpServer implements AutoCloseable
         resources.prefetch().close();
         channels.close().awaitUninterruptibly();
         shutdownGroups();
+        // the event loops (the counters' writers) have terminated: only now may a region this server owns go
+        resources.metrics().close();
         LOG.info("offcache L2 server stopped");
     }
 

@@ -108,7 +108,7 @@ public final class PrefetchQueue implements AutoCloseable
                         source.prefetch(request.key(), range[0], range[1] - range[0]).get(60, TimeUnit.SECONDS);
                     }
                 }
-                metrics.prefetchCompleted.increment();
+                metrics.prefetchOutcome(true);
             }
             catch (final InterruptedException ex)
             {
@@ -116,7 +116,7 @@ public final class PrefetchQueue implements AutoCloseable
             }
             catch (final Exception ex)
             {
-                metrics.prefetchFailed.increment();
+                metrics.prefetchOutcome(false);
                 FAILURES.warn("prefetch of {} failed: {}", request.key(), ex.toString());
             }
         }

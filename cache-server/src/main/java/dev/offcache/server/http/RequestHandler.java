@@ -632,9 +632,9 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
                 dropped++;
             }
         }
-        resources.metrics().prefetchAccepted.add(accepted);
-        resources.metrics().prefetchRejected.add(rejected);
-        resources.metrics().prefetchDropped.add(dropped);
+        resources.metrics().prefetchAccepted.getAndAdd(accepted);
+        resources.metrics().prefetchRejected.getAndAdd(rejected);
+        resources.metrics().prefetchDropped.getAndAdd(dropped);
         final ObjectNode result = resources.json().createObjectNode()
             .put("accepted", accepted).put("rejected", rejected).put("dropped", dropped);
         respond(ctx, "prefetch", HttpResponseStatus.ACCEPTED, result.toString(), keepAlive);
@@ -911,7 +911,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
                 ctx.channel().remoteAddress(), response.content().toString(0,
                     Math.min(300, response.content().readableBytes()), StandardCharsets.UTF_8));
         }
-        resources.metrics().responseBytes.add(response.content().readableBytes());
+        resources.metrics().responseBytes.getAndAdd(response.content().readableBytes());
         final ServerState.InFlight sent = inFlight;
         final AccessLog entry = access;
         access = null;

@@ -310,7 +310,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         if (checksummed)
         {
             buf.writeInt(crcOf(buf, length));
-            metrics.responseBytes.add(Integer.BYTES);
+            metrics.responseBytes.getAndAdd(Integer.BYTES);
         }
         return buf;
     }
@@ -333,7 +333,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
             final ByteBuf tail = ctx.alloc().directBuffer(Integer.BYTES, Integer.BYTES);
             tail.writeInt((int) checksum);
             ctx.write(tail);
-            metrics.responseBytes.add(Integer.BYTES);
+            metrics.responseBytes.getAndAdd(Integer.BYTES);
             unflushed = true;
         }
         return more;
@@ -451,7 +451,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
     {
         writing[(writingHead + chunksInFlight) % MAX_CHUNKS_IN_FLIGHT] = length;
         chunksInFlight++;
-        metrics.responseBytes.add(length);
+        metrics.responseBytes.getAndAdd(length);
         bodyBytes += length;
         unflushed = true;
         ctx.write(message).addListener(this);
@@ -477,7 +477,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
             final ByteBuf prefix = ctx.alloc().directBuffer(Long.BYTES, Long.BYTES);
             prefix.writeLongLE(lengths[framesWritten++]);
             ctx.write(prefix);
-            metrics.responseBytes.add(Long.BYTES);
+            metrics.responseBytes.getAndAdd(Long.BYTES);
             unflushed = true;
         }
     }

@@ -146,7 +146,7 @@ final class S3Front
             {
                 if (null != complete.errorCode())
                 {
-                    resources.metrics().s3Error(complete.errorCode().code());
+                    resources.metrics().s3Error(complete.errorCode());
                 }
                 final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                     HttpResponseStatus.valueOf(complete.status()), head || complete.body().isEmpty() ?
@@ -188,7 +188,7 @@ final class S3Front
 
     private static String endpointOf(final S3Request request)
     {
-        return "s3_" + request.operation().apiName();
+        return HttpMetrics.s3Endpoint(request.operation());
     }
 
     private String date()

@@ -1,43 +1,104 @@
 package dev.offcache.server.tier;
 
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
+import dev.offcache.core.counters.CounterTypes;
+import dev.offcache.range.metrics.CountersRegion;
 import dev.offcache.range.metrics.MetricNames;
 import dev.offcache.range.metrics.RangeMetrics;
 import dev.offcache.range.metrics.MetricFamilies;
+import org.agrona.concurrent.status.AtomicCounter;
 
 /**
- * Counters and gauges of the tiered store, shared by its tiers and rendered on {@code /metrics}. Counters only
- * grow; gauges are the current value.
+ * Counters and gauges of the tiered store, shared by its tiers and rendered on {@code /metrics}: Agrona counters in
+ * a {@link CountersRegion} (readable from outside the process when the region is a file, type id
+ * {@link CounterTypes#L2_SERVER}), one atomic add or store per update. Counters only grow; gauges are the current
+ * value.
  *
  * <p>Block lookups are counted once each by the engine that owns the store (it knows which lookups belong to one
  * read), so the lookup counters here are read from the engine's: bind it with {@link #countLookupsOf}.
+ *
+ * <p>Memory: {@link #TierMetrics()} owns a private region that {@link #close()} frees;
+ * {@link #TierMetrics(CountersRegion)} uses its owner's. Updates are not guarded against the release: the region
+ * is freed after the store (whose threads are the writers) has closed.
  */
-public final class TierMetrics
+public final class TierMetrics implements AutoCloseable
 {
+    /** Counters this needs in a region. */
+    public static final int COUNTERS = 20;
+
+    private final CountersRegion region;
+    private final boolean ownsRegion;
     private volatile RangeMetrics engine;
-    final LongAdder ramEvictions = new LongAdder();
-    final LongAdder ramPromotions = new LongAdder();
-    final LongAdder putsDeclined = new LongAdder();
-    final LongAdder spillsQueued = new LongAdder();
-    final LongAdder spillsDropped = new LongAdder();
-    final LongAdder ssdWrites = new LongAdder();
-    final LongAdder ssdWriteFailures = new LongAdder();
-    final LongAdder ssdStaleWritesDropped = new LongAdder();
-    final LongAdder ssdEvictions = new LongAdder();
-    final LongAdder ssdVerifiedReads = new LongAdder();
-    final LongAdder ssdZeroCopyReads = new LongAdder();
-    final LongAdder ssdScrubbedBlocks = new LongAdder();
-    final LongAdder ssdCorruptBlocks = new LongAdder();
-    final LongAdder ssdLengthMismatches = new LongAdder();
-    final LongAdder ssdTornWritesDiscarded = new LongAdder();
-    final LongAdder ssdFormatWipes = new LongAdder();
-    final AtomicLong ramBytes = new AtomicLong();
-    final AtomicLong ramBlocks = new AtomicLong();
-    final AtomicLong ssdBytes = new AtomicLong();
-    final AtomicLong ssdBlocks = new AtomicLong();
+    final AtomicCounter ramEvictions;
+    final AtomicCounter ramPromotions;
+    final AtomicCounter putsDeclined;
+    final AtomicCounter spillsQueued;
+    final AtomicCounter spillsDropped;
+    final AtomicCounter ssdWrites;
+    final AtomicCounter ssdWriteFailures;
+    final AtomicCounter ssdStaleWritesDropped;
+    final AtomicCounter ssdEvictions;
+    final AtomicCounter ssdVerifiedReads;
+    final AtomicCounter ssdZeroCopyReads;
+    final AtomicCounter ssdScrubbedBlocks;
+    final AtomicCounter ssdCorruptBlocks;
+    final AtomicCounter ssdLengthMismatches;
+    final AtomicCounter ssdTornWritesDiscarded;
+    final AtomicCounter ssdFormatWipes;
+    final AtomicCounter ramBytes;
+    final AtomicCounter ramBlocks;
+    final AtomicCounter ssdBytes;
+    final AtomicCounter ssdBlocks;
+
+    /**
+     * Counters in a private direct buffer this object owns (freed by {@link #close()}).
+     */
+    public TierMetrics()
+    {
+        this(CountersRegion.open(null, CounterTypes.L2_SERVER, COUNTERS), true);
+    }
+
+    /**
+     * Counters in a region its owner frees after the store has closed; it needs room for {@link #COUNTERS} more.
+     *
+     * @param region the region.
+     */
+    public TierMetrics(final CountersRegion region)
+    {
+        this(region, false);
+    }
+
+    private TierMetrics(final CountersRegion region, final boolean ownsRegion)
+    {
+        this.region = region;
+        this.ownsRegion = ownsRegion;
+        ramEvictions = region.newCounter("offcache_server_ram_evictions_total");
+        ramPromotions = region.newCounter("offcache_server_ram_promotions_total");
+        putsDeclined = region.newCounter("offcache_server_puts_declined_total");
+        spillsQueued = region.newCounter("offcache_server_ssd_spills_total");
+        spillsDropped = region.newCounter("offcache_server_ssd_spills_dropped_total");
+        ssdWrites = region.newCounter("offcache_server_ssd_writes_total");
+        ssdWriteFailures = region.newCounter("offcache_server_ssd_write_failures_total");
+        ssdStaleWritesDropped = region.newCounter("offcache_server_ssd_stale_writes_dropped_total");
+        ssdEvictions = region.newCounter("offcache_server_ssd_evictions_total");
+        ssdVerifiedReads = region.newCounter("offcache_server_ssd_verified_reads_total");
+        ssdZeroCopyReads = region.newCounter("offcache_server_ssd_zero_copy_reads_total");
+        ssdScrubbedBlocks = region.newCounter("offcache_server_ssd_scrubbed_blocks_total");
+        ssdCorruptBlocks = region.newCounter("offcache_server_ssd_corrupt_blocks_total");
+        ssdLengthMismatches = region.newCounter("offcache_server_ssd_length_mismatches_total");
+        ssdTornWritesDiscarded = region.newCounter("offcache_server_ssd_torn_writes_discarded_total");
+        ssdFormatWipes = region.newCounter("offcache_server_ssd_format_wipes_total");
+        ramBytes = region.newCounter(MetricNames.labelled("offcache_server_tier_bytes", "tier", "ram"));
+        ramBlocks = region.newCounter(MetricNames.labelled("offcache_server_tier_blocks", "tier", "ram"));
+        ssdBytes = region.newCounter(MetricNames.labelled("offcache_server_tier_bytes", "tier", "ssd"));
+        ssdBlocks = region.newCounter(MetricNames.labelled("offcache_server_tier_blocks", "tier", "ssd"));
+    }
+
+    private long read(final AtomicCounter counter)
+    {
+        return region.value(counter);
+    }
 
     /**
      * Reads the block lookup counts from the engine over this store (once, after the engine is built).
@@ -80,7 +141,7 @@ public final class TierMetrics
      */
     public long ssdVerifiedReads()
     {
-        return ssdVerifiedReads.sum();
+        return read(ssdVerifiedReads);
     }
 
     /**
@@ -90,7 +151,7 @@ public final class TierMetrics
      */
     public long ssdScrubbedBlocks()
     {
-        return ssdScrubbedBlocks.sum();
+        return read(ssdScrubbedBlocks);
     }
 
     /**
@@ -100,7 +161,7 @@ public final class TierMetrics
      */
     public long ssdZeroCopyReads()
     {
-        return ssdZeroCopyReads.sum();
+        return read(ssdZeroCopyReads);
     }
 
     /**
@@ -126,7 +187,7 @@ public final class TierMetrics
      */
     public long ssdCorruptBlocks()
     {
-        return ssdCorruptBlocks.sum();
+        return read(ssdCorruptBlocks);
     }
 
     /**
@@ -136,7 +197,7 @@ public final class TierMetrics
      */
     public long ssdFormatWipes()
     {
-        return ssdFormatWipes.sum();
+        return read(ssdFormatWipes);
     }
 
     /**
@@ -146,7 +207,7 @@ public final class TierMetrics
      */
     public long ssdWrites()
     {
-        return ssdWrites.sum();
+        return read(ssdWrites);
     }
 
     /**
@@ -156,7 +217,17 @@ public final class TierMetrics
      */
     public long ssdTornWritesDiscarded()
     {
-        return ssdTornWritesDiscarded.sum();
+        return read(ssdTornWritesDiscarded);
+    }
+
+    /**
+     * Blocks resident in RAM (after the region's release, the count it had then).
+     *
+     * @return the gauge's value.
+     */
+    public long ramBlocks()
+    {
+        return read(ramBlocks);
     }
 
     /**
@@ -166,7 +237,7 @@ public final class TierMetrics
      */
     public long ramEvictions()
     {
-        return ramEvictions.sum();
+        return read(ramEvictions);
     }
 
     /**
@@ -180,37 +251,47 @@ public final class TierMetrics
         out.counter("offcache_server_block_lookups_total", lookups, ramHits(), "result", "ram_hit")
             .counter("offcache_server_block_lookups_total", lookups, ssdHits(), "result", "ssd_hit")
             .counter("offcache_server_block_lookups_total", lookups, misses(), "result", "miss")
-            .counter("offcache_server_ram_evictions_total", "Blocks evicted from the RAM tier.", ramEvictions.sum())
+            .counter("offcache_server_ram_evictions_total", "Blocks evicted from the RAM tier.", read(ramEvictions))
             .counter("offcache_server_ram_promotions_total", "SSD hits promoted to the RAM tier.",
-                ramPromotions.sum())
+                read(ramPromotions))
             .counter("offcache_server_puts_declined_total", "Blocks the store declined (no free slot).",
-                putsDeclined.sum())
-            .counter("offcache_server_ssd_spills_total", "RAM evictions queued for the SSD tier.", spillsQueued.sum())
+                read(putsDeclined))
+            .counter("offcache_server_ssd_spills_total", "RAM evictions queued for the SSD tier.", read(spillsQueued))
             .counter("offcache_server_ssd_spills_dropped_total", "RAM evictions dropped: spill queue full.",
-                spillsDropped.sum())
-            .counter("offcache_server_ssd_writes_total", "Block files published.", ssdWrites.sum())
-            .counter("offcache_server_ssd_write_failures_total", "Block writes that failed.", ssdWriteFailures.sum())
+                read(spillsDropped))
+            .counter("offcache_server_ssd_writes_total", "Block files published.", read(ssdWrites))
+            .counter("offcache_server_ssd_write_failures_total", "Block writes that failed.", read(ssdWriteFailures))
             .counter("offcache_server_ssd_stale_writes_dropped_total",
                 "Block files not published: their object version was overwritten while they were written.",
-                ssdStaleWritesDropped.sum())
-            .counter("offcache_server_ssd_evictions_total", "Block files evicted for capacity.", ssdEvictions.sum())
+                read(ssdStaleWritesDropped))
+            .counter("offcache_server_ssd_evictions_total", "Block files evicted for capacity.", read(ssdEvictions))
             .counter("offcache_server_ssd_verified_reads_total", "SSD reads whose CRC32C checked out.",
-                ssdVerifiedReads.sum())
+                read(ssdVerifiedReads))
             .counter("offcache_server_ssd_zero_copy_reads_total",
-                "Verified SSD blocks sent straight from their files (sendfile).", ssdZeroCopyReads.sum())
+                "Verified SSD blocks sent straight from their files (sendfile).", read(ssdZeroCopyReads))
             .counter("offcache_server_ssd_scrubbed_blocks_total",
-                "SSD blocks re-read and CRC-checked by the background scrub.", ssdScrubbedBlocks.sum())
+                "SSD blocks re-read and CRC-checked by the background scrub.", read(ssdScrubbedBlocks))
             .counter("offcache_server_ssd_corrupt_blocks_total", "SSD blocks dropped: failed verification.",
-                ssdCorruptBlocks.sum())
+                read(ssdCorruptBlocks))
             .counter("offcache_server_ssd_length_mismatches_total", "SSD blocks not promoted: wrong length.",
-                ssdLengthMismatches.sum())
+                read(ssdLengthMismatches))
             .counter("offcache_server_ssd_torn_writes_discarded_total", "Temp files of interrupted writes deleted.",
-                ssdTornWritesDiscarded.sum())
+                read(ssdTornWritesDiscarded))
             .counter("offcache_server_ssd_format_wipes_total", "Wipes for an unknown on-disk format version.",
-                ssdFormatWipes.sum())
-            .gauge("offcache_server_tier_bytes", "Bytes held per tier.", ramBytes.get(), "tier", "ram")
-            .gauge("offcache_server_tier_bytes", "Bytes held per tier.", ssdBytes.get(), "tier", "ssd")
-            .gauge("offcache_server_tier_blocks", "Blocks held per tier.", ramBlocks.get(), "tier", "ram")
-            .gauge("offcache_server_tier_blocks", "Blocks held per tier.", ssdBlocks.get(), "tier", "ssd");
+                read(ssdFormatWipes))
+            .gauge("offcache_server_tier_bytes", "Bytes held per tier.", read(ramBytes), "tier", "ram")
+            .gauge("offcache_server_tier_bytes", "Bytes held per tier.", read(ssdBytes), "tier", "ssd")
+            .gauge("offcache_server_tier_blocks", "Blocks held per tier.", read(ramBlocks), "tier", "ram")
+            .gauge("offcache_server_tier_blocks", "Blocks held per tier.", read(ssdBlocks), "tier", "ssd");
+    }
+
+    /** Frees the region if this object owns it (after it, reads return the final values). */
+    @Override
+    public void close()
+    {
+        if (ownsRegion)
+        {
+            region.close();
+        }
     }
 }

@@ -56,6 +56,7 @@ public final class TieredBlockStore implements BlockStore
     private final int residentLimit;
     private final SsdTier ssd;
     private final TierMetrics metrics;
+    private final boolean ownsMetrics;
     private final ObjectNames names;
     private final BlockingQueue<Spill> spills;
     private final Thread spillWriter;
@@ -227,7 +228,8 @@ public final class TieredBlockStore implements BlockStore
         }
 
         /**
-         * Where to count; a fresh set when not given.
+         * Where to count: counters in a region their owner frees after this store has closed (the server's
+         * counters file). When not given, the store counts in a private region it frees at close.
          *
          * @param metrics the metrics.
          * @return this.
@@ -297,10 +299,6 @@ public final class TieredBlockStore implements BlockStore
             validate();
             Objects.requireNonNull(ssdDir, "ssdDir");
             Objects.requireNonNull(names, "names");
-            if (null == metrics)
-            {
-                metrics = new TierMetrics();
-            }
             return this;
         }
 
@@ -325,7 +323,8 @@ public final class TieredBlockStore implements BlockStore
     private TieredBlockStore(final Context ctx)
     {
         this.ctx = ctx;
-        this.metrics = ctx.metrics;
+        this.ownsMetrics = null == ctx.metrics;
+        this.metrics = ownsMetrics ? new TierMetrics() : ctx.metrics;
         this.names = ctx.names;
         this.ssd = SsdTier.open(ctx.ssdDir, ctx.ssdBudgetBytes, ctx.ssdOpenFiles, metrics);
         final AtomicInteger readerIds = new AtomicInteger();
@@ -755,7 +754,7 @@ public final class TieredBlockStore implements BlockStore
      */
     public int ramBlocks()
     {
-        return (int) metrics.ramBlocks.get();
+        return (int) metrics.ramBlocks();
     }
 
     /**
@@ -834,6 +833,11 @@ public final class TieredBlockStore implements BlockStore
         {
             // the writer (the only user) has stopped; otherwise the buffer's cleaner frees it later
             BufferUtil.free(scrubStaging);
+        }
+        if (ownsMetrics && !spillWriter.isAlive() && ssdReaders.isTerminated())
+        {
+            // the counters' writers have stopped (a thread still running keeps the private buffer for its cleaner)
+            metrics.close();
         }
     }
 }

@@ -21,6 +21,7 @@ import java.util.stream.Stream;
 import dev.offcache.range.config.InvalidSettingException;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.engine.RangeCacheBuilder;
+import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.server.http.L2HttpServer;
 import dev.offcache.server.tier.TieredBlockStore;
 import org.junit.jupiter.api.Test;
@@ -246,7 +247,8 @@ class OffcacheServerCommandTest
             Map.entry("--ram-mb", TieredBlockStore.Context.DEFAULT_RAM_BUDGET_BYTES >> 20),
             Map.entry("--disk-mb", TieredBlockStore.Context.DEFAULT_SSD_BUDGET_BYTES >> 20),
             Map.entry("--ssd-scrub-mb-per-s", TieredBlockStore.Context.SERVER_SSD_SCRUB_BYTES_PER_SECOND >> 20),
-            Map.entry("--ssd-read-threads", (long) TieredBlockStore.Context.DEFAULT_SSD_READ_THREADS));
+            Map.entry("--ssd-read-threads", (long) TieredBlockStore.Context.DEFAULT_SSD_READ_THREADS),
+            Map.entry("--fetch-threads", (long) FileSystemOrigin.DEFAULT_IO_THREADS));
         for (final Map.Entry<String, Long> option : defaults.entrySet())
         {
             assertEquals(String.valueOf(option.getValue()),

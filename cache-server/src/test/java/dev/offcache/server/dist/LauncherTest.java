@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import dev.offcache.server.cli.OffcacheServerCommand;
+import dev.offcache.server.tier.TieredBlockStore;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,6 +34,8 @@ class LauncherTest
 {
     private static final Path GENERATED = Path.of("target", "bin", "offcache-server");
     private static final Path DIST = Path.of("src", "main", "dist");
+    /** The program's RAM-tier default plus the launcher's 512 MiB of headroom. */
+    private static final long DEFAULT_DIRECT_MB = (TieredBlockStore.Context.DEFAULT_RAM_BUDGET_BYTES >> 20) + 512;
 
     @TempDir
     Path tmp;
@@ -78,8 +81,11 @@ class LauncherTest
     void passesTheBuildsFlagsAndSizesDirectMemoryWithTheProgramsPrecedence() throws Exception
     {
         final String flags = System.getProperty("offcache.jvm.flags", "").trim();
+        // the default RAM tier is the program's constant, written into the launcher by the build (never retyped)
+        assertTrue(!Files.readString(GENERATED).contains("@offcache.ram.mb.default@"), "the build wrote it in");
         final String plain = run(Map.of());
-        assertTrue(plain.startsWith(flags + " -Xms64m -Xmx512m -Xmn32m -XX:MaxDirectMemorySize=768m -jar "), plain);
+        assertTrue(plain.startsWith(flags + " -Xms64m -Xmx512m -Xmn32m -XX:MaxDirectMemorySize=" +
+            DEFAULT_DIRECT_MB + "m -jar "), plain);
         assertTrue(plain.endsWith("offcache-server.jar"), plain);
 
         final Path config = Files.writeString(tmp.resolve("server.properties"), "listen=127.0.0.1:0\nram-mb = 4096\n");
@@ -108,7 +114,8 @@ class LauncherTest
 
         Files.writeString(limit, "max\n");
         final String unlimited = runScript(entry, Map.of("OFFCACHE_CGROUP_MEMORY_FILE", limit.toString()));
-        assertTrue(unlimited.contains("-XX:MaxDirectMemorySize=768m -XX:MaxRAMPercentage=20 -jar "), unlimited);
+        assertTrue(unlimited.contains("-XX:MaxDirectMemorySize=" + DEFAULT_DIRECT_MB +
+            "m -XX:MaxRAMPercentage=20 -jar "), unlimited);
 
         Files.writeString(limit, "8589934592\n");
         final String own = runScript(entry, Map.of("OFFCACHE_CGROUP_MEMORY_FILE", limit.toString(),

@@ -433,7 +433,8 @@ class TieredBlockStoreTest
         final ExecutorService pool = Executors.newSingleThreadExecutor((task) -> new Thread(task, "test-ssd-reader"));
         final AtomicLong handedOff = new AtomicLong();
         final List<String> readers = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (SsdTier ssd = SsdTier.open(dir.resolve("parts"), 16L * BLOCK, new TierMetrics()))
+        try (TierMetrics metrics = new TierMetrics();
+            SsdTier ssd = SsdTier.open(dir.resolve("parts"), 16L * BLOCK, metrics))
         {
             ssd.readFilesOn((task) ->
             {
@@ -482,7 +483,7 @@ class TieredBlockStoreTest
         final TierMetrics metrics = new TierMetrics();
         final UnsafeBuffer bytes = new UnsafeBuffer(new byte[BLOCK]);
         final UnsafeBuffer staging = new UnsafeBuffer(ByteBuffer.allocateDirect(BLOCK));
-        try (SsdTier ssd = SsdTier.open(dir.resolve("scrub"), 64L * BLOCK, metrics))
+        try (metrics; SsdTier ssd = SsdTier.open(dir.resolve("scrub"), 64L * BLOCK, metrics))
         {
             for (int i = 0; i < 4; i++)
             {
@@ -535,7 +536,7 @@ class TieredBlockStoreTest
         final UnsafeBuffer bytes = new UnsafeBuffer(new byte[BLOCK]);
         final UnsafeBuffer staging = new UnsafeBuffer(ByteBuffer.allocateDirect(BLOCK));
         final ObjectName name = new ObjectName("ns", "cover");
-        try (SsdTier ssd = SsdTier.open(dir.resolve("cover"), 64L * BLOCK, metrics))
+        try (metrics; SsdTier ssd = SsdTier.open(dir.resolve("cover"), 64L * BLOCK, metrics))
         {
             for (int i = 0; i < blocks; i++)
             {
@@ -614,7 +615,7 @@ class TieredBlockStoreTest
             assertTrue(ssd.write(new ObjectName("ns", "known"), 5, 5L * BLOCK + 7, bytes, 0, 7));
             assertTrue(ssd.write(new ObjectName("ns", "unknown"), 0, bytes, 0, BLOCK));
         }
-        try (SsdTier ssd = SsdTier.open(dir.resolve("sizes"), 64L * BLOCK, metrics))
+        try (metrics; SsdTier ssd = SsdTier.open(dir.resolve("sizes"), 64L * BLOCK, metrics))
         {
             assertEquals(3, ssd.blockCount());
             assertEquals(Map.of(new ObjectName("ns", "known"), 5L * BLOCK + 7), ssd.objectSizes(),

@@ -22,6 +22,11 @@ public final class CounterTypes
     public static final int REGISTRY = 4201;
     /** The dataset coordinator's read-back {@code offcache_dataset_*} counters, in the manager its context names. */
     public static final int DATASET = 4301;
+    /**
+     * The L2 cache server's {@code offcache_server_*} counters, HTTP front and tiered store (its counters file,
+     * {@code --server-counters-file}).
+     */
+    public static final int L2_SERVER = 4401;
     /** Transport server: FETCH frames received ({@code offcache_transport_requests_total}). */
     public static final int TRANSPORT_REQUESTS = 8101;
     /** Transport server: payload bytes sent ({@code offcache_transport_sent_bytes_total}). */

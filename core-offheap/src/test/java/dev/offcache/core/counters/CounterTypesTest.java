@@ -20,5 +20,6 @@ class CounterTypesTest
         }
         assertEquals("REGISTRY", ids.get(4201));
         assertEquals("TRANSPORT_SESSIONS", ids.get(8106));
+        assertEquals("L2_SERVER", ids.get(4401));
     }
 }

@@ -11,19 +11,22 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersReader;
 
 /**
- * The layout of a range-cache counters file, and a reader for it that another process can use while the engine
- * runs: a 64-byte header (magic, version, metadata length, values length), then Agrona counters metadata, then
- * the counter values. Memory: {@link #read(Path)} maps the file, copies the values out and unmaps it.
+ * The layout of an offcache counters file (the range engine's, the L2 client's, the L2 server's), and a reader for
+ * it that another process can use while the writer runs: a 64-byte header (magic, version, metadata length, values
+ * length), then Agrona counters metadata, then the counter values. The lengths in the header say how many counters
+ * the file has room for, so a reader needs nothing else. Memory: {@link #read(Path)} maps the file, copies the
+ * values out and unmaps it.
  */
 public final class CountersFile
 {
     /** Header bytes before the metadata. */
     public static final int HEADER_LENGTH = 64;
-    /** Room for 64 counters. */
-    public static final int VALUES_LENGTH = 64 * CountersReader.COUNTER_LENGTH;
+    /** Counters a region has room for unless its owner asks for more (the engine's and the L2 client's). */
+    public static final int DEFAULT_COUNTERS = 64;
+    /** Values of {@link #DEFAULT_COUNTERS} counters. */
+    public static final int VALUES_LENGTH = valuesLength(DEFAULT_COUNTERS);
     /** Agrona needs this much metadata for {@link #VALUES_LENGTH} of values. */
-    public static final int METADATA_LENGTH = VALUES_LENGTH * (CountersReader.METADATA_LENGTH /
-        CountersReader.COUNTER_LENGTH);
+    public static final int METADATA_LENGTH = metadataLength(DEFAULT_COUNTERS);
     /** "OFRC" in ASCII. */
     public static final int MAGIC = 0x4F465243;
     /** Layout version. */
@@ -34,21 +37,54 @@ public final class CountersFile
     }
 
     /**
+     * Bytes of the values of some counters.
+     *
+     * @param counters how many.
+     * @return their values' length.
+     */
+    public static int valuesLength(final int counters)
+    {
+        return counters * CountersReader.COUNTER_LENGTH;
+    }
+
+    /**
+     * Bytes of the metadata of some counters.
+     *
+     * @param counters how many.
+     * @return their metadata's length.
+     */
+    public static int metadataLength(final int counters)
+    {
+        return counters * CountersReader.METADATA_LENGTH;
+    }
+
+    /**
+     * Bytes of a whole file with room for some counters.
+     *
+     * @param counters how many.
+     * @return header, metadata and values.
+     */
+    public static int fileLength(final int counters)
+    {
+        return HEADER_LENGTH + metadataLength(counters) + valuesLength(counters);
+    }
+
+    /**
      * Reads every counter of a counters file by name.
      *
-     * @param file the file a {@link RangeMetrics} maps.
+     * @param file the file a {@link CountersRegion} maps (a {@link RangeMetrics}', an L2 client's, an L2 server's).
      * @return name → value, in registration order.
      */
     public static Map<String, Long> read(final Path file)
     {
         final File f = file.toFile();
-        final MappedByteBuffer mapping = IoUtil.mapExistingFile(f, "range-cache counters");
+        final MappedByteBuffer mapping = IoUtil.mapExistingFile(f, "offcache counters");
         try
         {
             final UnsafeBuffer whole = new UnsafeBuffer(mapping);
             if (whole.capacity() < HEADER_LENGTH || whole.getInt(0) != MAGIC || whole.getInt(4) != VERSION)
             {
-                throw new IllegalArgumentException("not a range-cache counters file: " + file);
+                throw new IllegalArgumentException("not an offcache counters file: " + file);
             }
             final CountersReader reader = RangeMetrics.reader(whole);
             final Map<String, Long> values = new LinkedHashMap<>();
@@ -61,12 +97,12 @@ public final class CountersFile
         }
     }
 
-    static void writeHeader(final UnsafeBuffer whole)
+    static void writeHeader(final UnsafeBuffer whole, final int counters)
     {
         whole.putInt(0, MAGIC);
         whole.putInt(4, VERSION);
-        whole.putInt(8, METADATA_LENGTH);
-        whole.putInt(12, VALUES_LENGTH);
+        whole.putInt(8, metadataLength(counters));
+        whole.putInt(12, valuesLength(counters));
     }
 
     static UnsafeBuffer metadata(final UnsafeBuffer whole)

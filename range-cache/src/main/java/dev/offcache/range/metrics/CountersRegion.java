@@ -13,10 +13,12 @@ import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.ConcurrentCountersManager;
+import org.agrona.concurrent.status.CountersReader;
 
 /**
  * Memory for named counters in the {@link CountersFile} layout: a new memory-mapped file that another process can
- * read while this one runs ({@link CountersFile#read}), or a private direct buffer. Counters come from an Agrona
+ * read while this one runs ({@link CountersFile#read}), or a private direct buffer, with room for as many counters
+ * as its owner asks for ({@link CountersFile#DEFAULT_COUNTERS} unless it says). Counters come from an Agrona
  * {@link ConcurrentCountersManager}, one atomic add per update.
  *
  * <p>Memory: this object owns the mapping (or buffer) and frees it in {@link #close()}; the file stays on disk for a
@@ -30,17 +32,22 @@ public final class CountersRegion implements AutoCloseable
     private final boolean mapped;
     private final ConcurrentCountersManager counters;
     private final int typeId;
+    private final int capacity;
     private final AtomicInteger inside = new AtomicInteger();
     private volatile boolean closed;
     private volatile Map<String, Long> finalValues;
+    /** The values at close by counter id, for {@link #value}; written before {@link #finalValues} is published. */
+    private final long[] finalById;
 
-    private CountersRegion(final ByteBuffer backing, final boolean mapped, final int typeId)
+    private CountersRegion(final ByteBuffer backing, final boolean mapped, final int typeId, final int capacity)
     {
         this.backing = backing;
         this.mapped = mapped;
         this.typeId = typeId;
+        this.capacity = capacity;
+        this.finalById = new long[capacity];
         final UnsafeBuffer whole = new UnsafeBuffer(backing);
-        CountersFile.writeHeader(whole);
+        CountersFile.writeHeader(whole, capacity);
         counters = new ConcurrentCountersManager(CountersFile.metadata(whole), CountersFile.values(whole));
     }
 
@@ -53,21 +60,51 @@ public final class CountersRegion implements AutoCloseable
      */
     public static CountersRegion open(final Path file, final int typeId)
     {
-        final int total = CountersFile.HEADER_LENGTH + CountersFile.METADATA_LENGTH + CountersFile.VALUES_LENGTH;
+        return open(file, typeId, CountersFile.DEFAULT_COUNTERS);
+    }
+
+    /**
+     * Counters in a new file (replacing one that is there), or in memory, with room for {@code capacity} of them.
+     *
+     * @param file     where to map the counters, or {@code null} to keep them in a private direct buffer.
+     * @param typeId   the Agrona type id of every counter in it, from
+     *                 {@link dev.offcache.core.counters.CounterTypes}.
+     * @param capacity the most counters it holds (at least 1).
+     * @return the region.
+     */
+    public static CountersRegion open(final Path file, final int typeId, final int capacity)
+    {
+        if (capacity < 1 || capacity > (Integer.MAX_VALUE - CountersFile.HEADER_LENGTH) /
+            (CountersReader.METADATA_LENGTH + CountersReader.COUNTER_LENGTH))
+        {
+            throw new IllegalArgumentException("counters capacity out of range: " + capacity);
+        }
+        final int total = CountersFile.fileLength(capacity);
         if (file == null)
         {
-            return new CountersRegion(ByteBuffer.allocateDirect(total), false, typeId);
+            return new CountersRegion(ByteBuffer.allocateDirect(total), false, typeId, capacity);
         }
         final File f = file.toFile();
         if (f.exists() && !f.delete())
         {
             throw new IllegalStateException("cannot replace the counters file " + file);
         }
-        return new CountersRegion(IoUtil.mapNewFile(f, total), true, typeId);
+        return new CountersRegion(IoUtil.mapNewFile(f, total), true, typeId, capacity);
     }
 
     /**
-     * A new counter (at most 64 per region).
+     * The most counters this region holds.
+     *
+     * @return its capacity.
+     */
+    public int capacity()
+    {
+        return capacity;
+    }
+
+    /**
+     * A new counter (at most {@link #capacity()} per region). Allocation takes the manager's lock: allocate at
+     * construction or on first use, never per update.
      *
      * @param label its name, with Prometheus labels if any.
      * @return the counter, valid until {@link #close()}.
@@ -75,6 +112,33 @@ public final class CountersRegion implements AutoCloseable
     public AtomicCounter newCounter(final String label)
     {
         return counters.newCounter(label, typeId);
+    }
+
+    /**
+     * One counter's value, read safely against {@link #close()}: the live value while open, the value it had at
+     * close after. For scrapes and getters, not for hot paths (it enters and exits).
+     *
+     * @param counter a counter of this region.
+     * @return its value.
+     */
+    public long value(final AtomicCounter counter)
+    {
+        if (enter())
+        {
+            try
+            {
+                return counter.get();
+            }
+            finally
+            {
+                exit();
+            }
+        }
+        while (finalValues == null)
+        {
+            Thread.onSpinWait();
+        }
+        return finalById[counter.id()];
     }
 
     /**
@@ -152,6 +216,7 @@ public final class CountersRegion implements AutoCloseable
         {
             Thread.onSpinWait();
         }
+        counters.forEach((counterId, label) -> finalById[counterId] = counters.getCounterValue(counterId));
         finalValues = readAll();
         if (mapped)
         {

@@ -35,6 +35,11 @@ import dev.offcache.range.store.FetchClass;
  */
 public final class FileSystemOrigin implements ObjectStore
 {
+    /** Default file-I/O threads: enough blocking positional reads in flight to keep a local SSD's queue busy. */
+    public static final int DEFAULT_IO_THREADS = 16;
+    /** Fewest file-I/O threads. */
+    public static final int MIN_IO_THREADS = 1;
+
     private static final AtomicInteger POOL_ID = new AtomicInteger();
 
     private final Path root;
@@ -49,9 +54,9 @@ public final class FileSystemOrigin implements ObjectStore
      */
     public FileSystemOrigin(final Path root, final int ioThreads)
     {
-        if (ioThreads < 1)
+        if (ioThreads < MIN_IO_THREADS)
         {
-            throw new IllegalArgumentException("ioThreads must be >= 1: " + ioThreads);
+            throw new IllegalArgumentException("ioThreads must be >= " + MIN_IO_THREADS + ": " + ioThreads);
         }
         try
         {
