@@ -586,14 +586,15 @@ public final class L2HttpServer implements AutoCloseable
                         // RequestHandler bounds it instead, ending after the last complete one
                         .addLast("codec", new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(8192)
                             .setMaxHeaderSize(16384).setMaxChunkSize(65536), Integer.MAX_VALUE))
-                        .addLast("read-deadline-end", deadline.afterCodec())
-                        .addLast("bodiless", new BodilessRequests());
+                        .addLast("read-deadline-end", deadline.afterCodec());
                     if (null != s3)
                     {
                         // pass-through writes to an S3 origin stream their bodies past the aggregator's bound
+                        // (an empty PutObject too: it sees requests before the bodiless shortcut)
                         channel.pipeline().addLast("s3-body", new S3BodyStreamer(s3));
                     }
                     channel.pipeline()
+                        .addLast("bodiless", new BodilessRequests())
                         .addLast("aggregator", null == s3 ? new HttpObjectAggregator(ctx.maxBodyBytes) :
                             new S3Aggregator(ctx.maxBodyBytes, s3.writes()))
                         .addLast("handler", null == s3 ? new RequestHandler(resources) :
