@@ -135,7 +135,8 @@ class BodilessRequestsTest
     void aRequestTheCodecCouldNotParseGoesOnWithItsFailure()
     {
         final EmbeddedChannel channel = channel();
-        final List<FullHttpRequest> got = send(channel, "GET /obj/a HTTP/1.1\r\nHost: h\r\nContent-Length: abc\r\n\r\n");
+        final List<FullHttpRequest> got = send(channel,
+            "GET /obj/a HTTP/1.1\r\nHost: h\r\nContent-Length: abc\r\n\r\n");
         assertEquals(1, got.size());
         assertTrue(got.get(0).decoderResult().isFailure());
         got.get(0).release();
