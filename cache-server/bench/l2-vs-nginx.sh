@@ -8,7 +8,7 @@
 # Needs: the built server (./mvnw -B -q -pl cache-server -am package -DskipTests), wrk and nginx
 # (apt-get install -y wrk nginx). Usage: sh cache-server/bench/l2-vs-nginx.sh
 # Knobs (env): BENCH_DIR, FILE_MB (512), RAM_MB (64), DURATION (10s), CONNECTIONS (16), WRK_THREADS (2),
-# IO_THREADS (2, also nginx workers).
+# IO_THREADS (2, also nginx workers), L2_PORT (18091), NGINX_PORT (18090).
 # Every measured run also goes into RESULTS ($BENCH_DIR/l2-vs-nginx.json), a measurement file for
 # perf-reports/bin/offcache-perf report --measurements FILE (format: docs/perf-reports.md, "Measurement files").
 set -eu
@@ -21,8 +21,8 @@ DURATION="${DURATION:-10s}"
 CONNECTIONS="${CONNECTIONS:-16}"
 WRK_THREADS="${WRK_THREADS:-2}"
 IO_THREADS="${IO_THREADS:-2}"
-L2_PORT=18091
-NGINX_PORT=18090
+L2_PORT="${L2_PORT:-18091}"
+NGINX_PORT="${NGINX_PORT:-18090}"
 KEY="bench-key-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
 
 [ -f "$LAUNCHER" ] || { echo "build first: ./mvnw -B -q -pl cache-server -am package -DskipTests" >&2; exit 1; }
@@ -142,7 +142,8 @@ done
 echo "== prefetch the whole file to the SSD tier"
 curl -s -H "$AUTH" -X POST --data-binary "{\"key\":\"bench.bin\",\"size\":$FILE_BYTES}" "http://127.0.0.1:$L2_PORT/prefetch"; echo
 for _ in $(seq 1 300); do
-  [ "$(metric 'offcache_server_prefetch_requests_total{outcome="completed"}')" = 1 ] && break
+  # the page writes doubles ("1.0"): compare as a number
+  [ "$(metric 'offcache_server_prefetch_requests_total{outcome="completed"}' | awk '{ print ($1 >= 1) }')" = 1 ] && break
   sleep 1
 done
 echo "SSD blocks: $(metric 'offcache_server_tier_blocks{tier="ssd"}') (blocks already in RAM are not prefetched)"

@@ -16,6 +16,7 @@ import dev.offcache.server.s3.S3Api;
 import dev.offcache.server.source.RangeSource;
 import dev.offcache.server.tier.TierMetrics;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
@@ -53,6 +54,7 @@ public final class L2HttpServer implements AutoCloseable
     private final TransportKind transport;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
+    private final PooledByteBufAllocator allocator;
     private final ChannelGroup channels = new DefaultChannelGroup("offcache-http", GlobalEventExecutor.INSTANCE);
     private final ConnectionsPerAddress perAddress;
     private final ServerResources resources;
@@ -496,6 +498,11 @@ public final class L2HttpServer implements AutoCloseable
         final MemoryBudget budget = new MemoryBudget(ctx.memoryBudgetBytes, ctx.source.blockSize());
         final PrefetchQueue prefetch =
             new PrefetchQueue(ctx.prefetchQueueCapacity, ctx.prefetchThreads, ctx.source, metrics);
+        this.bossGroup = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
+        final MultiThreadIoEventLoopGroup workers = new MultiThreadIoEventLoopGroup(ctx.ioThreads,
+            transport.ioHandlerFactory());
+        this.workerGroup = workers;
+        this.allocator = ServerAllocator.create(workers.executorCount());
         final PrometheusRegistry registry = new PrometheusRegistry();
         registry.register(() ->
         {
@@ -503,6 +510,9 @@ public final class L2HttpServer implements AutoCloseable
             BuildInfo.collectInto(out);
             metrics.collectInto(out, budget);
             out.gauge("offcache_server_prefetch_queued", "Prefetch requests waiting.", prefetch.queued());
+            out.gauge("offcache_server_netty_pool_bytes",
+                "Direct memory held by the server's Netty buffer pool (in use or kept for reuse).",
+                allocator.metric().usedDirectMemory());
             if (null != ctx.tierMetrics)
             {
                 ctx.tierMetrics.collectInto(out);
@@ -525,8 +535,6 @@ public final class L2HttpServer implements AutoCloseable
             registry,
             new ObjectMapper(),
             new ServerState());
-        this.bossGroup = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
-        this.workerGroup = new MultiThreadIoEventLoopGroup(ctx.ioThreads, transport.ioHandlerFactory());
         Channel main = null;
         Channel s3 = null;
         try
@@ -566,6 +574,8 @@ public final class L2HttpServer implements AutoCloseable
             .group(bossGroup, workerGroup)
             .channel(transport.serverChannelClass())
             .option(ChannelOption.SO_BACKLOG, 1024)
+            .option(ChannelOption.ALLOCATOR, allocator)
+            .childOption(ChannelOption.ALLOCATOR, allocator)
             .childOption(ChannelOption.TCP_NODELAY, true)
             // two chunks of a stream fit under the high-water mark, so a stream of large blocks writes one while
             // the next is handed over instead of pausing after each
@@ -599,9 +609,11 @@ public final class L2HttpServer implements AutoCloseable
                     if (null != s3)
                     {
                         // pass-through writes to an S3 origin stream their bodies past the aggregator's bound
+                        // (an empty PutObject too: it sees requests before the bodiless shortcut)
                         channel.pipeline().addLast("s3-body", new S3BodyStreamer(s3));
                     }
                     channel.pipeline()
+                        .addLast("bodiless", new BodilessRequests())
                         .addLast("aggregator", null == s3 ? new HttpObjectAggregator(ctx.maxBodyBytes) :
                             new S3Aggregator(ctx.maxBodyBytes, s3.writes()))
                         .addLast("handler", null == s3 ? new RequestHandler(resources) :
