@@ -102,8 +102,8 @@ public class BlockFetchBenchmark
         public int aeronWindow;
 
         /**
-         * Threading mode of the embedded media driver ({@code SHARED}, {@code SHARED_NETWORK}, {@code DEDICATED}),
-         * or {@code default}.
+         * Threading mode of the embedded media driver ({@code INVOKER}, {@code SHARED}, {@code SHARED_NETWORK},
+         * {@code DEDICATED}), or {@code default}. With INVOKER the server runs on the driver's thread.
          */
         @Param({"default"})
         public String aeronThreading;
@@ -176,7 +176,7 @@ public class BlockFetchBenchmark
                 media = AeronMedia.launch(mediaContext);
                 final String channel = "offcache-aeron-ipc".equals(impl) ? TransportChannels.IPC :
                     TransportChannels.udp("127.0.0.1", LoopbackPorts.freeUdpPort());
-                aeronServer = BlockServer.launch(serverContext.aeron(media.aeron())
+                aeronServer = BlockServer.launch(serverContext.aeron(media.aeron()).agentHost(media.agentHost())
                     .requestChannel(channel).blockSource(new DirectBufferBlockSource().register(ID, mapped)));
                 aeronClient = BlockClient.connect(clientContext.aeron(media.aeron()).requestChannel(channel));
             }
