@@ -38,7 +38,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A caller waiting for its fetch runs the client's duty cycle itself (real media driver): its response is delivered
  * on the caller's thread, byte-exact; a fetch nobody waits for is still served by the client's agent thread; waiting
  * for a fetch from inside the duty cycle is refused instead of hanging; closing the client while callers drive
- * fails them with {@code CLIENT_CLOSED} and gives everything back.
+ * fails them with {@code CLIENT_CLOSED} and gives everything back; an interrupt ends {@code get()} at once, while
+ * {@code join()} waits for the fetch's end and keeps the interrupt status.
  */
 class CallerDrivenFetchTest
 {
@@ -197,5 +198,65 @@ class CallerDrivenFetchTest
         }
         assertEquals(0, source.openHandles());
         assertFalse(Files.exists(dir), "embedded driver directory deleted on close: " + dir);
+    }
+
+    @Test
+    void anInterruptEndsGetAtOnceWhileJoinWaitsForTheFetchAndKeepsTheInterrupt() throws Exception
+    {
+        try (AeronMedia media = TestSupport.launchTestMedia())
+        {
+            final String udp = TransportChannels.udp("127.0.0.1", TestSupport.freeUdpPort()); // nobody serves it
+            final BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+                .requestChannel(udp));
+            final UnsafeBuffer destination = filledDirect(16, (byte) 0);
+            final CompletableFuture<Long> unanswered = client.fetch("x", 0, -1, destination, 0,
+                TimeUnit.SECONDS.toNanos(60));
+            final AtomicReference<Throwable> getEnding = new AtomicReference<>();
+            final Thread getter = new Thread(() ->
+            {
+                try
+                {
+                    unanswered.get();
+                }
+                catch (final Throwable ex)
+                {
+                    getEnding.set(ex);
+                }
+            });
+            getter.start();
+            Thread.sleep(100);
+            getter.interrupt();
+            getter.join(TimeUnit.SECONDS.toMillis(5));
+            assertFalse(getter.isAlive(), "get() still waiting after an interrupt");
+            assertInstanceOf(InterruptedException.class, getEnding.get());
+            assertFalse(unanswered.isDone());
+
+            final AtomicReference<Throwable> joinEnding = new AtomicReference<>();
+            final AtomicReference<Boolean> interruptKept = new AtomicReference<>();
+            final Thread joiner = new Thread(() ->
+            {
+                try
+                {
+                    unanswered.join();
+                }
+                catch (final Throwable ex)
+                {
+                    joinEnding.set(ex);
+                }
+                interruptKept.set(Thread.currentThread().isInterrupted());
+            });
+            joiner.start();
+            Thread.sleep(100);
+            joiner.interrupt();
+            Thread.sleep(300);
+            assertTrue(joiner.isAlive(), "join() does not end on an interrupt");
+            client.close();
+            joiner.join(TimeUnit.SECONDS.toMillis(5));
+            assertFalse(joiner.isAlive(), "join() still waiting after close");
+            final FetchException cause = assertInstanceOf(FetchException.class,
+                assertInstanceOf(CompletionException.class, joinEnding.get()).getCause());
+            assertEquals(ErrorCode.CLIENT_CLOSED, cause.errorCode());
+            assertTrue(interruptKept.get(), "join() keeps the interrupt status");
+        }
     }
 }

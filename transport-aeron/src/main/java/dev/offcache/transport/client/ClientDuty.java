@@ -131,14 +131,16 @@ final class ClientDuty implements Agent
      * Wait until {@code future} is done, running the duty cycle on this thread whenever nobody else does and a
      * response is coming.
      *
-     * @param future   the fetch's future.
-     * @param timed    whether {@code deadline} applies.
-     * @param deadline {@code System.nanoTime()} to give up at, when {@code timed}.
+     * @param future        the fetch's future.
+     * @param interruptible whether an interrupt ends the wait ({@code get}) or is only remembered ({@code join}).
+     * @param timed         whether {@code deadline} applies.
+     * @param deadline      {@code System.nanoTime()} to give up at, when {@code timed}.
      * @return true if the thread was interrupted while it waited (its interrupt status is then clear).
      * @throws IllegalStateException when called from within the duty cycle (a continuation of another fetch):
      *                               waiting there could never end.
      */
-    boolean awaitDone(final FetchFuture future, final boolean timed, final long deadline)
+    boolean awaitDone(
+        final FetchFuture future, final boolean interruptible, final boolean timed, final long deadline)
     {
         if (owner == Thread.currentThread())
         {
@@ -147,7 +149,7 @@ final class ClientDuty implements Agent
         }
         boolean interrupted = false;
         int attempts = 0;
-        while (!future.isDone())
+        while (!future.isDone() && !(interrupted && interruptible))
         {
             final long left = timed ? deadline - System.nanoTime() : WAIT_SLICE_NS;
             if (left <= 0)

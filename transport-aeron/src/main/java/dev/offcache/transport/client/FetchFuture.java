@@ -40,7 +40,7 @@ final class FetchFuture extends CompletableFuture<Long>
     @Override
     public Long join()
     {
-        if (duty != null && !isDone() && duty.awaitDone(this, false, 0))
+        if (duty != null && !isDone() && duty.awaitDone(this, false, false, 0))
         {
             Thread.currentThread().interrupt();
         }
@@ -50,7 +50,7 @@ final class FetchFuture extends CompletableFuture<Long>
     @Override
     public Long get() throws InterruptedException, ExecutionException
     {
-        if (duty != null && !isDone() && duty.awaitDone(this, false, 0))
+        if (duty != null && !isDone() && duty.awaitDone(this, true, false, 0))
         {
             throw new InterruptedException();
         }
@@ -63,7 +63,7 @@ final class FetchFuture extends CompletableFuture<Long>
     {
         if (duty != null && !isDone())
         {
-            if (duty.awaitDone(this, true, System.nanoTime() + unit.toNanos(timeout)))
+            if (duty.awaitDone(this, true, true, System.nanoTime() + unit.toNanos(timeout)))
             {
                 throw new InterruptedException();
             }
