@@ -53,8 +53,9 @@ public final class AgentHost implements AutoCloseable
     }
 
     /**
-     * Stop running {@code agent}; returns once its {@link Agent#onClose()} has run on the host's thread (or the
-     * host is closed, which closed it).
+     * Stop running {@code agent}; returns once the host has taken it out of its pass. Its {@link Agent#onClose()}
+     * runs on the host's thread right after (the composite signals the removal before it closes the agent), so a
+     * caller that must know it closed waits for its own sign of that, bounded by {@link #isClosed()}.
      *
      * @param agent an agent added before.
      */
@@ -72,6 +73,16 @@ public final class AgentHost implements AutoCloseable
         {
             Thread.yield();
         }
+    }
+
+    /**
+     * Returns true once the host's thread has stopped (the agents still there were closed on it).
+     *
+     * @return true once closed.
+     */
+    public boolean isClosed()
+    {
+        return runner.isClosed();
     }
 
     /**

@@ -102,6 +102,10 @@ public final class BlockServer implements AutoCloseable
         else
         {
             ctx.agentHost.remove(hosted);
+            while (!hosted.closed && !ctx.agentHost.isClosed())
+            {
+                Thread.yield(); // onClose runs on the host's thread just after the removal
+            }
         }
     }
 
@@ -113,6 +117,7 @@ public final class BlockServer implements AutoCloseable
     {
         private final BlockServerAgent agent;
         private final ErrorHandler errorHandler;
+        private volatile boolean closed;
 
         HostedAgent(final BlockServerAgent agent, final ErrorHandler errorHandler)
         {
@@ -145,7 +150,14 @@ public final class BlockServer implements AutoCloseable
 
         public void onClose()
         {
-            agent.onClose();
+            try
+            {
+                agent.onClose();
+            }
+            finally
+            {
+                closed = true;
+            }
         }
 
         public String roleName()
