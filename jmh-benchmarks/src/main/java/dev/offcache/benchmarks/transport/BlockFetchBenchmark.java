@@ -1,6 +1,7 @@
 package dev.offcache.benchmarks.transport;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -102,8 +103,8 @@ public class BlockFetchBenchmark
         public int aeronWindow;
 
         /**
-         * Threading mode of the embedded media driver ({@code SHARED}, {@code SHARED_NETWORK}, {@code DEDICATED}),
-         * or {@code default}.
+         * Threading mode of the embedded media driver ({@code INVOKER}, {@code SHARED}, {@code SHARED_NETWORK},
+         * {@code DEDICATED}), or {@code default}. With INVOKER the server runs on the driver's thread.
          */
         @Param({"default"})
         public String aeronThreading;
@@ -119,6 +120,7 @@ public class BlockFetchBenchmark
         private UnsafeBuffer destination;
         private int size;
         private long fetches;
+        private long cpuStartNs;
 
         /**
          * Block size in bytes: 4 KiB for latency; 1 MiB and 16 MiB for throughput via
@@ -136,6 +138,7 @@ public class BlockFetchBenchmark
         public void setUp() throws IOException
         {
             size = payloadBytes;
+            cpuStartNs = processCpuNs();
             file = Files.createTempFile("offcache-transport-bench", ".data");
             writeRandom(file, size);
             region = MappedRegion.mapExistingFile(file, true);
@@ -176,7 +179,7 @@ public class BlockFetchBenchmark
                 media = AeronMedia.launch(mediaContext);
                 final String channel = "offcache-aeron-ipc".equals(impl) ? TransportChannels.IPC :
                     TransportChannels.udp("127.0.0.1", LoopbackPorts.freeUdpPort());
-                aeronServer = BlockServer.launch(serverContext.aeron(media.aeron())
+                aeronServer = BlockServer.launch(serverContext.aeron(media.aeron()).agentHost(media.agentHost())
                     .requestChannel(channel).blockSource(new DirectBufferBlockSource().register(ID, mapped)));
                 aeronClient = BlockClient.connect(clientContext.aeron(media.aeron()).requestChannel(channel));
             }
@@ -206,12 +209,22 @@ public class BlockFetchBenchmark
         @TearDown(Level.Trial)
         public void tearDown() throws IOException
         {
+            // CPU per fetch of the whole JVM (client, server, driver or event loops): what the threads of one fetch
+            // cost, which a loaded machine's scheduling stretches far less than it stretches the time per fetch.
+            System.out.printf(Locale.ROOT, "%s cpu per fetch: %.1f us (%d fetches)%n", impl,
+                (processCpuNs() - cpuStartNs) / 1e3 / Math.max(1, fetches), fetches);
             if (media != null)
             {
                 printDriverCounters();
             }
             CloseHelper.closeAll(aeronClient, aeronServer, media, nettyClient, nettyServer, region);
             Files.deleteIfExists(file);
+        }
+
+        private static long processCpuNs()
+        {
+            return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
         }
 
         private IdleStrategy idle()

@@ -10,7 +10,6 @@ import dev.offcache.core.agent.AgentErrors;
 import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.transport.media.AgentIdle;
 import dev.offcache.transport.media.TransportChannels;
-import dev.offcache.transport.media.WhileBusyIdleStrategy;
 import dev.offcache.transport.server.BlockServer;
 import dev.offcache.transport.wire.ErrorCode;
 import dev.offcache.transport.wire.FrameHeader;
@@ -26,14 +25,18 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
  * request publication and one response subscription, told apart by correlation id. A fetch lands either in a
  * caller-provided (off-heap) {@link MutableDirectBuffer} or, piece by piece, in a {@link ChunkHandler}; it ends
  * with its future completing with the payload length or failing with a {@link FetchException} (error frame,
- * timeout, lost connection). Futures complete on the client's duty-cycle thread: keep continuations short or
- * use the async variants. Thread-safe. Owns its publication and subscription; not the {@link Aeron} client.
+ * timeout, lost connection). A caller waiting in {@code join()} or {@code get()} runs the client's duty cycle itself
+ * while a response is coming and no other thread runs it; otherwise the client's agent thread does. Futures complete
+ * on whichever thread runs it: keep continuations short, never wait for another fetch in one (refused with
+ * {@link IllegalStateException}), or use the async variants. Thread-safe. Owns its publication and subscription;
+ * not the {@link Aeron} client.
  */
 public final class BlockClient implements AutoCloseable
 {
     private final Context ctx;
     private final ManyToOneConcurrentArrayQueue<Fetch> submissions;
     private final BlockClientAgent agent;
+    private final ClientDuty duty;
     private final AgentRunner runner;
     private final AtomicLong nextCorrelationId = new AtomicLong(1);
     private volatile boolean closed;
@@ -45,9 +48,8 @@ public final class BlockClient implements AutoCloseable
         this.submissions = new ManyToOneConcurrentArrayQueue<>(ctx.maxQueuedFetches);
         this.agent = new BlockClientAgent(ctx, submissions);
         // The client has no counters of its own (the server counts transport errors); a failed duty cycle is logged.
-        // Between the fragments of a response the agent yields rather than parks (a park adds >= 50 us to the fetch).
-        this.runner = AgentErrors.runner(new WhileBusyIdleStrategy(ctx.idleStrategy, agent::awaitingResponse), null,
-            agent);
+        this.duty = new ClientDuty(agent, submissions, AgentErrors.logging(agent.roleName()));
+        this.runner = AgentErrors.runner(duty.agentThreadIdle(ctx.idleStrategy), null, duty);
     }
 
     /**
@@ -114,7 +116,7 @@ public final class BlockClient implements AutoCloseable
                 " outside the destination buffer");
         }
         return submit(new Fetch(checkId(id), checkOffset(offset), checkLength(length), destination,
-            destinationOffset, null, checkTimeout(timeoutNs)));
+            destinationOffset, null, checkTimeout(timeoutNs), duty));
     }
 
     /**
@@ -135,7 +137,7 @@ public final class BlockClient implements AutoCloseable
             throw new IllegalArgumentException("handler must not be null");
         }
         return submit(new Fetch(checkId(id), checkOffset(offset), checkLength(length), null, 0, handler,
-            checkTimeout(timeoutNs)));
+            checkTimeout(timeoutNs), duty));
     }
 
     /**
@@ -145,6 +147,7 @@ public final class BlockClient implements AutoCloseable
     public void close()
     {
         closed = true;
+        duty.closing();
         CloseHelper.close(runner);
         agentStopped = true;
         failQueuedAfterStop();
@@ -181,10 +184,10 @@ public final class BlockClient implements AutoCloseable
         {
             failQueuedAfterStop();
         }
-        else
+        else if (duty.agentThreadNeeded())
         {
             // The agent may be parked by its idle strategy: end the park instead of waiting it out.
-            final Thread agentThread = runner.thread();
+            final Thread agentThread = duty.agentThread();
             if (agentThread != null)
             {
                 LockSupport.unpark(agentThread);

@@ -26,7 +26,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The block client's duty cycle; every field is owned by the agent thread. It keeps the connection (HELLO until
+ * The block client's duty cycle; every field is owned by the thread running it ({@link ClientDuty}: the agent
+ * thread or a waiting caller, one at a time). It keeps the connection (HELLO until
  * the server's response image appears), sends queued FETCH frames, expires fetches past their deadline, and hands
  * response fragments of the connected image to its {@link ResponseAssembler}. A lost image fails every fetch sent
  * or queued, and until the server answers a HELLO again every new fetch fails at once with
@@ -95,11 +96,21 @@ final class BlockClientAgent implements Agent, FragmentHandler
 
     /**
      * Whether a response is coming: fetches are in flight and something was sent or received within
-     * {@link #AWAIT_RESPONSE_WINDOW_NS}. Asked by the agent's idle strategy on the agent thread.
+     * {@link #AWAIT_RESPONSE_WINDOW_NS}. Asked on the thread holding the duty cycle.
      */
     boolean awaitingResponse()
     {
         return !inFlight.isEmpty() && System.nanoTime() - lastExchangeNs < AWAIT_RESPONSE_WINDOW_NS;
+    }
+
+    /**
+     * Whether fetches are queued or in flight (on the thread holding the duty cycle).
+     *
+     * @return true while the agent has fetches to serve.
+     */
+    boolean hasWork()
+    {
+        return !waiting.isEmpty() || !inFlight.isEmpty();
     }
 
     public String roleName()

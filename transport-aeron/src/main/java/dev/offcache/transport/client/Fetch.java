@@ -4,7 +4,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * One outstanding fetch. Created on the caller's thread, then owned by the client agent thread.
+ * One outstanding fetch. Created on the caller's thread, then owned by the thread running the client's duty cycle.
  */
 final class Fetch
 {
@@ -15,7 +15,7 @@ final class Fetch
     final int destinationOffset;
     final ChunkHandler handler;
     final long timeoutNs;
-    final FetchFuture future = new FetchFuture();
+    final FetchFuture future;
     long correlationId;
     long deadlineNs;
     long totalLength = -1;
@@ -32,6 +32,20 @@ final class Fetch
         final ChunkHandler handler,
         final long timeoutNs)
     {
+        this(id, offset, length, destination, destinationOffset, handler, timeoutNs, null);
+    }
+
+    Fetch(
+        final String id,
+        final long offset,
+        final long length,
+        final MutableDirectBuffer destination,
+        final int destinationOffset,
+        final ChunkHandler handler,
+        final long timeoutNs,
+        final ClientDuty duty)
+    {
+        this.future = new FetchFuture(duty);
         this.id = id;
         this.offset = offset;
         this.length = length;

@@ -1,6 +1,10 @@
 package dev.offcache.transport.client;
 
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -12,6 +16,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * caller may unmap or reuse the destination as soon as the future is done, whatever ended it.
  *
  * <p>One compare-and-set on each side of a delivered piece (a fragment, up to one MTU); no lock.
+ *
+ * <p>{@link #join()} and {@link #get()} run the client's duty cycle on the waiting thread when they can
+ * ({@link ClientDuty}), so the caller polls its own response instead of parking until the agent thread wakes it.
  */
 final class FetchFuture extends CompletableFuture<Long>
 {
@@ -22,7 +29,71 @@ final class FetchFuture extends CompletableFuture<Long>
     private static final int ENDED = 3;
 
     private final AtomicInteger gate = new AtomicInteger(OPEN);
+    private final ClientDuty duty;
     private volatile Thread deliveringThread;
+
+    FetchFuture(final ClientDuty duty)
+    {
+        this.duty = duty;
+    }
+
+    @Override
+    public Long join()
+    {
+        if (duty != null && !isDone() && duty.awaitDone(this, false, false, 0))
+        {
+            Thread.currentThread().interrupt();
+        }
+        return super.join();
+    }
+
+    @Override
+    public Long get() throws InterruptedException, ExecutionException
+    {
+        if (duty != null && !isDone() && duty.awaitDone(this, true, false, 0))
+        {
+            throw new InterruptedException();
+        }
+        return super.get();
+    }
+
+    @Override
+    public Long get(final long timeout, final TimeUnit unit)
+        throws InterruptedException, ExecutionException, TimeoutException
+    {
+        if (duty != null && !isDone())
+        {
+            if (duty.awaitDone(this, true, true, System.nanoTime() + unit.toNanos(timeout)))
+            {
+                throw new InterruptedException();
+            }
+            return isDone() ? super.get() : super.get(0, TimeUnit.NANOSECONDS);
+        }
+        return super.get(timeout, unit);
+    }
+
+    /**
+     * Parks the calling thread until this future is done or {@code ns} have passed ({@link ClientDuty}).
+     *
+     * @param ns longest wait.
+     * @return true if the thread was interrupted (its status is then clear).
+     */
+    boolean parkUntilDone(final long ns)
+    {
+        try
+        {
+            super.get(ns, TimeUnit.NANOSECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            return true;
+        }
+        catch (final TimeoutException | ExecutionException | CancellationException ex)
+        {
+            // done with a failure, or not yet: the caller looks at isDone()
+        }
+        return false;
+    }
 
     /**
      * Opens the gate for one piece (client thread).

@@ -24,6 +24,7 @@ public final class AeronMedia implements AutoCloseable
 
     private final Context ctx;
     private final MediaDriver driver;
+    private final AgentHost agentHost;
     private final Aeron aeron;
     private final String aeronDirectoryName;
 
@@ -37,14 +38,22 @@ public final class AeronMedia implements AutoCloseable
         }
         this.driver = launched;
         this.aeronDirectoryName = launched != null ? launched.aeronDirectoryName() : ctx.aeronDirectoryName;
+        AgentHost host = null;
         try
         {
+            // INVOKER: the driver's agents run on the host's thread, with whatever agents are handed to it.
+            if (launched != null && ctx.threadingMode == ThreadingMode.INVOKER)
+            {
+                host = new AgentHost(launched.sharedAgentInvoker(), ctx.driverIdleStrategy.get());
+            }
+            this.agentHost = host;
             this.aeron = Aeron.connect(new Aeron.Context()
                 .aeronDirectoryName(aeronDirectoryName)
                 .driverTimeoutMs(ctx.driverTimeoutMs));
         }
         catch (final RuntimeException ex)
         {
+            CloseHelper.quietClose(host);
             closeDriver();
             throw ex;
         }
@@ -83,6 +92,17 @@ public final class AeronMedia implements AutoCloseable
     }
 
     /**
+     * Returns the thread that runs the embedded driver in {@code ThreadingMode.INVOKER}, to which block servers can
+     * be handed ({@code BlockServer.Context.agentHost}); null in other modes and for an external driver.
+     *
+     * @return the agent host, or null.
+     */
+    public AgentHost agentHost()
+    {
+        return agentHost;
+    }
+
+    /**
      * Returns true if this object launched the driver and will shut it down on close.
      *
      * @return true if this object launched the driver and will shut it down on close.
@@ -108,6 +128,7 @@ public final class AeronMedia implements AutoCloseable
     public void close()
     {
         CloseHelper.quietClose(aeron);
+        CloseHelper.quietClose(agentHost); // before the driver: the driver's close closes the invoker
         closeDriver();
     }
 
@@ -154,7 +175,10 @@ public final class AeronMedia implements AutoCloseable
         public static final int DEFAULT_INITIAL_WINDOW_LENGTH = 4 * 1024 * 1024;
         /** Environment variable naming an external media driver directory. */
         public static final String ENV_AERON_DIR = "OFFCACHE_AERON_DIR";
-        /** Environment variable choosing the embedded driver's threading mode (SHARED, SHARED_NETWORK, DEDICATED). */
+        /**
+         * Environment variable choosing the embedded driver's threading mode (INVOKER, SHARED, SHARED_NETWORK,
+         * DEDICATED).
+         */
         public static final String ENV_THREADING_MODE = "OFFCACHE_AERON_THREADING_MODE";
 
         private String aeronDirectoryName;
@@ -242,10 +266,11 @@ public final class AeronMedia implements AutoCloseable
         }
 
         /**
-         * Sets the embedded driver's threading mode (default SHARED: one thread, right for 2
+         * Sets the embedded driver's threading mode.
          *
-         * @param threadingMode the embedded driver's threading mode (default SHARED: one thread, right for 2
-         *                      cores; DEDICATED for lowest latency with cores to spare).
+         * @param threadingMode the embedded driver's threading mode: SHARED (default, one thread), INVOKER (one
+         *                      thread, the {@link AgentHost}, that block servers can share), or more threads
+         *                      (SHARED_NETWORK, DEDICATED) for cores to spare.
          * @return this.
          */
         public Context threadingMode(final ThreadingMode threadingMode)

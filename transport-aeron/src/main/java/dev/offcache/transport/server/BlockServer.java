@@ -5,18 +5,23 @@ import java.util.concurrent.TimeUnit;
 import dev.offcache.core.agent.AgentErrors;
 import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.transport.media.AeronMedia;
+import dev.offcache.transport.media.AgentHost;
 import dev.offcache.transport.media.AgentIdle;
 import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.source.BlockSource;
 import io.aeron.Aeron;
 import org.agrona.CloseHelper;
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.status.AtomicCounter;
 
 /**
  * Serves blocks and partitions from a {@link BlockSource} over Aeron: FETCH requests arrive on one subscription,
  * each client gets its answers (CHUNK and ERROR frames) on its own exclusive publication. The work is one
- * {@link BlockServerAgent} on its own {@link AgentRunner} thread. The server owns its subscription,
+ * {@link BlockServerAgent} on its own {@link AgentRunner} thread, or on an {@link AgentHost} beside the embedded
+ * driver. The server owns its subscription,
  * publications, counters and the handles it holds; it does not own the {@link Aeron} client or the source.
  */
 public final class BlockServer implements AutoCloseable
@@ -24,6 +29,7 @@ public final class BlockServer implements AutoCloseable
     private final Context ctx;
     private final BlockServerAgent agent;
     private final AgentRunner runner;
+    private final HostedAgent hosted;
 
     private BlockServer(final Context ctx)
     {
@@ -31,7 +37,16 @@ public final class BlockServer implements AutoCloseable
         this.agent = new BlockServerAgent(ctx);
         // A failed duty cycle counts as a transport error (the counter the agent frees on close; the runner stops
         // counting once it is closed).
-        this.runner = AgentErrors.runner(ctx.idleStrategy, agent.counters().errors, agent);
+        if (ctx.agentHost == null)
+        {
+            this.runner = AgentErrors.runner(ctx.idleStrategy, agent.counters().errors, agent);
+            this.hosted = null;
+        }
+        else
+        {
+            this.runner = null;
+            this.hosted = new HostedAgent(agent, AgentErrors.logging(agent.roleName()));
+        }
     }
 
     /**
@@ -44,7 +59,14 @@ public final class BlockServer implements AutoCloseable
     {
         ctx.conclude();
         final BlockServer server = new BlockServer(ctx);
-        AgentRunner.startOnThread(server.runner);
+        if (server.runner != null)
+        {
+            AgentRunner.startOnThread(server.runner);
+        }
+        else
+        {
+            ctx.agentHost.add(server.hosted);
+        }
         return server;
     }
 
@@ -74,7 +96,75 @@ public final class BlockServer implements AutoCloseable
      */
     public void close()
     {
-        CloseHelper.close(runner);
+        if (runner != null)
+        {
+            CloseHelper.close(runner);
+        }
+        else
+        {
+            ctx.agentHost.remove(hosted);
+            while (!hosted.closed && !ctx.agentHost.isClosed())
+            {
+                Thread.yield(); // onClose runs on the host's thread just after the removal
+            }
+        }
+    }
+
+    /**
+     * The server's duty cycle on an {@link AgentHost}: a failure counts and is logged as under its own runner, and
+     * does not cut short the pass of the host's other agents (the driver).
+     */
+    private static final class HostedAgent implements Agent
+    {
+        private final BlockServerAgent agent;
+        private final ErrorHandler errorHandler;
+        private volatile boolean closed;
+
+        HostedAgent(final BlockServerAgent agent, final ErrorHandler errorHandler)
+        {
+            this.agent = agent;
+            this.errorHandler = errorHandler;
+        }
+
+        public void onStart()
+        {
+            agent.onStart();
+        }
+
+        public int doWork()
+        {
+            try
+            {
+                return agent.doWork();
+            }
+            catch (final Throwable ex)
+            {
+                final AtomicCounter errors = agent.counters().errors;
+                if (!errors.isClosed())
+                {
+                    errors.increment();
+                }
+                errorHandler.onError(ex);
+                return 0;
+            }
+        }
+
+        public void onClose()
+        {
+            try
+            {
+                agent.onClose();
+            }
+            finally
+            {
+                closed = true;
+            }
+        }
+
+        public String roleName()
+        {
+            return agent.roleName();
+        }
     }
 
     /**
@@ -98,6 +188,7 @@ public final class BlockServer implements AutoCloseable
         private int requestStreamId = DEFAULT_REQUEST_STREAM_ID;
         private BlockSource blockSource;
         private IdleStrategy idleStrategy = AgentIdle.standard();
+        private AgentHost agentHost;
         private int chunkLength = DEFAULT_CHUNK_LENGTH;
         private int responseTermLength = AeronMedia.Context.DEFAULT_UDP_TERM_LENGTH;
         private int responseUdpMtu = AeronMedia.Context.DEFAULT_UDP_MTU;
@@ -209,6 +300,29 @@ public final class BlockServer implements AutoCloseable
         {
             this.idleStrategy = idleStrategy;
             return this;
+        }
+
+        /**
+         * Sets the thread the duty cycle runs on: an {@link AeronMedia#agentHost()} (the embedded driver's thread in
+         * {@code ThreadingMode.INVOKER}), or null (default) for a thread of the server's own.
+         *
+         * @param host the host, not owned; its idle strategy applies instead of {@link #idleStrategy(IdleStrategy)}.
+         * @return this.
+         */
+        public Context agentHost(final AgentHost host)
+        {
+            this.agentHost = host;
+            return this;
+        }
+
+        /**
+         * Returns the agent host, or null for a thread of the server's own.
+         *
+         * @return the agent host, or null.
+         */
+        public AgentHost agentHost()
+        {
+            return agentHost;
         }
 
         /**
