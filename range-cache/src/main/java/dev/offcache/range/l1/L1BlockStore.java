@@ -702,44 +702,56 @@ public final class L1BlockStore implements BlockStore, EvictionStats
 
     private BlockRef evictAndAllocate(final long blockKey, final boolean lowPriority)
     {
-        lockWriter();
-        try
+        // One eviction per critical section, the allocation and any wait outside it: an owner handing back an
+        // evicted block (evictionDone) needs the writer to free the slot this put is waiting for.
+        for (int attempt = 0; attempt < EVICTION_ATTEMPTS; attempt++)
         {
-            if (closed)
+            boolean evicted = false;
+            lockWriter();
+            try
             {
-                return null;
-            }
-            drain();
-            if (lowPriority && !policy.admits(blockKey))
-            {
-                rejections++;
-                return null;
-            }
-            for (int attempt = 0; attempt < EVICTION_ATTEMPTS; attempt++)
-            {
+                if (closed)
+                {
+                    return null;
+                }
+                drain();
+                if (attempt == 0 && lowPriority && !policy.admits(blockKey))
+                {
+                    rejections++;
+                    return null;
+                }
                 if (policy.size() > 0)
                 {
                     evictions++;
                     evictOne(listener);
-                }
-                else
-                {
-                    // Every slot is held by readers of evicted blocks or by puts in progress: give them a moment.
-                    Thread.yield();
-                }
-                final BlockRef ref = tryAllocate();
-                if (ref != null)
-                {
-                    return ref;
+                    evicted = true;
                 }
             }
+            finally
+            {
+                unlockWriter();
+            }
+            final BlockRef ref = tryAllocate();
+            if (ref != null)
+            {
+                return ref;
+            }
+            if (!evicted)
+            {
+                // Every slot is held by readers of evicted blocks, a listener or puts in progress: give them a moment.
+                Thread.yield();
+            }
+        }
+        lockWriter();
+        try
+        {
             rejections++;
-            return null;
         }
         finally
         {
             unlockWriter();
         }
+        return null;
     }
 
     private void evictOne(final EvictionListener to)
