@@ -20,6 +20,9 @@ import dev.offcache.core.slab.BlockRef;
 import dev.offcache.core.slab.BlockSlab;
 import dev.offcache.range.config.InvalidSettingException;
 import dev.offcache.range.engine.RangeCacheBuilder;
+import dev.offcache.range.l1.EvictionListener;
+import dev.offcache.range.l1.L1BlockStore;
+import dev.offcache.range.policy.PolicyKind;
 import dev.offcache.range.store.BlockKeys;
 import dev.offcache.range.store.BlockStore;
 import dev.offcache.range.store.FetchClass;
@@ -30,8 +33,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The L2 server's {@link BlockStore}: a RAM tier (off-heap slab, LRU) over an SSD tier (CRC-checked block files,
- * capacity eviction).
+ * The L2 server's {@link BlockStore}: a RAM tier (an {@link L1BlockStore}: off-heap slab, lock-free lookups, LRU)
+ * over an SSD tier (CRC-checked block files, capacity eviction).
  *
  * <ul>
  *   <li>Demand fills go to RAM; a block evicted from RAM that is not on SSD yet is spilled there by one background
@@ -50,10 +53,7 @@ public final class TieredBlockStore implements BlockStore
     private static final Logger LOG = LoggerFactory.getLogger(TieredBlockStore.class);
 
     private final Context ctx;
-    private final BlockSlab slab;
-    private final RamTier ram;
-    /** Blocks the RAM budget holds. */
-    private final int residentLimit;
+    private final L1BlockStore ram;
     private final SsdTier ssd;
     private final TierMetrics metrics;
     private final boolean ownsMetrics;
@@ -68,12 +68,9 @@ public final class TieredBlockStore implements BlockStore
     private final AtomicInteger spillsPending = new AtomicInteger();
     private volatile boolean closed;
 
-    private record Spill(ObjectName name, long blockIndex, long objectSize, RamTier.Node node)
+    /** An evicted block on its way to SSD: {@code ref} is the RAM tier's reference, handed back when written. */
+    private record Spill(ObjectName name, long blockIndex, long objectSize, long key, BlockRef ref)
     {
-        BlockRef ref()
-        {
-            return node.ref;
-        }
     }
 
     /** Configuration of a {@link TieredBlockStore}; {@link #conclude()} checks it. */
@@ -336,9 +333,15 @@ public final class TieredBlockStore implements BlockStore
             return thread;
         });
         ssd.readFilesOn(ssdReaders);
-        this.residentLimit = (int) (ctx.ramBudgetBytes / ctx.blockSize);
-        this.slab = BlockSlab.anonymous(ctx.slabBytes(), ctx.blockSize);
-        this.ram = new RamTier(slab, residentLimit, metrics);
+        // LRU, every hit recorded: the RAM tier keeps the exact recency order it always had. The spare slots hold
+        // evicted blocks until their spill is written, so a burst of evictions does not stall fills.
+        this.ram = new L1BlockStore(new L1BlockStore.Context()
+            .budgetBytes(ctx.ramBudgetBytes)
+            .blockSize(ctx.blockSize)
+            .policy(PolicyKind.LRU)
+            .hitSampling(1)
+            .spareSlots(ctx.spillQueueCapacity)
+            .evictionListener(new RamEvictions()));
         this.spills = new ArrayBlockingQueue<>(ctx.spillQueueCapacity);
         this.scrubStaging = ctx.ssdScrubBytesPerSecond > 0 ? ByteBuffer.allocateDirect(ctx.blockSize) : null;
         this.scrubView = null == scrubStaging ? null : new UnsafeBuffer(scrubStaging);
@@ -449,12 +452,12 @@ public final class TieredBlockStore implements BlockStore
             return null;
         }
         final int length = entry.length();
-        if (length > ram.slotSize())
+        if (length > ram.blockSize())
         {
             metrics.ssdLengthMismatches.increment();
             return null;
         }
-        final BlockRef slot = allocateSlot();
+        final BlockRef slot = ram.allocate();
         if (null == slot)
         {
             return null;
@@ -472,22 +475,22 @@ public final class TieredBlockStore implements BlockStore
         // the CRC the read just checked the bytes against: kept with the slot for whole-block answers and spills
         slot.length(read).crc32c(entry.crc());
         metrics.ramPromotions.increment();
-        return ram.insert(blockKey, slot, true);
+        return ram.publish(blockKey, slot, false);
     }
 
     @Override
     public boolean put(
         final long blockKey, final DirectBuffer source, final int offset, final int length, final FetchClass fetchClass)
     {
-        if (length <= 0 || length > ram.slotSize())
+        if (length <= 0 || length > ram.blockSize())
         {
-            throw new IllegalArgumentException("block length " + length + " outside (0, " + ram.slotSize() + "]");
+            throw new IllegalArgumentException("block length " + length + " outside (0, " + ram.blockSize() + "]");
         }
         if (closed)
         {
             return false;
         }
-        if (ram.contains(blockKey))
+        if (ram.holds(blockKey))
         {
             return true;
         }
@@ -498,7 +501,7 @@ public final class TieredBlockStore implements BlockStore
             return null != name && ssd.write(name, BlockKeys.blockIndex(blockKey), names.objectSize(objectId), source,
                 offset, length, -1, names, objectId);
         }
-        final BlockRef slot = allocateSlot();
+        final BlockRef slot = ram.allocate();
         if (null == slot)
         {
             metrics.putsDeclined.increment();
@@ -507,7 +510,7 @@ public final class TieredBlockStore implements BlockStore
         slot.buffer().putBytes(0, source, offset, length);
         // one CRC per block, at fill: checksummed answers of the whole block and its spill to SSD reuse it
         slot.length(length).crc32c(Crc32c.compute(slot.buffer(), 0, length));
-        final BlockRef held = ram.insert(blockKey, slot, false);
+        final BlockRef held = ram.publish(blockKey, slot, true);
         if (null != held)
         {
             held.release();
@@ -519,11 +522,11 @@ public final class TieredBlockStore implements BlockStore
     @Override
     public BlockRef reserve(final long blockKey, final FetchClass fetchClass)
     {
-        if (closed || fetchClass == FetchClass.PREFETCH || ram.contains(blockKey))
+        if (closed || fetchClass == FetchClass.PREFETCH || ram.holds(blockKey))
         {
             return null;
         }
-        final BlockRef slot = allocateSlot();
+        final BlockRef slot = ram.allocate();
         if (null == slot)
         {
             metrics.putsDeclined.increment();
@@ -531,28 +534,21 @@ public final class TieredBlockStore implements BlockStore
         return slot;
     }
 
-    /** As {@link #put}, the bytes already in the slot: the CRC is taken here, the copy is gone. */
+    /**
+     * As {@link #put}, the bytes already in the slot: the CRC is taken here, the copy is gone. Publishing evicts
+     * down to the RAM budget first, so a reserved slot never holds more blocks resident than the budget.
+     */
     @Override
     public boolean commit(final long blockKey, final BlockRef slot, final FetchClass fetchClass)
     {
         final int length = slot.length();
-        if (closed || length <= 0 || length > ram.slotSize())
+        if (closed || length <= 0 || length > ram.blockSize())
         {
             slot.release();
             return false;
         }
         slot.crc32c(Crc32c.compute(slot.buffer(), 0, length));
-        if (metrics.ramBlocks.get() >= residentLimit)
-        {
-            // a reserved slot came from the spare ones without evicting; evict now, so the RAM budget holds once
-            // it is resident (the allocation evicts down to one below the limit; the slot it gives back is unused)
-            final BlockRef unused = allocateSlot();
-            if (null != unused)
-            {
-                unused.release();
-            }
-        }
-        final BlockRef held = ram.insert(blockKey, slot, false);
+        final BlockRef held = ram.publish(blockKey, slot, true);
         if (null == held)
         {
             return false;
@@ -561,31 +557,47 @@ public final class TieredBlockStore implements BlockStore
         return true;
     }
 
-    private BlockRef allocateSlot()
+    /**
+     * The RAM tier's evictions and admissions, on its maintenance writer: counts them, and queues each evicted block
+     * not yet on SSD for the spill writer (never waits: a full queue drops the block).
+     */
+    private final class RamEvictions implements EvictionListener
     {
-        final List<RamTier.Node> toSpill = new ArrayList<>(0);
-        final BlockRef slot = ram.allocate(toSpill);
-        for (int i = 0; i < toSpill.size(); i++)
+        @Override
+        public boolean evicted(final long blockKey, final BlockRef ownerRef, final boolean spill)
         {
-            spill(toSpill.get(i));
+            metrics.ramEvictions.increment();
+            countRam();
+            return spill && queueSpill(blockKey, ownerRef);
         }
-        return slot;
+
+        @Override
+        public void admitted(final long blockKey, final int length)
+        {
+            countRam();
+        }
     }
 
-    private void spill(final RamTier.Node node)
+    private void countRam()
     {
-        final ObjectName name = names.nameOf(BlockKeys.objectId(node.key));
+        metrics.ramBytes.set(ram.sizeBytes());
+        metrics.ramBlocks.set(ram.residentBlocks());
+    }
+
+    /** Queues an evicted block's spill; false (the block is dropped) when the queue is full or the store closing. */
+    private boolean queueSpill(final long blockKey, final BlockRef ref)
+    {
+        final ObjectName name = names.nameOf(BlockKeys.objectId(blockKey));
         spillsPending.incrementAndGet();
-        if (null == name || closed || !spills.offer(new Spill(name, BlockKeys.blockIndex(node.key),
-            names.objectSize(BlockKeys.objectId(node.key)), node)))
+        if (null == name || closed || !spills.offer(new Spill(name, BlockKeys.blockIndex(blockKey),
+            names.objectSize(BlockKeys.objectId(blockKey)), blockKey, ref)))
         {
             spillsPending.decrementAndGet();
             metrics.spillsDropped.increment();
-            ram.spillDone(node);
-            node.ref.release();
-            return;
+            return false;
         }
         metrics.spillsQueued.increment();
+        return true;
     }
 
     /** One idle slot's share of the scrub: a tenth of the per-second rate (the writer idles in 100 ms polls). */
@@ -636,7 +648,7 @@ public final class TieredBlockStore implements BlockStore
         {
             ssd.write(spill.name(), spill.blockIndex(), spill.objectSize(), spill.ref().buffer(), 0,
                 spill.ref().length(), spill.ref().crc32c(), names,
-                BlockKeys.objectId(spill.node().key));
+                BlockKeys.objectId(spill.key()));
         }
         catch (final RuntimeException ex)
         {
@@ -644,8 +656,7 @@ public final class TieredBlockStore implements BlockStore
         }
         finally
         {
-            ram.spillDone(spill.node());
-            spill.ref().release();
+            ram.evictionDone(spill.key(), spill.ref());
             spillsPending.decrementAndGet();
         }
     }
@@ -690,7 +701,7 @@ public final class TieredBlockStore implements BlockStore
      */
     public boolean holds(final long blockKey)
     {
-        return ram.contains(blockKey) || onSsd(blockKey);
+        return ram.holds(blockKey) || onSsd(blockKey);
     }
 
     /**
@@ -744,7 +755,7 @@ public final class TieredBlockStore implements BlockStore
      */
     public int liveSlots()
     {
-        return slab.liveSlots();
+        return ram.liveSlots();
     }
 
     /**
@@ -770,7 +781,7 @@ public final class TieredBlockStore implements BlockStore
     @Override
     public long sizeBytes()
     {
-        return ram.heldBytes() + ssd.sizeBytes();
+        return ram.sizeBytes() + ssd.sizeBytes();
     }
 
     /**
@@ -783,7 +794,7 @@ public final class TieredBlockStore implements BlockStore
         {
             return;
         }
-        final List<RamTier.Node> ramOnly = new ArrayList<>();
+        final List<Spill> ramOnly = new ArrayList<>();
         closed = true;
         ssdReaders.shutdown();
         try
@@ -794,7 +805,13 @@ public final class TieredBlockStore implements BlockStore
         {
             Thread.currentThread().interrupt();
         }
-        ram.drainTo(ramOnly);
+        ram.evictAll((blockKey, ref, spill) ->
+        {
+            final ObjectName name = spill ? names.nameOf(BlockKeys.objectId(blockKey)) : null;
+            return null != name && ramOnly.add(new Spill(name, BlockKeys.blockIndex(blockKey),
+                names.objectSize(BlockKeys.objectId(blockKey)), blockKey, ref));
+        });
+        countRam();
         try
         {
             spillWriter.join(10_000);
@@ -808,22 +825,13 @@ public final class TieredBlockStore implements BlockStore
         {
             writeSpill(pending);
         }
-        for (final RamTier.Node node : ramOnly)
+        for (final Spill spill : ramOnly)
         {
-            final ObjectName name = names.nameOf(BlockKeys.objectId(node.key));
-            if (null != name)
-            {
-                spillsPending.incrementAndGet();
-                writeSpill(new Spill(name, BlockKeys.blockIndex(node.key),
-                    names.objectSize(BlockKeys.objectId(node.key)), node));
-            }
-            else
-            {
-                node.ref.release();
-            }
+            spillsPending.incrementAndGet();
+            writeSpill(spill);
         }
         ssd.close();
-        slab.close();
+        ram.close();
         UnsafeBuffer scratch;
         while (null != (scratch = scratchBuffers.poll()))
         {

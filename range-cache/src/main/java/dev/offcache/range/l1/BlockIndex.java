@@ -21,24 +21,27 @@ import dev.offcache.core.slab.BlockRef;
 final class BlockIndex
 {
     /**
-     * One resident block: its key, its length and the owner's reference. Immutable, so a reader copying without a
-     * reference takes the length from here rather than from the handle.
+     * One resident block: its key, its length, the owner's reference and the flag its eviction hands to the
+     * store's {@link EvictionListener}. Immutable, so a reader copying without a reference takes the length from here
+     * rather than from the handle.
      */
     static final class Entry
     {
         final long key;
         final int length;
         final BlockRef ref;
+        final boolean spill;
 
-        Entry(final long key, final int length, final BlockRef ref)
+        Entry(final long key, final int length, final BlockRef ref, final boolean spill)
         {
             this.key = key;
             this.length = length;
             this.ref = ref;
+            this.spill = spill;
         }
     }
 
-    private static final Entry TOMBSTONE = new Entry(-1, 0, null);
+    private static final Entry TOMBSTONE = new Entry(-1, 0, null, false);
     private static final VarHandle CELLS = MethodHandles.arrayElementVarHandle(Entry[].class);
 
     private volatile Entry[] table;

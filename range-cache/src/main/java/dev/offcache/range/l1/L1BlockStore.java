@@ -18,8 +18,10 @@ import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * The in-process L1 tier: blocks held off-heap in {@link BlockSlab} slots (one slot per block, slot size = the
- * engine's block size) under a byte budget, evicted by a frequency-aware policy (W-TinyLFU by default).
+ * The RAM block store: blocks held off-heap in {@link BlockSlab} slots (one slot per block, slot size = the block
+ * size) under a byte budget, evicted by a pluggable policy ({@link PolicyKind}: W-TinyLFU by default). It is the
+ * engine's in-process L1 tier and, with an {@link EvictionListener}, the L2 server's RAM tier (LRU, evicted blocks
+ * spilled to SSD).
  *
  * <p><b>Hit path.</b> {@link #acquire(long)} looks the key up in a lock-free single-writer table
  * ({@link BlockIndex}), retains the slot's {@link BlockRef} with one CAS and records the access in a lossy striped
@@ -31,16 +33,20 @@ import org.agrona.MutableDirectBuffer;
  *
  * <p><b>Writes.</b> {@link #put} copies the block into a free slot outside any critical section, then enters the
  * maintenance writer (a CAS-acquired flag; critical sections are short and bounded: a buffer drain, a policy update,
- * at most a few evictions) to publish it. When no slot is free the writer evicts: the policy names the victim, the
- * store removes it from the table and drops the owner's reference; the slot returns to the slab when the last
- * reader releases it, so a reader never sees its bytes change. Prefetched blocks ({@link FetchClass#PREFETCH}) have
+ * at most a few evictions) to publish it. An owner that fills slots itself (from a file, with a CRC) does the same in
+ * two steps: {@link #allocate()} a slot, fill it, {@link #publish} it. When no slot is free the writer evicts: the
+ * policy names the victim, the store removes it from the table and drops the owner's reference, or hands it to the
+ * {@link EvictionListener}, which may keep the block readable until it calls {@link #evictionDone} (the L2 server's
+ * spill to SSD); the slot returns to the slab when the last reference is released, so a reader never sees its bytes
+ * change. Prefetched blocks ({@link FetchClass#PREFETCH}) have
  * lower priority: they skip the admission window and enter where they are evicted first unless read, and when the
  * store is full they are admitted only if the policy estimates them more popular than its next victim.
  *
  * <p><b>Memory.</b> The store owns the slab and every resident block's owner reference; a reader owns the reference
  * {@link #acquire(long)} returned until it releases it. The budget can never be exceeded: the slab has exactly
- * {@code budget / blockSize} slots and a block needs a slot. {@link #close()} drops every owner reference and
- * closes the slab, whose memory is unmapped when the last reader releases.
+ * {@code budget / blockSize} slots (plus {@link Context#spareSlots} for evicted blocks a listener still holds) and a
+ * block needs a slot. {@link #close()} drops every owner reference and closes the slab, whose memory is unmapped when
+ * the last reader (or listener) releases.
  */
 public final class L1BlockStore implements BlockStore, EvictionStats
 {
@@ -55,6 +61,9 @@ public final class L1BlockStore implements BlockStore, EvictionStats
     private final int blockSize;
     private final EvictionPolicy policy;
     private final BlockIndex index;
+    /** Evicted blocks the listener took and has not handed back: still readable. Same single writer as the index. */
+    private final BlockIndex leaving;
+    private final EvictionListener listener;
     private final AccessBuffer accesses;
     private final LongConsumer recordAccess;
     private final AtomicBoolean maintenance = new AtomicBoolean();
@@ -83,10 +92,12 @@ public final class L1BlockStore implements BlockStore, EvictionStats
         final int slots = context.slotCount();
         policy = context.policy().create(slots);
         index = new BlockIndex(slots);
+        listener = context.evictionListener();
+        leaving = new BlockIndex(null == listener ? 1 : slots + context.spareSlots());
         accesses = new AccessBuffer(AccessBuffer.stripesFor(Runtime.getRuntime().availableProcessors()));
         recordAccess = policy::recordAccess;
         sampleMask = context.hitSampling() == 1 ? 0 : AccessBuffer.STRIPE_CELLS * context.hitSampling() - 1;
-        slab = BlockSlab.anonymous((long) slots * blockSize, blockSize);
+        slab = BlockSlab.anonymous((long) (slots + context.spareSlots()) * blockSize, blockSize);
     }
 
     /**
@@ -117,7 +128,31 @@ public final class L1BlockStore implements BlockStore, EvictionStats
             return entry.ref;
         }
         recordMiss(blockKey);
-        return null;
+        final BlockIndex.Entry evicted = leaving.get(blockKey);
+        return evicted != null && evicted.ref.tryRetain() ? evicted.ref : null;
+    }
+
+    /**
+     * Whether the block is resident or evicted and still held by the listener, so that {@link #acquire} would find
+     * it; records no access.
+     *
+     * @param blockKey the block's key.
+     * @return whether the store holds it.
+     */
+    public boolean holds(final long blockKey)
+    {
+        return resident(blockKey) || leaving.get(blockKey) != null;
+    }
+
+    /**
+     * Whether the block is resident (not evicted); records no access.
+     *
+     * @param blockKey the block's key.
+     * @return whether the index holds it.
+     */
+    public boolean resident(final long blockKey)
+    {
+        return index.get(blockKey) != null;
     }
 
     /**
@@ -183,10 +218,11 @@ public final class L1BlockStore implements BlockStore, EvictionStats
             return true;
         }
 
+        final boolean lowPriority = fetchClass == FetchClass.PREFETCH;
         BlockRef ref = tryAllocate();
         if (ref == null)
         {
-            ref = evictAndAllocate(blockKey, fetchClass);
+            ref = evictAndAllocate(blockKey, lowPriority);
             if (ref == null)
             {
                 return false;
@@ -202,32 +238,97 @@ public final class L1BlockStore implements BlockStore, EvictionStats
             ref.release();
             throw ex;
         }
+        // A racing put of the same block may have won; both copies hold the same bytes.
+        return admit(blockKey, ref, lowPriority, null != listener, false) != null;
+    }
 
+    /**
+     * A free slot for the caller to fill in place (then {@link #publish} it), evicting as a demand put would when
+     * none is free. The caller owns the returned reference until it publishes or releases it.
+     *
+     * @return a slot, or null when the store is closed or every slot is held (by readers, a listener or fills).
+     */
+    public BlockRef allocate()
+    {
+        if (closed)
+        {
+            return null;
+        }
+        final BlockRef ref = tryAllocate();
+        return ref != null ? ref : evictAndAllocate(EvictionPolicy.NO_KEY, false);
+    }
+
+    /**
+     * Makes a slot from {@link #allocate()} resident as a demand block, its length (and CRC) set by the caller, or
+     * keeps the block already resident under that key. Either way {@code slot} passes to the store (which releases
+     * it if not kept) and the caller gets one reader reference.
+     *
+     * @param blockKey a non-negative key.
+     * @param slot     the filled slot, length in [1, block size].
+     * @param spill    handed to the {@link EvictionListener} when the block is evicted (the L2 server: not on SSD).
+     * @return a retained reference to the resident block, to release; null if the store closed, or if a racing
+     *         block of that key was being evicted.
+     * @throws IllegalArgumentException if the key is negative or the length is not in [1, block size].
+     */
+    public BlockRef publish(final long blockKey, final BlockRef slot, final boolean spill)
+    {
+        if (blockKey < 0 || slot.length() < 1)
+        {
+            slot.release();
+            throw new IllegalArgumentException("blockKey must be >= 0 and the slot filled: " + blockKey + ", " +
+                slot);
+        }
+        final BlockIndex.Entry entry = admit(blockKey, slot, false, spill, true);
+        return null == entry ? null : entry.ref;
+    }
+
+    /**
+     * Hands back an evicted block the {@link EvictionListener} took: it is no longer readable, and the listener's
+     * reference is released. Any thread; also after {@link #close()}.
+     *
+     * @param blockKey the key the listener was given.
+     * @param ownerRef the reference the listener was given.
+     */
+    public void evictionDone(final long blockKey, final BlockRef ownerRef)
+    {
         lockWriter();
         try
         {
-            if (closed)
+            final BlockIndex.Entry entry = leaving.get(blockKey);
+            if (entry != null && entry.ref == ownerRef)
             {
-                ref.release();
-                return false;
+                leaving.remove(blockKey);
             }
+        }
+        finally
+        {
+            unlockWriter();
+        }
+        ownerRef.release();
+    }
+
+    /**
+     * Evicts every resident block into the given listener (not the store's; evictions are not counted), as an
+     * owner does before {@link #close()} to keep what only RAM holds. Blocks it takes stay readable until handed back
+     * with {@link #evictionDone}.
+     *
+     * @param to receives every resident block.
+     * @throws IllegalStateException if the store was built without an {@link EvictionListener}.
+     */
+    public void evictAll(final EvictionListener to)
+    {
+        if (null == listener)
+        {
+            throw new IllegalStateException("evictAll needs a store built with an eviction listener: " + this);
+        }
+        lockWriter();
+        try
+        {
             drain();
-            if (index.get(blockKey) != null)
+            while (policy.size() > 0)
             {
-                // A racing put of the same block won; both copies hold the same bytes.
-                ref.release();
-                return true;
+                evictOne(to);
             }
-            while (policy.size() >= policy.capacity())
-            {
-                evictOne();
-            }
-            policy.add(blockKey, fetchClass == FetchClass.PREFETCH);
-            drainCredit = Math.min(MAX_DRAIN_CREDIT, drainCredit + DRAINS_PER_PUT);
-            index.put(new BlockIndex.Entry(blockKey, length, ref));
-            residentBytes += length;
-            puts++;
-            return true;
         }
         finally
         {
@@ -287,11 +388,11 @@ public final class L1BlockStore implements BlockStore, EvictionStats
     /**
      * The number of blocks the budget holds.
      *
-     * @return slot count.
+     * @return resident blocks at most.
      */
     public int capacityBlocks()
     {
-        return slab.slotCount();
+        return policy.capacity();
     }
 
     /**
@@ -466,7 +567,7 @@ public final class L1BlockStore implements BlockStore, EvictionStats
     public String toString()
     {
         return "L1BlockStore{blockSize=" + blockSize +
-            ", capacityBlocks=" + slab.slotCount() +
+            ", capacityBlocks=" + policy.capacity() +
             ", residentBlocks=" + policy.size() +
             ", residentBytes=" + residentBytes +
             ", puts=" + puts +
@@ -545,58 +646,146 @@ public final class L1BlockStore implements BlockStore, EvictionStats
         }
     }
 
-    private BlockRef evictAndAllocate(final long blockKey, final FetchClass fetchClass)
+    /**
+     * Publishes a filled slot under the maintenance writer, or keeps the resident block of that key; returns the
+     * resident entry (retained for the caller when {@code retain}), or null with {@code ref} released.
+     */
+    private BlockIndex.Entry admit(
+        final long blockKey, final BlockRef ref, final boolean lowPriority, final boolean spill, final boolean retain)
     {
+        BlockIndex.Entry entry = null;
         lockWriter();
         try
         {
-            if (closed)
+            if (!closed)
             {
-                return null;
-            }
-            drain();
-            if (fetchClass == FetchClass.PREFETCH && !policy.admits(blockKey))
-            {
-                rejections++;
-                return null;
-            }
-            for (int attempt = 0; attempt < EVICTION_ATTEMPTS; attempt++)
-            {
-                if (policy.size() > 0)
+                drain();
+                entry = index.get(blockKey);
+                if (entry != null)
                 {
-                    evictOne();
+                    entry = !retain || entry.ref.tryRetain() ? entry : null;
                 }
                 else
                 {
-                    // Every slot is held by readers of evicted blocks or by puts in progress: give them a moment.
-                    Thread.yield();
-                }
-                final BlockRef ref = tryAllocate();
-                if (ref != null)
-                {
-                    return ref;
+                    while (policy.size() >= policy.capacity())
+                    {
+                        evictions++;
+                        evictOne(listener);
+                    }
+                    policy.add(blockKey, lowPriority);
+                    drainCredit = Math.min(MAX_DRAIN_CREDIT, drainCredit + DRAINS_PER_PUT);
+                    entry = new BlockIndex.Entry(blockKey, ref.length(), ref, spill);
+                    index.put(entry);
+                    residentBytes += entry.length;
+                    puts++;
+                    if (retain)
+                    {
+                        // under the writer, so no eviction can drop the owner's reference first
+                        ref.tryRetain();
+                    }
+                    if (null != listener)
+                    {
+                        listener.admitted(blockKey, entry.length);
+                    }
                 }
             }
-            rejections++;
-            return null;
         }
         finally
         {
             unlockWriter();
         }
+        if (null == entry || entry.ref != ref)
+        {
+            ref.release();
+        }
+        return entry;
     }
 
-    private void evictOne()
+    private BlockRef evictAndAllocate(final long blockKey, final boolean lowPriority)
+    {
+        // One eviction per critical section, the allocation and any wait outside it: an owner handing back an
+        // evicted block (evictionDone) needs the writer to free the slot this put is waiting for.
+        for (int attempt = 0; attempt < EVICTION_ATTEMPTS; attempt++)
+        {
+            boolean evicted = false;
+            lockWriter();
+            try
+            {
+                if (closed)
+                {
+                    return null;
+                }
+                drain();
+                if (attempt == 0 && lowPriority && !policy.admits(blockKey))
+                {
+                    rejections++;
+                    return null;
+                }
+                if (policy.size() > 0)
+                {
+                    evictions++;
+                    evictOne(listener);
+                    evicted = true;
+                }
+            }
+            finally
+            {
+                unlockWriter();
+            }
+            final BlockRef ref = tryAllocate();
+            if (ref != null)
+            {
+                return ref;
+            }
+            if (!evicted)
+            {
+                // Every slot is held by readers of evicted blocks, a listener or puts in progress: give them a moment.
+                Thread.yield();
+            }
+        }
+        lockWriter();
+        try
+        {
+            rejections++;
+        }
+        finally
+        {
+            unlockWriter();
+        }
+        return null;
+    }
+
+    private void evictOne(final EvictionListener to)
     {
         final long victim = policy.evict();
-        final BlockIndex.Entry entry = index.remove(victim);
+        final BlockIndex.Entry entry = index.get(victim);
         if (entry == null)
         {
             throw new IllegalStateException("policy evicted block " + victim + " that the index does not hold");
         }
-        residentBytes -= entry.ref.length();
-        evictions++;
-        entry.ref.release();
+        residentBytes -= entry.length;
+        boolean taken = false;
+        try
+        {
+            taken = null != to && to.evicted(victim, entry.ref, entry.spill);
+        }
+        finally
+        {
+            if (taken)
+            {
+                // into the leaving table before out of the index, so a reader finds the block in one or the other
+                if (leaving.get(victim) != null)
+                {
+                    leaving.remove(victim); // an older evicted copy: its taker still releases it
+                }
+                leaving.put(entry);
+            }
+            index.remove(victim);
+            if (!taken)
+            {
+                entry.ref.release();
+            }
+        }
     }
 
     private void lockWriter()
@@ -641,6 +830,8 @@ public final class L1BlockStore implements BlockStore, EvictionStats
         private int blockSize = DEFAULT_BLOCK_SIZE;
         private PolicyKind policy = PolicyKind.WINDOW_TINY_LFU;
         private int hitSampling = DEFAULT_HIT_SAMPLING;
+        private int spareSlots;
+        private EvictionListener evictionListener;
 
         /**
          * Sets the budget in bytes; rounded down to whole blocks.
@@ -734,6 +925,52 @@ public final class L1BlockStore implements BlockStore, EvictionStats
         }
 
         /**
+         * Sets the slots the slab has beyond the budget, for evicted blocks the {@link #evictionListener} still
+         * holds (a spill in flight), so they do not stall fills. Default 0.
+         *
+         * @param slots at least 0.
+         * @return this.
+         */
+        public Context spareSlots(final int slots)
+        {
+            this.spareSlots = slots;
+            return this;
+        }
+
+        /**
+         * Returns the spare slots.
+         *
+         * @return slots beyond the budget.
+         */
+        public int spareSlots()
+        {
+            return spareSlots;
+        }
+
+        /**
+         * Sets who takes evicted blocks ({@link L1BlockStore#publish}, {@link L1BlockStore#evictionDone}); none by
+         * default: the store releases them.
+         *
+         * @param listener the listener, or null.
+         * @return this.
+         */
+        public Context evictionListener(final EvictionListener listener)
+        {
+            this.evictionListener = listener;
+            return this;
+        }
+
+        /**
+         * Returns the eviction listener.
+         *
+         * @return the listener, or null.
+         */
+        public EvictionListener evictionListener()
+        {
+            return evictionListener;
+        }
+
+        /**
          * The number of blocks the budget holds.
          *
          * @return {@code budgetBytes / blockSize}.
@@ -778,6 +1015,10 @@ public final class L1BlockStore implements BlockStore, EvictionStats
                 throw new IllegalArgumentException(
                     "L1 budget of " + budgetBytes + " bytes is more than 2^28 blocks of " + blockSize + " bytes");
             }
+            if (spareSlots < 0 || spareSlots > (1 << 20))
+            {
+                throw new IllegalArgumentException("L1 spare slots must be in [0, 2^20]: " + spareSlots);
+            }
             return this;
         }
 
@@ -787,7 +1028,8 @@ public final class L1BlockStore implements BlockStore, EvictionStats
         public String toString()
         {
             return "L1BlockStore.Context{budgetBytes=" + budgetBytes + ", blockSize=" + blockSize +
-                ", policy=" + policy + ", hitSampling=" + hitSampling + '}';
+                ", policy=" + policy + ", hitSampling=" + hitSampling + ", spareSlots=" + spareSlots +
+                ", evictionListener=" + evictionListener + '}';
         }
     }
 }
