@@ -518,7 +518,10 @@ public final class TieredBlockStore implements BlockStore
         return true;
     }
 
-    /** A RAM slot for a demand block about to be fetched; prefetched blocks go to SSD through {@link #put}. */
+    /**
+     * A free RAM slot for a demand block about to be fetched, or null (the block is staged and put as before);
+     * prefetched blocks go to SSD through {@link #put}.
+     */
     @Override
     public BlockRef reserve(final long blockKey, final FetchClass fetchClass)
     {
@@ -526,12 +529,10 @@ public final class TieredBlockStore implements BlockStore
         {
             return null;
         }
-        final BlockRef slot = ram.allocate();
-        if (null == slot)
-        {
-            metrics.putsDeclined.increment();
-        }
-        return slot;
+        // Free slots only (normally the spare ones): a run's blocks past the end of an object of unknown size get
+        // no bytes, and evicting resident blocks for them would push out what is read. Publishing evicts down to
+        // the budget once a block is in.
+        return ram.allocateIfFree();
     }
 
     /**

@@ -218,6 +218,50 @@ class TieredBlockStoreTest
     }
 
     @Test
+    void aReservationTakesOnlyFreeSlotsAndEvictsNothingUntilItsBlockIsCommitted()
+    {
+        final TestNames names = new TestNames(1);
+        try (TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
+            .blockSize(BLOCK)
+            .ramBudgetBytes(4L * BLOCK)
+            .spillQueueCapacity(2)
+            .ssdBudgetBytes(16L * (BLOCK + BlockFileFormat.HEADER_LENGTH))
+            .ssdDir(dir.resolve("ssd"))
+            .names(names)))
+        {
+            for (int i = 0; i < 4; i++)
+            {
+                assertTrue(put(store, names, "a", i, BLOCK, FetchClass.DEMAND));
+            }
+            // a run of 3 blocks past an unknown end: the 2 spare slots are free, the third is not, and no resident
+            // block is pushed out for it
+            final BlockRef first = store.reserve(names.blockKey("b", 0), FetchClass.DEMAND);
+            final BlockRef second = store.reserve(names.blockKey("b", 1), FetchClass.DEMAND);
+            assertNotNull(first);
+            assertNotNull(second);
+            assertNull(store.reserve(names.blockKey("b", 2), FetchClass.DEMAND), "no free slot: stage instead");
+            assertNull(store.reserve(names.blockKey("a", 0), FetchClass.DEMAND), "a resident block needs no slot");
+            assertNull(store.reserve(names.blockKey("b", 3), FetchClass.PREFETCH), "prefetched blocks go to SSD");
+            second.release();
+            assertEquals(4, store.ramBlocks());
+            assertEquals(0, store.metrics().ramEvictions(), "the reservations evicted nothing");
+            for (int i = 0; i < 4; i++)
+            {
+                assertTrue(store.inRam(names.blockKey("a", i)));
+            }
+            // the landed block is committed: it evicts the least recently used one down to the budget
+            final byte[] bytes = content("b", 0, 1000);
+            first.buffer().putBytes(0, bytes);
+            first.length(bytes.length);
+            assertTrue(store.commit(names.blockKey("b", 0), first, FetchClass.DEMAND));
+            assertEquals(4, store.ramBlocks());
+            assertEquals(1, store.metrics().ramEvictions());
+            assertFalse(store.inRam(names.blockKey("a", 0)));
+            assertArrayEquals(bytes, read(store, names, "b", 0));
+        }
+    }
+
+    @Test
     void ramEvictionSpillsToSsdAndSsdHitIsPromotedWithTheSameBytes() throws Exception
     {
         final TestNames names = new TestNames(1);

@@ -259,7 +259,19 @@ public final class L1BlockStore implements BlockStore, EvictionStats
     }
 
     /**
-     * Makes a slot from {@link #allocate()} resident as a demand block, its length (and CRC) set by the caller, or
+     * A slot that is free now, evicting nothing: for a fill that may not happen (a reservation ahead of an origin
+     * GET whose object may end before the slot's block). The caller owns the reference until it publishes or
+     * releases it.
+     *
+     * @return a free slot, or null when the store is closed or no slot is free.
+     */
+    public BlockRef allocateIfFree()
+    {
+        return closed ? null : tryAllocate();
+    }
+
+    /**
+     * Makes a slot from {@link #allocate()} or {@link #allocateIfFree()} resident as a demand block, its length (and CRC) set by the caller, or
      * keeps the block already resident under that key. Either way {@code slot} passes to the store (which releases
      * it if not kept) and the caller gets one reader reference.
      *
