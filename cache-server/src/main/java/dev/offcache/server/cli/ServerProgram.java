@@ -261,8 +261,8 @@ public final class ServerProgram implements AutoCloseable
     {
         return new TieredBlockStore.Context()
             .blockSize(kibibytes(options.blockSizeKb))
-            .ramBudgetBytes(mebibytes(options.ramMb))
-            .ssdBudgetBytes(mebibytes(options.diskMb))
+            .ramCapacityBytes(mebibytes(options.ramMb))
+            .ssdCapacityBytes(mebibytes(options.diskMb))
             .ssdScrubBytesPerSecond(mebibytes(options.ssdScrubMbPerS))
             .ssdReadThreads(options.ssdReadThreads)
             .ssdOpenFiles(options.ssdOpenFiles);
