@@ -786,6 +786,17 @@ public final class TieredBlockStore implements BlockStore
     }
 
     /**
+     * Whether the store's own threads (the spill writer and the SSD readers) have stopped: after {@link #close()},
+     * false only when one outlived its join, and then the counters it writes must stay mapped.
+     *
+     * @return true when none of them can write a counter any more.
+     */
+    public boolean threadsStopped()
+    {
+        return !spillWriter.isAlive() && ssdReaders.isTerminated();
+    }
+
+    /**
      * Spills what is only in RAM to SSD (so a restart finds it), waits for pending spills, and frees the slab.
      */
     @Override
@@ -843,7 +854,7 @@ public final class TieredBlockStore implements BlockStore
             // the writer (the only user) has stopped; otherwise the buffer's cleaner frees it later
             BufferUtil.free(scrubStaging);
         }
-        if (ownsMetrics && !spillWriter.isAlive() && ssdReaders.isTerminated())
+        if (ownsMetrics && threadsStopped())
         {
             // the counters' writers have stopped (a thread still running keeps the private buffer for its cleaner)
             metrics.close();

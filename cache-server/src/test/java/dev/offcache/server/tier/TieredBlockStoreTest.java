@@ -203,6 +203,17 @@ class TieredBlockStoreTest
     }
 
     @Test
+    void itsThreadsRunWhileOpenAndHaveStoppedOnceClosed()
+    {
+        final TestNames names = new TestNames(1);
+        final TieredBlockStore store = open(names, 4, 16);
+        assertTrue(put(store, names, "a", 0, BLOCK, FetchClass.DEMAND));
+        assertFalse(store.threadsStopped(), "the spill writer runs while the store is open");
+        store.close();
+        assertTrue(store.threadsStopped(), "close joined the spill writer and the SSD readers");
+    }
+
+    @Test
     void demandFillGoesToRamAndIsServedFromRam()
     {
         final TestNames names = new TestNames(1);
