@@ -31,7 +31,7 @@ flags="$(grep -o '<offcache.jvm.flags>[^<]*' pom.xml | sed 's/<offcache.jvm.flag
 nice -n 10 ./mvnw -B -q -o -pl cache-server,registry -am verify -Djmh.smoke.skip=true \
   -Dtest='HopCountProbe,ActionHopProbe' -Dsurefire.failIfNoSpecifiedTests=false -Dcheckstyle.skip=true \
   -Doffcache.jvm.flags="$flags -javaagent:$out/offtrace.jar -Dofftrace.out=$out/$label" > "$out/$label-build.log" 2>&1
-bg="/dev/shm/aeron offcache-block-client offcache-block-server"
+bg="/dev/shm/aeron offcache-payload-client offcache-payload-server"
 echo "### cold GET (server threads)"; CALLS="BlockStream.execute$|BlockFetcher.onGetDone$" python3 "$here/analyse.py" "$out/$label-server-get.txt" "$wt" offcache-ssd-spill
 echo "### L2 client read (client threads)"
 WITH_MAIN=1 python3 "$here/analyse.py" "$out/$label-client-read.txt" "$wt" offcache-ssd-spill offcache-l2client-warming multiThreadIo offcache-file-origin Thread-

@@ -13,7 +13,7 @@ import java.util.function.Function;
  * <table>
  * <caption>keys</caption>
  * <tr><th>key</th><th>default</th><th>meaning</th></tr>
- * <tr><td>{@code offcache.l1.mb}</td><td>200</td><td>RAM budget of the JVM's L1 (0: no store, reads pass
+ * <tr><td>{@code offcache.l1.mb}</td><td>200</td><td>RAM capacity of the JVM's L1 (0: no store, reads pass
  * through)</td></tr>
  * <tr><td>{@code offcache.block.size}</td><td>256 KiB</td><td>bytes per block, a power of two in [4 KiB, 16 MiB];
  * {@code K}/{@code M} suffixes</td></tr>
@@ -24,9 +24,9 @@ import java.util.function.Function;
  * <tr><td>{@code offcache.l2.*}</td><td>no L2</td><td>the L2 servers misses go through ({@link L2Settings})</td></tr>
  * </table>
  *
- * @param l1Bytes            the L1 byte budget; 0 for pass-through.
+ * @param l1Bytes            the L1 capacity; 0 for pass-through.
  * @param blockSize          bytes per block.
- * @param metadataCacheBytes the footer cache's byte budget.
+ * @param metadataCacheBytes the footer cache's capacity.
  * @param ioThreads          origin reads in flight.
  * @param coalesceGapBytes   the largest gap of missing blocks one read's GET reads through.
  * @param l2                 the L2 servers and the locations they serve ({@link L2Settings#NONE} for none).
@@ -35,11 +35,11 @@ public record CacheSettings(
     long l1Bytes, int blockSize, long metadataCacheBytes, int ioThreads, int coalesceGapBytes, L2Settings l2)
     implements Serializable
 {
-    /** Key of the L1 budget in MiB. */
+    /** Key of the L1 capacity in MiB. */
     public static final String L1_MB = "offcache.l1.mb";
     /** Key of the block size. */
     public static final String BLOCK_SIZE = "offcache.block.size";
-    /** Key of the footer cache budget in MiB. */
+    /** Key of the footer cache capacity in MiB. */
     public static final String METADATA_CACHE_MB = "offcache.metadata.cache.mb";
     /** Key of the origin reads in flight. */
     public static final String IO_THREADS = "offcache.io.threads";
@@ -61,9 +61,9 @@ public record CacheSettings(
     /**
      * Settings without L2, with the default gap.
      *
-     * @param l1Bytes            the L1 byte budget; 0 for pass-through.
+     * @param l1Bytes            the L1 capacity; 0 for pass-through.
      * @param blockSize          bytes per block.
-     * @param metadataCacheBytes the footer cache's byte budget.
+     * @param metadataCacheBytes the footer cache's capacity.
      * @param ioThreads          origin reads in flight.
      */
     public CacheSettings(final long l1Bytes, final int blockSize, final long metadataCacheBytes, final int ioThreads)

@@ -17,7 +17,7 @@ import dev.offcache.range.origin.ShortReadException;
 
 /**
  * One range cache of a JVM, shared by every engine adapter instance with the same {@link CacheSettings}: the L1
- * budget is the process's, not an instance's. Reads go to {@link #cache()} by {@link CacheKeys} keys; misses are
+ * capacity is the process's, not an instance's. Reads go to {@link #cache()} by {@link CacheKeys} keys; misses are
  * read through the {@link SourceRouter} from whichever source serves the key's prefix, or first from the L2 servers
  * when the settings name some ({@link L2Bridge}). Parsed Parquet footers have
  * their own cache ({@link #footer}), whose bytes come through the range cache.
@@ -41,7 +41,7 @@ public final class SharedCache implements AutoCloseable
         {
             this.cache = RangeCache.newBuilder()
                 .origin(l2 == null ? router : l2)
-                .l1BudgetBytes(settings.l1Bytes())
+                .l1CapacityBytes(settings.l1Bytes())
                 .l1StoreFactory(L1BlockStore::create)
                 .blockSize(settings.blockSize())
                 .fetchPermits(settings.ioThreads(), Math.max(1, settings.ioThreads() / 4))

@@ -201,7 +201,7 @@ class L2BridgeTest
     @Test
     void anL2HitIsCountedInTheStatisticsOfTheEngineReadThatSentIt()
     {
-        try (RangeCache cache = RangeCache.newBuilder().origin(bridge).l1BudgetBytes(1 << 20)
+        try (RangeCache cache = RangeCache.newBuilder().origin(bridge).l1CapacityBytes(1 << 20)
             .l1StoreFactory(L1BlockStore::create).blockSize(4096).build())
         {
             final String key = CacheKeys.key(FILE, LENGTH, CacheKeys.mtimeVersion(1));

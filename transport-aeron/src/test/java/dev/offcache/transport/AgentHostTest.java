@@ -14,11 +14,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.offcache.core.counters.CounterTypes;
-import dev.offcache.transport.client.BlockClient;
+import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.TransportChannels;
-import dev.offcache.transport.server.BlockServer;
-import dev.offcache.transport.source.DirectBufferBlockSource;
+import dev.offcache.transport.server.PayloadServer;
+import dev.offcache.transport.source.DirectBufferPayloadSource;
 import dev.offcache.transport.wire.ErrorCode;
 import io.aeron.driver.ThreadingMode;
 import org.agrona.DirectBuffer;
@@ -40,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A block server on the embedded driver's own thread ({@code ThreadingMode.INVOKER}, {@code AgentHost}), against a
+ * A payload server on the embedded driver's own thread ({@code ThreadingMode.INVOKER}, {@code AgentHost}), against a
  * real media driver: byte-exact answers over IPC and UDP, alone and to concurrent callers; a server closed with a
  * fetch in flight releases its handle and the fetch fails; afterwards no publication, subscription or counter is
  * left and the driver's directory is gone.
@@ -71,7 +71,7 @@ class AgentHostTest
     void aServerOnTheDriversThreadAnswersByteExactToConcurrentCallers(final boolean ipc) throws Exception
     {
         final int[] sizes = {0, 17, 3 * 1024 * 1024 + 12_345};
-        final DirectBufferBlockSource source = new DirectBufferBlockSource();
+        final DirectBufferPayloadSource source = new DirectBufferPayloadSource();
         final UnsafeBuffer[] blocks = new UnsafeBuffer[sizes.length];
         for (int i = 0; i < sizes.length; i++)
         {
@@ -85,9 +85,9 @@ class AgentHostTest
             final CountersReader counters = media.aeron().countersReader();
             final String channel = ipc ? TransportChannels.IPC :
                 TransportChannels.udp("127.0.0.1", TestSupport.freeUdpPort());
-            final BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
-                .blockSource(source).requestChannel(channel).agentHost(media.agentHost()));
-            final BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            final PayloadServer server = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                .payloadSource(source).requestChannel(channel).agentHost(media.agentHost()));
+            final PayloadClient client = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(channel));
             for (int i = 0; i < sizes.length; i++)
             {
@@ -141,12 +141,12 @@ class AgentHostTest
     void closingAHostedServerWithAFetchInFlightReleasesItsHandleAndFailsTheFetch()
     {
         final UnsafeBuffer large = randomDirect(64 * 1024 * 1024, 90);
-        final DirectBufferBlockSource source = new DirectBufferBlockSource().register("large", large);
+        final DirectBufferPayloadSource source = new DirectBufferPayloadSource().register("large", large);
         try (AeronMedia media = launchInvokerMedia())
         {
-            final BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
-                .blockSource(source).requestChannel(TransportChannels.IPC).agentHost(media.agentHost()));
-            try (BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            final PayloadServer server = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                .payloadSource(source).requestChannel(TransportChannels.IPC).agentHost(media.agentHost()));
+            try (PayloadClient client = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(TransportChannels.IPC).fragmentLimit(1)))
             {
                 // a reader slow enough (1 ms a fragment) for the server to close long before the end

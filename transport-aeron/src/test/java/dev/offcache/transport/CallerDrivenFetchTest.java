@@ -12,12 +12,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.offcache.transport.client.BlockClient;
+import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.client.FetchException;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.TransportChannels;
-import dev.offcache.transport.server.BlockServer;
-import dev.offcache.transport.source.DirectBufferBlockSource;
+import dev.offcache.transport.server.PayloadServer;
+import dev.offcache.transport.source.DirectBufferPayloadSource;
 import dev.offcache.transport.wire.ErrorCode;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -52,14 +52,14 @@ class CallerDrivenFetchTest
         throws Exception
     {
         final UnsafeBuffer block = randomDirect(LARGE, 71);
-        final DirectBufferBlockSource source = new DirectBufferBlockSource().register("block", block);
+        final DirectBufferPayloadSource source = new DirectBufferPayloadSource().register("block", block);
         try (AeronMedia media = TestSupport.launchTestMedia())
         {
             final String channel = ipc ? TransportChannels.IPC :
                 TransportChannels.udp("127.0.0.1", TestSupport.freeUdpPort());
-            try (BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
-                    .blockSource(source).requestChannel(channel));
-                BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            try (PayloadServer server = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                    .payloadSource(source).requestChannel(channel));
+                PayloadClient client = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                     .requestChannel(channel)))
             {
                 // connected first, so that the joined fetch below has a response coming from its first cycle
@@ -102,12 +102,12 @@ class CallerDrivenFetchTest
     {
         final UnsafeBuffer block = randomDirect(1024 * 1024, 72);
         final UnsafeBuffer small = randomDirect(4096, 73);
-        final DirectBufferBlockSource source = new DirectBufferBlockSource().register("block", block)
+        final DirectBufferPayloadSource source = new DirectBufferPayloadSource().register("block", block)
             .register("small", small);
         try (AeronMedia media = TestSupport.launchTestMedia();
-            BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
-                .blockSource(source).requestChannel(TransportChannels.IPC));
-            BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            PayloadServer server = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                .payloadSource(source).requestChannel(TransportChannels.IPC));
+            PayloadClient client = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(TransportChannels.IPC)))
         {
             final UnsafeBuffer smallDestination = filledDirect(small.capacity(), (byte) 0);
@@ -141,14 +141,14 @@ class CallerDrivenFetchTest
     void closingTheClientWhileCallersDriveFailsThemAndGivesEverythingBack() throws Exception
     {
         final UnsafeBuffer block = randomDirect(16 * 1024 * 1024, 74);
-        final DirectBufferBlockSource source = new DirectBufferBlockSource().register("block", block);
+        final DirectBufferPayloadSource source = new DirectBufferPayloadSource().register("block", block);
         final Path dir;
         try (AeronMedia media = TestSupport.launchTestMedia())
         {
             dir = Paths.get(media.aeronDirectoryName());
-            final BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
-                .blockSource(source).requestChannel(TransportChannels.IPC));
-            final BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            final PayloadServer server = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                .payloadSource(source).requestChannel(TransportChannels.IPC));
+            final PayloadClient client = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(TransportChannels.IPC));
             final int callers = 4;
             final List<Thread> threads = new ArrayList<>();
@@ -206,7 +206,7 @@ class CallerDrivenFetchTest
         try (AeronMedia media = TestSupport.launchTestMedia())
         {
             final String udp = TransportChannels.udp("127.0.0.1", TestSupport.freeUdpPort()); // nobody serves it
-            final BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            final PayloadClient client = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(udp));
             final UnsafeBuffer destination = filledDirect(16, (byte) 0);
             final CompletableFuture<Long> unanswered = client.fetch("x", 0, -1, destination, 0,

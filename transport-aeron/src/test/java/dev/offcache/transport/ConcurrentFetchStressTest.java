@@ -10,11 +10,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import dev.offcache.transport.client.BlockClient;
+import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.TransportChannels;
-import dev.offcache.transport.server.BlockServer;
-import dev.offcache.transport.source.DirectBufferBlockSource;
+import dev.offcache.transport.server.PayloadServer;
+import dev.offcache.transport.source.DirectBufferPayloadSource;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -39,7 +39,7 @@ class ConcurrentFetchStressTest
     void manyThreadsShareOneClient() throws Exception
     {
         final UnsafeBuffer[] blocks = new UnsafeBuffer[4];
-        final DirectBufferBlockSource source = new DirectBufferBlockSource();
+        final DirectBufferPayloadSource source = new DirectBufferPayloadSource();
         for (int i = 0; i < blocks.length; i++)
         {
             blocks[i] = randomDirect((1 << (10 + 3 * i)) + i * 13, 50 + i);
@@ -47,9 +47,9 @@ class ConcurrentFetchStressTest
         }
         final ExecutorService pool = Executors.newFixedThreadPool(THREADS);
         try (AeronMedia media = TestSupport.launchTestMedia();
-            BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
-                .blockSource(source).requestChannel(TransportChannels.IPC).chunkLength(64 * 1024));
-            BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            PayloadServer server = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                .payloadSource(source).requestChannel(TransportChannels.IPC).chunkLength(64 * 1024));
+            PayloadClient client = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(TransportChannels.IPC)))
         {
             final List<Future<Integer>> results = new ArrayList<>();
@@ -73,7 +73,7 @@ class ConcurrentFetchStressTest
         assertEquals(0, source.openHandles());
     }
 
-    private static int runCaller(final BlockClient client, final UnsafeBuffer[] blocks, final long seed)
+    private static int runCaller(final PayloadClient client, final UnsafeBuffer[] blocks, final long seed)
     {
         final SplittableRandom random = new SplittableRandom(seed);
         int verified = 0;

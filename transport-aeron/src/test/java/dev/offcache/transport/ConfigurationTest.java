@@ -5,8 +5,8 @@ import java.util.Map;
 import dev.offcache.core.shuffle.PartitionId;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.TransportChannels;
-import dev.offcache.transport.server.BlockServer;
-import dev.offcache.transport.source.DirectBufferBlockSource;
+import dev.offcache.transport.server.PayloadServer;
+import dev.offcache.transport.source.DirectBufferPayloadSource;
 import dev.offcache.transport.source.ShufflePartitionSource;
 import org.junit.jupiter.api.Test;
 
@@ -45,8 +45,8 @@ class ConfigurationTest
     void serverContextNamesTheMissingSetting()
     {
         final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
-            () -> new BlockServer.Context().requestChannel(TransportChannels.IPC)
-                .blockSource(new DirectBufferBlockSource()).conclude());
+            () -> new PayloadServer.Context().requestChannel(TransportChannels.IPC)
+                .payloadSource(new DirectBufferPayloadSource()).conclude());
         assertTrue(ex.getMessage().contains("aeron"), ex.getMessage());
     }
 
@@ -67,13 +67,13 @@ class ConfigurationTest
         assertFalse(TransportChannels.isLoopback("aeron:udp?endpoint=cache-7.example:40123"), "names not resolved");
         assertFalse(TransportChannels.isLoopback(TransportChannels.IPC));
 
-        final BlockServer.Context server = new BlockServer.Context();
+        final PayloadServer.Context server = new PayloadServer.Context();
         assertTrue(server.responsePublicationChannel("aeron:udp?endpoint=127.0.0.1:40123").contains("mtu=65504"),
             "loopback: the largest MTU");
         assertTrue(server.responsePublicationChannel("aeron:udp?endpoint=10.1.2.3:40123").contains("mtu=8192"),
             "elsewhere: the UDP MTU");
         assertTrue(server.responsePublicationChannel(TransportChannels.IPC).contains("mtu=65504"));
-        assertTrue(new BlockServer.Context().responseLoopbackMtu(16384)
+        assertTrue(new PayloadServer.Context().responseLoopbackMtu(16384)
             .responsePublicationChannel("aeron:udp?endpoint=localhost:40123").contains("mtu=16384"));
 
         final PartitionId id = new PartitionId("job-7", 2, 11);

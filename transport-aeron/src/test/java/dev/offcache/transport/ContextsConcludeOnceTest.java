@@ -4,11 +4,11 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import dev.offcache.core.config.ConcurrentConcludeException;
-import dev.offcache.transport.client.BlockClient;
+import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.TransportChannels;
-import dev.offcache.transport.server.BlockServer;
-import dev.offcache.transport.source.DirectBufferBlockSource;
+import dev.offcache.transport.server.PayloadServer;
+import dev.offcache.transport.source.DirectBufferPayloadSource;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -34,30 +34,30 @@ class ContextsConcludeOnceTest
     @Test
     void aContextGivenToASecondComponentIsRefusedAndTheFirstStillServes()
     {
-        final DirectBufferBlockSource source = new DirectBufferBlockSource();
+        final DirectBufferPayloadSource source = new DirectBufferPayloadSource();
         final UnsafeBuffer block = randomDirect(100_000, 17);
         source.register("block", block);
         final AeronMedia.Context mediaContext = new AeronMedia.Context()
             .publicationLingerTimeoutNs(TimeUnit.MILLISECONDS.toNanos(200))
             .imageLivenessTimeoutNs(TimeUnit.SECONDS.toNanos(2));
         AeronMedia media = null;
-        BlockServer server = null;
-        BlockClient client = null;
+        PayloadServer server = null;
+        PayloadClient client = null;
         try
         {
             media = AeronMedia.launch(mediaContext);
             assertRefused("AeronMedia.Context", () -> AeronMedia.launch(mediaContext));
 
-            final BlockServer.Context serverContext = new BlockServer.Context().aeron(media.aeron())
-                .blockSource(source).requestChannel(TransportChannels.IPC).requestStreamId(7101)
+            final PayloadServer.Context serverContext = new PayloadServer.Context().aeron(media.aeron())
+                .payloadSource(source).requestChannel(TransportChannels.IPC).requestStreamId(7101)
                 .serverName("conclude-once");
-            server = BlockServer.launch(serverContext);
-            assertRefused("BlockServer.Context", () -> BlockServer.launch(serverContext));
+            server = PayloadServer.launch(serverContext);
+            assertRefused("PayloadServer.Context", () -> PayloadServer.launch(serverContext));
 
-            final BlockClient.Context clientContext = new BlockClient.Context().aeron(media.aeron())
+            final PayloadClient.Context clientContext = new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(TransportChannels.IPC).requestStreamId(7101);
-            client = BlockClient.connect(clientContext);
-            assertRefused("BlockClient.Context", () -> BlockClient.connect(clientContext));
+            client = PayloadClient.connect(clientContext);
+            assertRefused("PayloadClient.Context", () -> PayloadClient.connect(clientContext));
 
             final UnsafeBuffer destination = filledDirect(block.capacity(), (byte) 0);
             assertEquals(block.capacity(), join(client.fetch("block", destination, 0), WAIT));
@@ -79,15 +79,15 @@ class ContextsConcludeOnceTest
         assertRefused("AeronMedia.Context", () -> AeronMedia.launch(mediaContext));
         try (AeronMedia media = TestSupport.launchTestMedia())
         {
-            final BlockServer.Context serverContext = new BlockServer.Context().aeron(media.aeron())
-                .blockSource(new DirectBufferBlockSource()).requestChannel(TransportChannels.IPC)
+            final PayloadServer.Context serverContext = new PayloadServer.Context().aeron(media.aeron())
+                .payloadSource(new DirectBufferPayloadSource()).requestChannel(TransportChannels.IPC)
                 .requestStreamId(7102);
             serverContext.conclude();
-            assertRefused("BlockServer.Context", () -> BlockServer.launch(serverContext));
-            final BlockClient.Context clientContext = new BlockClient.Context().aeron(media.aeron())
+            assertRefused("PayloadServer.Context", () -> PayloadServer.launch(serverContext));
+            final PayloadClient.Context clientContext = new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(TransportChannels.IPC).requestStreamId(7102);
             clientContext.conclude();
-            assertRefused("BlockClient.Context", () -> BlockClient.connect(clientContext));
+            assertRefused("PayloadClient.Context", () -> PayloadClient.connect(clientContext));
         }
     }
 

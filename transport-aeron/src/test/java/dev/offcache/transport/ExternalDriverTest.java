@@ -11,12 +11,12 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
-import dev.offcache.transport.client.BlockClient;
+import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.EmbeddedDrivers;
 import dev.offcache.transport.media.TransportChannels;
-import dev.offcache.transport.server.BlockServer;
-import dev.offcache.transport.source.DirectBufferBlockSource;
+import dev.offcache.transport.server.PayloadServer;
+import dev.offcache.transport.source.DirectBufferPayloadSource;
 import io.aeron.Aeron;
 import io.aeron.CommonContext;
 import org.agrona.IoUtil;
@@ -69,20 +69,20 @@ class ExternalDriverTest
                 () -> driver.isAlive() && isDriverActive(dir));
 
             final UnsafeBuffer block = randomDirect(8 * 1024 * 1024 + 3, 31);
-            final DirectBufferBlockSource source = new DirectBufferBlockSource().register("block", block);
+            final DirectBufferPayloadSource source = new DirectBufferPayloadSource().register("block", block);
             final String udp = TransportChannels.udp("127.0.0.1", TestSupport.freeUdpPort());
             try (AeronMedia media = AeronMedia.launch(new AeronMedia.Context().aeronDirectoryName(dir.toString()));
-                BlockServer udpServer = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
-                    .blockSource(source).requestChannel(udp).serverName("external-udp"));
-                BlockServer ipcServer = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
-                    .blockSource(source).requestChannel(TransportChannels.IPC).serverName("external-ipc"));
-                BlockClient udpClient = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+                PayloadServer udpServer = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                    .payloadSource(source).requestChannel(udp).serverName("external-udp"));
+                PayloadServer ipcServer = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                    .payloadSource(source).requestChannel(TransportChannels.IPC).serverName("external-ipc"));
+                PayloadClient udpClient = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                     .requestChannel(udp));
-                BlockClient ipcClient = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+                PayloadClient ipcClient = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                     .requestChannel(TransportChannels.IPC)))
             {
                 assertFalse(media.isEmbedded());
-                for (final BlockClient client : List.of(udpClient, ipcClient))
+                for (final PayloadClient client : List.of(udpClient, ipcClient))
                 {
                     final UnsafeBuffer destination = filledDirect(block.capacity(), (byte) 0);
                     assertEquals(block.capacity(), join(client.fetch("block", destination, 0), WAIT));

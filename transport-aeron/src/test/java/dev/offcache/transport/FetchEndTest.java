@@ -6,12 +6,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.offcache.transport.client.BlockClient;
+import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.client.FetchException;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.TransportChannels;
-import dev.offcache.transport.server.BlockServer;
-import dev.offcache.transport.source.DirectBufferBlockSource;
+import dev.offcache.transport.server.PayloadServer;
+import dev.offcache.transport.source.DirectBufferPayloadSource;
 import dev.offcache.transport.wire.ErrorCode;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -40,12 +40,12 @@ class FetchEndTest
     {
         final UnsafeBuffer block = randomDirect(4 * 1024 * 1024, 5);
         final UnsafeBuffer small = randomDirect(4096, 6);
-        final DirectBufferBlockSource source = new DirectBufferBlockSource().register("block", block)
+        final DirectBufferPayloadSource source = new DirectBufferPayloadSource().register("block", block)
             .register("small", small);
         try (AeronMedia media = TestSupport.launchTestMedia();
-            BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
-                .blockSource(source).requestChannel(TransportChannels.IPC).chunkLength(1024 * 1024));
-            BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            PayloadServer server = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                .payloadSource(source).requestChannel(TransportChannels.IPC).chunkLength(1024 * 1024));
+            PayloadClient client = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(TransportChannels.IPC).fragmentLimit(1)))
         {
             final AtomicReference<CompletableFuture<Long>> fetch = new AtomicReference<>();

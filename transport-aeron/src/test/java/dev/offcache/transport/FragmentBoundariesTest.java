@@ -6,11 +6,11 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import dev.offcache.transport.client.BlockClient;
+import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.TransportChannels;
-import dev.offcache.transport.server.BlockServer;
-import dev.offcache.transport.source.DirectBufferBlockSource;
+import dev.offcache.transport.server.PayloadServer;
+import dev.offcache.transport.source.DirectBufferPayloadSource;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -39,14 +39,14 @@ class FragmentBoundariesTest
     {
         final int length = 2 * 1024 * 1024 + 4321;
         final UnsafeBuffer block = randomDirect(length, mtu + chunkLength);
-        final DirectBufferBlockSource source = new DirectBufferBlockSource().register("block", block);
+        final DirectBufferPayloadSource source = new DirectBufferPayloadSource().register("block", block);
         final String channel = ipc ? TransportChannels.IPC :
             TransportChannels.udp("127.0.0.1", TestSupport.freeUdpPort());
         try (AeronMedia media = TestSupport.launchTestMedia();
-            BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
-                .blockSource(source).requestChannel(channel).chunkLength(chunkLength)
+            PayloadServer server = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                .payloadSource(source).requestChannel(channel).chunkLength(chunkLength)
                 .responseIpcMtu(mtu).responseUdpMtu(mtu).responseTermLength(1024 * 1024));
-            BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            PayloadClient client = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(channel).fragmentLimit(fragmentLimit)))
         {
             final UnsafeBuffer[] destinations = new UnsafeBuffer[4];

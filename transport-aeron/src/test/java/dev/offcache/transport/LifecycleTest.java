@@ -8,13 +8,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.offcache.core.counters.CounterTypes;
-import dev.offcache.transport.client.BlockClient;
+import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.client.FetchException;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.EmbeddedDrivers;
 import dev.offcache.transport.media.TransportChannels;
-import dev.offcache.transport.server.BlockServer;
-import dev.offcache.transport.source.DirectBufferBlockSource;
+import dev.offcache.transport.server.PayloadServer;
+import dev.offcache.transport.source.DirectBufferPayloadSource;
 import dev.offcache.transport.wire.ErrorCode;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersReader;
@@ -42,7 +42,7 @@ class LifecycleTest
     void closingClientsAndServersLeavesNoPublicationsSubscriptionsCountersOrHandles()
     {
         final UnsafeBuffer large = randomDirect(64 * 1024 * 1024, 41);
-        final DirectBufferBlockSource source = new DirectBufferBlockSource().register("large", large);
+        final DirectBufferPayloadSource source = new DirectBufferPayloadSource().register("large", large);
         final Path dir;
         try (AeronMedia media = TestSupport.launchTestMedia())
         {
@@ -54,15 +54,15 @@ class LifecycleTest
             assertEquals(0, TestSupport.publicationAndSubscriptionCounters(counters));
 
             final String udp = TransportChannels.udp("127.0.0.1", TestSupport.freeUdpPort());
-            final BlockServer udpServer = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
-                .blockSource(source).requestChannel(udp));
-            final BlockServer ipcServer = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
-                .blockSource(source).requestChannel(TransportChannels.IPC));
-            final BlockClient udpClient = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            final PayloadServer udpServer = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                .payloadSource(source).requestChannel(udp));
+            final PayloadServer ipcServer = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                .payloadSource(source).requestChannel(TransportChannels.IPC));
+            final PayloadClient udpClient = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(udp));
-            final BlockClient ipcClient = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            final PayloadClient ipcClient = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(TransportChannels.IPC));
-            for (final BlockClient client : new BlockClient[]{udpClient, ipcClient})
+            for (final PayloadClient client : new PayloadClient[]{udpClient, ipcClient})
             {
                 final UnsafeBuffer destination = filledDirect(large.capacity(), (byte) 0);
                 assertEquals(large.capacity(), join(client.fetch("large", destination, 0), WAIT));
@@ -99,7 +99,7 @@ class LifecycleTest
         try (AeronMedia media = TestSupport.launchTestMedia())
         {
             final String udp = TransportChannels.udp("127.0.0.1", TestSupport.freeUdpPort());
-            final BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            final PayloadClient client = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(udp));
             final UnsafeBuffer destination = filledDirect(16, (byte) 0);
             final long start = System.nanoTime();

@@ -5,12 +5,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import dev.offcache.transport.client.BlockClient;
+import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.client.FetchException;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.TransportChannels;
-import dev.offcache.transport.server.BlockServer;
-import dev.offcache.transport.source.DirectBufferBlockSource;
+import dev.offcache.transport.server.PayloadServer;
+import dev.offcache.transport.source.DirectBufferPayloadSource;
 import dev.offcache.transport.wire.ErrorCode;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -44,14 +44,14 @@ class ServerRestartTest
     {
         final UnsafeBuffer large = randomDirect(64 * 1024 * 1024, 11);
         final UnsafeBuffer small = randomDirect(1024 * 1024, 12);
-        final DirectBufferBlockSource source = new DirectBufferBlockSource().register("large", large)
+        final DirectBufferPayloadSource source = new DirectBufferPayloadSource().register("large", large)
             .register("small", small);
         final String channel = ipc ? TransportChannels.IPC :
             TransportChannels.udp("127.0.0.1", TestSupport.freeUdpPort());
         try (AeronMedia media = TestSupport.launchTestMedia())
         {
-            BlockServer server = startServer(media, source, channel);
-            try (BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            PayloadServer server = startServer(media, source, channel);
+            try (PayloadClient client = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(channel).fetchTimeoutNs(DEADLINE_NS)))
             {
                 final CountDownLatch firstPiece = new CountDownLatch(1);
@@ -107,14 +107,14 @@ class ServerRestartTest
     {
         final UnsafeBuffer large = randomDirect(64 * 1024 * 1024, 21);
         final UnsafeBuffer small = randomDirect(4096, 22);
-        final DirectBufferBlockSource source = new DirectBufferBlockSource().register("large", large)
+        final DirectBufferPayloadSource source = new DirectBufferPayloadSource().register("large", large)
             .register("small", small);
         try (AeronMedia media = TestSupport.launchTestMedia();
-            BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
-                .blockSource(source).requestChannel(TransportChannels.IPC).maxInFlightRequests(1));
-            BlockClient holder = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            PayloadServer server = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                .payloadSource(source).requestChannel(TransportChannels.IPC).maxInFlightRequests(1));
+            PayloadClient holder = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(TransportChannels.IPC));
-            BlockClient other = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            PayloadClient other = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(TransportChannels.IPC)))
         {
             final CountDownLatch firstPiece = new CountDownLatch(1);
@@ -158,14 +158,14 @@ class ServerRestartTest
     {
         final UnsafeBuffer large = randomDirect(64 * 1024 * 1024, 31);
         final UnsafeBuffer oneMiB = randomDirect(1024 * 1024, 32);
-        final DirectBufferBlockSource source = new DirectBufferBlockSource().register("large", large)
+        final DirectBufferPayloadSource source = new DirectBufferPayloadSource().register("large", large)
             .register("one-mib", oneMiB);
         try (AeronMedia media = TestSupport.launchTestMedia();
-            BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
-                .blockSource(source).requestChannel(TransportChannels.IPC));
-            BlockClient stalled = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            PayloadServer server = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                .payloadSource(source).requestChannel(TransportChannels.IPC));
+            PayloadClient stalled = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(TransportChannels.IPC));
-            BlockClient other = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            PayloadClient other = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(TransportChannels.IPC)))
         {
             final CountDownLatch firstPiece = new CountDownLatch(1);
@@ -195,10 +195,10 @@ class ServerRestartTest
         assertEquals(0, source.openHandles());
     }
 
-    private static BlockServer startServer(
-        final AeronMedia media, final DirectBufferBlockSource source, final String channel)
+    private static PayloadServer startServer(
+        final AeronMedia media, final DirectBufferPayloadSource source, final String channel)
     {
-        return BlockServer.launch(new BlockServer.Context().aeron(media.aeron()).blockSource(source)
+        return PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron()).payloadSource(source)
             .requestChannel(channel));
     }
 

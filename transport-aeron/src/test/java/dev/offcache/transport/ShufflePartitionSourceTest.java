@@ -18,11 +18,11 @@ import dev.offcache.core.shuffle.PartitionId;
 import dev.offcache.core.shuffle.PartitionWriter;
 import dev.offcache.core.shuffle.PinSet;
 import dev.offcache.core.shuffle.ShufflePartitionStore;
-import dev.offcache.transport.client.BlockClient;
+import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.client.FetchException;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.TransportChannels;
-import dev.offcache.transport.server.BlockServer;
+import dev.offcache.transport.server.PayloadServer;
 import dev.offcache.transport.source.ShufflePartitionSource;
 import dev.offcache.transport.wire.ErrorCode;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -76,9 +76,9 @@ class ShufflePartitionSourceTest
         final String channel = ipc ? TransportChannels.IPC :
             TransportChannels.udp("127.0.0.1", TestSupport.freeUdpPort());
         try (AeronMedia media = TestSupport.launchTestMedia();
-            BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
-                .blockSource(source).requestChannel(channel));
-            BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            PayloadServer server = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                .payloadSource(source).requestChannel(channel));
+            PayloadClient client = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(channel)))
         {
             for (int p = 0; p < sizes.length; p++)
@@ -144,9 +144,9 @@ class ShufflePartitionSourceTest
         }
         final ShufflePartitionSource source = new ShufflePartitionSource(store);
         try (AeronMedia media = TestSupport.launchTestMedia();
-            BlockServer server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
-                .blockSource(source).requestChannel(TransportChannels.IPC));
-            BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            PayloadServer server = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                .payloadSource(source).requestChannel(TransportChannels.IPC));
+            PayloadClient client = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(TransportChannels.IPC)))
         {
             final UnsafeBuffer destination = filledDirect(64 * 1024, (byte) 0);

@@ -36,6 +36,6 @@ final class LauncherDefaults
             throw new IllegalStateException(launcher + " has no " + RAM_MB_TOKEN);
         }
         Files.writeString(launcher, text.replace(RAM_MB_TOKEN,
-            Long.toString(TieredBlockStore.Context.DEFAULT_RAM_BUDGET_BYTES >> 20)), StandardCharsets.UTF_8);
+            Long.toString(TieredBlockStore.Context.DEFAULT_RAM_CAPACITY_BYTES >> 20)), StandardCharsets.UTF_8);
     }
 }

@@ -116,13 +116,13 @@ public final class OffcacheServerCommand implements Callable<Integer>
     Path diskPath;
 
     @Option(names = "--ram-mb",
-        defaultValue = "" + (TieredBlockStore.Context.DEFAULT_RAM_BUDGET_BYTES >> 20), paramLabel = "MB",
-        description = "RAM tier budget (env OFFCACHE_RAM_MB). Default: ${DEFAULT-VALUE}.")
+        defaultValue = "" + (TieredBlockStore.Context.DEFAULT_RAM_CAPACITY_BYTES >> 20), paramLabel = "MB",
+        description = "RAM tier capacity (env OFFCACHE_RAM_MB). Default: ${DEFAULT-VALUE}.")
     int ramMb;
 
-    @Option(names = "--disk-mb", defaultValue = "" + (TieredBlockStore.Context.DEFAULT_SSD_BUDGET_BYTES >> 20),
+    @Option(names = "--disk-mb", defaultValue = "" + (TieredBlockStore.Context.DEFAULT_SSD_CAPACITY_BYTES >> 20),
         paramLabel = "MB",
-        description = "SSD tier budget, headers included (env OFFCACHE_DISK_MB). Default: ${DEFAULT-VALUE}.")
+        description = "SSD tier capacity, headers included (env OFFCACHE_DISK_MB). Default: ${DEFAULT-VALUE}.")
     long diskMb;
 
     @Option(names = "--ssd-scrub-mb-per-s",
@@ -372,8 +372,8 @@ public final class OffcacheServerCommand implements Callable<Integer>
     /** The tiered store's settings ({@link TieredBlockStore.Context}'s method names) each store flag sets. */
     static final Map<String, String> STORE_FLAGS = Map.of(
         "blockSize", "--block-size-kb",
-        "ramBudgetBytes", "--ram-mb",
-        "ssdBudgetBytes", "--disk-mb",
+        "ramCapacityBytes", "--ram-mb",
+        "ssdCapacityBytes", "--disk-mb",
         "ssdScrubBytesPerSecond", "--ssd-scrub-mb-per-s",
         "ssdReadThreads", "--ssd-read-threads",
         "ssdOpenFiles", "--ssd-open-files");

@@ -13,7 +13,7 @@ import dev.offcache.range.engine.StreamSink;
 
 /**
  * The HTTP layer's {@link RangeSource} over the range-cache engine ({@link RangeCache}): sizes, response streams and
- * prefetches go straight to the engine, which brings single flight, coalescing and the fetch budget, and, with the
+ * prefetches go straight to the engine, which brings single flight, coalescing and the fetch permits, and, with the
  * tiered store, RAM blocks as views and verified SSD blocks as open files. Holds nothing; the engine is owned by the
  * caller.
  */

@@ -13,7 +13,7 @@ import dev.offcache.range.engine.StreamSink;
  * ranges of one object, in body order, handed to a {@link StreamSink} on the connection's event loop). The
  * range-cache engine sits behind it; the HTTP layer never talks to tiers or origins itself, and every request shape
  * (a whole object, one range, {@code POST /ranges}, and later the S3 API) is one stream, so they share coalescing,
- * the fetch budget and the metrics.
+ * the fetch permits and the metrics.
  */
 public interface RangeSource
 {

@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The SSD tier: one self-describing file per block under {@code {dir}/blocks/{xx}/{sequence}.blk} (see
- * {@link BlockFileFormat}), a byte budget with capacity (oldest-published-first) eviction, and an in-memory index
+ * {@link BlockFileFormat}), a capacity with capacity (oldest-published-first) eviction, and an in-memory index
  * rebuilt from the file headers at start, so a restart serves the warm blocks again.
  *
  * <p>Crash safety: a block is written to a temporary file, forced, then atomically renamed; a restart deletes
@@ -62,7 +62,7 @@ public final class SsdTier implements AutoCloseable
 
     private final Path dir;
     private final Path blocksDir;
-    private final long budgetBytes;
+    private final long capacityBytes;
     private final TierMetrics metrics;
     private final Map<BlockName, Entry> index = new HashMap<>();
     private final TreeMap<Long, Entry> bySequence = new TreeMap<>();
@@ -144,11 +144,11 @@ public final class SsdTier implements AutoCloseable
         }
     }
 
-    private SsdTier(final Path dir, final long budgetBytes, final int maxOpenFiles, final TierMetrics metrics)
+    private SsdTier(final Path dir, final long capacityBytes, final int maxOpenFiles, final TierMetrics metrics)
     {
         this.dir = dir;
         this.blocksDir = dir.resolve(BLOCKS);
-        this.budgetBytes = budgetBytes;
+        this.capacityBytes = capacityBytes;
         this.maxOpenFiles = maxOpenFiles;
         this.metrics = metrics;
     }
@@ -157,36 +157,36 @@ public final class SsdTier implements AutoCloseable
      * Opens (or creates) the tier under a directory, rebuilding the index from the block files there.
      *
      * @param dir         the tier's directory.
-     * @param budgetBytes the most bytes of block files to keep.
+     * @param capacityBytes the most bytes of block files to keep.
      * @param metrics     where to count.
      * @return the open tier.
      */
-    public static SsdTier open(final Path dir, final long budgetBytes, final TierMetrics metrics)
+    public static SsdTier open(final Path dir, final long capacityBytes, final TierMetrics metrics)
     {
-        return open(dir, budgetBytes, DEFAULT_OPEN_FILES, metrics);
+        return open(dir, capacityBytes, DEFAULT_OPEN_FILES, metrics);
     }
 
     /**
      * Opens (or creates) the tier, keeping up to {@code maxOpenFiles} verified block files open for sending.
      *
      * @param dir          the tier's directory.
-     * @param budgetBytes  the most bytes of block files to keep.
+     * @param capacityBytes  the most bytes of block files to keep.
      * @param maxOpenFiles block files kept open between sends; 0 opens and closes one per send.
      * @param metrics      where to count.
      * @return the open tier.
      */
     public static SsdTier open(
-        final Path dir, final long budgetBytes, final int maxOpenFiles, final TierMetrics metrics)
+        final Path dir, final long capacityBytes, final int maxOpenFiles, final TierMetrics metrics)
     {
-        if (budgetBytes < BlockFileFormat.HEADER_LENGTH)
+        if (capacityBytes < BlockFileFormat.HEADER_LENGTH)
         {
-            throw new IllegalArgumentException("SSD budget too small: " + budgetBytes);
+            throw new IllegalArgumentException("SSD capacity too small: " + capacityBytes);
         }
         if (maxOpenFiles < 0)
         {
             throw new IllegalArgumentException("open file limit must be >= 0: " + maxOpenFiles);
         }
-        final SsdTier tier = new SsdTier(dir, budgetBytes, maxOpenFiles, metrics);
+        final SsdTier tier = new SsdTier(dir, capacityBytes, maxOpenFiles, metrics);
         try
         {
             tier.recover();
@@ -261,7 +261,7 @@ public final class SsdTier implements AutoCloseable
             metrics.ssdBytes.set(sizeBytes);
             metrics.ssdBlocks.set(index.size());
         }
-        evictOverBudget();
+        evictOverCapacity();
         LOG.info("SSD tier at {}: {} blocks, {} bytes recovered", dir, index.size(), sizeBytes);
     }
 
@@ -457,7 +457,7 @@ public final class SsdTier implements AutoCloseable
         final ObjectNames names,
         final long objectId)
     {
-        if (length <= 0 || BlockFileFormat.HEADER_LENGTH + (long) length > budgetBytes)
+        if (length <= 0 || BlockFileFormat.HEADER_LENGTH + (long) length > capacityBytes)
         {
             return false;
         }
@@ -530,7 +530,7 @@ public final class SsdTier implements AutoCloseable
             metrics.ssdBlocks.set(index.size());
         }
         metrics.ssdWrites.increment();
-        evictOverBudget();
+        evictOverCapacity();
         return true;
     }
 
@@ -877,7 +877,7 @@ public final class SsdTier implements AutoCloseable
         return victims.size();
     }
 
-    private void evictOverBudget()
+    private void evictOverCapacity()
     {
         while (true)
         {
@@ -885,7 +885,7 @@ public final class SsdTier implements AutoCloseable
             final SsdFile open;
             synchronized (this)
             {
-                if (sizeBytes <= budgetBytes || bySequence.isEmpty())
+                if (sizeBytes <= capacityBytes || bySequence.isEmpty())
                 {
                     return;
                 }

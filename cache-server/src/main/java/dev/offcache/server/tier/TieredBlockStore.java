@@ -76,10 +76,10 @@ public final class TieredBlockStore implements BlockStore
     /** Configuration of a {@link TieredBlockStore}; {@link #conclude()} checks it. */
     public static final class Context
     {
-        /** Default RAM tier budget: 256 MiB. */
-        public static final long DEFAULT_RAM_BUDGET_BYTES = 256L << 20;
-        /** Default SSD tier budget, headers included: 10 GiB. */
-        public static final long DEFAULT_SSD_BUDGET_BYTES = 10L << 30;
+        /** Default RAM tier capacity: 256 MiB. */
+        public static final long DEFAULT_RAM_CAPACITY_BYTES = 256L << 20;
+        /** Default SSD tier capacity, headers included: 10 GiB. */
+        public static final long DEFAULT_SSD_CAPACITY_BYTES = 10L << 30;
         /** Default SSD scrub rate of an embedded store: off (tests and benchmarks decide when blocks get checked). */
         public static final long DEFAULT_SSD_SCRUB_BYTES_PER_SECOND = 0;
         /** The SSD scrub rate {@code offcache-server} runs with unless told otherwise: 8 MiB/s. */
@@ -90,10 +90,10 @@ public final class TieredBlockStore implements BlockStore
         public static final int DEFAULT_SPILL_QUEUE_CAPACITY = 32;
 
         private final ConcludeOnce concluded = new ConcludeOnce();
-        private long ramBudgetBytes = DEFAULT_RAM_BUDGET_BYTES;
+        private long ramCapacityBytes = DEFAULT_RAM_CAPACITY_BYTES;
         private int blockSize = RangeCacheBuilder.DEFAULT_BLOCK_SIZE;
         private Path ssdDir;
-        private long ssdBudgetBytes = DEFAULT_SSD_BUDGET_BYTES;
+        private long ssdCapacityBytes = DEFAULT_SSD_CAPACITY_BYTES;
         private int spillQueueCapacity = DEFAULT_SPILL_QUEUE_CAPACITY;
         private long ssdScrubBytesPerSecond = DEFAULT_SSD_SCRUB_BYTES_PER_SECOND;
         private int ssdReadThreads = DEFAULT_SSD_READ_THREADS;
@@ -102,14 +102,14 @@ public final class TieredBlockStore implements BlockStore
         private TierMetrics metrics;
 
         /**
-         * The RAM tier's byte budget (the slab's capacity).
+         * The RAM tier's capacity (the slab's capacity).
          *
-         * @param bytes budget, at least one block.
+         * @param bytes capacity, at least one block.
          * @return this.
          */
-        public Context ramBudgetBytes(final long bytes)
+        public Context ramCapacityBytes(final long bytes)
         {
-            this.ramBudgetBytes = bytes;
+            this.ramCapacityBytes = bytes;
             return this;
         }
 
@@ -149,20 +149,20 @@ public final class TieredBlockStore implements BlockStore
         }
 
         /**
-         * The SSD tier's byte budget, headers included.
+         * The SSD tier's capacity, headers included.
          *
-         * @param bytes budget.
+         * @param bytes capacity.
          * @return this.
          */
-        public Context ssdBudgetBytes(final long bytes)
+        public Context ssdCapacityBytes(final long bytes)
         {
-            this.ssdBudgetBytes = bytes;
+            this.ssdCapacityBytes = bytes;
             return this;
         }
 
         /**
          * How many RAM evictions may wait for the SSD writer before further ones are dropped. The RAM slab gets
-         * this many slots beyond the budget, so pending spills do not stall fills (default 32: a burst of evictions,
+         * this many slots beyond the capacity, so pending spills do not stall fills (default 32: a burst of evictions,
          * such as one cold 16 MiB read through a small RAM tier, must not drop blocks on their way to SSD).
          *
          * @param capacity queue capacity.
@@ -252,16 +252,16 @@ public final class TieredBlockStore implements BlockStore
                 throw InvalidSettingException.of("blockSize", "must be a power of two from " +
                     BlockSlab.MIN_SLOT_SIZE + " to " + BlockSlab.MAX_SLOT_SIZE + " bytes, was " + blockSize);
             }
-            if (ramBudgetBytes < blockSize)
+            if (ramCapacityBytes < blockSize)
             {
-                throw InvalidSettingException.of("ramBudgetBytes", "must hold at least one block (" + blockSize +
-                    " bytes), was " + ramBudgetBytes);
+                throw InvalidSettingException.of("ramCapacityBytes", "must hold at least one block (" + blockSize +
+                    " bytes), was " + ramCapacityBytes);
             }
             final long oneFile = BlockFileFormat.HEADER_LENGTH + (long) blockSize;
-            if (ssdBudgetBytes < oneFile)
+            if (ssdCapacityBytes < oneFile)
             {
-                throw InvalidSettingException.of("ssdBudgetBytes", "must hold at least one block file (" + oneFile +
-                    " bytes: a block and its header), was " + ssdBudgetBytes);
+                throw InvalidSettingException.of("ssdCapacityBytes", "must hold at least one block file (" + oneFile +
+                    " bytes: a block and its header), was " + ssdCapacityBytes);
             }
             if (ssdScrubBytesPerSecond < 0)
             {
@@ -301,7 +301,7 @@ public final class TieredBlockStore implements BlockStore
 
         /**
          * Direct memory the store takes at open, counted against {@code -XX:MaxDirectMemorySize}: the RAM slab (the
-         * budget's blocks plus one slot per spill-queue entry) and the scrubber's staging block. Start-up compares
+         * capacity's blocks plus one slot per spill-queue entry) and the scrubber's staging block. Start-up compares
          * it with the JVM's limit before allocating anything.
          *
          * @return bytes.
@@ -313,7 +313,7 @@ public final class TieredBlockStore implements BlockStore
 
         long slabBytes()
         {
-            return (ramBudgetBytes / blockSize + spillQueueCapacity) * blockSize;
+            return (ramCapacityBytes / blockSize + spillQueueCapacity) * blockSize;
         }
     }
 
@@ -323,7 +323,7 @@ public final class TieredBlockStore implements BlockStore
         this.ownsMetrics = null == ctx.metrics;
         this.metrics = ownsMetrics ? new TierMetrics() : ctx.metrics;
         this.names = ctx.names;
-        this.ssd = SsdTier.open(ctx.ssdDir, ctx.ssdBudgetBytes, ctx.ssdOpenFiles, metrics);
+        this.ssd = SsdTier.open(ctx.ssdDir, ctx.ssdCapacityBytes, ctx.ssdOpenFiles, metrics);
         final AtomicInteger readerIds = new AtomicInteger();
         this.scratchBuffers = new ArrayBlockingQueue<>(ctx.ssdReadThreads);
         this.ssdReaders = Executors.newFixedThreadPool(ctx.ssdReadThreads, (task) ->
@@ -336,7 +336,7 @@ public final class TieredBlockStore implements BlockStore
         // LRU, every hit recorded: the RAM tier keeps the exact recency order it always had. The spare slots hold
         // evicted blocks until their spill is written, so a burst of evictions does not stall fills.
         this.ram = new L1BlockStore(new L1BlockStore.Context()
-            .budgetBytes(ctx.ramBudgetBytes)
+            .capacityBytes(ctx.ramCapacityBytes)
             .blockSize(ctx.blockSize)
             .policy(PolicyKind.LRU)
             .hitSampling(1)
@@ -531,13 +531,13 @@ public final class TieredBlockStore implements BlockStore
         }
         // Free slots only (normally the spare ones): a run's blocks past the end of an object of unknown size get
         // no bytes, and evicting resident blocks for them would push out what is read. Publishing evicts down to
-        // the budget once a block is in.
+        // the capacity once a block is in.
         return ram.allocateIfFree();
     }
 
     /**
      * As {@link #put}, the bytes already in the slot: the CRC is taken here, the copy is gone. Publishing evicts
-     * down to the RAM budget first, so a reserved slot never holds more blocks resident than the budget.
+     * down to the RAM capacity first, so a reserved slot never holds more blocks resident than the capacity.
      */
     @Override
     public boolean commit(final long blockKey, final BlockRef slot, final FetchClass fetchClass)
@@ -786,6 +786,17 @@ public final class TieredBlockStore implements BlockStore
     }
 
     /**
+     * Whether the store's own threads (the spill writer and the SSD readers) have stopped: after {@link #close()},
+     * false only when one outlived its join, and then the counters it writes must stay mapped.
+     *
+     * @return true when none of them can write a counter any more.
+     */
+    public boolean threadsStopped()
+    {
+        return !spillWriter.isAlive() && ssdReaders.isTerminated();
+    }
+
+    /**
      * Spills what is only in RAM to SSD (so a restart finds it), waits for pending spills, and frees the slab.
      */
     @Override
@@ -843,7 +854,7 @@ public final class TieredBlockStore implements BlockStore
             // the writer (the only user) has stopped; otherwise the buffer's cleaner frees it later
             BufferUtil.free(scrubStaging);
         }
-        if (ownsMetrics && !spillWriter.isAlive() && ssdReaders.isTerminated())
+        if (ownsMetrics && threadsStopped())
         {
             // the counters' writers have stopped (a thread still running keeps the private buffer for its cleaner)
             metrics.close();

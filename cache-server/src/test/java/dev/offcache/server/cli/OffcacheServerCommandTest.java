@@ -91,7 +91,7 @@ class OffcacheServerCommandTest
     {
         final Path file = Files.writeString(tmp.resolve("bad.properties"), "ram-mb=0\n");
         assertEquals(2, commandLine(Map.of(), file).execute("--config", file.toString()));
-        assertTrue(err.toString().contains("Invalid value for --ram-mb (env OFFCACHE_RAM_MB): ramBudgetBytes must " +
+        assertTrue(err.toString().contains("Invalid value for --ram-mb (env OFFCACHE_RAM_MB): ramCapacityBytes must " +
             "hold at least one block (1048576 bytes), was 0 (set in " + file + ")"), err.toString());
 
         final Path typo = Files.writeString(tmp.resolve("typo.properties"), "ram_mb=64\nlisten=127.0.0.1:0\n");
@@ -203,9 +203,9 @@ class OffcacheServerCommandTest
                 () -> server().shutdownGrace(Duration.ofSeconds(-1)).validate(block)),
             bad("--shutdown-unready-seconds", "-1",
                 () -> server().unreadyDelay(Duration.ofSeconds(-1)).validate(block)),
-            bad("--ram-mb", "0", () -> store().ramBudgetBytes(0).validate()),
-            bad("--disk-mb", "1", () -> store().ssdBudgetBytes(1L << 20).validate()),
-            bad("--disk-mb", "-9223372036854775808", () -> store().ssdBudgetBytes(Long.MIN_VALUE).validate()),
+            bad("--ram-mb", "0", () -> store().ramCapacityBytes(0).validate()),
+            bad("--disk-mb", "1", () -> store().ssdCapacityBytes(1L << 20).validate()),
+            bad("--disk-mb", "-9223372036854775808", () -> store().ssdCapacityBytes(Long.MIN_VALUE).validate()),
             bad("--ssd-scrub-mb-per-s", "-1", () -> store().ssdScrubBytesPerSecond(-1L << 20).validate()),
             bad("--ssd-read-threads", "0", () -> store().ssdReadThreads(0).validate()),
             bad("--ssd-open-files", "-1", () -> store().ssdOpenFiles(-1).validate()));
@@ -244,8 +244,8 @@ class OffcacheServerCommandTest
             Map.entry("--max-ranges", (long) L2HttpServer.Context.DEFAULT_MAX_RANGES),
             Map.entry("--max-body-kb", (long) L2HttpServer.Context.DEFAULT_MAX_BODY_BYTES >> 10),
             Map.entry("--max-key-length", (long) L2HttpServer.Context.DEFAULT_MAX_KEY_LENGTH),
-            Map.entry("--ram-mb", TieredBlockStore.Context.DEFAULT_RAM_BUDGET_BYTES >> 20),
-            Map.entry("--disk-mb", TieredBlockStore.Context.DEFAULT_SSD_BUDGET_BYTES >> 20),
+            Map.entry("--ram-mb", TieredBlockStore.Context.DEFAULT_RAM_CAPACITY_BYTES >> 20),
+            Map.entry("--disk-mb", TieredBlockStore.Context.DEFAULT_SSD_CAPACITY_BYTES >> 20),
             Map.entry("--ssd-scrub-mb-per-s", TieredBlockStore.Context.SERVER_SSD_SCRUB_BYTES_PER_SECOND >> 20),
             Map.entry("--ssd-read-threads", (long) TieredBlockStore.Context.DEFAULT_SSD_READ_THREADS),
             Map.entry("--fetch-threads", (long) FileSystemOrigin.DEFAULT_IO_THREADS));

@@ -35,7 +35,7 @@ class LauncherTest
     private static final Path GENERATED = Path.of("target", "bin", "offcache-server");
     private static final Path DIST = Path.of("src", "main", "dist");
     /** The program's RAM-tier default plus the launcher's 512 MiB of headroom. */
-    private static final long DEFAULT_DIRECT_MB = (TieredBlockStore.Context.DEFAULT_RAM_BUDGET_BYTES >> 20) + 512;
+    private static final long DEFAULT_DIRECT_MB = (TieredBlockStore.Context.DEFAULT_RAM_CAPACITY_BYTES >> 20) + 512;
 
     @TempDir
     Path tmp;

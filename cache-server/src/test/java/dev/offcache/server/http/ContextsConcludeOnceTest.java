@@ -121,8 +121,8 @@ class ContextsConcludeOnceTest
     {
         return new TieredBlockStore.Context()
             .blockSize(BLOCK)
-            .ramBudgetBytes(4L * BLOCK)
-            .ssdBudgetBytes(64L * BLOCK)
+            .ramCapacityBytes(4L * BLOCK)
+            .ssdCapacityBytes(64L * BLOCK)
             .ssdDir(tmp.resolve(ssd))
             .names((objectId) -> new ObjectName("ns", "object-" + objectId));
     }

@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The HTTP server over the real range-cache engine (single flight, coalescing, fetch budget) and the tiered store:
+ * The HTTP server over the real range-cache engine (single flight, coalescing, fetch permits) and the tiered store:
  * exact bytes for concurrent whole-object and random-range reads, each byte fetched from the origin once, with a
  * RAM tier smaller than the object so blocks also come back from the SSD tier under the engine's names.
  */
@@ -49,8 +49,8 @@ class EngineSourceTest
         final EngineObjectNames names = new EngineObjectNames();
         final TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
             .blockSize(BLOCK)
-            .ramBudgetBytes(6L * BLOCK)
-            .ssdBudgetBytes(64L * BLOCK)
+            .ramCapacityBytes(6L * BLOCK)
+            .ssdCapacityBytes(64L * BLOCK)
             .ssdDir(tmp.resolve("ssd"))
             .names(names));
         try (RangeCache cache = RangeCache.newBuilder()

@@ -83,8 +83,8 @@ final class ServerHarness implements AutoCloseable
         final EngineObjectNames names = new EngineObjectNames();
         store = TieredBlockStore.open(new TieredBlockStore.Context()
             .blockSize(blockSize)
-            .ramBudgetBytes((long) ramBlocks * blockSize)
-            .ssdBudgetBytes(256L * blockSize)
+            .ramCapacityBytes((long) ramBlocks * blockSize)
+            .ssdCapacityBytes(256L * blockSize)
             .ssdDir(ssdDir)
             .names(names));
         cache = engine.apply(RangeCache.newBuilder()

@@ -160,7 +160,7 @@ class ServerReadPathTest
         try (RangeCache engine = RangeCache.newBuilder()
             .origin(client(dir, Duration.ofSeconds(5)))
             .blockSize(BLOCK)
-            .l1BudgetBytes(64L * BLOCK)
+            .l1CapacityBytes(64L * BLOCK)
             .build())
         {
             final long[] positions = {10, 2L * BLOCK, 20L * BLOCK + 7};
@@ -270,7 +270,7 @@ class ServerReadPathTest
             .serverUri(URI.create(harness.base()))
             .apiKey(ServerHarness.KEY)
             .origin(new FileSystemOrigin(dir, 2)));
-            RangeCache engine = RangeCache.newBuilder().origin(client).blockSize(BLOCK).l1BudgetBytes(64L * BLOCK)
+            RangeCache engine = RangeCache.newBuilder().origin(client).blockSize(BLOCK).l1CapacityBytes(64L * BLOCK)
                 .build())
         {
             // every object is new to the server: a HEAD (1 s) and a GET (1 s) at the origin before any byte

@@ -191,8 +191,8 @@ class SlotLandingTest
             final EngineObjectNames names = new EngineObjectNames();
             store = TieredBlockStore.open(new TieredBlockStore.Context()
                 .blockSize(BLOCK)
-                .ramBudgetBytes(32L * BLOCK)
-                .ssdBudgetBytes(64L * BLOCK)
+                .ramCapacityBytes(32L * BLOCK)
+                .ssdCapacityBytes(64L * BLOCK)
                 .ssdDir(tmp.resolve("ssd"))
                 .names(names));
             cache = RangeCache.newBuilder()

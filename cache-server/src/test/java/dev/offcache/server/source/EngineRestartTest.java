@@ -55,8 +55,8 @@ class EngineRestartTest
     {
         store[0] = TieredBlockStore.open(new TieredBlockStore.Context()
             .blockSize(BLOCK)
-            .ramBudgetBytes(16L * BLOCK)
-            .ssdBudgetBytes(64L * (BLOCK + 4096))
+            .ramCapacityBytes(16L * BLOCK)
+            .ssdCapacityBytes(64L * (BLOCK + 4096))
             .ssdDir(tmp.resolve("ssd"))
             .names(names));
         final RangeCache cache = RangeCache.newBuilder()

@@ -47,8 +47,8 @@ class KillNineRecoveryTest
             final TestNames names = new TestNames(500);
             try (TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
                 .blockSize(BLOCK)
-                .ramBudgetBytes(4L * BLOCK)
-                .ssdBudgetBytes(1L << 30)
+                .ramCapacityBytes(4L * BLOCK)
+                .ssdCapacityBytes(1L << 30)
                 .ssdDir(ssd)
                 .names(names)))
             {

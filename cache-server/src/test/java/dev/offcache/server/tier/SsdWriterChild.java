@@ -25,8 +25,8 @@ public final class SsdWriterChild
         final TestNames names = new TestNames(1);
         final TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
             .blockSize(KillNineRecoveryTest.BLOCK)
-            .ramBudgetBytes(4L * KillNineRecoveryTest.BLOCK)
-            .ssdBudgetBytes(1L << 30)
+            .ramCapacityBytes(4L * KillNineRecoveryTest.BLOCK)
+            .ssdCapacityBytes(1L << 30)
             .ssdDir(Path.of(args[0]))
             .names(names));
         for (long i = 0; ; i++)

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The tiered store against a reference model: RAM is an access-ordered LRU map of {@code RAM_BLOCKS} blocks (a
  * demand put does not refresh a resident block), demand fills and SSD-hit promotions enter RAM, RAM evictions are
- * spilled to SSD, prefetch fills enter SSD only. The SSD budget is large enough that it never evicts, so tier
+ * spilled to SSD, prefetch fills enter SSD only. The SSD capacity is large enough that it never evicts, so tier
  * membership is deterministic once spills are written. After every operation both tiers hold exactly the model's
  * blocks, every read returns the right bytes or a miss exactly when the model has neither copy.
  */
@@ -62,8 +62,8 @@ class TieredBlockStoreProperties
         final Set<Integer> ssd = new LinkedHashSet<>();
         final TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
             .blockSize(BLOCK)
-            .ramBudgetBytes((long) RAM_BLOCKS * BLOCK)
-            .ssdBudgetBytes(1L << 30)
+            .ramCapacityBytes((long) RAM_BLOCKS * BLOCK)
+            .ssdCapacityBytes(1L << 30)
             .spillQueueCapacity(KEYS)
             .ssdDir(dir)
             .names(names));

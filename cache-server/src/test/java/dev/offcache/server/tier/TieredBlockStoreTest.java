@@ -44,8 +44,8 @@ class TieredBlockStoreTest
     {
         return TieredBlockStore.open(new TieredBlockStore.Context()
             .blockSize(BLOCK)
-            .ramBudgetBytes((long) ramBlocks * BLOCK)
-            .ssdBudgetBytes((long) ssdBlocks * (BLOCK + BlockFileFormat.HEADER_LENGTH))
+            .ramCapacityBytes((long) ramBlocks * BLOCK)
+            .ssdCapacityBytes((long) ssdBlocks * (BLOCK + BlockFileFormat.HEADER_LENGTH))
             .ssdDir(dir.resolve("ssd"))
             .names(names));
     }
@@ -203,6 +203,17 @@ class TieredBlockStoreTest
     }
 
     @Test
+    void itsThreadsRunWhileOpenAndHaveStoppedOnceClosed()
+    {
+        final TestNames names = new TestNames(1);
+        final TieredBlockStore store = open(names, 4, 16);
+        assertTrue(put(store, names, "a", 0, BLOCK, FetchClass.DEMAND));
+        assertFalse(store.threadsStopped(), "the spill writer runs while the store is open");
+        store.close();
+        assertTrue(store.threadsStopped(), "close joined the spill writer and the SSD readers");
+    }
+
+    @Test
     void demandFillGoesToRamAndIsServedFromRam()
     {
         final TestNames names = new TestNames(1);
@@ -223,9 +234,9 @@ class TieredBlockStoreTest
         final TestNames names = new TestNames(1);
         try (TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
             .blockSize(BLOCK)
-            .ramBudgetBytes(4L * BLOCK)
+            .ramCapacityBytes(4L * BLOCK)
             .spillQueueCapacity(2)
-            .ssdBudgetBytes(16L * (BLOCK + BlockFileFormat.HEADER_LENGTH))
+            .ssdCapacityBytes(16L * (BLOCK + BlockFileFormat.HEADER_LENGTH))
             .ssdDir(dir.resolve("ssd"))
             .names(names)))
         {
@@ -249,7 +260,7 @@ class TieredBlockStoreTest
             {
                 assertTrue(store.inRam(names.blockKey("a", i)));
             }
-            // the landed block is committed: it evicts the least recently used one down to the budget
+            // the landed block is committed: it evicts the least recently used one down to the capacity
             final byte[] bytes = content("b", 0, 1000);
             first.buffer().putBytes(0, bytes);
             first.length(bytes.length);
@@ -558,7 +569,7 @@ class TieredBlockStoreTest
                 assertNotNull(verified, "block " + good + " verified by the scrub");
                 verified.release();
             }
-            // a small budget checks a few blocks per call and resumes where it stopped
+            // a small allowance checks a few blocks per call and resumes where it stopped
             assertEquals(BlockFileFormat.HEADER_LENGTH + BLOCK, ssd.scrub(1, staging));
             assertEquals(5, metrics.ssdScrubbedBlocks());
         }
@@ -604,7 +615,7 @@ class TieredBlockStoreTest
                 final long corruptBefore = metrics.ssdCorruptBlocks();
                 for (int call = 0; call < blocks / perCall; call++)
                 {
-                    // a budget just over two blocks' files checks three (a block is checked whole once begun)
+                    // an allowance just over two blocks' files checks three (a block is checked whole once begun)
                     ssd.scrub(2 * fileBytes + 1, staging);
                 }
                 assertEquals(blocks, metrics.ssdScrubbedBlocks() - scrubbedBefore, "one cycle checks every block");
@@ -622,8 +633,8 @@ class TieredBlockStoreTest
         final TestNames names = new TestNames(1);
         try (TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
             .blockSize(BLOCK)
-            .ramBudgetBytes(4L * BLOCK)
-            .ssdBudgetBytes(16L * (BLOCK + BlockFileFormat.HEADER_LENGTH))
+            .ramCapacityBytes(4L * BLOCK)
+            .ssdCapacityBytes(16L * (BLOCK + BlockFileFormat.HEADER_LENGTH))
             .ssdDir(dir.resolve("ssd"))
             .names(names)
             .ssdScrubBytesPerSecond(64L * BLOCK)))
@@ -668,7 +679,7 @@ class TieredBlockStoreTest
     }
 
     @Test
-    void ssdCapacityEvictsOldestFirstWithinBudget()
+    void ssdCapacityEvictsOldestFirstWithinCapacity()
     {
         final TestNames names = new TestNames(1);
         try (TieredBlockStore store = open(names, 4, 3))

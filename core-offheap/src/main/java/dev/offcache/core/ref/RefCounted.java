@@ -3,7 +3,7 @@ package dev.offcache.core.ref;
 /**
  * The one contract of everything in offcache that a reader holds by reference: a slab slot ({@code BlockRef}), a
  * mapped shuffle partition ({@code MappedPartition}), an open SSD block file ({@code BlockFile}) and the transport's
- * opened block ({@code BlockHandle}).
+ * opened block ({@code PayloadHandle}).
  *
  * <p>Whoever receives one (from an allocation, an open or a successful {@link #tryRetain()}) holds one reference and
  * calls {@link #release()} exactly once when it stops reading. The memory or descriptor behind it is freed when the

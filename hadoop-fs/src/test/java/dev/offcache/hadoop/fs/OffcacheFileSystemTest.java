@@ -281,8 +281,8 @@ class OffcacheFileSystemTest
         assertTrue(self.getMessage().contains("offcache.fs.file.impl"), self.getMessage());
         conf.set("offcache.fs.file.impl", CountingLocalFileSystem.class.getName());
         conf.set("offcache.l1.mb", "many");
-        final IOException budget = assertThrows(IOException.class, this::newFs);
-        assertTrue(budget.getMessage().contains("offcache.l1.mb"), budget.getMessage());
+        final IOException tooSmall = assertThrows(IOException.class, this::newFs);
+        assertTrue(tooSmall.getMessage().contains("offcache.l1.mb"), tooSmall.getMessage());
         assertTrue(Files.isDirectory(dir));
     }
 }

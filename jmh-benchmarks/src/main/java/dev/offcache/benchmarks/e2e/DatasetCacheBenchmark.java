@@ -47,14 +47,14 @@ import dev.offcache.registry.front.CacheRegistry;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.DatasetSchema;
 import dev.offcache.registry.state.PartitionLocation;
-import dev.offcache.transport.client.BlockClient;
+import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.TransportChannels;
-import dev.offcache.transport.server.BlockServer;
+import dev.offcache.transport.server.PayloadServer;
 import dev.offcache.transport.source.ShufflePartitionSource;
 
 /**
- * Time per action over a cached dataset on 2 in-process executors (each a shuffle store and an Aeron block server
+ * Time per action over a cached dataset on 2 in-process executors (each a shuffle store and an Aeron payload server
  * on one embedded driver, reached over IPC or, {@code -p transport=udp}, over UDP on 127.0.0.1 as another host's
  * executor would be; the action runs on executor 0, so half the partitions are read locally and half fetched over
  * Aeron): {@code oursWarmAction} (hit: read-back only), {@code oursColdAction} (claim, job, complete,
@@ -100,7 +100,7 @@ public class DatasetCacheBenchmark
     public int partitions;
 
     /**
-     * How the executors' block servers are reached: {@code ipc} (one host) or {@code udp} (127.0.0.1, as from
+     * How the executors' payload servers are reached: {@code ipc} (one host) or {@code udp} (127.0.0.1, as from
      * another host: the remote read-back of docs/transport-aeron.md).
      */
     @Param({"ipc"})
@@ -109,8 +109,8 @@ public class DatasetCacheBenchmark
     private Path root;
     private AeronMedia media;
     private final List<ShufflePartitionStore> stores = new ArrayList<>();
-    private final List<BlockServer> servers = new ArrayList<>();
-    private final List<BlockClient> clients = new ArrayList<>();
+    private final List<PayloadServer> servers = new ArrayList<>();
+    private final List<PayloadClient> clients = new ArrayList<>();
     private UnsafeBuffer staging;
     private StageCleanup cleanup;
     private CacheRegistry registry;
@@ -152,10 +152,10 @@ public class DatasetCacheBenchmark
                 default:
                     throw new IllegalArgumentException("transport must be ipc or udp: " + transport);
             }
-            servers.add(BlockServer.launch(new BlockServer.Context().aeron(media.aeron())
-                .blockSource(new ShufflePartitionSource(store)).requestChannel(channel)
+            servers.add(PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                .payloadSource(new ShufflePartitionSource(store)).requestChannel(channel)
                 .requestStreamId(7101 + e)));
-            clients.add(BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            clients.add(PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(channel).requestStreamId(7101 + e)));
         }
         staging = new UnsafeBuffer(ByteBuffer.allocateDirect((int) (totalBytes / partitions)));
@@ -259,7 +259,7 @@ public class DatasetCacheBenchmark
         }
     }
 
-    private BlockClient client(final String executorId)
+    private PayloadClient client(final String executorId)
     {
         return clients.get(Integer.parseInt(executorId.substring("exec-".length())));
     }

@@ -58,7 +58,7 @@ import dev.offcache.hadoop.fs.OffcacheFileSystem;
  * Implementations:
  * <ul>
  * <li>{@code offcache}: {@link OffcacheFileSystem} over the origin, L1 of {@code 2 × fileMiB};</li>
- * <li>{@code alluxio}: Alluxio 2.9.4's {@code LocalCacheFileSystem} over the origin, the same byte budget in its
+ * <li>{@code alluxio}: Alluxio 2.9.4's {@code LocalCacheFileSystem} over the origin, the same capacity in its
  * memory page store (1 MiB pages), as Presto/Trino users run it;</li>
  * <li>{@code plain}: the origin itself, no cache;</li>
  * <li>{@code floor}: the local file with no latency and no cache: the decode floor.</li>

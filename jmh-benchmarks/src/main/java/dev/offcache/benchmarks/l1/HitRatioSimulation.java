@@ -223,7 +223,7 @@ public final class HitRatioSimulation
         final UnsafeBuffer block = new UnsafeBuffer(new byte[STORE_BLOCK]);
         long hits = 0;
         try (L1BlockStore store = new L1BlockStore(new L1BlockStore.Context()
-            .blockSize(STORE_BLOCK).budgetBytes((long) capacity * STORE_BLOCK).policy(kind).hitSampling(hitSampling)))
+            .blockSize(STORE_BLOCK).capacityBytes((long) capacity * STORE_BLOCK).policy(kind).hitSampling(hitSampling)))
         {
             for (final long key : keys)
             {

@@ -110,7 +110,7 @@ public class L1HitBenchmark
     @Setup(Level.Trial)
     public void setUp() throws IOException
     {
-        store = new L1BlockStore(new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long) blocks * BLOCK));
+        store = new L1BlockStore(new L1BlockStore.Context().blockSize(BLOCK).capacityBytes((long) blocks * BLOCK));
         caffeine = Caffeine.newBuilder().maximumSize(blocks).build();
         root = Files.createTempDirectory("offcache-l1-hit");
         final Random random = new Random(17);

@@ -27,8 +27,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
-import dev.offcache.benchmarks.transport.NettyBlockClient;
-import dev.offcache.benchmarks.transport.NettyBlockServer;
+import dev.offcache.benchmarks.transport.NettyPayloadClient;
+import dev.offcache.benchmarks.transport.NettyPayloadServer;
 import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l2.L2Origin;
@@ -46,7 +46,7 @@ import dev.offcache.server.tier.TieredBlockStore;
  * One ranged read from the real L2 server (RAM tier, 127.0.0.1) into a direct buffer, through the L2 client
  * (Netty, pooled direct buffers copied straight into the destination) beside two baselines: the floor, a raw Netty
  * TCP request/response of the same bytes between one client and one server event loop on 127.0.0.1 (no HTTP, no
- * cache: {@code baselineNettyTcpRead}, the transport benchmark's {@link NettyBlockServer}); and the range-cache's
+ * cache: {@code baselineNettyTcpRead}, the transport benchmark's {@link NettyPayloadServer}); and the range-cache's
  * {@link HttpOrigin} ({@code java.net.http.HttpClient}, body handed over as heap buffers) against the same server.
  * Run with {@code -prof gc} to compare allocation per read.
  *
@@ -86,8 +86,8 @@ public class L2ClientReadBenchmark
     private L2HttpServer server;
     private L2Origin l2Client;
     private HttpOrigin jdkClient;
-    private NettyBlockServer tcpServer;
-    private NettyBlockClient tcpClient;
+    private NettyPayloadServer tcpServer;
+    private NettyPayloadClient tcpClient;
     private ByteBuffer tcpBytes;
     private ByteBuffer destination;
     private long offset;
@@ -110,8 +110,8 @@ public class L2ClientReadBenchmark
         final EngineObjectNames names = new EngineObjectNames();
         final TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
             .blockSize(BLOCK)
-            .ramBudgetBytes(16L * BLOCK)
-            .ssdBudgetBytes(16L * BLOCK)
+            .ramCapacityBytes(16L * BLOCK)
+            .ssdCapacityBytes(16L * BLOCK)
             .ssdDir(dir.resolve("ssd"))
             .names(names));
         cache = RangeCache.newBuilder()
@@ -138,9 +138,9 @@ public class L2ClientReadBenchmark
         jdkClient = new HttpOrigin(URI.create(base + "/obj/"), Duration.ofSeconds(5));
         tcpBytes = ByteBuffer.allocateDirect(rangeBytes);
         tcpBytes.put(bytes, 0, rangeBytes).clear();
-        tcpServer = new NettyBlockServer();
+        tcpServer = new NettyPayloadServer();
         tcpServer.register(KEY, new UnsafeBuffer(tcpBytes));
-        tcpClient = new NettyBlockClient(tcpServer.port());
+        tcpClient = new NettyPayloadClient(tcpServer.port());
         destination = ByteBuffer.allocateDirect(rangeBytes);
         for (long at = 0; at < OBJECT_BYTES; at += rangeBytes)
         {

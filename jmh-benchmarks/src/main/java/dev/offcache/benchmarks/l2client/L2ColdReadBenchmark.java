@@ -121,8 +121,8 @@ public class L2ColdReadBenchmark
         final EngineObjectNames names = new EngineObjectNames();
         final TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
             .blockSize(BLOCK)
-            .ramBudgetBytes(4L * objectMiB * BLOCK)
-            .ssdBudgetBytes(4L * objectMiB * BLOCK)
+            .ramCapacityBytes(4L * objectMiB * BLOCK)
+            .ssdCapacityBytes(4L * objectMiB * BLOCK)
             .ssdDir(dir.resolve("ssd"))
             .names(names));
         cache = RangeCache.newBuilder()

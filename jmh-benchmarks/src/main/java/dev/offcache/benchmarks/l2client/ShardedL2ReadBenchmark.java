@@ -192,8 +192,8 @@ public class ShardedL2ReadBenchmark
             final EngineObjectNames names = new EngineObjectNames();
             final TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
                 .blockSize(BLOCK)
-                .ramBudgetBytes((long) OBJECTS * OBJECT_BYTES + 4L * BLOCK)
-                .ssdBudgetBytes(8L * BLOCK)
+                .ramCapacityBytes((long) OBJECTS * OBJECT_BYTES + 4L * BLOCK)
+                .ssdCapacityBytes(8L * BLOCK)
                 .ssdDir(ssd)
                 .names(names));
             cache = RangeCache.newBuilder()

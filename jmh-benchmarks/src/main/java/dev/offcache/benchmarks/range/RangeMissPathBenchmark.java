@@ -30,7 +30,7 @@ import dev.offcache.range.origin.FileSystemOrigin;
 
 /**
  * The range cache's miss path: a cold sequential read of a whole object through a fresh engine (block lookups,
- * single-flight entries, coalesced 8 MiB GETs under the fetch budget, store copies, copies to the caller) against
+ * single-flight entries, coalesced 8 MiB GETs under the fetch permits, store copies, copies to the caller) against
  * reading the same local origin directly with sequential 8 MiB positional reads. The object sits in the OS page
  * cache for both, so the difference is the engine's overhead, not the disk. {@code originGets} counts GETs per op.
  *

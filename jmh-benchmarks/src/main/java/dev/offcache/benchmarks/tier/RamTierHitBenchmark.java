@@ -93,8 +93,8 @@ public class RamTierHitBenchmark
         final ObjectName name = new ObjectName("bench", "blocks.bin");
         store = TieredBlockStore.open(new TieredBlockStore.Context()
             .blockSize(BLOCK)
-            .ramBudgetBytes((long) blocks * BLOCK)
-            .ssdBudgetBytes(64L << 20)
+            .ramCapacityBytes((long) blocks * BLOCK)
+            .ssdCapacityBytes(64L << 20)
             .ssdDir(dir)
             .names((objectId) -> name));
         slab = BlockSlab.anonymous((long) blocks * BLOCK, BLOCK);

@@ -37,7 +37,7 @@ import dev.offcache.range.store.FetchClass;
  * <p>Reads are positional: {@code (key, position, length)} into a caller's buffer, the tail of an object, several
  * ranges at once, or a stream in bounded windows. A read that hits every block is served on the calling thread
  * with no allocation; a read that misses fetches its missing blocks once (single flight), coalesced into GETs of at
- * most {@code maxCoalescedGetBytes}, under a priority-aware budget of origin GETs. A store failure falls back to
+ * most {@code maxCoalescedGetBytes}, under priority-aware permits for origin GETs. A store failure falls back to
  * the origin and never fails a read. Writes, deletes, listings and conditional reads pass straight through.
  *
  * <p>Memory: the engine owns the store, the origin, its staging buffers and its counters, and frees them all on
@@ -990,9 +990,9 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
-     * Returns the fetcher, for inspection (budget, in-flight blocks, staging memory).
+     * Returns the fetcher, for inspection (permits, in-flight blocks, staging memory).
      *
-     * @return the fetcher, for inspection (budget, in-flight blocks, staging memory).
+     * @return the fetcher, for inspection (permits, in-flight blocks, staging memory).
      */
     public BlockFetcher fetcher()
     {

@@ -47,8 +47,8 @@ public final class RangeCacheBuilder
     public static final int MAX_COALESCED_GET_BYTES_LIMIT = 256 << 20;
     /** Default gap of unrequested missing bytes a read's GET reads through: 0 (a GET per run of wanted blocks). */
     public static final int DEFAULT_COALESCE_GAP_BYTES = 0;
-    /** Default L1 byte budget: 200 MiB. */
-    public static final long DEFAULT_L1_BYTES = L1BlockStore.Context.DEFAULT_BUDGET_BYTES;
+    /** Default L1 capacity: 200 MiB. */
+    public static final long DEFAULT_L1_BYTES = L1BlockStore.Context.DEFAULT_CAPACITY_BYTES;
     /** Default window of a streaming read, in blocks. */
     public static final int DEFAULT_STREAM_WINDOW_BLOCKS = 8;
     /** Default windows of one read in flight at once. */
@@ -66,7 +66,7 @@ public final class RangeCacheBuilder
     /** Default GETs of those reserved for demand reads in the shared cache server. */
     public static final int L2_DEMAND_RESERVED_PERMITS = 8;
 
-    /** Environment variable of {@link #l1BudgetBytes(long)}, in MiB. */
+    /** Environment variable of {@link #l1CapacityBytes(long)}, in MiB. */
     public static final String ENV_L1_MB = "OFFCACHE_L1_MB";
     /** Environment variable of {@link #blockSize(int)}. */
     public static final String ENV_BLOCK_SIZE = "OFFCACHE_BLOCK_SIZE";
@@ -98,7 +98,7 @@ public final class RangeCacheBuilder
     private int blockSize = DEFAULT_BLOCK_SIZE;
     private int maxCoalescedGetBytes = DEFAULT_MAX_COALESCED_GET_BYTES;
     private int coalesceGapBytes = DEFAULT_COALESCE_GAP_BYTES;
-    private long l1BudgetBytes = DEFAULT_L1_BYTES;
+    private long l1CapacityBytes = DEFAULT_L1_BYTES;
     private int fetchPermits = -1;
     private int demandReservedPermits = -1;
     private int streamWindowBlocks = DEFAULT_STREAM_WINDOW_BLOCKS;
@@ -110,7 +110,7 @@ public final class RangeCacheBuilder
     private boolean built;
 
     /**
-     * Which deployment the engine serves; it sets the default fetch budget.
+     * Which deployment the engine serves; it sets the default fetch permits.
      */
     public enum Tier
     {
@@ -150,7 +150,7 @@ public final class RangeCacheBuilder
     }
 
     /**
-     * Makes a store for a byte budget and block size, so {@code OFFCACHE_L1_MB} can size it.
+     * Makes a store for a capacity and block size, so {@code OFFCACHE_L1_MB} can size it.
      */
     @FunctionalInterface
     public interface StoreFactory
@@ -158,11 +158,11 @@ public final class RangeCacheBuilder
         /**
          * Makes a store.
          *
-         * @param budgetBytes the byte budget, at least one block.
+         * @param capacityBytes the capacity, at least one block.
          * @param blockSize   the block size.
          * @return a new store the engine will own.
          */
-        BlockStore create(long budgetBytes, int blockSize);
+        BlockStore create(long capacityBytes, int blockSize);
     }
 
     RangeCacheBuilder()
@@ -182,7 +182,7 @@ public final class RangeCacheBuilder
     }
 
     /**
-     * Sets a ready block store (the L1 store, or the L2 tiers), used unless the budget is 0; the cache owns and
+     * Sets a ready block store (the L1 store, or the L2 tiers), used unless the capacity is 0; the cache owns and
      * closes it.
      *
      * @param store the block store; the cache owns and closes it.
@@ -195,10 +195,10 @@ public final class RangeCacheBuilder
     }
 
     /**
-     * Sets the factory that makes the store from the byte budget ({@code OFFCACHE_L1_MB}) when no store is given;
+     * Sets the factory that makes the store from the capacity ({@code OFFCACHE_L1_MB}) when no store is given;
      * without one a {@link Tier#L1} cache makes the off-heap W-TinyLFU {@link L1BlockStore}.
      *
-     * @param factory makes the store from the byte budget when no store is given.
+     * @param factory makes the store from the capacity when no store is given.
      * @return this.
      */
     public RangeCacheBuilder l1StoreFactory(final StoreFactory factory)
@@ -208,15 +208,15 @@ public final class RangeCacheBuilder
     }
 
     /**
-     * Sets the store's byte budget (default {@link #DEFAULT_L1_BYTES}); 0 makes the cache a pass-through with no
+     * Sets the store's capacity (default {@link #DEFAULT_L1_BYTES}); 0 makes the cache a pass-through with no
      * store.
      *
-     * @param bytes the store's byte budget; 0 makes the cache a pass-through with no store.
+     * @param bytes the store's capacity; 0 makes the cache a pass-through with no store.
      * @return this.
      */
-    public RangeCacheBuilder l1BudgetBytes(final long bytes)
+    public RangeCacheBuilder l1CapacityBytes(final long bytes)
     {
-        this.l1BudgetBytes = bytes;
+        this.l1CapacityBytes = bytes;
         return this;
     }
 
@@ -274,7 +274,7 @@ public final class RangeCacheBuilder
     }
 
     /**
-     * Sets the fetch budget (default: the tier's, {@link #L1_FETCH_PERMITS}/{@link #L1_DEMAND_RESERVED_PERMITS} or
+     * Sets the fetch permits (default: the tier's, {@link #L1_FETCH_PERMITS}/{@link #L1_DEMAND_RESERVED_PERMITS} or
      * {@link #L2_FETCH_PERMITS}/{@link #L2_DEMAND_RESERVED_PERMITS}).
      *
      * @param total          origin GETs in flight at most, at least 1.
@@ -372,7 +372,7 @@ public final class RangeCacheBuilder
     public RangeCacheBuilder fromEnvironment(final Map<String, String> env)
     {
         final EnvironmentReader reader = new EnvironmentReader(env);
-        reader.bytes(ENV_L1_MB, 1L << 20, Long.MAX_VALUE >> 20).ifPresent((v) -> l1BudgetBytes = v);
+        reader.bytes(ENV_L1_MB, 1L << 20, Long.MAX_VALUE >> 20).ifPresent((v) -> l1CapacityBytes = v);
         reader.size(ENV_BLOCK_SIZE).ifPresent((v) -> blockSize = v);
         reader.size(ENV_MAX_COALESCED_GET_BYTES).ifPresent((v) -> maxCoalescedGetBytes = v);
         reader.nonNegativeInt(ENV_COALESCE_GAP_BYTES).ifPresent((v) -> coalesceGapBytes = v);
@@ -427,15 +427,15 @@ public final class RangeCacheBuilder
             throw invalid("streamWindows", "blocks and windows in flight must be >= 1, were " +
                 streamWindowBlocks + ", " + streamWindowsInFlight);
         }
-        if (l1BudgetBytes < 0)
+        if (l1CapacityBytes < 0)
         {
-            throw invalid("l1BudgetBytes", "must be >= 0, was " + l1BudgetBytes);
+            throw invalid("l1CapacityBytes", "must be >= 0, was " + l1CapacityBytes);
         }
-        if (l1BudgetBytes > 0 && l1BudgetBytes < blockSize && store == null &&
+        if (l1CapacityBytes > 0 && l1CapacityBytes < blockSize && store == null &&
             (storeFactory != null || tier == Tier.L1))
         {
-            throw invalid("l1BudgetBytes", "must hold at least one block (" + blockSize + ") or be 0 to turn the " +
-                "store off, was " + l1BudgetBytes);
+            throw invalid("l1CapacityBytes", "must hold at least one block (" + blockSize + ") or be 0 to turn the " +
+                "store off, was " + l1CapacityBytes);
         }
         if (originTimeout.isNegative() || originTimeout.isZero())
         {
@@ -472,7 +472,7 @@ public final class RangeCacheBuilder
         validate();
         fetchPermits = fetchPermitsOrDefault();
         demandReservedPermits = demandReservedPermitsOrDefault(fetchPermits);
-        if (l1BudgetBytes == 0)
+        if (l1CapacityBytes == 0)
         {
             if (store != null)
             {
@@ -484,7 +484,7 @@ public final class RangeCacheBuilder
         {
             // In an engine process the default store is the off-heap W-TinyLFU L1, sized by OFFCACHE_L1_MB.
             store = (storeFactory != null ? storeFactory : (StoreFactory) L1BlockStore::create)
-                .create(l1BudgetBytes, blockSize);
+                .create(l1CapacityBytes, blockSize);
         }
         built = true;
         return new RangeCache(this);
@@ -537,9 +537,9 @@ public final class RangeCacheBuilder
         return coalesceGapBytes;
     }
 
-    long l1BudgetBytes()
+    long l1CapacityBytes()
     {
-        return l1BudgetBytes;
+        return l1CapacityBytes;
     }
 
     int fetchPermits()

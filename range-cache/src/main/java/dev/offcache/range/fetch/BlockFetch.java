@@ -23,9 +23,9 @@ public final class BlockFetch
     /** The expected length; see {@link #expectedLength()}. */
     final int length;
     final boolean admit;
-    /** Whether a demand read waits for this block; written under the budget lock once a run exists. */
+    /** Whether a demand read waits for this block; written under the permits lock once a run exists. */
     volatile boolean demand;
-    /** The run carrying this block; set under the budget lock, read without it only to tell "not sent yet". */
+    /** The run carrying this block; set under the permits lock, read without it only to tell "not sent yet". */
     volatile FetchRun run;
     /**
      * Asks the owner to send the run this block waits in, when the owner keeps runs open (a stream at its look-ahead's

@@ -28,7 +28,7 @@ import dev.offcache.range.store.FetchClass;
 /**
  * Fetches missing blocks from the origin: keeps the in-flight blocks (single flight), runs the requests that the
  * reads' {@link RunAssembler}s close (at most {@code maxRunBlocks} blocks each, one GET, or one vectored read for an
- * origin that reads several ranges at once) under the {@link FetchBudget}, and on completion offers each block to
+ * origin that reads several ranges at once) under the {@link FetchPermits}, and on completion offers each block to
  * the store and hands it to its waiters.
  *
  * <p>A fetch is detached from the reads that started it: a reader that gives up only stops listening. A failed,
@@ -49,7 +49,7 @@ public final class BlockFetcher implements AutoCloseable
     private final long timeoutNs;
     private final ScheduledExecutorService timer;
     private final StagingPool staging;
-    private final FetchBudget budget;
+    private final FetchPermits fetchPermits;
     private final ConcurrentHashMap<Long, BlockFetch> inFlight = new ConcurrentHashMap<>();
     private final LongAdder blocksFailed = new LongAdder();
     private final LongAdder blocksPastEnd = new LongAdder();
@@ -86,17 +86,17 @@ public final class BlockFetcher implements AutoCloseable
         this.timeoutNs = timeoutNs;
         this.timer = timer;
         this.staging = new StagingPool(maxRunBlocks * blockSize, Math.min(4, permits));
-        this.budget = new FetchBudget(permits, demandReserved, this::launch, metrics);
+        this.fetchPermits = new FetchPermits(permits, demandReserved, this::launch, metrics);
     }
 
     /**
-     * Returns the budget, for inspection.
+     * Returns the fetchPermits, for inspection.
      *
-     * @return the budget, for inspection.
+     * @return the fetchPermits, for inspection.
      */
-    public FetchBudget budget()
+    public FetchPermits fetchPermits()
     {
-        return budget;
+        return fetchPermits;
     }
 
     /**
@@ -190,7 +190,7 @@ public final class BlockFetcher implements AutoCloseable
         metrics.singleFlightJoin();
         if (demand && !fetch.demand)
         {
-            budget.promote(fetch);
+            fetchPermits.promote(fetch);
         }
         final Runnable sendRequest = fetch.pendingSendRequest();
         if (sendRequest != null)
@@ -251,13 +251,13 @@ public final class BlockFetcher implements AutoCloseable
     }
 
     /**
-     * Submits a closed run to the budget: it starts at once if a permit is free, else queues.
+     * Submits a closed run to the fetchPermits: it starts at once if a permit is free, else queues.
      *
      * @param run the run.
      */
     void submit(final FetchRun run)
     {
-        budget.submit(run);
+        fetchPermits.submit(run);
     }
 
     /**
@@ -271,7 +271,7 @@ public final class BlockFetcher implements AutoCloseable
 
     private void launch(final FetchRun run)
     {
-        final SlotLanding landing = landingFor(run, budget.classOf(run));
+        final SlotLanding landing = landingFor(run, fetchPermits.classOf(run));
         StagingPool.Staging buffer = null;
         if (null == landing)
         {
@@ -283,14 +283,14 @@ public final class BlockFetcher implements AutoCloseable
             {
                 if (run.finish())
                 {
-                    budget.release(run);
+                    fetchPermits.release(run);
                     failRun(run, new OriginException("no staging memory for a GET of '" + run.key + "'", ex), 0);
                 }
                 return;
             }
         }
         final StagingPool.Staging staged = buffer;
-        final FetchClass startClass = budget.classOf(run);
+        final FetchClass startClass = fetchPermits.classOf(run);
         final long startNs = System.nanoTime();
         metrics.originGetStarted(startClass, run.blocks.length);
         CompletableFuture<int[]> io;
@@ -502,8 +502,8 @@ public final class BlockFetcher implements AutoCloseable
         {
             return;
         }
-        budget.release(run);
-        metrics.originGetEnded(budget.classOf(run), 0, System.nanoTime() - startNs);
+        fetchPermits.release(run);
+        metrics.originGetEnded(fetchPermits.classOf(run), 0, System.nanoTime() - startNs);
         metrics.originError();
         // blocks landed before the deadline were handed on already; a block landing now hears of the finish
         failRun(run, new OriginTimeoutException("GET of '" + run.key + "' bytes " + run.offset + "+" + run.length,
@@ -524,8 +524,8 @@ public final class BlockFetcher implements AutoCloseable
         {
             return;
         }
-        budget.release(run);
-        final FetchClass fetchClass = budget.classOf(run);
+        fetchPermits.release(run);
+        final FetchClass fetchClass = fetchPermits.classOf(run);
         final int landed = null == landing ? 0 : landing.landed;
         final int spans = run.spanCount();
         long received = 0;

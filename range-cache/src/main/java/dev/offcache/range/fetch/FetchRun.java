@@ -31,11 +31,11 @@ public final class FetchRun implements LongConsumer
     final int[] spanFirst;
     final long[] spanOffsets;
     final int[] spanLengths;
-    /** Guarded by the budget lock. */
+    /** Guarded by the permits lock. */
     FetchClass fetchClass;
-    /** Guarded by the budget lock: whether it counts against the prefetch permits. */
+    /** Guarded by the permits lock: whether it counts against the prefetch permits. */
     boolean holdsPrefetchPermit;
-    /** Guarded by the budget lock. */
+    /** Guarded by the permits lock. */
     boolean queued;
     private static final AtomicIntegerFieldUpdater<FetchRun> SIZE_TOLD =
         AtomicIntegerFieldUpdater.newUpdater(FetchRun.class, "sizeTold");

@@ -19,7 +19,7 @@ import org.agrona.MutableDirectBuffer;
 
 /**
  * The RAM block store: blocks held off-heap in {@link BlockSlab} slots (one slot per block, slot size = the block
- * size) under a byte budget, evicted by a pluggable policy ({@link PolicyKind}: W-TinyLFU by default). It is the
+ * size) under a capacity, evicted by a pluggable policy ({@link PolicyKind}: W-TinyLFU by default). It is the
  * engine's in-process L1 tier and, with an {@link EvictionListener}, the L2 server's RAM tier (LRU, evicted blocks
  * spilled to SSD).
  *
@@ -43,8 +43,8 @@ import org.agrona.MutableDirectBuffer;
  * store is full they are admitted only if the policy estimates them more popular than its next victim.
  *
  * <p><b>Memory.</b> The store owns the slab and every resident block's owner reference; a reader owns the reference
- * {@link #acquire(long)} returned until it releases it. The budget can never be exceeded: the slab has exactly
- * {@code budget / blockSize} slots (plus {@link Context#spareSlots} for evicted blocks a listener still holds) and a
+ * {@link #acquire(long)} returned until it releases it. The capacity can never be exceeded: the slab has exactly
+ * {@code capacity / blockSize} slots (plus {@link Context#spareSlots} for evicted blocks a listener still holds) and a
  * block needs a slot. {@link #close()} drops every owner reference and closes the slab, whose memory is unmapped when
  * the last reader (or listener) releases.
  */
@@ -83,7 +83,7 @@ public final class L1BlockStore implements BlockStore, EvictionStats
     /**
      * Creates a store as the context describes; concludes the context first.
      *
-     * @param context budget, block size and policy.
+     * @param context capacity, block size and policy.
      */
     public L1BlockStore(final Context context)
     {
@@ -103,13 +103,13 @@ public final class L1BlockStore implements BlockStore, EvictionStats
     /**
      * Creates a W-TinyLFU store: the shape of the engine's store factory ({@code L1BlockStore::create}).
      *
-     * @param budgetBytes the byte budget, at least one block.
+     * @param capacityBytes the capacity, at least one block.
      * @param blockSize   the engine's block size, a power of two in [4 KiB, 16 MiB].
      * @return the store, owning its slab.
      */
-    public static L1BlockStore create(final long budgetBytes, final int blockSize)
+    public static L1BlockStore create(final long capacityBytes, final int blockSize)
     {
-        return new L1BlockStore(new Context().budgetBytes(budgetBytes).blockSize(blockSize));
+        return new L1BlockStore(new Context().capacityBytes(capacityBytes).blockSize(blockSize));
     }
 
     /**
@@ -271,8 +271,8 @@ public final class L1BlockStore implements BlockStore, EvictionStats
     }
 
     /**
-     * Makes a slot from {@link #allocate()} or {@link #allocateIfFree()} resident as a demand block, its length (and CRC) set by the caller, or
-     * keeps the block already resident under that key. Either way {@code slot} passes to the store (which releases
+     * Makes a slot from {@link #allocate()} or {@link #allocateIfFree()} resident as a demand block, its length
+     * (and CRC) set by the caller, or keeps the block already resident under that key. Either way {@code slot} passes to the store (which releases
      * it if not kept) and the caller gets one reader reference.
      *
      * @param blockKey a non-negative key.
@@ -398,7 +398,7 @@ public final class L1BlockStore implements BlockStore, EvictionStats
     }
 
     /**
-     * The number of blocks the budget holds.
+     * The number of blocks the capacity holds.
      *
      * @return resident blocks at most.
      */
@@ -823,13 +823,13 @@ public final class L1BlockStore implements BlockStore, EvictionStats
 
     /**
      * Configuration of an {@link L1BlockStore}, its one way in (the engine's {@code RangeCacheBuilder} makes one
-     * through {@link #create(long, int)} from its own budget and block size; {@code OFFCACHE_L1_MB} is the engine's
-     * setting, read there). Defaults: budget 200 MiB, 1 MiB blocks, W-TinyLFU.
+     * through {@link #create(long, int)} from its own capacity and block size; {@code OFFCACHE_L1_MB} is the engine's
+     * setting, read there). Defaults: capacity 200 MiB, 1 MiB blocks, W-TinyLFU.
      */
     public static final class Context
     {
-        /** Default budget: 200 MiB, also the engine's default L1 budget. */
-        public static final long DEFAULT_BUDGET_BYTES = 200L << 20;
+        /** Default capacity: 200 MiB, also the engine's default L1 capacity. */
+        public static final long DEFAULT_CAPACITY_BYTES = 200L << 20;
         /** Default block size: 1 MiB, also the engine's default block size. */
         public static final int DEFAULT_BLOCK_SIZE = 1 << 20;
         /** Default hit sampling: in a long run of hits, about one in this many is recorded for the policy. */
@@ -838,7 +838,7 @@ public final class L1BlockStore implements BlockStore, EvictionStats
         public static final int MAX_HIT_SAMPLING = 1024;
 
         private final ConcludeOnce concluded = new ConcludeOnce();
-        private long budgetBytes = DEFAULT_BUDGET_BYTES;
+        private long capacityBytes = DEFAULT_CAPACITY_BYTES;
         private int blockSize = DEFAULT_BLOCK_SIZE;
         private PolicyKind policy = PolicyKind.WINDOW_TINY_LFU;
         private int hitSampling = DEFAULT_HIT_SAMPLING;
@@ -846,25 +846,25 @@ public final class L1BlockStore implements BlockStore, EvictionStats
         private EvictionListener evictionListener;
 
         /**
-         * Sets the budget in bytes; rounded down to whole blocks.
+         * Sets the capacity in bytes; rounded down to whole blocks.
          *
-         * @param budgetBytes at least one block.
+         * @param capacityBytes at least one block.
          * @return this.
          */
-        public Context budgetBytes(final long budgetBytes)
+        public Context capacityBytes(final long capacityBytes)
         {
-            this.budgetBytes = budgetBytes;
+            this.capacityBytes = capacityBytes;
             return this;
         }
 
         /**
-         * Returns the budget.
+         * Returns the capacity.
          *
          * @return bytes.
          */
-        public long budgetBytes()
+        public long capacityBytes()
         {
-            return budgetBytes;
+            return capacityBytes;
         }
 
         /**
@@ -937,7 +937,7 @@ public final class L1BlockStore implements BlockStore, EvictionStats
         }
 
         /**
-         * Sets the slots the slab has beyond the budget, for evicted blocks the {@link #evictionListener} still
+         * Sets the slots the slab has beyond the capacity, for evicted blocks the {@link #evictionListener} still
          * holds (a spill in flight), so they do not stall fills. Default 0.
          *
          * @param slots at least 0.
@@ -952,7 +952,7 @@ public final class L1BlockStore implements BlockStore, EvictionStats
         /**
          * Returns the spare slots.
          *
-         * @return slots beyond the budget.
+         * @return slots beyond the capacity.
          */
         public int spareSlots()
         {
@@ -983,13 +983,13 @@ public final class L1BlockStore implements BlockStore, EvictionStats
         }
 
         /**
-         * The number of blocks the budget holds.
+         * The number of blocks the capacity holds.
          *
-         * @return {@code budgetBytes / blockSize}.
+         * @return {@code capacityBytes / blockSize}.
          */
         public int slotCount()
         {
-            return (int) Math.min(Integer.MAX_VALUE, budgetBytes / blockSize);
+            return (int) Math.min(Integer.MAX_VALUE, capacityBytes / blockSize);
         }
 
         /**
@@ -1016,16 +1016,16 @@ public final class L1BlockStore implements BlockStore, EvictionStats
                 throw new IllegalArgumentException("L1 hit sampling must be a power of two in [1, " +
                     MAX_HIT_SAMPLING + "]: " + hitSampling);
             }
-            if (budgetBytes < blockSize)
+            if (capacityBytes < blockSize)
             {
-                throw new IllegalArgumentException("L1 budget of " + budgetBytes +
+                throw new IllegalArgumentException("L1 capacity of " + capacityBytes +
                     " bytes is smaller than one block of " + blockSize + " bytes: give at least one block, or 0 to " +
                     "turn L1 off (the engine then reads through without building a store)");
             }
-            if (budgetBytes / blockSize > (1 << 28))
+            if (capacityBytes / blockSize > (1 << 28))
             {
                 throw new IllegalArgumentException(
-                    "L1 budget of " + budgetBytes + " bytes is more than 2^28 blocks of " + blockSize + " bytes");
+                    "L1 capacity of " + capacityBytes + " bytes is more than 2^28 blocks of " + blockSize + " bytes");
             }
             if (spareSlots < 0 || spareSlots > (1 << 20))
             {
@@ -1039,7 +1039,7 @@ public final class L1BlockStore implements BlockStore, EvictionStats
          */
         public String toString()
         {
-            return "L1BlockStore.Context{budgetBytes=" + budgetBytes + ", blockSize=" + blockSize +
+            return "L1BlockStore.Context{capacityBytes=" + capacityBytes + ", blockSize=" + blockSize +
                 ", policy=" + policy + ", hitSampling=" + hitSampling + ", spareSlots=" + spareSlots +
                 ", evictionListener=" + evictionListener + '}';
         }

@@ -33,10 +33,10 @@ import dev.offcache.range.metrics.MetricFamilies;
  */
 public final class ParquetFooterCache<K>
 {
-    /** Environment variable of the budget in MiB. */
-    public static final String BUDGET_ENV = "OFFCACHE_METADATA_CACHE_MB";
-    /** Default budget in MiB. */
-    public static final long DEFAULT_BUDGET_MB = 50;
+    /** Environment variable of the capacity in MiB. */
+    public static final String CAPACITY_ENV = "OFFCACHE_METADATA_CACHE_MB";
+    /** Default capacity in MiB. */
+    public static final long DEFAULT_CAPACITY_MB = 50;
     /** Largest footer accepted by default: 64 MiB. */
     public static final int DEFAULT_MAX_FOOTER_BYTES = 64 * 1024 * 1024;
 
@@ -53,16 +53,16 @@ public final class ParquetFooterCache<K>
     /**
      * Creates a cache.
      *
-     * @param budgetBytes    the most footer bytes to hold; 0 keeps nothing (every call reads and parses).
+     * @param capacityBytes    the most footer bytes to hold; 0 keeps nothing (every call reads and parses).
      * @param maxFooterBytes the largest footer to accept; larger ones are refused as implausible.
      * @param tailReader     where footer bytes come from.
      */
-    public ParquetFooterCache(final long budgetBytes, final int maxFooterBytes, final TailReader<K> tailReader)
+    public ParquetFooterCache(final long capacityBytes, final int maxFooterBytes, final TailReader<K> tailReader)
     {
-        if (budgetBytes < 0)
+        if (capacityBytes < 0)
         {
             throw new IllegalArgumentException(
-                "metadata cache budget (" + BUDGET_ENV + ") must be >= 0: " + budgetBytes);
+                "metadata cache capacity (" + CAPACITY_ENV + ") must be >= 0: " + capacityBytes);
         }
         if (maxFooterBytes < 1)
         {
@@ -71,14 +71,14 @@ public final class ParquetFooterCache<K>
         this.tailReader = Objects.requireNonNull(tailReader, "tailReader");
         this.maxFooterBytes = maxFooterBytes;
         cache = Caffeine.newBuilder()
-            .maximumWeight(budgetBytes)
+            .maximumWeight(capacityBytes)
             .weigher((final K key, final ParquetFooter footer) -> footer.footerBytes())
             .recordStats()
             .build();
     }
 
     /**
-     * Creates a cache with the budget from {@value #BUDGET_ENV} (default {@value #DEFAULT_BUDGET_MB} MiB).
+     * Creates a cache with the capacity from {@value #CAPACITY_ENV} (default {@value #DEFAULT_CAPACITY_MB} MiB).
      *
      * @param environment the process environment, e.g. {@code System.getenv()}.
      * @param tailReader  where footer bytes come from.
@@ -89,10 +89,10 @@ public final class ParquetFooterCache<K>
     public static <K> ParquetFooterCache<K> fromEnvironment(
         final Map<String, String> environment, final TailReader<K> tailReader)
     {
-        final long budgetBytes = new EnvironmentReader(environment)
-            .bytes(BUDGET_ENV, 1L << 20, Long.MAX_VALUE >> 20)
-            .orElse(DEFAULT_BUDGET_MB << 20);
-        return new ParquetFooterCache<>(budgetBytes, DEFAULT_MAX_FOOTER_BYTES, tailReader);
+        final long capacityBytes = new EnvironmentReader(environment)
+            .bytes(CAPACITY_ENV, 1L << 20, Long.MAX_VALUE >> 20)
+            .orElse(DEFAULT_CAPACITY_MB << 20);
+        return new ParquetFooterCache<>(capacityBytes, DEFAULT_MAX_FOOTER_BYTES, tailReader);
     }
 
     /**
@@ -188,7 +188,7 @@ public final class ParquetFooterCache<K>
             stats.hitCount());
         out.counter("offcache_metadata_cache_misses_total", "Footer lookups that loaded (or failed to load).",
             stats.missCount());
-        out.counter("offcache_metadata_cache_evictions_total", "Footers evicted to keep the byte budget.",
+        out.counter("offcache_metadata_cache_evictions_total", "Footers evicted to keep the capacity.",
             stats.evictionCount());
         out.counter("offcache_metadata_cache_tail_reads_total", "Tail reads made to load footers.", tailReads());
         out.counter("offcache_metadata_cache_parses_total", "Footers parsed.", parses());

@@ -72,7 +72,7 @@ public final class MetricNames
     public static final String L1_SIZE_BYTES = "offcache_range_l1_size_bytes";
     /** L1: blocks held. */
     public static final String L1_RESIDENT_BLOCKS = "offcache_range_l1_resident_blocks";
-    /** L1: blocks it can hold (budget / block size). */
+    /** L1: blocks it can hold (capacity / block size). */
     public static final String L1_CAPACITY_BLOCKS = "offcache_range_l1_capacity_blocks";
 
     /** One line of help per family, for the exposition's {@code # HELP}. */
@@ -103,7 +103,7 @@ public final class MetricNames
         Map.entry(L1_COPY_CONFLICTS, "L1 copies discarded because their block was evicted during the copy."),
         Map.entry(L1_SIZE_BYTES, "Bytes of block data the L1 store holds."),
         Map.entry(L1_RESIDENT_BLOCKS, "Blocks the L1 store holds."),
-        Map.entry(L1_CAPACITY_BLOCKS, "Blocks the L1 store can hold (budget / block size)."));
+        Map.entry(L1_CAPACITY_BLOCKS, "Blocks the L1 store can hold (capacity / block size)."));
 
     private MetricNames()
     {

@@ -164,8 +164,8 @@ public interface BlockStore extends AutoCloseable
      * A free slot of the store's memory for a block about to be fetched, so the origin's answer lands in it with no
      * copy ({@link #commit}); null when the store takes blocks only through {@link #put} (the default), holds the
      * block already, or has no slot free (a reservation evicts nothing: blocks of a run past the end of an object of
-     * unknown size get no bytes, and must not push out resident ones). The caller owns the returned reference: it hands it to {@link #commit} or
-     * releases it.
+     * unknown size get no bytes, and must not push out resident ones). The caller owns the returned reference: it
+     * hands it to {@link #commit} or releases it.
      *
      * @param blockKey   the packed key of the block.
      * @param fetchClass why the block is fetched (a store may place prefetched blocks elsewhere and answer null).

@@ -74,7 +74,7 @@ class ContextsConcludeOnceTest
     {
         return Stream.of(
             new Component<>("L1BlockStore.Context",
-                (dir) -> new L1BlockStore.Context().budgetBytes(4L * BLOCK).blockSize(BLOCK),
+                (dir) -> new L1BlockStore.Context().capacityBytes(4L * BLOCK).blockSize(BLOCK),
                 L1BlockStore.Context::conclude, L1BlockStore::new,
                 (store) ->
                 {

@@ -43,9 +43,9 @@ class BypassAndStreamTest
     }
 
     @Test
-    void zeroBudgetMakesAPassThroughThatStillSharesFetches()
+    void zeroCapacityMakesAPassThroughThatStillSharesFetches()
     {
-        try (EngineFixture f = new EngineFixture(BLOCK, 0, (b) -> b.l1BudgetBytes(0)))
+        try (EngineFixture f = new EngineFixture(BLOCK, 0, (b) -> b.l1CapacityBytes(0)))
         {
             assertNull(f.cache.store());
             final byte[] data = f.object("p", 5 * BLOCK + 3, 3);
@@ -66,7 +66,7 @@ class BypassAndStreamTest
             final byte[] data = f.object("large", 50 * BLOCK, 5);
             assertArrayEquals(data, f.read("large", 0, data.length));
             assertTrue(f.origin.peakBytesInFlight() <= 6L * BLOCK, "" + f.origin.peakBytesInFlight());
-            assertTrue(f.cache.fetcher().budget().peakRunning() <= 3);
+            assertTrue(f.cache.fetcher().fetchPermits().peakRunning() <= 3);
             assertEquals(25, f.origin.gets(), "50 contiguous blocks, 2 per GET");
         }
     }

@@ -31,7 +31,7 @@ class RangeCacheBuilderTest
             assertEquals(1 << 20, cache.blockSize());
             assertEquals(1 << 20, l1.blockSize());
             assertEquals(8 << 20, l1.maxCoalescedGetBytes());
-            assertEquals(200L << 20, l1.l1BudgetBytes());
+            assertEquals(200L << 20, l1.l1CapacityBytes());
             assertEquals(16, l1.fetchPermits());
             assertEquals(4, l1.demandReservedPermits());
             assertEquals(8, l1.streamWindowBlocks());
@@ -53,11 +53,11 @@ class RangeCacheBuilderTest
     @Test
     void environmentOverridesAndSizesTheStore()
     {
-        final long[] budget = new long[1];
+        final long[] capacity = new long[1];
         final RangeCacheBuilder builder = RangeCache.newBuilder().origin(new FileSystemOrigin(root, 1))
             .l1StoreFactory((bytes, blockSize) ->
             {
-                budget[0] = bytes;
+                capacity[0] = bytes;
                 return new SlabBlockStore(bytes, blockSize);
             })
             .fromEnvironment(Map.of(
@@ -72,7 +72,7 @@ class RangeCacheBuilderTest
         try (RangeCache cache = builder.build())
         {
             assertEquals(64 << 10, cache.blockSize());
-            assertEquals(3L << 20, budget[0]);
+            assertEquals(3L << 20, capacity[0]);
             assertNotNull(builder.store());
             assertEquals(64 << 10, builder.blockSize());
             assertEquals(256 << 10, builder.maxCoalescedGetBytes());
@@ -84,7 +84,7 @@ class RangeCacheBuilderTest
     }
 
     @Test
-    void zeroBudgetIsAPassThrough()
+    void zeroCapacityIsAPassThrough()
     {
         final RangeCacheBuilder builder = RangeCache.newBuilder().origin(new FileSystemOrigin(root, 1))
             .l1Store(new SlabBlockStore(1 << 20, 1 << 20))
@@ -100,7 +100,7 @@ class RangeCacheBuilderTest
     void aBuilderBuildsOneCache()
     {
         final RangeCacheBuilder builder = RangeCache.newBuilder().origin(new FileSystemOrigin(root, 1))
-            .l1BudgetBytes(0);
+            .l1CapacityBytes(0);
         try (RangeCache cache = builder.build())
         {
             assertEquals(1 << 20, cache.blockSize());
@@ -128,8 +128,8 @@ class RangeCacheBuilderTest
         refused(RangeCache.newBuilder().maxCoalescedGetBytes(512 << 20), "maxCoalescedGetBytes");
         refused(RangeCache.newBuilder().fetchPermits(4, 4), "demandReservedPermits");
         refused(RangeCache.newBuilder().fetchPermits(0, 0), "fetchPermits");
-        refused(RangeCache.newBuilder().l1BudgetBytes(-5), "l1BudgetBytes");
-        refused(RangeCache.newBuilder().l1BudgetBytes(4096), "l1BudgetBytes");
+        refused(RangeCache.newBuilder().l1CapacityBytes(-5), "l1CapacityBytes");
+        refused(RangeCache.newBuilder().l1CapacityBytes(4096), "l1CapacityBytes");
         refused(RangeCache.newBuilder().maxObjects(0), "maxObjects");
         refused(RangeCache.newBuilder().originTimeout(java.time.Duration.ZERO), "originTimeout");
         // validation needs no origin and makes nothing; building does

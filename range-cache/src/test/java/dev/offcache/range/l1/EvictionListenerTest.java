@@ -72,7 +72,7 @@ class EvictionListenerTest
 
     private static L1BlockStore lru(final int blocks, final int spare, final EvictionListener listener)
     {
-        return new L1BlockStore(new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long) blocks * BLOCK)
+        return new L1BlockStore(new L1BlockStore.Context().blockSize(BLOCK).capacityBytes((long) blocks * BLOCK)
             .policy(PolicyKind.LRU).hitSampling(1).spareSlots(spare).evictionListener(listener));
     }
 
@@ -176,7 +176,7 @@ class EvictionListenerTest
     }
 
     @Test
-    void putsAreHandedOverTooAndTheSpareSlotsAreBeyondTheBudget()
+    void putsAreHandedOverTooAndTheSpareSlotsAreBeyondTheCapacity()
     {
         final Taker taker = new Taker();
         final L1BlockStore store = lru(2, 3, taker);

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The L1 store against a simple model: random puts, acquires, copies and releases. The model knows which blocks
  * were ever put and which references the test holds; the store must return only bytes that were put (by reference
- * or by copy), never exceed its budget, and lose no slot.
+ * or by copy), never exceed its capacity, and lose no slot.
  */
 class L1BlockStoreProperties
 {
@@ -56,7 +56,7 @@ class L1BlockStoreProperties
     {
         final L1BlockStore store = new L1BlockStore(new L1BlockStore.Context()
             .blockSize(BLOCK)
-            .budgetBytes((long) capacity * BLOCK)
+            .capacityBytes((long) capacity * BLOCK)
             .policy(lru ? PolicyKind.LRU : PolicyKind.WINDOW_TINY_LFU));
         final Set<Long> everPut = new HashSet<>();
         final List<BlockRef> held = new ArrayList<>();
@@ -140,7 +140,7 @@ class L1BlockStoreProperties
                 distinctHeld.addAll(held);
                 assertTrue(store.residentBlocks() <= capacity);
                 assertTrue(store.sizeBytes() <= (long) capacity * BLOCK);
-                assertTrue(store.liveSlots() <= capacity, "budget: live slots " + store.liveSlots());
+                assertTrue(store.liveSlots() <= capacity, "capacity: live slots " + store.liveSlots());
                 assertTrue(store.liveSlots() >= store.residentBlocks());
                 assertTrue(store.liveSlots() <= store.residentBlocks() + distinctHeld.size(), "no slot lost");
             }

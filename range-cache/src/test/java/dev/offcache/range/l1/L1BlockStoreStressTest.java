@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Readers acquiring, verifying and releasing while writers put and evict, for a bounded time: never a wrong byte,
- * the budget holds throughout, and every slot is returned at close.
+ * the capacity holds throughout, and every slot is returned at close.
  */
 class L1BlockStoreStressTest
 {
@@ -38,12 +38,12 @@ class L1BlockStoreStressTest
     void readersNeverSeeAWrongByteWhileWritersChurn(final PolicyKind policy) throws Exception
     {
         final L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long) CAPACITY * BLOCK).policy(policy));
+            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes((long) CAPACITY * BLOCK).policy(policy));
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final AtomicLong verifiedHits = new AtomicLong();
         final AtomicLong copies = new AtomicLong();
-        final AtomicLong overBudget = new AtomicLong();
+        final AtomicLong overCapacity = new AtomicLong();
         final List<Thread> threads = new ArrayList<>();
 
         for (int r = 0; r < 3; r++)
@@ -127,7 +127,7 @@ class L1BlockStoreStressTest
         {
             if (store.liveSlots() > CAPACITY || store.sizeBytes() > (long) CAPACITY * BLOCK)
             {
-                overBudget.incrementAndGet();
+                overCapacity.incrementAndGet();
             }
             Thread.sleep(1);
         }
@@ -140,7 +140,7 @@ class L1BlockStoreStressTest
         {
             throw new AssertionError("a worker failed", failure.get());
         }
-        assertEquals(0, overBudget.get(), "budget exceeded");
+        assertEquals(0, overCapacity.get(), "capacity exceeded");
         assertTrue(verifiedHits.get() > 1000, "readers verified " + verifiedHits.get() + " hits");
         assertTrue(copies.get() > 1000, "readers verified " + copies.get() + " copies");
         assertTrue(store.evictions() > 100, "writers churned: " + store);
@@ -155,7 +155,7 @@ class L1BlockStoreStressTest
     void closeWhileReadersAndWritersRunLeaksNothing() throws Exception
     {
         final L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long) CAPACITY * BLOCK));
+            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes((long) CAPACITY * BLOCK));
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final List<Thread> threads = new ArrayList<>();
@@ -215,7 +215,7 @@ class L1BlockStoreStressTest
         // The default (adaptive) hit recording: puts grant readers drains at full rate, which they spend while other
         // readers offer and writers evict; the policy, the index, the byte count and the slots must agree throughout.
         final L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long) CAPACITY * BLOCK));
+            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes((long) CAPACITY * BLOCK));
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final AtomicLong hits = new AtomicLong();

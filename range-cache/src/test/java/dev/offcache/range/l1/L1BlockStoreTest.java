@@ -26,7 +26,7 @@ class L1BlockStoreTest
     {
         // Every hit recorded, so that the policy's decisions below follow the accesses exactly.
         return new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes((long) blocks * BLOCK).hitSampling(1));
+            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes((long) blocks * BLOCK).hitSampling(1));
     }
 
     static boolean put(final L1BlockStore store, final long key, final FetchClass fetchClass)
@@ -101,7 +101,7 @@ class L1BlockStoreTest
     }
 
     @Test
-    void budgetHoldsAndEvictionsAreCounted()
+    void capacityHoldsAndEvictionsAreCounted()
     {
         try (L1BlockStore store = store(8))
         {
@@ -135,7 +135,7 @@ class L1BlockStoreTest
     {
         // LRU, so that the eviction order is obvious; pinning does not depend on the policy.
         final L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes(2L * BLOCK).policy(PolicyKind.LRU));
+            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes(2L * BLOCK).policy(PolicyKind.LRU));
         put(store, 1, FetchClass.DEMAND);
         final BlockRef held = store.acquire(1);
         for (long key = 10; key < 20; key++)
@@ -211,7 +211,7 @@ class L1BlockStoreTest
         // (Without those reads during the scan, in this 8-block store block 0 survived only 62-72 runs in 200: the
         // hill climber's sample then falls inside the sampled run of hits. docs/range-cache.md, L1 store.)
         try (L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes(8L * BLOCK)))
+            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes(8L * BLOCK)))
         {
             assertEquals(16, L1BlockStore.Context.DEFAULT_HIT_SAMPLING);
             assertNull(store.acquire(0));
@@ -267,7 +267,7 @@ class L1BlockStoreTest
         }
         long hits = 0;
         try (L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes(32L * BLOCK)))
+            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes(32L * BLOCK)))
         {
             for (final long key : keys)
             {
@@ -294,7 +294,7 @@ class L1BlockStoreTest
         // No puts, so no credit: past the first stripe's worth, hits are recorded about 1 in 16, and a drain is
         // rare (what keeps the all-hit copy path cheap).
         try (L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes(8L * BLOCK)))
+            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes(8L * BLOCK)))
         {
             for (long key = 0; key < 8; key++)
             {
@@ -331,7 +331,7 @@ class L1BlockStoreTest
     void lruStoreWorksToo()
     {
         try (L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).budgetBytes(3L * BLOCK).policy(PolicyKind.LRU).hitSampling(1)))
+            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes(3L * BLOCK).policy(PolicyKind.LRU).hitSampling(1)))
         {
             put(store, 1, FetchClass.DEMAND);
             put(store, 2, FetchClass.DEMAND);
@@ -366,13 +366,13 @@ class L1BlockStoreTest
     void rejectsBadInputWithClearMessages()
     {
         final IllegalArgumentException tooSmall = assertThrows(IllegalArgumentException.class,
-            () -> new L1BlockStore(new L1BlockStore.Context().budgetBytes(512 * 1024)));
+            () -> new L1BlockStore(new L1BlockStore.Context().capacityBytes(512 * 1024)));
         assertTrue(tooSmall.getMessage().contains("smaller than one block"), tooSmall.getMessage());
         assertThrows(IllegalArgumentException.class,
-            () -> new L1BlockStore(new L1BlockStore.Context().budgetBytes(0)));
+            () -> new L1BlockStore(new L1BlockStore.Context().capacityBytes(0)));
         assertThrows(IllegalArgumentException.class,
             () -> new L1BlockStore(new L1BlockStore.Context().blockSize(3000)));
-        assertEquals(200L << 20, new L1BlockStore.Context().budgetBytes());
+        assertEquals(200L << 20, new L1BlockStore.Context().capacityBytes());
 
         try (L1BlockStore store = store(2))
         {

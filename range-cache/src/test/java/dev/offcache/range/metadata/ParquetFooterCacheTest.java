@@ -197,7 +197,7 @@ class ParquetFooterCacheTest
     }
 
     @Test
-    void weighsByFooterBytesAndEvictsPastTheBudget() throws IOException
+    void weighsByFooterBytesAndEvictsPastTheCapacity() throws IOException
     {
         final CountingFileTailReader reader = new CountingFileTailReader();
         int total = 0;
@@ -208,8 +208,8 @@ class ParquetFooterCacheTest
             total += length;
             largest = Math.max(largest, length);
         }
-        final long budget = 3L * largest;
-        final ParquetFooterCache<String> cache = new ParquetFooterCache<>(budget, 1 << 20, reader);
+        final long capacity = 3L * largest;
+        final ParquetFooterCache<String> cache = new ParquetFooterCache<>(capacity, 1 << 20, reader);
         for (int round = 0; round < 2; round++)
         {
             for (int f = 0; f < 10; f++)
@@ -220,11 +220,11 @@ class ParquetFooterCacheTest
                 cache.cleanUp();
             }
         }
-        assertTrue(cache.weightBytes() <= budget, "weight " + cache.weightBytes() + " > budget " + budget);
+        assertTrue(cache.weightBytes() <= capacity, "weight " + cache.weightBytes() + " > capacity " + capacity);
         assertTrue(cache.entryCount() < 10);
         assertTrue(cache.stats().evictionCount() > 0);
         assertTrue(reader.reads.get() > 20, "evicted footers are read again: " + reader.reads.get());
-        assertTrue(total > budget);
+        assertTrue(total > capacity);
     }
 
     @Test

@@ -88,7 +88,7 @@ class CacheStatsTest
                 return fromL2.get();
             }
         };
-        try (RangeCache cache = RangeCache.newBuilder().origin(nextTier).blockSize(BLOCK).l1BudgetBytes(0).build())
+        try (RangeCache cache = RangeCache.newBuilder().origin(nextTier).blockSize(BLOCK).l1CapacityBytes(0).build())
         {
             final UnsafeBuffer destination = new UnsafeBuffer(new byte[2 * BLOCK]);
             cache.read("m", 0, destination, 0, 2 * BLOCK);

@@ -120,7 +120,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         Ids.requireNonNull(reader, "reader");
         Ids.requireNonNull(placement, "placement");
         counters.actions.increment();
-        return attempt(node, reader, new Budget(placement));
+        return attempt(node, reader, new ReadRetries(placement));
     }
 
     /**
@@ -164,12 +164,12 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
     }
 
     private <R> CompletableFuture<R> attempt(final CachedNode<P> node, final OutputReader<R> reader,
-        final Budget budget)
+        final ReadRetries retries)
     {
-        if (budget.rounds++ >= ctx.maxRounds)
+        if (retries.rounds++ >= ctx.maxRounds)
         {
             // The key keeps changing hands (claims invalidated or lost one after another): answer without it.
-            return computeInline(node, reader, budget.placement);
+            return computeInline(node, reader, retries.placement);
         }
         final String jobId = nextJobId();
         return registry.acquire(node.key(), jobId).thenComposeAsync(acquisition ->
@@ -177,45 +177,45 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
             if (acquisition instanceof Acquisition.Hit hit)
             {
                 counters.hits.increment();
-                return readBack(node, hit.entry(), reader, budget);
+                return readBack(node, hit.entry(), reader, retries);
             }
             if (acquisition instanceof Acquisition.Claimed)
             {
-                return materialize(node, jobId, reader, budget);
+                return materialize(node, jobId, reader, retries);
             }
             final Acquisition.Wait wait = (Acquisition.Wait) acquisition;
             counters.waits.increment();
-            return wait.resolution().thenComposeAsync(resolution -> afterWait(node, reader, budget, resolution),
+            return wait.resolution().thenComposeAsync(resolution -> afterWait(node, reader, retries, resolution),
                 workers);
         }, workers);
     }
 
     private <R> CompletableFuture<R> afterWait(final CachedNode<P> node, final OutputReader<R> reader,
-        final Budget budget, final Resolution resolution)
+        final ReadRetries retries, final Resolution resolution)
     {
         if (resolution instanceof Resolution.Ready ready)
         {
-            return readBack(node, ready.entry(), reader, budget);
+            return readBack(node, ready.entry(), reader, retries);
         }
         final Resolution.Reason reason = ((Resolution.Released) resolution).reason();
         switch (reason)
         {
             case ABORTED:
                 return ctx.abortPolicy == AbortPolicy.COMPUTE_INLINE ?
-                    computeInline(node, reader, budget.placement) : attempt(node, reader, budget);
+                    computeInline(node, reader, retries.placement) : attempt(node, reader, retries);
             case SESSION_REMOVED:
                 // Caching into a session being torn down would leave output nobody removes.
-                return computeInline(node, reader, budget.placement);
+                return computeInline(node, reader, retries.placement);
             case SHUTDOWN:
                 return CompletableFuture.failedFuture(
                     new RegistryClosedException("registry shut down while waiting for " + node.key(), null));
             default:
-                return attempt(node, reader, budget);
+                return attempt(node, reader, retries);
         }
     }
 
     private <R> CompletableFuture<R> materialize(final CachedNode<P> node, final String jobId,
-        final OutputReader<R> reader, final Budget budget)
+        final OutputReader<R> reader, final ReadRetries retries)
     {
         counters.materializationJobs.increment();
         final CacheKey key = node.key();
@@ -246,13 +246,13 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
                     {
                         // The claim went away while the job ran (session removed, invalidated): its output is not
                         // pinned, so read it now and then let job cleanup delete all of it.
-                        return readOnce(entry, reader, budget.placement)
+                        return readOnce(entry, reader, retries.placement)
                             .whenComplete((r, e) -> ctx.cleanup.cleanJob(jobId));
                     }
                     // The output stage is pinned now: clean the job's other stages while reading it back, and answer
                     // once both are done (an action's end means its job is cleaned).
                     final CompletableFuture<Void> cleaned = ctx.cleanup.cleanJob(jobId);
-                    return readBack(node, entry, reader, budget).thenCombine(cleaned, (result, ignored) -> result);
+                    return readBack(node, entry, reader, retries).thenCombine(cleaned, (result, ignored) -> result);
                 }, workers);
         }, workers).thenCompose(Function.identity());
     }
@@ -278,26 +278,26 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
     }
 
     private <R> CompletableFuture<R> readBack(final CachedNode<P> node, final Materialized entry,
-        final OutputReader<R> reader, final Budget budget)
+        final OutputReader<R> reader, final ReadRetries retries)
     {
-        try (PartitionViews views = readBack.readAll(entry.locations(), budget.placement))
+        try (PartitionViews views = readBack.readAll(entry.locations(), retries.placement))
         {
             return CompletableFuture.completedFuture(reader.read(entry.schema(), views));
         }
         catch (final FetchFailedException ex)
         {
             counters.fetchFailures.increment();
-            if (budget.rematerialized)
+            if (retries.rematerialized)
             {
                 // This materialization is broken too: drop it as well (only if it still is the key's entry), so
                 // the next action does not pay the same failure; then fail.
                 return invalidateIfStill(node.key(), entry.jobId())
                     .<R>thenCompose(ignored -> CompletableFuture.failedFuture(ex));
             }
-            budget.rematerialized = true;
+            retries.rematerialized = true;
             counters.rematerializations.increment();
             return invalidateIfStill(node.key(), entry.jobId())
-                .thenComposeAsync(ignored -> attempt(node, reader, budget), workers);
+                .thenComposeAsync(ignored -> attempt(node, reader, retries), workers);
         }
         catch (final RuntimeException ex)
         {
@@ -350,13 +350,13 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         return jobIdStem + "-" + jobSequence.incrementAndGet();
     }
 
-    private static final class Budget
+    private static final class ReadRetries
     {
         final ReadPlacement placement;
         int rounds;
         boolean rematerialized;
 
-        Budget(final ReadPlacement placement)
+        ReadRetries(final ReadPlacement placement)
         {
             this.placement = placement;
         }
@@ -440,7 +440,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         }
 
         /**
-         * Clients of the executors' block servers.
+         * Clients of the executors' payload servers.
          *
          * @param remoteExecutors the clients (not owned).
          * @return this.

@@ -17,14 +17,14 @@ import dev.offcache.core.shuffle.MappedPartition;
 import dev.offcache.core.shuffle.PartitionId;
 import dev.offcache.core.shuffle.ShufflePartitionStore;
 import dev.offcache.registry.state.PartitionLocation;
-import dev.offcache.transport.client.BlockClient;
+import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.source.ShufflePartitionSource;
 
 /**
  * Reads a dataset's partitions with locality: a partition on an executor the {@link ReadPlacement} reads locally is
  * mapped read-only from the file its location names (zero copy, checked to hold that partition and the CRC32C the
  * registry recorded, and by default its data CRC32C verified); any other is fetched over Aeron from its executor's
- * block server (which checks the same before sending) into an anonymous off-heap region. Either every partition is
+ * payload server (which checks the same before sending) into an anonymous off-heap region. Either every partition is
  * read or a {@link FetchFailedException} names the first one that could not be, and nothing stays mapped; every
  * partition that could not be read is told to the {@link FetchFailureListener}.
  *
@@ -272,7 +272,7 @@ public final class PartitionReadBack implements AutoCloseable
     private CompletableFuture<Long> fetchRemote(
         final PartitionViews views, final int i, final PartitionLocation location)
     {
-        final BlockClient client = remote.clientFor(location.executorId());
+        final PayloadClient client = remote.clientFor(location.executorId());
         if (client == null)
         {
             throw new FetchFailedException(location, new IllegalStateException("no client for the executor"));

@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code df.cache()} end to end with the coordinator on the replicated registry: three Aeron Cluster members, the
- * scheduler's {@link RegistryClusterClient}, and executors with shuffle stores and Aeron block servers. The cached
+ * scheduler's {@link RegistryClusterClient}, and executors with shuffle stores and Aeron payload servers. The cached
  * dataset survives the loss of the registry's leader (no new job), and an executor loss still degrades to a
  * rebuild, never a wrong answer, and its stages are cleaned up through the client's removal listener.
  */

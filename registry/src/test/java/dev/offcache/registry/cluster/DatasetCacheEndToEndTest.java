@@ -44,7 +44,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The {@code df.cache()} flow end to end on a real cluster (registry, coordinator, executors with shuffle stores and
- * Aeron block servers on a real media driver): results always equal computing the input directly, and the counted
+ * Aeron payload servers on a real media driver): results always equal computing the input directly, and the counted
  * jobs, hits, local and remote reads, and stage directories on every executor say how they were obtained.
  */
 class DatasetCacheEndToEndTest

@@ -13,11 +13,11 @@ import dev.offcache.core.shuffle.PinSet;
 import dev.offcache.core.shuffle.ShufflePartitionStore;
 import dev.offcache.registry.state.StageRef;
 import dev.offcache.transport.media.AeronMedia;
-import dev.offcache.transport.server.BlockServer;
+import dev.offcache.transport.server.PayloadServer;
 import dev.offcache.transport.source.ShufflePartitionSource;
 
 /**
- * One executor's state, the same in-process and in a child JVM: a work dir, a shuffle store, an Aeron block server
+ * One executor's state, the same in-process and in a child JVM: a work dir, a shuffle store, an Aeron payload server
  * serving that store. Job cleanup calls carry the pins to honour (the scheduler's {@code pinnedStages()} at call
  * time), which the store takes per call. Calls are serialized.
  */
@@ -26,7 +26,7 @@ final class ExecutorCore implements AutoCloseable
     private final String id;
     private final ShufflePartitionStore store;
     private final ShufflePartitionSource source;
-    private final BlockServer server;
+    private final PayloadServer server;
 
     ExecutorCore(final String id, final Path workDir, final AeronMedia media, final String requestChannel,
         final int requestStreamId)
@@ -34,7 +34,7 @@ final class ExecutorCore implements AutoCloseable
         this.id = id;
         this.store = new ShufflePartitionStore(workDir, PinSet.NONE);
         this.source = new ShufflePartitionSource(store);
-        this.server = BlockServer.launch(new BlockServer.Context().aeron(media.aeron()).blockSource(source)
+        this.server = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron()).payloadSource(source)
             .requestChannel(requestChannel).requestStreamId(requestStreamId));
     }
 

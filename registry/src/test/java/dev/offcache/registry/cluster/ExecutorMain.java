@@ -16,7 +16,7 @@ import dev.offcache.transport.media.TransportChannels;
 
 /**
  * An executor as its own JVM: {@code ExecutorMain <id> <workDir> <udpPort>} starts an embedded media driver, a
- * shuffle store and a block server on {@code aeron:udp?endpoint=127.0.0.1:<udpPort>}, prints
+ * shuffle store and a payload server on {@code aeron:udp?endpoint=127.0.0.1:<udpPort>}, prints
  * {@code READY <aeronDir>}, then answers one line per command on stdin:
  * <pre>
  * WRITE job stage partition seed rows  → OK path length crc32c

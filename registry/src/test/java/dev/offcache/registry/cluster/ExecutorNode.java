@@ -13,7 +13,7 @@ interface ExecutorNode extends AutoCloseable
     String id();
 
     /**
-     * Where its block server takes requests.
+     * Where its payload server takes requests.
      */
     String requestChannel();
 

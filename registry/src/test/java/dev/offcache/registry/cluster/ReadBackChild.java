@@ -14,14 +14,14 @@ import dev.offcache.registry.coordinator.PartitionViews;
 import dev.offcache.registry.coordinator.ReadBackCounters;
 import dev.offcache.registry.coordinator.ReadPlacement;
 import dev.offcache.registry.state.PartitionLocation;
-import dev.offcache.transport.client.BlockClient;
+import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.client.FetchException;
 import dev.offcache.transport.media.AeronMedia;
 
 /**
  * A scheduler's read-back in a JVM of its own (started with {@code -Dagrona.disable.bounds.checks=true}, as production
  * often is): {@code ReadBackChild <requestChannel> <executorId> <job> <stage> <partition> <path> <length> <crc>
- * <timeoutMs>} connects to an executor's block server, prints {@code READY <aeronDir>}, then for every {@code READ}
+ * <timeoutMs>} connects to an executor's payload server, prints {@code READY <aeronDir>}, then for every {@code READ}
  * line on stdin reads the partition back once (fetch regions are unmapped right after each read-back: no pool) and
  * prints {@code READ <bytes>} or {@code FAILED <errorCode>}; {@code EXIT} waits a moment for late fragments and prints
  * {@code BYE}. A write into a destination after its fetch ended would crash this JVM (SIGSEGV), not throw.
@@ -39,7 +39,7 @@ public final class ReadBackChild
             Integer.parseInt(args[4]), args[5], Long.parseLong(args[6]), Long.parseLong(args[7]));
         final long timeoutNs = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[8]));
         try (AeronMedia media = AeronMedia.launch(new AeronMedia.Context());
-            BlockClient client = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+            PayloadClient client = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                 .requestChannel(args[0]).fetchTimeoutNs(timeoutNs));
             ReadBackCounters counters = new ReadBackCounters();
             PartitionReadBack readBack = new PartitionReadBack(ReadPlacement.remoteOnly(), id -> client, timeoutNs,

@@ -34,12 +34,12 @@ import dev.offcache.registry.front.CacheRegistry;
 import dev.offcache.registry.api.RemovalListener;
 import dev.offcache.registry.state.PartitionLocation;
 import dev.offcache.registry.state.StageRef;
-import dev.offcache.transport.client.BlockClient;
+import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.media.AeronMedia;
 
 /**
  * A scheduler (registry + coordinator + toy job runner) and N executors, each with its own work dir, shuffle store
- * and Aeron block server. Executor {@code exec-0} is always in this JVM and is where read-back runs (its partitions
+ * and Aeron payload server. Executor {@code exec-0} is always in this JVM and is where read-back runs (its partitions
  * are read locally); the next ones are in this JVM too (IPC) or, for {@code childJvms > 0}, the last ones are child
  * JVMs (UDP on 127.0.0.1) whose death is noticed through {@link Process#onExit()} and reported as executor loss.
  */
@@ -48,7 +48,7 @@ final class TestCluster implements AutoCloseable
     final AeronMedia media;
     final Map<String, ExecutorNode> executors = new TreeMap<>();
     final Set<String> live = ConcurrentHashMap.newKeySet();
-    final Map<String, BlockClient> clients = new ConcurrentHashMap<>();
+    final Map<String, PayloadClient> clients = new ConcurrentHashMap<>();
     final Map<String, AtomicLong> clientLookups = new ConcurrentHashMap<>();
     final CachedEpochClock clock = new CachedEpochClock();
     final UnsafeBuffer countersMetadata =
@@ -116,7 +116,7 @@ final class TestCluster implements AutoCloseable
                     new ChildJvmExecutor(id, root.resolve(id), freeUdpPort(), root);
                 executors.put(id, node);
                 live.add(id);
-                clients.put(id, BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+                clients.put(id, PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
                     .requestChannel(node.requestChannel()).requestStreamId(node.requestStreamId())
                     .fetchTimeoutNs(options.fetchTimeoutNs)));
             }
@@ -329,7 +329,7 @@ final class TestCluster implements AutoCloseable
             return this;
         }
 
-        /** The coordinator's fetch deadline and the block clients' default. */
+        /** The coordinator's fetch deadline and the payload clients' default. */
         Options fetchTimeoutNs(final long fetchTimeoutNs)
         {
             this.fetchTimeoutNs = fetchTimeoutNs;

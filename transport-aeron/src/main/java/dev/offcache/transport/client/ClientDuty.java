@@ -11,13 +11,13 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 /**
- * Who runs the block client's duty cycle ({@link BlockClientAgent}, single-threaded): the client's agent thread, or a
+ * Who runs the payload client's duty cycle ({@link PayloadClientAgent}, single-threaded): the client's agent thread, or a
  * caller waiting in {@code join()} / {@code get()} for one of its fetches, one at a time, handed over by a
  * compare-and-set token. Why: a caller that would otherwise park until the agent thread completes its future
  * polls the response itself, so a fetch costs one hand-off and one busy thread fewer (no agent thread yielding
  * beside the caller on a small machine, no unpark of the caller). While a caller drives, the agent thread stands
  * by parked; it takes over when no caller waits (asynchronous use, continuations) and for whatever a leaving caller
- * left in flight. A caller drives only while a response is coming ({@link BlockClientAgent#awaitingResponse()});
+ * left in flight. A caller drives only while a response is coming ({@link PayloadClientAgent#awaitingResponse()});
  * otherwise (not yet connected, a stalled server) it waits on its future and the agent thread's backoff serves.
  */
 final class ClientDuty implements Agent
@@ -32,7 +32,7 @@ final class ClientDuty implements Agent
     /** The agent thread's park while a caller drives: a bound in case the caller's unpark is missed. */
     private static final long STAND_BY_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    private final BlockClientAgent agent;
+    private final PayloadClientAgent agent;
     private final ManyToOneConcurrentArrayQueue<Fetch> submissions;
     private final ErrorHandler errorHandler;
     private final AtomicInteger token = new AtomicInteger(FREE);
@@ -44,7 +44,7 @@ final class ClientDuty implements Agent
     private boolean agentThreadAwaiting;
 
     ClientDuty(
-        final BlockClientAgent agent,
+        final PayloadClientAgent agent,
         final ManyToOneConcurrentArrayQueue<Fetch> submissions,
         final ErrorHandler errorHandler)
     {
@@ -144,7 +144,7 @@ final class ClientDuty implements Agent
     {
         if (owner == Thread.currentThread())
         {
-            throw new IllegalStateException("waiting for a fetch inside the block client's duty cycle (in a " +
+            throw new IllegalStateException("waiting for a fetch inside the payload client's duty cycle (in a " +
                 "continuation or handler of another fetch) would never end: use the async variants");
         }
         boolean interrupted = false;

@@ -92,8 +92,8 @@ public final class AeronMedia implements AutoCloseable
     }
 
     /**
-     * Returns the thread that runs the embedded driver in {@code ThreadingMode.INVOKER}, to which block servers can
-     * be handed ({@code BlockServer.Context.agentHost}); null in other modes and for an external driver.
+     * Returns the thread that runs the embedded driver in {@code ThreadingMode.INVOKER}, to which payload servers can
+     * be handed ({@code PayloadServer.Context.agentHost}); null in other modes and for an external driver.
      *
      * @return the agent host, or null.
      */
@@ -269,7 +269,7 @@ public final class AeronMedia implements AutoCloseable
          * Sets the embedded driver's threading mode.
          *
          * @param threadingMode the embedded driver's threading mode: SHARED (default, one thread), INVOKER (one
-         *                      thread, the {@link AgentHost}, that block servers can share), or more threads
+         *                      thread, the {@link AgentHost}, that payload servers can share), or more threads
          *                      (SHARED_NETWORK, DEDICATED) for cores to spare.
          * @return this.
          */

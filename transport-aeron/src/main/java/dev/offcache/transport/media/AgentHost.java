@@ -10,7 +10,7 @@ import org.agrona.concurrent.IdleStrategy;
 
 /**
  * One thread that runs an embedded media driver launched in {@code ThreadingMode.INVOKER} and the agents handed to
- * it (block servers), one duty cycle of each per pass. Why: on a small machine every busy thread of a fetch takes
+ * it (payload servers), one duty cycle of each per pass. Why: on a small machine every busy thread of a fetch takes
  * turns on the cores with the others; a server answering on the driver's own thread is one thread and one hand-off
  * fewer. The price is that a slow duty cycle of one (a server's CRC pass on open) delays the others. Owned by
  * {@link AeronMedia}, which stops it before it closes the driver; agents added are closed when removed, or by

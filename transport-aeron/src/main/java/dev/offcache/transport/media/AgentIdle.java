@@ -5,7 +5,7 @@ import java.util.concurrent.TimeUnit;
 import org.agrona.concurrent.IdleStrategy;
 
 /**
- * The idle strategy every transport agent (embedded media driver, block server, block client) gets by default, in
+ * The idle strategy every transport agent (embedded media driver, payload server, payload client) gets by default, in
  * one place so that they are tuned together: a {@link RecentWorkIdleStrategy}. Each call returns a new instance: an
  * idle strategy keeps per-thread state and must not be shared between agents.
  */

@@ -6,7 +6,7 @@ import org.agrona.concurrent.IdleStrategy;
 
 /**
  * Yields instead of backing off while its agent says work is under way that nobody will signal (a response being
- * received), then hands idling back to the agent's own strategy, starting it afresh. Why: the block client idles
+ * received), then hands idling back to the agent's own strategy, starting it afresh. Why: the payload client idles
  * between the fragments of one response, and a park there (never shorter than the 50 µs timer slack on Linux) is
  * added to the fetch; the agent bounds how long it reports itself busy, so a response that stops coming still ends
  * in the delegate's parks. Single-threaded, like any idle strategy.

@@ -1,16 +1,16 @@
 package dev.offcache.transport.server;
 
-import dev.offcache.transport.source.BlockHandle;
+import dev.offcache.transport.source.PayloadHandle;
 
 /**
  * One request the server is answering: either a payload being streamed chunk by chunk from a held
- * {@link BlockHandle}, or an error frame waiting to be sent. Pooled and reused by the server agent.
+ * {@link PayloadHandle}, or an error frame waiting to be sent. Pooled and reused by the server agent.
  */
 final class ServedRequest
 {
     ClientSession session;
     long correlationId;
-    BlockHandle handle;
+    PayloadHandle handle;
     long start;
     long total;
     long sent;

@@ -6,7 +6,7 @@ import io.aeron.Counter;
 import org.agrona.CloseHelper;
 
 /**
- * The block server's counters, allocated in the media driver's CnC file so AeronStat-style tools in other
+ * The payload server's counters, allocated in the media driver's CnC file so AeronStat-style tools in other
  * processes read them. Type ids are {@link CounterTypes#TRANSPORT_REQUESTS}..{@link CounterTypes#TRANSPORT_SESSIONS},
  * in the one table of offcache's type ids; labels start with
  * the metric name and carry {@code server=<name>}. Owned by the server; freed when it closes.

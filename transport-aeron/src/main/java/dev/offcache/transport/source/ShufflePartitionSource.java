@@ -28,7 +28,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <p>{@link #open} is called from the server's duty-cycle thread only; it is not meant to be shared by servers.
  */
-public final class ShufflePartitionSource implements BlockSource
+public final class ShufflePartitionSource implements PayloadSource
 {
     private static final int REMEMBERED_SERVED_IDS = 4096;
     private static final char CRC_SEPARATOR = '@';
@@ -171,8 +171,8 @@ public final class ShufflePartitionSource implements BlockSource
     /**
      * {@inheritDoc}
      */
-    public BlockHandle open(final DirectBuffer idBuffer, final int idOffset, final int idLength)
-        throws BlockSourceException
+    public PayloadHandle open(final DirectBuffer idBuffer, final int idOffset, final int idLength)
+        throws PayloadSourceException
     {
         final String request = idBuffer.getStringWithoutLengthAscii(idOffset, idLength);
         final PartitionId partitionId;
@@ -184,7 +184,7 @@ public final class ShufflePartitionSource implements BlockSource
         }
         catch (final IllegalArgumentException ex)
         {
-            throw new BlockSourceException(ErrorCode.BAD_REQUEST, ex.getMessage());
+            throw new PayloadSourceException(ErrorCode.BAD_REQUEST, ex.getMessage());
         }
         final String id = idOf(partitionId);
 
@@ -197,13 +197,13 @@ public final class ShufflePartitionSource implements BlockSource
         {
             if (served.containsKey(id))
             {
-                throw new BlockSourceException(ErrorCode.DELETED, "shuffle partition " + id + " was deleted");
+                throw new PayloadSourceException(ErrorCode.DELETED, "shuffle partition " + id + " was deleted");
             }
-            throw new BlockSourceException(ErrorCode.NOT_FOUND, "no shuffle partition " + id);
+            throw new PayloadSourceException(ErrorCode.NOT_FOUND, "no shuffle partition " + id);
         }
         catch (final CorruptPartitionException ex)
         {
-            throw new BlockSourceException(ErrorCode.CORRUPT, "shuffle partition " + id + ": " + ex.getMessage());
+            throw new PayloadSourceException(ErrorCode.CORRUPT, "shuffle partition " + id + ": " + ex.getMessage());
         }
 
         try
@@ -211,7 +211,7 @@ public final class ShufflePartitionSource implements BlockSource
             if (expectedCrc != NO_EXPECTED_CRC && partition.crc32c() != (int) expectedCrc)
             {
                 partition.close();
-                throw new BlockSourceException(ErrorCode.CORRUPT, String.format("shuffle partition %s holds data " +
+                throw new PayloadSourceException(ErrorCode.CORRUPT, String.format("shuffle partition %s holds data " +
                     "with CRC32C %08x, the client expects %08x (another write of the partition)", id,
                     partition.crc32c(), (int) expectedCrc));
             }
@@ -223,7 +223,7 @@ public final class ShufflePartitionSource implements BlockSource
         catch (final CorruptPartitionException ex)
         {
             partition.close();
-            throw new BlockSourceException(ErrorCode.CORRUPT, "shuffle partition " + id + ": " + ex.getMessage());
+            throw new PayloadSourceException(ErrorCode.CORRUPT, "shuffle partition " + id + ": " + ex.getMessage());
         }
         catch (final RuntimeException ex)
         {
@@ -235,7 +235,7 @@ public final class ShufflePartitionSource implements BlockSource
         return new Handle(partition);
     }
 
-    private final class Handle extends AbstractRefCounted implements BlockHandle
+    private final class Handle extends AbstractRefCounted implements PayloadHandle
     {
         private final MappedPartition partition;
 

@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * After a fetch ends, for any reason, no byte reaches its destination (or handler): two fetches answered in chunks,
  * cut into fragments at random; at a random fragment one of them ends, by its deadline (the agent removes and
- * fails it, as {@code BlockClientAgent.expire} does) or by its caller (cancel, or a completion of the caller's
+ * fails it, as {@code PayloadClientAgent.expire} does) or by its caller (cancel, or a completion of the caller's
  * own). Whatever of its chunk was still to come, the destination afterwards equals what it held at the end, the
  * other fetch completes byte-equal, and a caller-ended fetch still in flight is cancelled on the server exactly once.
  */

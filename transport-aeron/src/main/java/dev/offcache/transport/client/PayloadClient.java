@@ -10,7 +10,7 @@ import dev.offcache.core.agent.AgentErrors;
 import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.transport.media.AgentIdle;
 import dev.offcache.transport.media.TransportChannels;
-import dev.offcache.transport.server.BlockServer;
+import dev.offcache.transport.server.PayloadServer;
 import dev.offcache.transport.wire.ErrorCode;
 import dev.offcache.transport.wire.FrameHeader;
 import io.aeron.Aeron;
@@ -21,7 +21,7 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 /**
- * Fetches blocks and partitions from one {@link BlockServer} over Aeron: many concurrent fetches share one
+ * Fetches blocks and partitions from one {@link PayloadServer} over Aeron: many concurrent fetches share one
  * request publication and one response subscription, told apart by correlation id. A fetch lands either in a
  * caller-provided (off-heap) {@link MutableDirectBuffer} or, piece by piece, in a {@link ChunkHandler}; it ends
  * with its future completing with the payload length or failing with a {@link FetchException} (error frame,
@@ -31,22 +31,22 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
  * {@link IllegalStateException}), or use the async variants. Thread-safe. Owns its publication and subscription;
  * not the {@link Aeron} client.
  */
-public final class BlockClient implements AutoCloseable
+public final class PayloadClient implements AutoCloseable
 {
     private final Context ctx;
     private final ManyToOneConcurrentArrayQueue<Fetch> submissions;
-    private final BlockClientAgent agent;
+    private final PayloadClientAgent agent;
     private final ClientDuty duty;
     private final AgentRunner runner;
     private final AtomicLong nextCorrelationId = new AtomicLong(1);
     private volatile boolean closed;
     private volatile boolean agentStopped;
 
-    private BlockClient(final Context ctx)
+    private PayloadClient(final Context ctx)
     {
         this.ctx = ctx;
         this.submissions = new ManyToOneConcurrentArrayQueue<>(ctx.maxQueuedFetches);
-        this.agent = new BlockClientAgent(ctx, submissions);
+        this.agent = new PayloadClientAgent(ctx, submissions);
         // The client has no counters of its own (the server counts transport errors); a failed duty cycle is logged.
         this.duty = new ClientDuty(agent, submissions, AgentErrors.logging(agent.roleName()));
         this.runner = AgentErrors.runner(duty.agentThreadIdle(ctx.idleStrategy), null, duty);
@@ -59,10 +59,10 @@ public final class BlockClient implements AutoCloseable
      * @param ctx configuration; {@link Context#conclude()} is called here.
      * @return the client.
      */
-    public static BlockClient connect(final Context ctx)
+    public static PayloadClient connect(final Context ctx)
     {
         ctx.conclude();
-        final BlockClient client = new BlockClient(ctx);
+        final PayloadClient client = new PayloadClient(ctx);
         AgentRunner.startOnThread(client.runner);
         return client;
     }
@@ -240,21 +240,21 @@ public final class BlockClient implements AutoCloseable
     }
 
     /**
-     * Configuration of a {@link BlockClient}.
+     * Configuration of a {@link PayloadClient}.
      */
     public static final class Context
     {
         /**
          * Default response stream ids are {@code RESPONSE_STREAM_ID_BASE | (clientId & 0x3FFFF) << 12 | n}, where
-         * clientId is the Aeron client id (unique per driver) and n counts BlockClients in this process: unique
-         * for up to 4096 BlockClients per Aeron client, so several clients can share one driver over IPC.
+         * clientId is the Aeron client id (unique per driver) and n counts PayloadClients in this process: unique
+         * for up to 4096 PayloadClients per Aeron client, so several clients can share one driver over IPC.
          */
         public static final int RESPONSE_STREAM_ID_BASE = 0x4000_0000;
         private static final AtomicInteger CLIENTS_IN_PROCESS = new AtomicInteger();
 
         private Aeron aeron;
         private String requestChannel;
-        private int requestStreamId = BlockServer.Context.DEFAULT_REQUEST_STREAM_ID;
+        private int requestStreamId = PayloadServer.Context.DEFAULT_REQUEST_STREAM_ID;
         private String responseChannel;
         private int responseStreamId;
         private IdleStrategy idleStrategy = AgentIdle.standard();
@@ -262,7 +262,7 @@ public final class BlockClient implements AutoCloseable
         private long helloIntervalNs = TimeUnit.MILLISECONDS.toNanos(20);
         private int maxQueuedFetches = 4096;
         private int fragmentLimit = 64;
-        private String clientName = "block-client";
+        private String clientName = "payload-client";
         private final ConcludeOnce concluded = new ConcludeOnce();
 
         /**
@@ -491,7 +491,7 @@ public final class BlockClient implements AutoCloseable
         }
 
         /**
-         * Validate and fill defaults. Called by {@link BlockClient#connect(Context)}.
+         * Validate and fill defaults. Called by {@link PayloadClient#connect(Context)}.
          *
          * @return this.
          */

@@ -7,12 +7,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.offcache.transport.client.BlockClient;
+import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.client.FetchException;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.TransportChannels;
-import dev.offcache.transport.server.BlockServer;
-import dev.offcache.transport.source.DirectBufferBlockSource;
+import dev.offcache.transport.server.PayloadServer;
+import dev.offcache.transport.source.DirectBufferPayloadSource;
 import dev.offcache.transport.wire.ErrorCode;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * every size, alone and 32 at once, streamed and into a buffer; error frames for bad requests.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class BlockTransportTest
+class PayloadTransportTest
 {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final int MIB = 1024 * 1024;
@@ -47,17 +47,17 @@ class BlockTransportTest
         IPC, UDP
     }
 
-    private final DirectBufferBlockSource source = new DirectBufferBlockSource();
+    private final DirectBufferPayloadSource source = new DirectBufferPayloadSource();
     private final UnsafeBuffer empty = filledDirect(0, (byte) 0);
     private final UnsafeBuffer small = randomDirect(17, 1);
     private final UnsafeBuffer oneMiB = randomDirect(MIB, 2);
     private final UnsafeBuffer odd = randomDirect(3 * MIB + 12_345, 3);
     private final UnsafeBuffer large = randomDirect(64 * MIB, 4);
     private AeronMedia media;
-    private BlockServer ipcServer;
-    private BlockServer udpServer;
-    private BlockClient ipcClient;
-    private BlockClient udpClient;
+    private PayloadServer ipcServer;
+    private PayloadServer udpServer;
+    private PayloadClient ipcClient;
+    private PayloadClient udpClient;
 
     @BeforeAll
     void start()
@@ -66,13 +66,13 @@ class BlockTransportTest
             .register("odd", odd).register("large", large);
         media = TestSupport.launchTestMedia();
         final String udpChannel = TransportChannels.udp("127.0.0.1", TestSupport.freeUdpPort());
-        ipcServer = BlockServer.launch(new BlockServer.Context().aeron(media.aeron()).blockSource(source)
+        ipcServer = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron()).payloadSource(source)
             .requestChannel(TransportChannels.IPC).requestStreamId(7001).serverName("ipc-test"));
-        udpServer = BlockServer.launch(new BlockServer.Context().aeron(media.aeron()).blockSource(source)
+        udpServer = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron()).payloadSource(source)
             .requestChannel(udpChannel).requestStreamId(7002).serverName("udp-test"));
-        ipcClient = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+        ipcClient = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
             .requestChannel(TransportChannels.IPC).requestStreamId(7001));
-        udpClient = BlockClient.connect(new BlockClient.Context().aeron(media.aeron())
+        udpClient = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
             .requestChannel(udpChannel).requestStreamId(7002));
     }
 
@@ -84,12 +84,12 @@ class BlockTransportTest
         CloseHelper.close(media);
     }
 
-    private BlockClient client(final Transport transport)
+    private PayloadClient client(final Transport transport)
     {
         return transport == Transport.IPC ? ipcClient : udpClient;
     }
 
-    private BlockServer server(final Transport transport)
+    private PayloadServer server(final Transport transport)
     {
         return transport == Transport.IPC ? ipcServer : udpServer;
     }
@@ -98,7 +98,7 @@ class BlockTransportTest
     @EnumSource(Transport.class)
     void fetchedBytesEqualTheSourceForEverySize(final Transport transport)
     {
-        final BlockClient client = client(transport);
+        final PayloadClient client = client(transport);
         final String[] ids = {"empty", "small", "one-mib", "odd", "large"};
         final UnsafeBuffer[] sources = {empty, small, oneMiB, odd, large};
         for (int i = 0; i < ids.length; i++)
@@ -116,7 +116,7 @@ class BlockTransportTest
     @EnumSource(Transport.class)
     void thirtyTwoConcurrentFetchesOverOneConnectionAllArriveIntact(final Transport transport)
     {
-        final BlockClient client = client(transport);
+        final PayloadClient client = client(transport);
         final String[] ids = {"small", "one-mib", "odd", "empty"};
         final UnsafeBuffer[] sources = {small, oneMiB, odd, empty};
         final List<CompletableFuture<Long>> futures = new ArrayList<>();
@@ -217,7 +217,7 @@ class BlockTransportTest
     @EnumSource(Transport.class)
     void countersAreVisibleInTheDriversCnc(final Transport transport)
     {
-        final BlockServer server = server(transport);
+        final PayloadServer server = server(transport);
         final String name = server.context().serverName();
         final long requestsBefore = server.counters().requests();
         final long bytesBefore = server.counters().bytes();

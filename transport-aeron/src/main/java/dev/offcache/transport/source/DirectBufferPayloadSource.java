@@ -10,11 +10,11 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * A {@link BlockSource} over registered Agrona buffers (off-heap views of slabs, mapped regions, or anything
+ * A {@link PayloadSource} over registered Agrona buffers (off-heap views of slabs, mapped regions, or anything
  * else the caller owns). The caller keeps ownership of each buffer and must keep it valid until it is
  * {@link #remove removed} and {@link #openHandles()} shows no server still reads it. Thread-safe.
  */
-public final class DirectBufferBlockSource implements BlockSource
+public final class DirectBufferPayloadSource implements PayloadSource
 {
     private final Map<String, DirectBuffer> blocks = new ConcurrentHashMap<>();
     private final AtomicInteger openHandles = new AtomicInteger();
@@ -26,7 +26,7 @@ public final class DirectBufferBlockSource implements BlockSource
      * @param buffer the bytes; not copied.
      * @return this.
      */
-    public DirectBufferBlockSource register(final String id, final DirectBuffer buffer)
+    public DirectBufferPayloadSource register(final String id, final DirectBuffer buffer)
     {
         if (id == null || id.isEmpty() || id.length() > 512)
         {
@@ -60,20 +60,20 @@ public final class DirectBufferBlockSource implements BlockSource
     /**
      * {@inheritDoc}
      */
-    public BlockHandle open(final DirectBuffer id, final int idOffset, final int idLength)
-        throws BlockSourceException
+    public PayloadHandle open(final DirectBuffer id, final int idOffset, final int idLength)
+        throws PayloadSourceException
     {
         final String key = id.getStringWithoutLengthAscii(idOffset, idLength);
         final DirectBuffer buffer = blocks.get(key);
         if (buffer == null)
         {
-            throw new BlockSourceException(ErrorCode.NOT_FOUND, "no block with id '" + key + "'");
+            throw new PayloadSourceException(ErrorCode.NOT_FOUND, "no block with id '" + key + "'");
         }
         openHandles.incrementAndGet();
         return new Handle(buffer);
     }
 
-    private final class Handle extends AbstractRefCounted implements BlockHandle
+    private final class Handle extends AbstractRefCounted implements PayloadHandle
     {
         private final DirectBuffer buffer;
 

@@ -7,9 +7,9 @@ import dev.offcache.core.ref.RefCounted;
 /**
  * A referenced, readable, off-heap block or partition. The bytes stay valid and unchanged until the last
  * {@link #release()} ({@link RefCounted}: opening takes one reference); the owner of the memory is the
- * {@link BlockSource} that opened the handle.
+ * {@link PayloadSource} that opened the handle.
  */
-public interface BlockHandle extends RefCounted
+public interface PayloadHandle extends RefCounted
 {
     /**
      * Returns total length of the block in bytes.

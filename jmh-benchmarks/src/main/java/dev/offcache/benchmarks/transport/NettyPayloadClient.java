@@ -19,22 +19,22 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 
 /**
- * Client of {@link NettyBlockServer}: one fetch at a time over one TCP connection, the response copied from
+ * Client of {@link NettyPayloadServer}: one fetch at a time over one TCP connection, the response copied from
  * Netty's buffers straight into the caller's direct {@link ByteBuffer} (the same one copy the Aeron client makes
  * from the term buffer).
  */
-public final class NettyBlockClient implements AutoCloseable
+public final class NettyPayloadClient implements AutoCloseable
 {
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final Channel channel;
     private final ResponseHandler handler = new ResponseHandler();
 
     /**
-     * Connects to a {@link NettyBlockServer} on 127.0.0.1.
+     * Connects to a {@link NettyPayloadServer} on 127.0.0.1.
      *
      * @param port the server's port.
      */
-    public NettyBlockClient(final int port)
+    public NettyPayloadClient(final int port)
     {
         channel = new Bootstrap()
             .group(group)

@@ -3,9 +3,9 @@ package dev.offcache.transport.source;
 import dev.offcache.transport.wire.ErrorCode;
 
 /**
- * Why a {@link BlockSource} could not open an id: carries the {@link ErrorCode} the server sends to the client.
+ * Why a {@link PayloadSource} could not open an id: carries the {@link ErrorCode} the server sends to the client.
  */
-public class BlockSourceException extends Exception
+public class PayloadSourceException extends Exception
 {
     private static final long serialVersionUID = 1L;
 
@@ -17,7 +17,7 @@ public class BlockSourceException extends Exception
      * @param errorCode one of the server-side {@link ErrorCode} values.
      * @param message   what went wrong, naming the id.
      */
-    public BlockSourceException(final int errorCode, final String message)
+    public PayloadSourceException(final int errorCode, final String message)
     {
         super(message);
         this.errorCode = errorCode;
@@ -30,7 +30,7 @@ public class BlockSourceException extends Exception
      * @param message   what went wrong, naming the id.
      * @param cause     the underlying failure.
      */
-    public BlockSourceException(final int errorCode, final String message, final Throwable cause)
+    public PayloadSourceException(final int errorCode, final String message, final Throwable cause)
     {
         super(message, cause);
         this.errorCode = errorCode;

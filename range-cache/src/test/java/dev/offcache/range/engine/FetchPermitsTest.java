@@ -22,9 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The priority-aware fetch budget, end to end through the engine and a gated origin.
+ * The priority-aware fetch permits, end to end through the engine and a gated origin.
  */
-class FetchBudgetTest
+class FetchPermitsTest
 {
     private static final int BLOCK = 4096;
 
@@ -50,8 +50,8 @@ class FetchBudgetTest
                 prefetches.add(f.cache.prefetch("warm/" + i, List.of()));
             }
             awaitRunning(f, 3);
-            assertEquals(3, f.cache.fetcher().budget().running(), "prefetch holds 3 of 4 permits, never the reserve");
-            assertEquals(7, f.cache.fetcher().budget().queued());
+            assertEquals(3, f.cache.fetcher().fetchPermits().running(), "prefetch holds 3 of 4 permits, never the reserve");
+            assertEquals(7, f.cache.fetcher().fetchPermits().queued());
 
             final long start = System.nanoTime();
             assertArrayEquals(demanded, f.read("hot/x", 0, 2 * BLOCK));
@@ -87,7 +87,7 @@ class FetchBudgetTest
             final CompletableFuture<Void> prefetchA = f.cache.prefetch("p/a", List.of());
             awaitRunning(f, 1);
             final CompletableFuture<Void> prefetchB = f.cache.prefetch("p/b", List.of());
-            assertEquals(1, f.cache.fetcher().budget().queued(), "b waits: prefetch has one permit, held by a");
+            assertEquals(1, f.cache.fetcher().fetchPermits().queued(), "b waits: prefetch has one permit, held by a");
 
             // A demand read of b joins the queued prefetch and promotes it past the prefetch limit.
             assertArrayEquals(b, f.read("p/b", 0, BLOCK));
@@ -119,7 +119,7 @@ class FetchBudgetTest
             // a now counts as demand, so a second prefetch may start at once.
             final CompletableFuture<Void> prefetchC = f.cache.prefetch("p/c", List.of());
             awaitRunning(f, 2);
-            assertEquals(0, f.cache.fetcher().budget().queued());
+            assertEquals(0, f.cache.fetcher().fetchPermits().queued());
             gate.complete(null);
             demandA.get(10, TimeUnit.SECONDS);
             assertArrayEquals(a, into.byteArray());
@@ -179,7 +179,7 @@ class FetchBudgetTest
                 pool.shutdownNow();
             }
             assertTrue(f.origin.peakRunning() <= permits, "peak " + f.origin.peakRunning());
-            assertTrue(f.cache.fetcher().budget().peakRunning() <= permits);
+            assertTrue(f.cache.fetcher().fetchPermits().peakRunning() <= permits);
             assertTrue(f.origin.gets() > 0);
         }
     }

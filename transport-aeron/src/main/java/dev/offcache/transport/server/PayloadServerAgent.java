@@ -5,9 +5,9 @@ import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 
-import dev.offcache.transport.source.BlockHandle;
-import dev.offcache.transport.source.BlockSource;
-import dev.offcache.transport.source.BlockSourceException;
+import dev.offcache.transport.source.PayloadHandle;
+import dev.offcache.transport.source.PayloadSource;
+import dev.offcache.transport.source.PayloadSourceException;
 import dev.offcache.transport.wire.ErrorCode;
 import dev.offcache.transport.wire.FrameHeader;
 import dev.offcache.transport.wire.FrameType;
@@ -28,19 +28,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The block server's duty cycle. Single-threaded: every field is touched only by the agent thread. Each cycle
+ * The payload server's duty cycle. Single-threaded: every field is touched only by the agent thread. Each cycle
  * reads request frames, finishes pending response publications, sends at most one frame per in-flight request
  * (round robin, skipping a client whose publication is back-pressured this pass, so one slow client or one
  * huge partition cannot starve the others) and expires requests past their deadline.
  */
-final class BlockServerAgent implements Agent, FragmentHandler
+final class PayloadServerAgent implements Agent, FragmentHandler
 {
-    private static final Logger LOG = LoggerFactory.getLogger(BlockServerAgent.class);
+    private static final Logger LOG = LoggerFactory.getLogger(PayloadServerAgent.class);
     private static final long HOUSEKEEPING_INTERVAL_NS = 1_000_000L;
 
-    private final BlockServer.Context ctx;
+    private final PayloadServer.Context ctx;
     private final Aeron aeron;
-    private final BlockSource source;
+    private final PayloadSource source;
     private final Subscription requests;
     private final ServerCounters counters;
     private final Int2ObjectHashMap<ClientSession> sessionsById = new Int2ObjectHashMap<>();
@@ -58,11 +58,11 @@ final class BlockServerAgent implements Agent, FragmentHandler
     private long nowNs;
     private long nextHousekeepingNs;
 
-    BlockServerAgent(final BlockServer.Context ctx)
+    PayloadServerAgent(final PayloadServer.Context ctx)
     {
         this.ctx = ctx;
         this.aeron = ctx.aeron();
-        this.source = ctx.blockSource();
+        this.source = ctx.payloadSource();
         this.requests = aeron.addSubscription(ctx.requestChannel(), ctx.requestStreamId());
         ServerCounters allocated = null;
         try
@@ -225,20 +225,20 @@ final class BlockServerAgent implements Agent, FragmentHandler
                 " requests in flight, " + session.inFlight + " for this client");
             return;
         }
-        final BlockHandle handle;
+        final PayloadHandle handle;
         try
         {
             handle = source.open(buffer, in.varOffset(), idLength);
         }
-        catch (final BlockSourceException ex)
+        catch (final PayloadSourceException ex)
         {
             enqueueError(session, correlationId, ex.errorCode(), ex.getMessage());
             return;
         }
         catch (final RuntimeException ex)
         {
-            LOG.warn("block source failed on FETCH {}", correlationId, ex);
-            enqueueError(session, correlationId, ErrorCode.SERVER_ERROR, "block source failed: " + ex);
+            LOG.warn("payload source failed on FETCH {}", correlationId, ex);
+            enqueueError(session, correlationId, ErrorCode.SERVER_ERROR, "payload source failed: " + ex);
             return;
         }
         final long blockLength = handle.length();

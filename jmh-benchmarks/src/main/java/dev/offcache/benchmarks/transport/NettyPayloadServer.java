@@ -23,11 +23,11 @@ import org.agrona.DirectBuffer;
 
 /**
  * The baseline: a plain Netty TCP request/response server on 127.0.0.1 serving the same mapped bytes as the
- * Aeron block server, zero copy ({@link Unpooled#wrappedBuffer(long, int, boolean)} over the mapping's address).
+ * Aeron payload server, zero copy ({@link Unpooled#wrappedBuffer(long, int, boolean)} over the mapping's address).
  * Request: int32 id length, id (ASCII), int64 offset, int64 length (-1 = rest); response: int64 length, bytes
  * (all little-endian). One event loop thread; the memory stays owned by whoever registered it.
  */
-public final class NettyBlockServer implements AutoCloseable
+public final class NettyPayloadServer implements AutoCloseable
 {
     private final Map<String, ByteBuf> blocks = new ConcurrentHashMap<>();
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -36,7 +36,7 @@ public final class NettyBlockServer implements AutoCloseable
     /**
      * Starts the server on an ephemeral port of 127.0.0.1.
      */
-    public NettyBlockServer()
+    public NettyPayloadServer()
     {
         channel = new ServerBootstrap()
             .group(group)

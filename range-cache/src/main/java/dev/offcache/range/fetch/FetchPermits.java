@@ -10,14 +10,14 @@ import dev.offcache.range.metrics.RangeMetrics;
 import dev.offcache.range.store.FetchClass;
 
 /**
- * The priority-aware budget of origin GETs: at most {@code permits} run at once, and the last
+ * The priority-aware fetchPermits of origin GETs: at most {@code permits} run at once, and the last
  * {@code demandReserved} of them only for runs a demand read waits on, so prefetch can never starve demand.
  * Queued runs start in order, demand first. A demand read joining a queued or running prefetch promotes it.
  *
  * <p>The queues and counts sit under one lock: it is taken only on the miss path (submit, promote, release),
  * never on a hit.
  */
-public final class FetchBudget
+public final class FetchPermits
 {
     private final int permits;
     private final int prefetchPermits;
@@ -39,7 +39,7 @@ public final class FetchBudget
      *                       the GET is over.
      * @param metrics        where permit waits and promotions are counted.
      */
-    public FetchBudget(
+    public FetchPermits(
         final int permits, final int demandReserved, final Consumer<FetchRun> launcher, final RangeMetrics metrics)
     {
         if (permits < 1 || demandReserved < 0 || demandReserved >= permits)

@@ -26,7 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The block client's duty cycle; every field is owned by the thread running it ({@link ClientDuty}: the agent
+ * The payload client's duty cycle; every field is owned by the thread running it ({@link ClientDuty}: the agent
  * thread or a waiting caller, one at a time). It keeps the connection (HELLO until
  * the server's response image appears), sends queued FETCH frames, expires fetches past their deadline, and hands
  * response fragments of the connected image to its {@link ResponseAssembler}. A lost image fails every fetch sent
@@ -34,15 +34,15 @@ import org.slf4j.LoggerFactory;
  * {@link ErrorCode#CONNECTION_LOST}: a known-lost connection never holds a fetch until its deadline. (Before the
  * first connection, fetches wait for it within their deadline.)
  */
-final class BlockClientAgent implements Agent, FragmentHandler
+final class PayloadClientAgent implements Agent, FragmentHandler
 {
-    private static final Logger LOG = LoggerFactory.getLogger(BlockClientAgent.class);
+    private static final Logger LOG = LoggerFactory.getLogger(PayloadClientAgent.class);
     private static final long HOUSEKEEPING_INTERVAL_NS = 1_000_000L;
     private static final int NO_IMAGE = 0;
     /** How long after the last response fragment (or FETCH sent) a client with fetches in flight keeps yielding. */
     static final long AWAIT_RESPONSE_WINDOW_NS = 1_000_000L;
 
-    private final BlockClient.Context ctx;
+    private final PayloadClient.Context ctx;
     private final Aeron aeron;
     private final ManyToOneConcurrentArrayQueue<Fetch> submissions;
     private final ExclusivePublication requests;
@@ -66,7 +66,7 @@ final class BlockClientAgent implements Agent, FragmentHandler
     private long nextHelloNs;
     private long lastExchangeNs;
 
-    BlockClientAgent(final BlockClient.Context ctx, final ManyToOneConcurrentArrayQueue<Fetch> submissions)
+    PayloadClientAgent(final PayloadClient.Context ctx, final ManyToOneConcurrentArrayQueue<Fetch> submissions)
     {
         this.ctx = ctx;
         this.aeron = ctx.aeron();

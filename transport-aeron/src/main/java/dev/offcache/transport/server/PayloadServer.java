@@ -8,7 +8,7 @@ import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.AgentHost;
 import dev.offcache.transport.media.AgentIdle;
 import dev.offcache.transport.media.TransportChannels;
-import dev.offcache.transport.source.BlockSource;
+import dev.offcache.transport.source.PayloadSource;
 import io.aeron.Aeron;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
@@ -18,23 +18,23 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.status.AtomicCounter;
 
 /**
- * Serves blocks and partitions from a {@link BlockSource} over Aeron: FETCH requests arrive on one subscription,
+ * Serves blocks and partitions from a {@link PayloadSource} over Aeron: FETCH requests arrive on one subscription,
  * each client gets its answers (CHUNK and ERROR frames) on its own exclusive publication. The work is one
- * {@link BlockServerAgent} on its own {@link AgentRunner} thread, or on an {@link AgentHost} beside the embedded
+ * {@link PayloadServerAgent} on its own {@link AgentRunner} thread, or on an {@link AgentHost} beside the embedded
  * driver. The server owns its subscription,
  * publications, counters and the handles it holds; it does not own the {@link Aeron} client or the source.
  */
-public final class BlockServer implements AutoCloseable
+public final class PayloadServer implements AutoCloseable
 {
     private final Context ctx;
-    private final BlockServerAgent agent;
+    private final PayloadServerAgent agent;
     private final AgentRunner runner;
     private final HostedAgent hosted;
 
-    private BlockServer(final Context ctx)
+    private PayloadServer(final Context ctx)
     {
         this.ctx = ctx;
-        this.agent = new BlockServerAgent(ctx);
+        this.agent = new PayloadServerAgent(ctx);
         // A failed duty cycle counts as a transport error (the counter the agent frees on close; the runner stops
         // counting once it is closed).
         if (ctx.agentHost == null)
@@ -55,10 +55,10 @@ public final class BlockServer implements AutoCloseable
      * @param ctx configuration; {@link Context#conclude()} is called here.
      * @return the running server.
      */
-    public static BlockServer launch(final Context ctx)
+    public static PayloadServer launch(final Context ctx)
     {
         ctx.conclude();
-        final BlockServer server = new BlockServer(ctx);
+        final PayloadServer server = new PayloadServer(ctx);
         if (server.runner != null)
         {
             AgentRunner.startOnThread(server.runner);
@@ -116,11 +116,11 @@ public final class BlockServer implements AutoCloseable
      */
     private static final class HostedAgent implements Agent
     {
-        private final BlockServerAgent agent;
+        private final PayloadServerAgent agent;
         private final ErrorHandler errorHandler;
         private volatile boolean closed;
 
-        HostedAgent(final BlockServerAgent agent, final ErrorHandler errorHandler)
+        HostedAgent(final PayloadServerAgent agent, final ErrorHandler errorHandler)
         {
             this.agent = agent;
             this.errorHandler = errorHandler;
@@ -168,7 +168,7 @@ public final class BlockServer implements AutoCloseable
     }
 
     /**
-     * Configuration of a {@link BlockServer}.
+     * Configuration of a {@link PayloadServer}.
      */
     public static final class Context
     {
@@ -186,7 +186,7 @@ public final class BlockServer implements AutoCloseable
         private Aeron aeron;
         private String requestChannel;
         private int requestStreamId = DEFAULT_REQUEST_STREAM_ID;
-        private BlockSource blockSource;
+        private PayloadSource payloadSource;
         private IdleStrategy idleStrategy = AgentIdle.standard();
         private AgentHost agentHost;
         private int chunkLength = DEFAULT_CHUNK_LENGTH;
@@ -198,7 +198,7 @@ public final class BlockServer implements AutoCloseable
         private int maxInFlightPerClient = 64;
         private long requestTimeoutNs = TimeUnit.SECONDS.toNanos(30);
         private int fragmentLimit = 32;
-        private String serverName = "block-server";
+        private String serverName = "payload-server";
         private final ConcludeOnce concluded = new ConcludeOnce();
 
         /**
@@ -273,20 +273,20 @@ public final class BlockServer implements AutoCloseable
          * @param source resolves ids to bytes (not owned).
          * @return this.
          */
-        public Context blockSource(final BlockSource source)
+        public Context payloadSource(final PayloadSource source)
         {
-            this.blockSource = source;
+            this.payloadSource = source;
             return this;
         }
 
         /**
-         * Returns the block source.
+         * Returns the payload source.
          *
-         * @return the block source.
+         * @return the payload source.
          */
-        public BlockSource blockSource()
+        public PayloadSource payloadSource()
         {
-            return blockSource;
+            return payloadSource;
         }
 
         /**
@@ -530,7 +530,7 @@ public final class BlockServer implements AutoCloseable
         }
 
         /**
-         * Validate. Called by {@link BlockServer#launch(Context)}.
+         * Validate. Called by {@link PayloadServer#launch(Context)}.
          *
          * @return this.
          */
@@ -545,9 +545,9 @@ public final class BlockServer implements AutoCloseable
             {
                 throw new IllegalArgumentException("requestChannel must be set");
             }
-            if (blockSource == null)
+            if (payloadSource == null)
             {
-                throw new IllegalArgumentException("blockSource must be set");
+                throw new IllegalArgumentException("payloadSource must be set");
             }
             if (idleStrategy == null)
             {

@@ -20,11 +20,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The fetch budget against a simple reference model, over random sequences of submits (demand or prefetch),
+ * The fetch permits against a simple reference model, over random sequences of submits (demand or prefetch),
  * promotions and releases: the same runs start in the same order, never more than the permits run, prefetch never
  * takes the reserved permits, and no run waits while its class could start.
  */
-class FetchBudgetProperties
+class FetchPermitsProperties
 {
     /** An action: 0 submit demand, 1 submit prefetch, 2 promote the n-th live run, 3 release the n-th running run. */
     record Action(int kind, int pick)
@@ -47,7 +47,7 @@ class FetchBudgetProperties
     }
 
     @Property(tries = 300)
-    void budgetMatchesTheModel(
+    void permitsMatchTheModel(
         @ForAll @IntRange(min = 1, max = 5) final int permits,
         @ForAll @IntRange(min = 0, max = 4) final int reservedWanted,
         @ForAll("actions") final List<Action> actions)
@@ -57,7 +57,7 @@ class FetchBudgetProperties
         final List<FetchRun> launched = new ArrayList<>();
         try (RangeMetrics metrics = new RangeMetrics())
         {
-            final FetchBudget budget = new FetchBudget(permits, reserved, launched::add, metrics);
+            final FetchPermits fetchPermits = new FetchPermits(permits, reserved, launched::add, metrics);
 
             final List<ModelRun> live = new ArrayList<>();
             final ArrayDeque<ModelRun> demandQueue = new ArrayDeque<>();
@@ -87,7 +87,7 @@ class FetchBudgetProperties
                         model.queued = true;
                         (demand ? demandQueue : prefetchQueue).addLast(model);
                     }
-                    budget.submit(run);
+                    fetchPermits.submit(run);
                 }
                 else if (action.kind() == 2 && !live.isEmpty())
                 {
@@ -108,7 +108,7 @@ class FetchBudgetProperties
                         }
                         drain(demandQueue, prefetchQueue, running, permits, prefetchPermits, expectedLaunches);
                     }
-                    budget.promote(model.run.blocks[0]);
+                    fetchPermits.promote(model.run.blocks[0]);
                 }
                 else if (action.kind() == 3)
                 {
@@ -127,12 +127,12 @@ class FetchBudgetProperties
                         running[1]--;
                     }
                     drain(demandQueue, prefetchQueue, running, permits, prefetchPermits, expectedLaunches);
-                    budget.release(model.run);
+                    fetchPermits.release(model.run);
                 }
 
                 assertEquals(expectedLaunches, launched, "same runs started in the same order");
-                assertEquals(running[0], budget.running());
-                assertEquals(demandQueue.size() + prefetchQueue.size(), budget.queued());
+                assertEquals(running[0], fetchPermits.running());
+                assertEquals(demandQueue.size() + prefetchQueue.size(), fetchPermits.queued());
                 assertTrue(running[0] <= permits);
                 assertTrue(running[1] <= prefetchPermits, "prefetch never takes the reserve");
                 assertTrue(demandQueue.isEmpty() || running[0] == permits, "demand never waits for nothing");
@@ -140,11 +140,11 @@ class FetchBudgetProperties
                     "prefetch waits only for a permit");
                 for (final ModelRun model : live)
                 {
-                    assertEquals(model.demand ? FetchClass.DEMAND : FetchClass.PREFETCH, budget.classOf(model.run));
+                    assertEquals(model.demand ? FetchClass.DEMAND : FetchClass.PREFETCH, fetchPermits.classOf(model.run));
                 }
             }
             assertEquals(promotions, metrics.value("offcache_range_promotions_total"));
-            assertTrue(budget.peakRunning() <= permits);
+            assertTrue(fetchPermits.peakRunning() <= permits);
             final Set<FetchRun> unique = new HashSet<>(launched);
             assertEquals(launched.size(), unique.size(), "no run starts twice");
         }

@@ -12,11 +12,11 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 import dev.offcache.core.region.MappedRegion;
-import dev.offcache.transport.client.BlockClient;
+import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.TransportChannels;
-import dev.offcache.transport.server.BlockServer;
-import dev.offcache.transport.source.DirectBufferBlockSource;
+import dev.offcache.transport.server.PayloadServer;
+import dev.offcache.transport.source.DirectBufferPayloadSource;
 import io.aeron.driver.ThreadingMode;
 import io.aeron.driver.status.SystemCounterDescriptor;
 import org.agrona.concurrent.status.CountersReader;
@@ -40,7 +40,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Fetching one block, request to last byte in the caller's off-heap buffer: the Aeron block server over IPC and
+ * Fetching one payload, request to last byte in the caller's off-heap buffer: the Aeron payload server over IPC and
  * over UDP (127.0.0.1) against its baseline, a plain Netty TCP request/response server on 127.0.0.1, all serving
  * the same bytes from the same mapped file. Each fetch is sampled (SampleTime): at 4 KiB the p50/p99 are the
  * latency; at 1 MiB and 16 MiB ({@code -p payloadBytes=4096,1048576,16777216}) the size over the mean time is
@@ -54,7 +54,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 2)
 @Fork(1)
-public class BlockFetchBenchmark
+public class PayloadFetchBenchmark
 {
     private static final String ID = "block";
 
@@ -112,10 +112,10 @@ public class BlockFetchBenchmark
         private Path file;
         private MappedRegion region;
         private AeronMedia media;
-        private BlockServer aeronServer;
-        private BlockClient aeronClient;
-        private NettyBlockServer nettyServer;
-        private NettyBlockClient nettyClient;
+        private PayloadServer aeronServer;
+        private PayloadClient aeronClient;
+        private NettyPayloadServer nettyServer;
+        private NettyPayloadClient nettyClient;
         private ByteBuffer destinationBytes;
         private UnsafeBuffer destination;
         private int size;
@@ -148,8 +148,8 @@ public class BlockFetchBenchmark
             if (impl.startsWith("offcache-aeron"))
             {
                 final AeronMedia.Context mediaContext = new AeronMedia.Context();
-                final BlockServer.Context serverContext = new BlockServer.Context();
-                final BlockClient.Context clientContext = new BlockClient.Context();
+                final PayloadServer.Context serverContext = new PayloadServer.Context();
+                final PayloadClient.Context clientContext = new PayloadClient.Context();
                 if (aeronMaxParkMicros > 0)
                 {
                     mediaContext.driverIdleStrategy(this::idle);
@@ -179,15 +179,15 @@ public class BlockFetchBenchmark
                 media = AeronMedia.launch(mediaContext);
                 final String channel = "offcache-aeron-ipc".equals(impl) ? TransportChannels.IPC :
                     TransportChannels.udp("127.0.0.1", LoopbackPorts.freeUdpPort());
-                aeronServer = BlockServer.launch(serverContext.aeron(media.aeron()).agentHost(media.agentHost())
-                    .requestChannel(channel).blockSource(new DirectBufferBlockSource().register(ID, mapped)));
-                aeronClient = BlockClient.connect(clientContext.aeron(media.aeron()).requestChannel(channel));
+                aeronServer = PayloadServer.launch(serverContext.aeron(media.aeron()).agentHost(media.agentHost())
+                    .requestChannel(channel).payloadSource(new DirectBufferPayloadSource().register(ID, mapped)));
+                aeronClient = PayloadClient.connect(clientContext.aeron(media.aeron()).requestChannel(channel));
             }
             else if ("netty-tcp".equals(impl))
             {
-                nettyServer = new NettyBlockServer();
+                nettyServer = new NettyPayloadServer();
                 nettyServer.register(ID, mapped);
-                nettyClient = new NettyBlockClient(nettyServer.port());
+                nettyClient = new NettyPayloadClient(nettyServer.port());
             }
             else
             {
