@@ -272,8 +272,8 @@ public final class L1BlockStore implements BlockStore, EvictionStats
 
     /**
      * Makes a slot from {@link #allocate()} or {@link #allocateIfFree()} resident as a demand block, its length
-     * (and CRC) set by the caller, or keeps the block already resident under that key. Either way {@code slot} passes to the store (which releases
-     * it if not kept) and the caller gets one reader reference.
+     * (and CRC) set by the caller, or keeps the block already resident under that key. Either way {@code slot}
+     * passes to the store (which releases it if not kept) and the caller gets one reader reference.
      *
      * @param blockKey a non-negative key.
      * @param slot     the filled slot, length in [1, block size].
