@@ -50,7 +50,8 @@ class FetchPermitsTest
                 prefetches.add(f.cache.prefetch("warm/" + i, List.of()));
             }
             awaitRunning(f, 3);
-            assertEquals(3, f.cache.fetcher().fetchPermits().running(), "prefetch holds 3 of 4 permits, never the reserve");
+            assertEquals(3, f.cache.fetcher().fetchPermits().running(),
+                "prefetch holds 3 of 4 permits, never the reserve");
             assertEquals(7, f.cache.fetcher().fetchPermits().queued());
 
             final long start = System.nanoTime();

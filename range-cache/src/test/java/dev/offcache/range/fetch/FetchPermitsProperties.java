@@ -140,7 +140,8 @@ class FetchPermitsProperties
                     "prefetch waits only for a permit");
                 for (final ModelRun model : live)
                 {
-                    assertEquals(model.demand ? FetchClass.DEMAND : FetchClass.PREFETCH, fetchPermits.classOf(model.run));
+                    assertEquals(model.demand ? FetchClass.DEMAND : FetchClass.PREFETCH,
+                        fetchPermits.classOf(model.run));
                 }
             }
             assertEquals(promotions, metrics.value("offcache_range_promotions_total"));

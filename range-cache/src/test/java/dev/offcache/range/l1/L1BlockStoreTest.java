@@ -331,7 +331,8 @@ class L1BlockStoreTest
     void lruStoreWorksToo()
     {
         try (L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes(3L * BLOCK).policy(PolicyKind.LRU).hitSampling(1)))
+            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes(3L * BLOCK).policy(PolicyKind.LRU)
+                .hitSampling(1)))
         {
             put(store, 1, FetchClass.DEMAND);
             put(store, 2, FetchClass.DEMAND);

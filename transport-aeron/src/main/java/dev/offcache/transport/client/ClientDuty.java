@@ -11,8 +11,8 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 /**
- * Who runs the payload client's duty cycle ({@link PayloadClientAgent}, single-threaded): the client's agent thread, or a
- * caller waiting in {@code join()} / {@code get()} for one of its fetches, one at a time, handed over by a
+ * Who runs the payload client's duty cycle ({@link PayloadClientAgent}, single-threaded): the client's agent thread,
+ * or a caller waiting in {@code join()} / {@code get()} for one of its fetches, one at a time, handed over by a
  * compare-and-set token. Why: a caller that would otherwise park until the agent thread completes its future
  * polls the response itself, so a fetch costs one hand-off and one busy thread fewer (no agent thread yielding
  * beside the caller on a small machine, no unpark of the caller). While a caller drives, the agent thread stands
