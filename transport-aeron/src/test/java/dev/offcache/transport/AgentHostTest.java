@@ -22,6 +22,7 @@ import dev.offcache.transport.source.DirectBufferPayloadSource;
 import dev.offcache.transport.wire.ErrorCode;
 import io.aeron.driver.ThreadingMode;
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -135,6 +137,32 @@ class AgentHostTest
         }
         assertEquals(0, source.openHandles());
         assertFalse(Files.exists(dir), "embedded driver directory deleted on close: " + dir);
+    }
+
+    @Test
+    void aHostedServerClosedAfterItsMediaAndALaunchOntoAClosedHostAreRefusedCleanly()
+    {
+        final DirectBufferPayloadSource source = new DirectBufferPayloadSource();
+        final AeronMedia media = launchInvokerMedia();
+        final PayloadServer server = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+            .payloadSource(source).requestChannel(TransportChannels.IPC).agentHost(media.agentHost()));
+        media.close();
+        // the host closed the server's agent with itself; the server's own close then has nothing left to do
+        server.close();
+        final IllegalStateException refused = assertThrows(
+            IllegalStateException.class, () -> media.agentHost().add(new Agent()
+            {
+                public int doWork()
+                {
+                    return 0;
+                }
+
+                public String roleName()
+                {
+                    return "late";
+                }
+            }));
+        assertTrue(refused.getMessage().contains("closed"), refused.getMessage());
     }
 
     @Test

@@ -124,7 +124,7 @@ public final class ServerProgram implements AutoCloseable
         {
             store.close();
             origin.close();
-            counters.close();
+            closeCounters(counters, store);
             throw ex;
         }
         // The store was opened before the engine that owns it: give it the engine's names now, before any read.
@@ -155,8 +155,21 @@ public final class ServerProgram implements AutoCloseable
         catch (final InterruptedException | RuntimeException ex)
         {
             cache.close();
-            counters.close();
+            closeCounters(counters, store);
             throw ex;
+        }
+    }
+
+    /** Frees the counters region unless a store thread outlived its join (then it stays mapped: a leak, not a crash). */
+    private static void closeCounters(final CountersRegion counters, final TieredBlockStore store)
+    {
+        if (store.threadsStopped())
+        {
+            counters.close();
+        }
+        else
+        {
+            LOG.warn("a store thread outlived its shutdown: the server's counters region stays mapped");
         }
     }
 
@@ -367,14 +380,7 @@ public final class ServerProgram implements AutoCloseable
         cache.close();
         // last: the event loops have stopped and the store has joined its threads, so nothing writes into it now;
         // a store thread that outlived its join keeps the region mapped (a leak, not a write into freed memory)
-        if (store.threadsStopped())
-        {
-            counters.close();
-        }
-        else
-        {
-            LOG.warn("a store thread outlived its shutdown: the server's counters region stays mapped");
-        }
+        closeCounters(counters, store);
         if (null != temporaryDiskPath)
         {
             deleteTree(temporaryDiskPath);

@@ -507,14 +507,17 @@ public final class TieredBlockStore implements BlockStore
             metrics.putsDeclined.increment();
             return false;
         }
-        slot.buffer().putBytes(0, source, offset, length);
-        // one CRC per block, at fill: checksummed answers of the whole block and its spill to SSD reuse it
-        slot.length(length).crc32c(Crc32c.compute(slot.buffer(), 0, length));
-        final BlockRef held = ram.publish(blockKey, slot, true);
-        if (null != held)
+        try
         {
-            held.release();
+            slot.buffer().putBytes(0, source, offset, length);
         }
+        catch (final RuntimeException ex)
+        {
+            slot.release();
+            throw ex;
+        }
+        slot.length(length);
+        commit(blockKey, slot, fetchClass);
         return true;
     }
 
@@ -548,6 +551,7 @@ public final class TieredBlockStore implements BlockStore
             slot.release();
             return false;
         }
+        // one CRC per block, at fill: checksummed answers of the whole block and its spill to SSD reuse it
         slot.crc32c(Crc32c.compute(slot.buffer(), 0, length));
         final BlockRef held = ram.publish(blockKey, slot, true);
         if (null == held)

@@ -31,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class TieredBlockStoreTest
@@ -211,6 +212,19 @@ class TieredBlockStoreTest
         assertFalse(store.threadsStopped(), "the spill writer runs while the store is open");
         store.close();
         assertTrue(store.threadsStopped(), "close joined the spill writer and the SSD readers");
+    }
+
+    @Test
+    void aPutWhoseCopyFailsGivesItsSlotBack()
+    {
+        final TestNames names = new TestNames(1);
+        final TieredBlockStore store = open(names, 4, 16);
+        // a source shorter than the length asked for: the copy into the slot throws
+        assertThrows(IndexOutOfBoundsException.class, () -> store.put(names.blockKey("a", 0),
+            new UnsafeBuffer(new byte[10]), 0, 1000, FetchClass.DEMAND));
+        assertFalse(store.inRam(names.blockKey("a", 0)));
+        store.close();
+        assertEquals(0, store.liveSlots(), "the slot of the failed put went back");
     }
 
     @Test

@@ -306,7 +306,7 @@ public final class BlockFetcher implements AutoCloseable
         }
         final CompletableFuture<int[]> request = io;
         final ScheduledFuture<?> deadline = timer.schedule(
-            () -> onTimeout(run, startNs), timeoutNs, TimeUnit.NANOSECONDS);
+            () -> onTimeout(run, landing, startNs), timeoutNs, TimeUnit.NANOSECONDS);
         request.whenComplete((bytes, error) ->
         {
             deadline.cancel(false);
@@ -496,7 +496,7 @@ public final class BlockFetcher implements AutoCloseable
         return origin.readVectored(run.key, run.spanOffsets.clone(), targets, startClass, run);
     }
 
-    private void onTimeout(final FetchRun run, final long startNs)
+    private void onTimeout(final FetchRun run, final SlotLanding landing, final long startNs)
     {
         if (!run.finish())
         {
@@ -507,7 +507,7 @@ public final class BlockFetcher implements AutoCloseable
         metrics.originError();
         // blocks landed before the deadline were handed on already; a block landing now hears of the finish
         failRun(run, new OriginTimeoutException("GET of '" + run.key + "' bytes " + run.offset + "+" + run.length,
-            TimeUnit.NANOSECONDS.toMillis(timeoutNs)), 0);
+            TimeUnit.NANOSECONDS.toMillis(timeoutNs)), null == landing ? 0 : landing.landed);
         // The request is not cancelled: a cancelled future may complete while the origin still writes into the
         // staging buffer. The buffer returns to the pool only when the origin's own future completes.
     }

@@ -127,8 +127,10 @@ public final class AeronMedia implements AutoCloseable
      */
     public void close()
     {
+        // the host first: agents on it (payload servers) close against a live client; then the client, then the
+        // driver (whose close closes the invoker)
+        CloseHelper.quietClose(agentHost);
         CloseHelper.quietClose(aeron);
-        CloseHelper.quietClose(agentHost); // before the driver: the driver's close closes the invoker
         closeDriver();
     }
 

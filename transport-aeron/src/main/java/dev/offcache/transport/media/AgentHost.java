@@ -40,6 +40,8 @@ public final class AgentHost implements AutoCloseable
      */
     public void add(final Agent agent)
     {
+        // the composite throws once it is no longer active; say why in the host's own words first
+        checkRunning();
         while (!agents.tryAdd(agent))
         {
             checkRunning();
@@ -61,6 +63,11 @@ public final class AgentHost implements AutoCloseable
      */
     public void remove(final Agent agent)
     {
+        // once the host has stopped, the composite refuses removals (it closed its agents itself)
+        if (runner.isClosed() || agents.status() != DynamicCompositeAgent.Status.ACTIVE)
+        {
+            return;
+        }
         while (!agents.tryRemove(agent))
         {
             if (runner.isClosed())

@@ -1,6 +1,7 @@
 package dev.offcache.transport.server;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.offcache.core.agent.AgentErrors;
 import dev.offcache.core.config.ConcludeOnce;
@@ -65,7 +66,16 @@ public final class PayloadServer implements AutoCloseable
         }
         else
         {
-            ctx.agentHost.add(server.hosted);
+            try
+            {
+                ctx.agentHost.add(server.hosted);
+            }
+            catch (final RuntimeException ex)
+            {
+                // never ran on the host: close its subscription and counters here
+                server.hosted.onClose();
+                throw ex;
+            }
         }
         return server;
     }
@@ -119,6 +129,7 @@ public final class PayloadServer implements AutoCloseable
         private final PayloadServerAgent agent;
         private final ErrorHandler errorHandler;
         private volatile boolean closed;
+        private final AtomicBoolean closing = new AtomicBoolean();
 
         HostedAgent(final PayloadServerAgent agent, final ErrorHandler errorHandler)
         {
@@ -151,6 +162,11 @@ public final class PayloadServer implements AutoCloseable
 
         public void onClose()
         {
+            // once: a launch that failed while the host was closing may see the host close it too
+            if (!closing.compareAndSet(false, true))
+            {
+                return;
+            }
             try
             {
                 agent.onClose();
