@@ -160,7 +160,7 @@ public final class ServerProgram implements AutoCloseable
         }
     }
 
-    /** Frees the counters region unless a store thread outlived its join (then it stays mapped: a leak, not a crash). */
+    /** Frees the counters region unless a store thread outlived its join (it then stays mapped: a leak, no crash). */
     private static void closeCounters(final CountersRegion counters, final TieredBlockStore store)
     {
         if (store.threadsStopped())
