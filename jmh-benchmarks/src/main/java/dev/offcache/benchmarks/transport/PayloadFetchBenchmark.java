@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import dev.offcache.core.region.MappedRegion;
 import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.media.AeronMedia;
+import dev.offcache.transport.media.AgentIdle;
 import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.server.PayloadServer;
 import dev.offcache.transport.source.DirectBufferPayloadSource;
@@ -23,8 +24,10 @@ import org.agrona.concurrent.status.CountersReader;
 import org.agrona.BufferUtil;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.YieldingIdleStrategy;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -57,6 +60,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class PayloadFetchBenchmark
 {
     private static final String ID = "block";
+    private static final String BARE = "aeron-bare";
 
     /**
      * A mapped file served over one of the transports.
@@ -65,10 +69,12 @@ public class PayloadFetchBenchmark
     public static class Fixture
     {
         /**
-         * Which transport carries the fetch: {@code offcache-aeron-ipc}, {@code offcache-aeron-udp} or the
-         * {@code netty-tcp} baseline (the {@code impl} parameter of the report's pairing convention).
+         * Which transport carries the fetch: {@code offcache-aeron-ipc}, {@code offcache-aeron-udp}, the floor of
+         * Aeron itself on the same driver and channels ({@code aeron-bare-ipc}, {@code aeron-bare-udp}:
+         * {@link BareAeronFetch}) or the {@code netty-tcp} baseline (the {@code impl} parameter of the report's
+         * pairing convention).
          */
-        @Param({"offcache-aeron-ipc", "offcache-aeron-udp", "netty-tcp"})
+        @Param({"offcache-aeron-ipc", "offcache-aeron-udp", "aeron-bare-ipc", "aeron-bare-udp", "netty-tcp"})
         public String impl;
 
         /**
@@ -109,11 +115,19 @@ public class PayloadFetchBenchmark
         @Param({"default"})
         public String aeronThreading;
 
+        /**
+         * Idle strategy of every embedded driver agent: {@code default} (the module's), {@code yielding},
+         * {@code busyspin} or {@code backoff} (Aeron's own default, parking up to 1 ms).
+         */
+        @Param({"default"})
+        public String aeronDriverIdle;
+
         private Path file;
         private MappedRegion region;
         private AeronMedia media;
         private PayloadServer aeronServer;
         private PayloadClient aeronClient;
+        private BareAeronFetch bareAeron;
         private NettyPayloadServer nettyServer;
         private NettyPayloadClient nettyClient;
         private ByteBuffer destinationBytes;
@@ -145,7 +159,7 @@ public class PayloadFetchBenchmark
             final UnsafeBuffer mapped = region.view(0, size);
             destinationBytes = ByteBuffer.allocateDirect(size);
             destination = new UnsafeBuffer(destinationBytes);
-            if (impl.startsWith("offcache-aeron"))
+            if (impl.startsWith("offcache-aeron") || impl.startsWith(BARE))
             {
                 final AeronMedia.Context mediaContext = new AeronMedia.Context();
                 final PayloadServer.Context serverContext = new PayloadServer.Context();
@@ -155,6 +169,10 @@ public class PayloadFetchBenchmark
                     mediaContext.driverIdleStrategy(this::idle);
                     serverContext.idleStrategy(idle());
                     clientContext.idleStrategy(idle());
+                }
+                if (!"default".equals(aeronDriverIdle))
+                {
+                    mediaContext.driverIdleStrategy(this::driverIdle);
                 }
                 if (aeronUdpMtu > 0)
                 {
@@ -177,11 +195,19 @@ public class PayloadFetchBenchmark
                     mediaContext.threadingMode(ThreadingMode.valueOf(aeronThreading));
                 }
                 media = AeronMedia.launch(mediaContext);
-                final String channel = "offcache-aeron-ipc".equals(impl) ? TransportChannels.IPC :
-                    TransportChannels.udp("127.0.0.1", LoopbackPorts.freeUdpPort());
-                aeronServer = PayloadServer.launch(serverContext.aeron(media.aeron()).agentHost(media.agentHost())
-                    .requestChannel(channel).payloadSource(new DirectBufferPayloadSource().register(ID, mapped)));
-                aeronClient = PayloadClient.connect(clientContext.aeron(media.aeron()).requestChannel(channel));
+                if (impl.startsWith(BARE))
+                {
+                    final boolean udp = impl.endsWith("udp");
+                    bareAeron = new BareAeronFetch(media.aeron(), udp, mapped, destination,
+                        aeronChunkLength > 0 ? aeronChunkLength : PayloadServer.Context.DEFAULT_CHUNK_LENGTH,
+                        aeronTermLength > 0 ? aeronTermLength : AeronMedia.Context.DEFAULT_UDP_TERM_LENGTH,
+                        udp && aeronUdpMtu > 0 ? aeronUdpMtu : PayloadServer.Context.DEFAULT_LOOPBACK_MTU,
+                        aeronMaxParkMicros > 0 ? idle() : AgentIdle.standard());
+                }
+                else
+                {
+                    launchPayloadTransport(serverContext, clientContext, mapped);
+                }
             }
             else if ("netty-tcp".equals(impl))
             {
@@ -217,14 +243,40 @@ public class PayloadFetchBenchmark
             {
                 printDriverCounters();
             }
-            CloseHelper.closeAll(aeronClient, aeronServer, media, nettyClient, nettyServer, region);
+            CloseHelper.closeAll(bareAeron, aeronClient, aeronServer, media, nettyClient, nettyServer, region);
             Files.deleteIfExists(file);
+        }
+
+        private void launchPayloadTransport(
+            final PayloadServer.Context serverContext, final PayloadClient.Context clientContext,
+            final UnsafeBuffer mapped)
+        {
+            final String channel = "offcache-aeron-ipc".equals(impl) ? TransportChannels.IPC :
+                TransportChannels.udp("127.0.0.1", LoopbackPorts.freeUdpPort());
+            aeronServer = PayloadServer.launch(serverContext.aeron(media.aeron()).agentHost(media.agentHost())
+                .requestChannel(channel).payloadSource(new DirectBufferPayloadSource().register(ID, mapped)));
+            aeronClient = PayloadClient.connect(clientContext.aeron(media.aeron()).requestChannel(channel));
         }
 
         private static long processCpuNs()
         {
             return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
+        }
+
+        private IdleStrategy driverIdle()
+        {
+            switch (aeronDriverIdle)
+            {
+                case "yielding":
+                    return new YieldingIdleStrategy();
+                case "busyspin":
+                    return new BusySpinIdleStrategy();
+                case "backoff":
+                    return new BackoffIdleStrategy();
+                default:
+                    throw new IllegalArgumentException("unknown aeronDriverIdle: " + aeronDriverIdle);
+            }
         }
 
         private IdleStrategy idle()
@@ -259,6 +311,10 @@ public class PayloadFetchBenchmark
             if (aeronClient != null)
             {
                 return aeronClient.fetch(ID, destination, 0).join();
+            }
+            if (bareAeron != null)
+            {
+                return bareAeron.fetch(size);
             }
             destinationBytes.clear();
             return nettyClient.fetch(ID, destinationBytes).join();
