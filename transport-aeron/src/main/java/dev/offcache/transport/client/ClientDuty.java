@@ -22,8 +22,9 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
  *
  * <p>A caller's {@code fetch} sends its own FETCH when the token is free ({@link #submitted}), so it wakes nobody;
  * a caller waiting in {@code join()} / {@code get()} then drives the cycle while a response is coming
- * ({@link PayloadClientAgent#awaitingResponse()}). While a caller drives, the agent thread stays parked
- * ({@link SignalledIdleStrategy}, signalled by a caller that leaves work behind and by close). Otherwise the agent
+ * ({@link PayloadClientAgent#awaitingResponse()}). While a caller drives or waits to, and for one longest park after
+ * a drive, the agent thread stays parked and leaves the cycle to callers ({@link SignalledIdleStrategy}, signalled
+ * by a caller that leaves work behind, by a fetch its caller could not send, and by close). Otherwise the agent
  * thread serves: fetches nobody waits for, HELLO and reconnection, deadlines; it finds those within its idle
  * strategy's longest park at the latest, and a fetch its caller could not send itself wakes it at once.
  */
@@ -45,6 +46,10 @@ final class ClientDuty implements Agent
     private final SignalledIdleStrategy standBy = new SignalledIdleStrategy(AgentIdle.MAX_PARK_NS);
     private final AgentRunner runner;
     private volatile boolean callerDriving;
+    /** When a caller last stopped driving: the agent thread stays on stand-by for a while after. */
+    private volatile long callerDroveNs = System.nanoTime() - 2 * AgentIdle.MAX_PARK_NS;
+    /** Callers in {@code awaitDone} that would drive: the agent thread leaves the cycle to them. */
+    private final AtomicInteger takers = new AtomicInteger();
     private volatile boolean closing;
     /** The thread holding the token, for telling a wait from inside the duty cycle; written only by that thread. */
     private Thread owner;
@@ -126,7 +131,7 @@ final class ClientDuty implements Agent
     public int doWork()
     {
         agentThreadPasses++;
-        if (callerDriving || !token.compareAndSet(FREE, HELD))
+        if (callerDriving || takers.get() > 0 || !token.compareAndSet(FREE, HELD))
         {
             agentThreadAwaiting = false;
             return 0;
@@ -175,6 +180,20 @@ final class ClientDuty implements Agent
             throw new IllegalStateException("waiting for a fetch inside the payload client's duty cycle (in a " +
                 "continuation or handler of another fetch) would never end: use the async variants");
         }
+        takers.incrementAndGet();
+        try
+        {
+            return await(future, interruptible, timed, deadline);
+        }
+        finally
+        {
+            takers.decrementAndGet();
+        }
+    }
+
+    private boolean await(
+        final FetchFuture future, final boolean interruptible, final boolean timed, final long deadline)
+    {
         boolean interrupted = false;
         int attempts = 0;
         while (!future.isDone() && !(interrupted && interruptible))
@@ -194,7 +213,15 @@ final class ClientDuty implements Agent
                     continue;
                 }
                 // Nothing is coming soon (not connected yet, a stalled server): the agent thread's backoff serves.
-                interrupted |= future.parkUntilDone(Math.min(WAIT_SLICE_NS, left));
+                takers.decrementAndGet();
+                try
+                {
+                    interrupted |= future.parkUntilDone(Math.min(WAIT_SLICE_NS, left));
+                }
+                finally
+                {
+                    takers.incrementAndGet();
+                }
             }
             else if (++attempts < TAKE_ATTEMPTS)
             {
@@ -250,6 +277,7 @@ final class ClientDuty implements Agent
         }
         finally
         {
+            callerDroveNs = System.nanoTime();
             callerDriving = false; // before looking at the queue: a submitter that saw it true queued before this
             leftWork = agent.hasWork() || !submissions.isEmpty();
             owner = null;
@@ -301,7 +329,9 @@ final class ClientDuty implements Agent
 
         public void idle()
         {
-            if (callerDriving)
+            // while a caller drives or waits to, and for one longest park after a drive (the gap to its next
+            // fetch): work that needs the agent thread then signals it (a caller leaving work, a fetch not sent)
+            if (callerDriving || takers.get() > 0 || System.nanoTime() - callerDroveNs < AgentIdle.MAX_PARK_NS)
             {
                 standBy.idle();
             }
