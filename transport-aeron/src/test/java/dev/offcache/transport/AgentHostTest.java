@@ -11,11 +11,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.offcache.core.counters.CounterTypes;
 import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.media.AeronMedia;
+import dev.offcache.transport.media.AgentHost;
 import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.server.PayloadServer;
 import dev.offcache.transport.source.DirectBufferPayloadSource;
@@ -24,6 +26,7 @@ import io.aeron.driver.ThreadingMode;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -163,6 +166,53 @@ class AgentHostTest
                 }
             }));
         assertTrue(refused.getMessage().contains("closed"), refused.getMessage());
+    }
+
+    @Test
+    void aHostedAgentsFailuresAreCountedWithoutStoppingTheHostAndItsCloseReturnsOnceItClosed()
+    {
+        final UnsafeBuffer block = randomDirect(1024 * 1024, 91);
+        final DirectBufferPayloadSource source = new DirectBufferPayloadSource().register("block", block);
+        try (AeronMedia media = launchInvokerMedia();
+            AtomicCounter errors = media.aeron().addCounter(CounterTypes.TRANSPORT_ERRORS, "hosted test errors");
+            PayloadServer server = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                .payloadSource(source).requestChannel(TransportChannels.IPC).agentHost(media.agentHost()));
+            PayloadClient client = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
+                .requestChannel(TransportChannels.IPC)))
+        {
+            final AtomicBoolean closed = new AtomicBoolean();
+            final AgentHost.Hosted failing = media.agentHost().add(new Agent()
+            {
+                public int doWork()
+                {
+                    throw new IllegalStateException("fails on every pass");
+                }
+
+                public void onClose()
+                {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // a close that did not wait sees false
+                    closed.set(true);
+                }
+
+                public String roleName()
+                {
+                    return "failing";
+                }
+            }, errors);
+            TestSupport.awaitTrue("failures to be counted", WAIT, () -> errors.get() >= 5);
+            // the driver and the hosted server still run their passes beside the failing agent
+            final UnsafeBuffer destination = filledDirect(block.capacity(), (byte) 0);
+            assertEquals(block.capacity(), join(client.fetch("block", destination, 0), WAIT));
+            assertBytesEqual(block, 0, destination, 0, block.capacity());
+            failing.close();
+            assertTrue(closed.get(), "close() returns once the agent's onClose ran");
+            assertTrue(failing.isClosed());
+            final long counted = errors.get();
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+            assertEquals(counted, errors.get(), "no pass of the removed agent after its close");
+            assertEquals(1, server.counters().requests());
+        }
+        assertEquals(0, source.openHandles());
     }
 
     @Test

@@ -40,7 +40,33 @@ public final class AgentErrors
     public static AgentRunner runner(
         final IdleStrategy idleStrategy, final AtomicCounter errorCounter, final Agent agent)
     {
-        return new AgentRunner(idleStrategy, logging(agent.roleName()), errorCounter, agent);
+        return new AgentRunner(idleStrategy, handler(errorCounter, agent.roleName()), null, agent);
+    }
+
+    /**
+     * The policy's handler for a duty cycle run by something other than its own {@link AgentRunner} (an agent
+     * hosted on another agent's thread): what {@link #runner} does with each error, counted and then logged.
+     *
+     * @param errorCounter the component's error counter, incremented per error until it is closed; {@code null}
+     *                     for a component that has no counters, then errors are logged only.
+     * @param component    what failed, as it appears in the log.
+     * @return a thread-safe handler.
+     */
+    public static ErrorHandler handler(final AtomicCounter errorCounter, final String component)
+    {
+        final ErrorHandler log = logging(component);
+        if (errorCounter == null)
+        {
+            return log;
+        }
+        return error ->
+        {
+            if (!errorCounter.isClosed())
+            {
+                errorCounter.increment();
+            }
+            log.onError(error);
+        };
     }
 
     /**

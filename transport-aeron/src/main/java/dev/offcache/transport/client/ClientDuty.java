@@ -4,21 +4,29 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
+import dev.offcache.core.agent.AgentErrors;
+import dev.offcache.core.agent.SignalledIdleStrategy;
+import dev.offcache.transport.media.AgentIdle;
 import dev.offcache.transport.media.WhileBusyIdleStrategy;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 /**
  * Who runs the payload client's duty cycle ({@link PayloadClientAgent}, single-threaded): the client's agent thread,
- * or a caller waiting in {@code join()} / {@code get()} for one of its fetches, one at a time, handed over by a
- * compare-and-set token. Why: a caller that would otherwise park until the agent thread completes its future
- * polls the response itself, so a fetch costs one hand-off and one busy thread fewer (no agent thread yielding
- * beside the caller on a small machine, no unpark of the caller). While a caller drives, the agent thread stands
- * by parked; it takes over when no caller waits (asynchronous use, continuations) and for whatever a leaving caller
- * left in flight. A caller drives only while a response is coming ({@link PayloadClientAgent#awaitingResponse()});
- * otherwise (not yet connected, a stalled server) it waits on its future and the agent thread's backoff serves.
+ * or a caller, one at a time, handed over by a compare-and-set token. Why: a caller that would otherwise park until
+ * the agent thread completes its future polls the response itself, so a waited-for fetch has no hand-off and no
+ * second busy thread (no agent thread yielding beside the caller on a small machine, no unpark of the caller).
+ *
+ * <p>A caller's {@code fetch} sends its own FETCH when the token is free ({@link #submitted}), so it wakes nobody;
+ * a caller waiting in {@code join()} / {@code get()} then drives the cycle while a response is coming
+ * ({@link PayloadClientAgent#awaitingResponse()}). While a caller drives or waits to, and for one longest park after
+ * a drive, the agent thread stays parked and leaves the cycle to callers ({@link SignalledIdleStrategy}, signalled
+ * by a caller that leaves work behind, by a fetch its caller could not send, and by close). Otherwise the agent
+ * thread serves: fetches nobody waits for, HELLO and reconnection, deadlines; it finds those within its idle
+ * strategy's longest park at the latest, and a fetch its caller could not send itself wakes it at once.
  */
 final class ClientDuty implements Agent
 {
@@ -29,61 +37,90 @@ final class ClientDuty implements Agent
     private static final int TAKE_ATTEMPTS = 64;
     /** How long a caller that could not drive parks before trying again (its future's completion ends it). */
     private static final long WAIT_SLICE_NS = TimeUnit.MICROSECONDS.toNanos(200);
-    /** The agent thread's park while a caller drives: a bound in case the caller's unpark is missed. */
-    private static final long STAND_BY_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final PayloadClientAgent agent;
     private final ManyToOneConcurrentArrayQueue<Fetch> submissions;
     private final ErrorHandler errorHandler;
     private final AtomicInteger token = new AtomicInteger(FREE);
+    /** The agent thread's park while a caller drives; bounded like any idle agent's park. */
+    private final SignalledIdleStrategy standBy = new SignalledIdleStrategy(AgentIdle.MAX_PARK_NS);
+    private final AgentRunner runner;
     private volatile boolean callerDriving;
+    /** When a caller last stopped driving: the agent thread stays on stand-by for a while after. */
+    private volatile long callerDroveNs = System.nanoTime() - 2 * AgentIdle.MAX_PARK_NS;
+    /** Callers in {@code awaitDone} that would drive: the agent thread leaves the cycle to them. */
+    private final AtomicInteger takers = new AtomicInteger();
     private volatile boolean closing;
-    private volatile Thread agentThread;
     /** The thread holding the token, for telling a wait from inside the duty cycle; written only by that thread. */
     private Thread owner;
     private boolean agentThreadAwaiting;
+    /** Times the agent thread passed its duty cycle (each wake-up, spin or yield), for tests; its writes only. */
+    private volatile long agentThreadPasses;
 
     ClientDuty(
         final PayloadClientAgent agent,
         final ManyToOneConcurrentArrayQueue<Fetch> submissions,
-        final ErrorHandler errorHandler)
+        final IdleStrategy idleStrategy)
     {
         this.agent = agent;
         this.submissions = submissions;
-        this.errorHandler = errorHandler;
+        // The client has no counters of its own (the server counts transport errors); a failed duty cycle is logged.
+        this.errorHandler = AgentErrors.logging(agent.roleName());
+        this.runner = AgentErrors.runner(new WhileBusyIdleStrategy(new StandByIdle(idleStrategy),
+            () -> agentThreadAwaiting), null, this);
+    }
+
+    AgentRunner runner()
+    {
+        return runner;
+    }
+
+    long agentThreadPasses()
+    {
+        return agentThreadPasses;
     }
 
     /**
-     * The agent thread's idle strategy: yield while a response it polls is coming, park while a caller drives (the
-     * caller unparks it when it leaves work behind), else the configured strategy.
+     * A fetch was queued by the calling thread: send it from here when nobody runs the cycle, else make sure
+     * whoever does takes it promptly.
      *
-     * @param delegate the configured strategy.
-     * @return the strategy for the agent's runner.
+     * @param fetch the fetch just queued.
      */
-    IdleStrategy agentThreadIdle(final IdleStrategy delegate)
+    void submitted(final Fetch fetch)
     {
-        return new WhileBusyIdleStrategy(new StandByIdle(delegate), () -> agentThreadAwaiting);
-    }
-
-    /**
-     * Whether the agent thread needs waking for a fetch just queued: not while a caller drives (it takes the queue,
-     * or unparks the agent thread when it stops).
-     *
-     * @return true when the submitter should unpark the agent thread.
-     */
-    boolean agentThreadNeeded()
-    {
-        return !callerDriving;
-    }
-
-    Thread agentThread()
-    {
-        return agentThread;
+        if (!closing && token.get() == FREE && token.compareAndSet(FREE, HELD))
+        {
+            owner = Thread.currentThread();
+            try
+            {
+                agent.send();
+            }
+            catch (final Throwable ex)
+            {
+                errorHandler.onError(ex);
+            }
+            finally
+            {
+                owner = null;
+                token.set(FREE);
+            }
+            if (fetch.sent || fetch.future.isDone())
+            {
+                return; // on its way: a waiting caller or, failing one, the agent thread's next cycle polls it
+            }
+        }
+        if (!callerDriving)
+        {
+            // not sent (not connected, back-pressured) or the agent thread holds the cycle: end its park now
+            wakeAgentThread();
+        }
     }
 
     void closing()
     {
         closing = true;
+        standBy.wakeForClose();
+        wakeAgentThread();
     }
 
     public String roleName()
@@ -91,14 +128,10 @@ final class ClientDuty implements Agent
         return agent.roleName();
     }
 
-    public void onStart()
-    {
-        agentThread = Thread.currentThread();
-    }
-
     public int doWork()
     {
-        if (callerDriving || !token.compareAndSet(FREE, HELD))
+        agentThreadPasses++;
+        if (callerDriving || takers.get() > 0 || !token.compareAndSet(FREE, HELD))
         {
             agentThreadAwaiting = false;
             return 0;
@@ -147,6 +180,20 @@ final class ClientDuty implements Agent
             throw new IllegalStateException("waiting for a fetch inside the payload client's duty cycle (in a " +
                 "continuation or handler of another fetch) would never end: use the async variants");
         }
+        takers.incrementAndGet();
+        try
+        {
+            return await(future, interruptible, timed, deadline);
+        }
+        finally
+        {
+            takers.decrementAndGet();
+        }
+    }
+
+    private boolean await(
+        final FetchFuture future, final boolean interruptible, final boolean timed, final long deadline)
+    {
         boolean interrupted = false;
         int attempts = 0;
         while (!future.isDone() && !(interrupted && interruptible))
@@ -159,12 +206,22 @@ final class ClientDuty implements Agent
             if (!closing && token.get() == FREE && token.compareAndSet(FREE, HELD))
             {
                 attempts = 0;
-                if (drive(future, timed, deadline))
+                final boolean coming = drive(future, interruptible, timed, deadline);
+                interrupted |= Thread.interrupted();
+                if (coming || (interrupted && interruptible))
                 {
                     continue;
                 }
                 // Nothing is coming soon (not connected yet, a stalled server): the agent thread's backoff serves.
-                interrupted |= future.parkUntilDone(Math.min(WAIT_SLICE_NS, left));
+                takers.decrementAndGet();
+                try
+                {
+                    interrupted |= future.parkUntilDone(Math.min(WAIT_SLICE_NS, left));
+                }
+                finally
+                {
+                    takers.incrementAndGet();
+                }
             }
             else if (++attempts < TAKE_ATTEMPTS)
             {
@@ -185,15 +242,18 @@ final class ClientDuty implements Agent
      *
      * @return false when it stopped because nothing was coming.
      */
-    private boolean drive(final FetchFuture future, final boolean timed, final long deadline)
+    private boolean drive(
+        final FetchFuture future, final boolean interruptible, final boolean timed, final long deadline)
     {
+        final Thread thread = Thread.currentThread();
         boolean coming = true;
         boolean leftWork;
-        owner = Thread.currentThread();
+        owner = thread;
         callerDriving = true;
         try
         {
-            while (!future.isDone() && !closing && !(timed && System.nanoTime() - deadline >= 0))
+            while (!future.isDone() && !closing && !(timed && System.nanoTime() - deadline >= 0) &&
+                !(interruptible && thread.isInterrupted()))
             {
                 int work = 0;
                 try
@@ -217,19 +277,34 @@ final class ClientDuty implements Agent
         }
         finally
         {
+            callerDroveNs = System.nanoTime();
             callerDriving = false; // before looking at the queue: a submitter that saw it true queued before this
             leftWork = agent.hasWork() || !submissions.isEmpty();
             owner = null;
             token.set(FREE);
         }
-        final Thread thread = agentThread;
-        if (leftWork && thread != null)
+        if (leftWork)
         {
-            LockSupport.unpark(thread);
+            wakeAgentThread();
         }
         return coming;
     }
 
+    private void wakeAgentThread()
+    {
+        // parked in stand-by (a caller drove) or in the configured strategy's park (a plain parkNanos): end either
+        standBy.signal();
+        final Thread thread = runner.thread();
+        if (thread != null)
+        {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /**
+     * The agent thread's idling when its cycle found nothing: the stand-by park while a caller drives, else the
+     * configured strategy.
+     */
     private final class StandByIdle implements IdleStrategy
     {
         private final IdleStrategy delegate;
@@ -241,14 +316,24 @@ final class ClientDuty implements Agent
 
         public void idle(final int workCount)
         {
-            delegate.idle(workCount);
+            if (workCount > 0)
+            {
+                standBy.idle(workCount);
+                delegate.idle(workCount);
+            }
+            else
+            {
+                idle();
+            }
         }
 
         public void idle()
         {
-            if (callerDriving)
+            // while a caller drives or waits to, and for one longest park after a drive (the gap to its next
+            // fetch): work that needs the agent thread then signals it (a caller leaving work, a fetch not sent)
+            if (callerDriving || takers.get() > 0 || System.nanoTime() - callerDroveNs < AgentIdle.MAX_PARK_NS)
             {
-                LockSupport.parkNanos(STAND_BY_PARK_NS);
+                standBy.idle();
             }
             else
             {
@@ -258,6 +343,7 @@ final class ClientDuty implements Agent
 
         public void reset()
         {
+            standBy.reset();
             delegate.reset();
         }
 

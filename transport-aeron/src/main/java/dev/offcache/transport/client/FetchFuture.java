@@ -1,11 +1,12 @@
 package dev.offcache.transport.client;
 
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The future of one fetch, and the gate between the client thread's writes into the fetch's destination (or calls of
@@ -28,9 +29,14 @@ final class FetchFuture extends CompletableFuture<Long>
     private static final int ENDING = 2;
     private static final int ENDED = 3;
 
+    private static final AtomicReferenceFieldUpdater<FetchFuture, Thread> PARKED =
+        AtomicReferenceFieldUpdater.newUpdater(FetchFuture.class, Thread.class, "parked");
+
     private final AtomicInteger gate = new AtomicInteger(OPEN);
     private final ClientDuty duty;
     private volatile Thread deliveringThread;
+    /** A thread parked in {@link #parkUntilDone} (the first of them), unparked when the future completes. */
+    private volatile Thread parked;
 
     FetchFuture(final ClientDuty duty)
     {
@@ -73,26 +79,26 @@ final class FetchFuture extends CompletableFuture<Long>
     }
 
     /**
-     * Parks the calling thread until this future is done or {@code ns} have passed ({@link ClientDuty}).
+     * Parks the calling thread until this future is done, {@code ns} have passed or the thread is interrupted
+     * ({@link ClientDuty}). Allocates nothing: the first thread parked here is unparked by the completion; any other
+     * wakes at the end of its {@code ns}.
      *
      * @param ns longest wait.
      * @return true if the thread was interrupted (its status is then clear).
      */
     boolean parkUntilDone(final long ns)
     {
-        try
+        final Thread thread = Thread.currentThread();
+        final boolean registered = PARKED.compareAndSet(this, null, thread);
+        if (!isDone())
         {
-            super.get(ns, TimeUnit.NANOSECONDS);
+            LockSupport.parkNanos(this, ns);
         }
-        catch (final InterruptedException ex)
+        if (registered)
         {
-            return true;
+            parked = null;
         }
-        catch (final TimeoutException | ExecutionException | CancellationException ex)
-        {
-            // done with a failure, or not yet: the caller looks at isDone()
-        }
-        return false;
+        return Thread.interrupted();
     }
 
     /**
@@ -137,21 +143,27 @@ final class FetchFuture extends CompletableFuture<Long>
     public boolean complete(final Long value)
     {
         endDeliveries();
-        return super.complete(value);
+        final boolean ended = super.complete(value);
+        unparkWaiter();
+        return ended;
     }
 
     @Override
     public boolean completeExceptionally(final Throwable ex)
     {
         endDeliveries();
-        return super.completeExceptionally(ex);
+        final boolean ended = super.completeExceptionally(ex);
+        unparkWaiter();
+        return ended;
     }
 
     @Override
     public boolean cancel(final boolean mayInterruptIfRunning)
     {
         endDeliveries();
-        return super.cancel(mayInterruptIfRunning);
+        final boolean ended = super.cancel(mayInterruptIfRunning);
+        unparkWaiter();
+        return ended;
     }
 
     @Override
@@ -159,6 +171,7 @@ final class FetchFuture extends CompletableFuture<Long>
     {
         endDeliveries();
         super.obtrudeValue(value);
+        unparkWaiter();
     }
 
     @Override
@@ -166,6 +179,17 @@ final class FetchFuture extends CompletableFuture<Long>
     {
         endDeliveries();
         super.obtrudeException(ex);
+        unparkWaiter();
+    }
+
+    private void unparkWaiter()
+    {
+        // after the result is set: a waiter that registered before it looked at isDone() is seen here
+        final Thread thread = parked;
+        if (thread != null)
+        {
+            LockSupport.unpark(thread);
+        }
     }
 
     private void endDeliveries()

@@ -4,9 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
-import dev.offcache.core.agent.AgentErrors;
 import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.transport.media.AgentIdle;
 import dev.offcache.transport.media.TransportChannels;
@@ -47,9 +45,8 @@ public final class PayloadClient implements AutoCloseable
         this.ctx = ctx;
         this.submissions = new ManyToOneConcurrentArrayQueue<>(ctx.maxQueuedFetches);
         this.agent = new PayloadClientAgent(ctx, submissions);
-        // The client has no counters of its own (the server counts transport errors); a failed duty cycle is logged.
-        this.duty = new ClientDuty(agent, submissions, AgentErrors.logging(agent.roleName()));
-        this.runner = AgentErrors.runner(duty.agentThreadIdle(ctx.idleStrategy), null, duty);
+        this.duty = new ClientDuty(agent, submissions, ctx.idleStrategy);
+        this.runner = duty.runner();
     }
 
     /**
@@ -75,6 +72,17 @@ public final class PayloadClient implements AutoCloseable
     public boolean isConnected()
     {
         return agent.isConnected();
+    }
+
+    /**
+     * How many times the client's agent thread has passed its duty cycle (each wake-up, spin or yield of it), for
+     * tests that count them.
+     *
+     * @return passes so far.
+     */
+    long agentThreadPasses()
+    {
+        return duty.agentThreadPasses();
     }
 
     /**
@@ -184,14 +192,9 @@ public final class PayloadClient implements AutoCloseable
         {
             failQueuedAfterStop();
         }
-        else if (duty.agentThreadNeeded())
+        else
         {
-            // The agent may be parked by its idle strategy: end the park instead of waiting it out.
-            final Thread agentThread = duty.agentThread();
-            if (agentThread != null)
-            {
-                LockSupport.unpark(agentThread);
-            }
+            duty.submitted(fetch); // sent from here if nobody runs the cycle; wakes the agent thread only if needed
         }
         return fetch.future;
     }

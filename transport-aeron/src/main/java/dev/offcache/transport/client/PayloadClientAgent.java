@@ -136,6 +136,19 @@ final class PayloadClientAgent implements Agent, FragmentHandler
         return work;
     }
 
+    /**
+     * The part of a duty cycle a submitting caller runs: take queued fetches and send them if connected.
+     */
+    void send()
+    {
+        nowNs = System.nanoTime();
+        drainSubmissions();
+        if (connected)
+        {
+            sendWaiting();
+        }
+    }
+
     public void onClose()
     {
         drainSubmissions();

@@ -1,20 +1,24 @@
 package dev.offcache.transport.media;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+
 import dev.offcache.core.agent.AgentErrors;
 import org.agrona.CloseHelper;
+import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.DynamicCompositeAgent;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.status.AtomicCounter;
 
 /**
  * One thread that runs an embedded media driver launched in {@code ThreadingMode.INVOKER} and the agents handed to
  * it (payload servers), one duty cycle of each per pass. Why: on a small machine every busy thread of a fetch takes
  * turns on the cores with the others; a server answering on the driver's own thread is one thread and one hand-off
  * fewer. The price is that a slow duty cycle of one (a server's CRC pass on open) delays the others. Owned by
- * {@link AeronMedia}, which stops it before it closes the driver; agents added are closed when removed, or by
- * the host's close if still there.
+ * {@link AeronMedia}, which stops it before it closes the driver; an agent added is closed when its {@link Hosted}
+ * is closed, or by the host's close if still there.
  */
 public final class AgentHost implements AutoCloseable
 {
@@ -33,52 +37,81 @@ public final class AgentHost implements AutoCloseable
     }
 
     /**
-     * Run {@code agent} on this host's thread from its next pass on; returns once it is running.
+     * Run {@code agent} on this host's thread from its next pass on, with no counter of its own for errors (they
+     * are logged); returns once it is running.
      *
      * @param agent the agent; its {@link Agent#onStart()} runs on the host's thread.
-     * @throws IllegalStateException if the host is closed.
+     * @return the hosted agent; its {@link Hosted#close()} takes it out again.
+     * @throws IllegalStateException if the host is closed (the agent is then closed here).
      */
-    public void add(final Agent agent)
+    public Hosted add(final Agent agent)
     {
-        // the composite throws once it is no longer active; say why in the host's own words first
-        checkRunning();
-        while (!agents.tryAdd(agent))
-        {
-            checkRunning();
-            Thread.yield();
-        }
-        while (!agents.hasAddAgentCompleted())
-        {
-            checkRunning();
-            Thread.yield();
-        }
+        return add(agent, null);
     }
 
     /**
-     * Stop running {@code agent}; returns once the host has taken it out of its pass. Its {@link Agent#onClose()}
-     * runs on the host's thread right after (the composite signals the removal before it closes the agent), so a
-     * caller that must know it closed waits for its own sign of that, bounded by {@link #isClosed()}.
+     * Run {@code agent} on this host's thread from its next pass on; returns once it is running. A failed duty cycle
+     * of the agent is handled by the agents' one policy ({@link AgentErrors#handler}: counted in
+     * {@code errorCounter}, logged under the agent's role name) and does not cut the host's pass short.
      *
-     * @param agent an agent added before.
+     * @param agent        the agent; its {@link Agent#onStart()} runs on the host's thread.
+     * @param errorCounter the agent's error counter, or {@code null} to log errors only.
+     * @return the hosted agent; its {@link Hosted#close()} takes it out again.
+     * @throws IllegalStateException if the host is closed (the agent is then closed here, once).
      */
-    public void remove(final Agent agent)
+    public Hosted add(final Agent agent, final AtomicCounter errorCounter)
+    {
+        final Hosted hosted = new Hosted(this, agent, AgentErrors.handler(errorCounter, agent.roleName()));
+        try
+        {
+            // the composite throws once it is no longer active; say why in the host's own words first
+            checkRunning();
+            while (!agents.tryAdd(hosted))
+            {
+                checkRunning();
+                Thread.yield();
+            }
+            while (!agents.hasAddAgentCompleted())
+            {
+                checkRunning();
+                Thread.yield();
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            // never ran here, or the host closed it with itself meanwhile: either way closed once
+            hosted.onClose();
+            throw ex;
+        }
+        return hosted;
+    }
+
+    private void remove(final Hosted hosted)
     {
         // once the host has stopped, the composite refuses removals (it closed its agents itself)
         if (runner.isClosed() || agents.status() != DynamicCompositeAgent.Status.ACTIVE)
         {
             return;
         }
-        while (!agents.tryRemove(agent))
+        try
         {
-            if (runner.isClosed())
+            while (!agents.tryRemove(hosted))
             {
-                return;
+                if (runner.isClosed())
+                {
+                    return;
+                }
+                Thread.yield();
             }
-            Thread.yield();
+            // the composite signals the removal before it closes the agent: wait for the close itself
+            while (!hosted.closed && !runner.isClosed())
+            {
+                Thread.yield();
+            }
         }
-        while (!agents.hasRemoveAgentCompleted() && !runner.isClosed())
+        catch (final IllegalStateException ex)
         {
-            Thread.yield();
+            // the host stopped between the checks: it closed its agents itself
         }
     }
 
@@ -105,6 +138,96 @@ public final class AgentHost implements AutoCloseable
         if (runner.isClosed())
         {
             throw new IllegalStateException("the media's agent host is closed");
+        }
+    }
+
+    /**
+     * An agent running on the host: its errors go to the agents' policy instead of ending the host's pass, its
+     * {@link Agent#onClose()} runs once (on the host's thread, or on the caller's when it never ran there).
+     */
+    public static final class Hosted implements Agent, AutoCloseable
+    {
+        private final AgentHost host;
+        private final Agent agent;
+        private final ErrorHandler errorHandler;
+        private final AtomicBoolean closing = new AtomicBoolean();
+        private volatile boolean closed;
+
+        Hosted(final AgentHost host, final Agent agent, final ErrorHandler errorHandler)
+        {
+            this.host = host;
+            this.agent = agent;
+            this.errorHandler = errorHandler;
+        }
+
+        /**
+         * {@inheritDoc}
+         */
+        public void onStart()
+        {
+            agent.onStart();
+        }
+
+        /**
+         * {@inheritDoc}
+         */
+        public int doWork()
+        {
+            try
+            {
+                return agent.doWork();
+            }
+            catch (final Throwable ex)
+            {
+                errorHandler.onError(ex);
+                return 0;
+            }
+        }
+
+        /**
+         * {@inheritDoc}
+         */
+        public void onClose()
+        {
+            if (!closing.compareAndSet(false, true))
+            {
+                return;
+            }
+            try
+            {
+                agent.onClose();
+            }
+            finally
+            {
+                closed = true;
+            }
+        }
+
+        /**
+         * {@inheritDoc}
+         */
+        public String roleName()
+        {
+            return agent.roleName();
+        }
+
+        /**
+         * Returns true once the agent's {@link Agent#onClose()} has run.
+         *
+         * @return true once closed.
+         */
+        public boolean isClosed()
+        {
+            return closed;
+        }
+
+        /**
+         * Takes the agent off the host; returns once its {@link Agent#onClose()} has run on the host's thread (or the
+         * host closed it with itself).
+         */
+        public void close()
+        {
+            host.remove(this);
         }
     }
 

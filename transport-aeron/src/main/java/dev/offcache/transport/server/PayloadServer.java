@@ -1,7 +1,6 @@
 package dev.offcache.transport.server;
 
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.offcache.core.agent.AgentErrors;
 import dev.offcache.core.config.ConcludeOnce;
@@ -12,11 +11,8 @@ import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.source.PayloadSource;
 import io.aeron.Aeron;
 import org.agrona.CloseHelper;
-import org.agrona.ErrorHandler;
-import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
-import org.agrona.concurrent.status.AtomicCounter;
 
 /**
  * Serves blocks and partitions from a {@link PayloadSource} over Aeron: FETCH requests arrive on one subscription,
@@ -30,7 +26,7 @@ public final class PayloadServer implements AutoCloseable
     private final Context ctx;
     private final PayloadServerAgent agent;
     private final AgentRunner runner;
-    private final HostedAgent hosted;
+    private AgentHost.Hosted hosted;
 
     private PayloadServer(final Context ctx)
     {
@@ -38,16 +34,8 @@ public final class PayloadServer implements AutoCloseable
         this.agent = new PayloadServerAgent(ctx);
         // A failed duty cycle counts as a transport error (the counter the agent frees on close; the runner stops
         // counting once it is closed).
-        if (ctx.agentHost == null)
-        {
-            this.runner = AgentErrors.runner(ctx.idleStrategy, agent.counters().errors, agent);
-            this.hosted = null;
-        }
-        else
-        {
-            this.runner = null;
-            this.hosted = new HostedAgent(agent, AgentErrors.logging(agent.roleName()));
-        }
+        this.runner = ctx.agentHost == null ?
+            AgentErrors.runner(ctx.idleStrategy, agent.counters().errors, agent) : null;
     }
 
     /**
@@ -66,16 +54,8 @@ public final class PayloadServer implements AutoCloseable
         }
         else
         {
-            try
-            {
-                ctx.agentHost.add(server.hosted);
-            }
-            catch (final RuntimeException ex)
-            {
-                // never ran on the host: close its subscription and counters here
-                server.hosted.onClose();
-                throw ex;
-            }
+            // same error policy as under its own runner; a refused add closes the agent (subscription, counters)
+            server.hosted = ctx.agentHost.add(server.agent, server.agent.counters().errors);
         }
         return server;
     }
@@ -112,74 +92,7 @@ public final class PayloadServer implements AutoCloseable
         }
         else
         {
-            ctx.agentHost.remove(hosted);
-            while (!hosted.closed && !ctx.agentHost.isClosed())
-            {
-                Thread.yield(); // onClose runs on the host's thread just after the removal
-            }
-        }
-    }
-
-    /**
-     * The server's duty cycle on an {@link AgentHost}: a failure counts and is logged as under its own runner, and
-     * does not cut short the pass of the host's other agents (the driver).
-     */
-    private static final class HostedAgent implements Agent
-    {
-        private final PayloadServerAgent agent;
-        private final ErrorHandler errorHandler;
-        private volatile boolean closed;
-        private final AtomicBoolean closing = new AtomicBoolean();
-
-        HostedAgent(final PayloadServerAgent agent, final ErrorHandler errorHandler)
-        {
-            this.agent = agent;
-            this.errorHandler = errorHandler;
-        }
-
-        public void onStart()
-        {
-            agent.onStart();
-        }
-
-        public int doWork()
-        {
-            try
-            {
-                return agent.doWork();
-            }
-            catch (final Throwable ex)
-            {
-                final AtomicCounter errors = agent.counters().errors;
-                if (!errors.isClosed())
-                {
-                    errors.increment();
-                }
-                errorHandler.onError(ex);
-                return 0;
-            }
-        }
-
-        public void onClose()
-        {
-            // once: a launch that failed while the host was closing may see the host close it too
-            if (!closing.compareAndSet(false, true))
-            {
-                return;
-            }
-            try
-            {
-                agent.onClose();
-            }
-            finally
-            {
-                closed = true;
-            }
-        }
-
-        public String roleName()
-        {
-            return agent.roleName();
+            hosted.close(); // returns once the agent's onClose ran on the host's thread
         }
     }
 
