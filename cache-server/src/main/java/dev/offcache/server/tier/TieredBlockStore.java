@@ -323,31 +323,75 @@ public final class TieredBlockStore implements BlockStore
         this.ownsMetrics = null == ctx.metrics;
         this.metrics = ownsMetrics ? new TierMetrics() : ctx.metrics;
         this.names = ctx.names;
-        this.ssd = SsdTier.open(ctx.ssdDir, ctx.ssdCapacityBytes, ctx.ssdOpenFiles, metrics);
-        final AtomicInteger readerIds = new AtomicInteger();
         this.scratchBuffers = new ArrayBlockingQueue<>(ctx.ssdReadThreads);
-        this.ssdReaders = Executors.newFixedThreadPool(ctx.ssdReadThreads, (task) ->
-        {
-            final Thread thread = new Thread(task, "offcache-ssd-read-" + readerIds.getAndIncrement());
-            thread.setDaemon(true);
-            return thread;
-        });
-        ssd.readFilesOn(ssdReaders);
-        // LRU, every hit recorded: the RAM tier keeps the exact recency order it always had. The spare slots hold
-        // evicted blocks until their spill is written, so a burst of evictions does not stall fills.
-        this.ram = new L1BlockStore(new L1BlockStore.Context()
-            .capacityBytes(ctx.ramCapacityBytes)
-            .blockSize(ctx.blockSize)
-            .policy(PolicyKind.LRU)
-            .hitSampling(1)
-            .spareSlots(ctx.spillQueueCapacity)
-            .evictionListener(new RamEvictions()));
         this.spills = new ArrayBlockingQueue<>(ctx.spillQueueCapacity);
-        this.scrubStaging = ctx.ssdScrubBytesPerSecond > 0 ? ByteBuffer.allocateDirect(ctx.blockSize) : null;
-        this.scrubView = null == scrubStaging ? null : new UnsafeBuffer(scrubStaging);
-        this.spillWriter = new Thread(this::runSpillWriter, "offcache-ssd-spill");
-        this.spillWriter.setDaemon(true);
-        this.spillWriter.start();
+        // each step that owns memory, files or threads is undone, in reverse order, when a later one throws
+        SsdTier tier = null;
+        ExecutorService readers = null;
+        L1BlockStore slab = null;
+        ByteBuffer staging = null;
+        try
+        {
+            tier = SsdTier.open(ctx.ssdDir, ctx.ssdCapacityBytes, ctx.ssdOpenFiles, metrics);
+            final AtomicInteger readerIds = new AtomicInteger();
+            readers = Executors.newFixedThreadPool(ctx.ssdReadThreads, (task) ->
+            {
+                final Thread thread = new Thread(task, "offcache-ssd-read-" + readerIds.getAndIncrement());
+                thread.setDaemon(true);
+                return thread;
+            });
+            tier.readFilesOn(readers);
+            // LRU, every hit recorded: the RAM tier keeps the exact recency order it always had. The spare slots hold
+            // evicted blocks until their spill is written, so a burst of evictions does not stall fills.
+            slab = new L1BlockStore(new L1BlockStore.Context()
+                .capacityBytes(ctx.ramCapacityBytes)
+                .blockSize(ctx.blockSize)
+                .policy(PolicyKind.LRU)
+                .hitSampling(1)
+                .spareSlots(ctx.spillQueueCapacity)
+                .evictionListener(new RamEvictions()));
+            staging = ctx.ssdScrubBytesPerSecond > 0 ? ByteBuffer.allocateDirect(ctx.blockSize) : null;
+            this.ssd = tier;
+            this.ssdReaders = readers;
+            this.ram = slab;
+            this.scrubStaging = staging;
+            this.scrubView = null == staging ? null : new UnsafeBuffer(staging);
+            this.spillWriter = new Thread(this::runSpillWriter, "offcache-ssd-spill");
+            this.spillWriter.setDaemon(true);
+            this.spillWriter.start();
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            freeFailedOpen(tier, readers, slab, staging);
+            throw ex;
+        }
+    }
+
+    /** Frees what a constructor that threw had made, in reverse order (each argument null when not made yet). */
+    private void freeFailedOpen(
+        final SsdTier tier, final ExecutorService readers, final L1BlockStore slab, final ByteBuffer staging)
+    {
+        closed = true;
+        if (null != staging)
+        {
+            BufferUtil.free(staging);
+        }
+        if (null != slab)
+        {
+            slab.close();
+        }
+        if (null != readers)
+        {
+            readers.shutdownNow();
+        }
+        if (null != tier)
+        {
+            tier.close();
+        }
+        if (ownsMetrics)
+        {
+            metrics.close();
+        }
     }
 
     /**

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.offcache.core.checksum.Crc32c;
+import dev.offcache.core.region.MappedRegion;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.store.BlockKeys;
 import dev.offcache.range.store.FetchClass;
@@ -125,6 +126,27 @@ class TieredBlockStoreTest
                 store.ssd().removeObject(name);
             });
         }
+    }
+
+    /**
+     * A store whose SSD directory cannot be made (a file is in its place) fails to open and frees what it had made
+     * by then: its private counters region (a mapping, counted by {@link MappedRegion#liveMappings()}), every time.
+     */
+    @Test
+    void aStoreThatCannotOpenItsSsdTierFreesItsPrivateCounters() throws IOException
+    {
+        final Path notADirectory = Files.writeString(dir.resolve("not-a-directory"), "x");
+        final long mappings = MappedRegion.liveMappings();
+        for (int i = 0; i < 3; i++)
+        {
+            final TieredBlockStore.Context context = new TieredBlockStore.Context()
+                .blockSize(BLOCK)
+                .ramCapacityBytes(4L * BLOCK)
+                .ssdDir(notADirectory.resolve("ssd"))
+                .names(new TestNames(BLOCK));
+            assertThrows(RuntimeException.class, () -> TieredBlockStore.open(context));
+        }
+        assertEquals(mappings, MappedRegion.liveMappings(), "mappings left by three failed opens");
     }
 
     @Test
