@@ -114,6 +114,7 @@ public final class L2HttpServer implements AutoCloseable
         private Duration requestReadTimeout = Duration.ofMillis(DEFAULT_REQUEST_READ_TIMEOUT_MS);
         private int prefetchQueueCapacity = DEFAULT_PREFETCH_QUEUE_CAPACITY;
         private int prefetchThreads = DEFAULT_PREFETCH_THREADS;
+        private long prefetchJoinTimeoutMs = PrefetchQueue.JOIN_TIMEOUT_MS;
         private Duration shutdownGrace = Duration.ofSeconds(DEFAULT_SHUTDOWN_GRACE_SECONDS);
         private Duration unreadyDelay = Duration.ofSeconds(DEFAULT_UNREADY_DELAY_SECONDS);
         private Duration idleTimeout = Duration.ofSeconds(120);
@@ -319,6 +320,13 @@ public final class L2HttpServer implements AutoCloseable
             return this;
         }
 
+        /** How long close waits for each prefetch worker (default 5 s; tests of one that outlives it). */
+        Context prefetchJoinTimeoutMs(final long timeoutMs)
+        {
+            this.prefetchJoinTimeoutMs = timeoutMs;
+            return this;
+        }
+
         /**
          * How long shutdown waits for in-flight responses.
          *
@@ -503,7 +511,8 @@ public final class L2HttpServer implements AutoCloseable
         try
         {
             final MemoryBudget budget = new MemoryBudget(ctx.memoryBudgetBytes, ctx.source.blockSize());
-            prefetch = new PrefetchQueue(ctx.prefetchQueueCapacity, ctx.prefetchThreads, ctx.source, metrics);
+            prefetch = new PrefetchQueue(ctx.prefetchQueueCapacity, ctx.prefetchThreads, ctx.source, metrics,
+                ctx.prefetchJoinTimeoutMs);
             boss = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
             final MultiThreadIoEventLoopGroup workerLoops = new MultiThreadIoEventLoopGroup(ctx.ioThreads,
                 transport.ioHandlerFactory());
@@ -538,7 +547,10 @@ public final class L2HttpServer implements AutoCloseable
             {
                 prefetch.close();
             }
-            metrics.close();
+            if (null == prefetch || prefetch.workersStopped())
+            {
+                metrics.close();
+            }
             throw ex;
         }
         resources.state().ready(true);
@@ -786,9 +798,29 @@ public final class L2HttpServer implements AutoCloseable
         resources.prefetch().close();
         channels.close().awaitUninterruptibly();
         shutdownGroups(bossGroup, workerGroup);
-        // the event loops (the counters' writers) have terminated: only now may a region this server owns go
-        resources.metrics().close();
+        if (threadsStopped())
+        {
+            // the event loops and prefetch workers (the counters' writers) have ended: only now may a region this
+            // server owns go
+            resources.metrics().close();
+        }
+        else
+        {
+            LOG.warn("a prefetch worker or event loop outlived its shutdown: the HTTP counters stay mapped");
+        }
         LOG.info("offcache L2 server stopped");
+    }
+
+    /**
+     * Whether the server's own threads (event loops, prefetch workers) have ended: after {@link #close()}, false
+     * only when one outlived its join, and then the counters it writes (the HTTP front's, and the tiers' through
+     * the source) must stay mapped ({@code ServerProgram} keeps the server's counters region then).
+     *
+     * @return true when none of them can write a counter any more.
+     */
+    public boolean threadsStopped()
+    {
+        return bossGroup.isTerminated() && workerGroup.isTerminated() && resources.prefetch().workersStopped();
     }
 
     private static void shutdownGroups(final EventLoopGroup boss, final EventLoopGroup workers)
