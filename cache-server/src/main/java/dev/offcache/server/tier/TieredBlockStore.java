@@ -567,7 +567,9 @@ public final class TieredBlockStore implements BlockStore
 
     /**
      * A free RAM slot for a demand block about to be fetched, or null (the block is staged and put as before);
-     * prefetched blocks go to SSD through {@link #put}.
+     * prefetched blocks go to SSD through {@link #put}. Reservations have their own bound within the spare slots:
+     * they leave one free slot per spill still pending, so while evictions wait for the SSD writer the puts behind
+     * them (each of which takes a slot and spills one more) still find one however many cold runs are landing.
      */
     @Override
     public BlockRef reserve(final long blockKey, final FetchClass fetchClass)
@@ -579,7 +581,13 @@ public final class TieredBlockStore implements BlockStore
         // Free slots only (normally the spare ones): a run's blocks past the end of an object of unknown size get
         // no bytes, and evicting resident blocks for them would push out what is read. Publishing evicts down to
         // the capacity once a block is in.
-        return ram.allocateIfFree();
+        return ram.allocateIfMoreFreeThan(reservationFloor());
+    }
+
+    /** Free RAM slots a reservation leaves: one per spill still pending. */
+    int reservationFloor()
+    {
+        return spillsPending.get();
     }
 
     /**

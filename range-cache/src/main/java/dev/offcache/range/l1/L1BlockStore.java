@@ -271,6 +271,19 @@ public final class L1BlockStore implements BlockStore, EvictionStats
     }
 
     /**
+     * As {@link #allocateIfFree()}, only while more than {@code keepFree} slots are free, so an owner can keep a
+     * share of the free slots for other fills (the L2 server keeps them for puts and the evictions they spill). The
+     * count is read, not claimed: concurrent callers may together take a few past it.
+     *
+     * @param keepFree free slots to leave, at least 0.
+     * @return a free slot, or null when the store is closed or no more than {@code keepFree} slots are free.
+     */
+    public BlockRef allocateIfMoreFreeThan(final int keepFree)
+    {
+        return closed || slab.freeSlots() <= keepFree ? null : tryAllocate();
+    }
+
+    /**
      * Makes a slot from {@link #allocate()} or {@link #allocateIfFree()} resident as a demand block, its length
      * (and CRC) set by the caller, or keeps the block already resident under that key. Either way {@code slot}
      * passes to the store (which releases it if not kept) and the caller gets one reader reference.
