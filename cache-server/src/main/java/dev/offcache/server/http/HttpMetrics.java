@@ -58,7 +58,7 @@ public final class HttpMetrics implements AutoCloseable
     private static final Map<String, Integer> ENDPOINT_ROW = new HashMap<>();
     /** Rows in the order a scrape writes them: endpoints sorted by name, as before the counters moved. */
     private static final int[] SCRAPE_ORDER;
-    private static final int SCALARS = 10;
+    private static final int SCALARS = Scalar.values().length;
     private static final Integer OTHER_ROW;
     /** S3 error codes sorted by code, the scrape's order. */
     private static final S3ErrorCode[] CODES_BY_NAME = S3ErrorCode.values();
@@ -88,6 +88,27 @@ public final class HttpMetrics implements AutoCloseable
         SCRAPE_ORDER = sorted.stream().mapToInt(ENDPOINTS::indexOf).toArray();
         Arrays.sort(CODES_BY_NAME, (a, b) -> a.code().compareTo(b.code()));
         COUNTERS = ENDPOINTS.size() * STATUS_SLOTS + S3ErrorCode.values().length + SCALARS;
+    }
+
+    /** Every scalar counter with its label: {@link #SCALARS} is their number, never counted by hand. */
+    private enum Scalar
+    {
+        RESPONSE_BYTES("offcache_server_http_response_bytes_total"),
+        PREFETCH_ACCEPTED(MetricNames.labelled(PREFETCH, "outcome", "accepted")),
+        PREFETCH_REJECTED(MetricNames.labelled(PREFETCH, "outcome", "rejected")),
+        PREFETCH_DROPPED(MetricNames.labelled(PREFETCH, "outcome", "dropped")),
+        PREFETCH_COMPLETED(MetricNames.labelled(PREFETCH, "outcome", "completed")),
+        PREFETCH_FAILED(MetricNames.labelled(PREFETCH, "outcome", "failed")),
+        STREAMS_ABORTED("offcache_server_http_streams_aborted_total"),
+        INTERIM_RESPONSES("offcache_server_http_interim_responses_total"),
+        CONNECTIONS_REFUSED("offcache_server_http_connections_refused_total");
+
+        private final String label;
+
+        Scalar(final String label)
+        {
+            this.label = label;
+        }
     }
 
     private final CountersRegion region;
@@ -146,15 +167,15 @@ public final class HttpMetrics implements AutoCloseable
             codeLabels[code.ordinal()] = MetricNames.labelled(S3_ERRORS, "code", code.code());
         }
         s3Errors = new CounterTable(region, codeLabels);
-        responseBytes = region.newCounter("offcache_server_http_response_bytes_total");
-        prefetchAccepted = region.newCounter(MetricNames.labelled(PREFETCH, "outcome", "accepted"));
-        prefetchRejected = region.newCounter(MetricNames.labelled(PREFETCH, "outcome", "rejected"));
-        prefetchDropped = region.newCounter(MetricNames.labelled(PREFETCH, "outcome", "dropped"));
-        prefetchCompleted = region.newCounter(MetricNames.labelled(PREFETCH, "outcome", "completed"));
-        prefetchFailed = region.newCounter(MetricNames.labelled(PREFETCH, "outcome", "failed"));
-        streamsAborted = region.newCounter("offcache_server_http_streams_aborted_total");
-        interimResponses = region.newCounter("offcache_server_http_interim_responses_total");
-        connectionsRefused = region.newCounter("offcache_server_http_connections_refused_total");
+responseBytes = region.newCounter(Scalar.RESPONSE_BYTES.label);
+        prefetchAccepted = region.newCounter(Scalar.PREFETCH_ACCEPTED.label);
+        prefetchRejected = region.newCounter(Scalar.PREFETCH_REJECTED.label);
+        prefetchDropped = region.newCounter(Scalar.PREFETCH_DROPPED.label);
+        prefetchCompleted = region.newCounter(Scalar.PREFETCH_COMPLETED.label);
+        prefetchFailed = region.newCounter(Scalar.PREFETCH_FAILED.label);
+        streamsAborted = region.newCounter(Scalar.STREAMS_ABORTED.label);
+        interimResponses = region.newCounter(Scalar.INTERIM_RESPONSES.label);
+        connectionsRefused = region.newCounter(Scalar.CONNECTIONS_REFUSED.label);
     }
 
     private static String statusLabel(final int column)

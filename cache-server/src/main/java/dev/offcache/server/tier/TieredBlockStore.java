@@ -605,13 +605,7 @@ public final class TieredBlockStore implements BlockStore
         }
         // one CRC per block, at fill: checksummed answers of the whole block and its spill to SSD reuse it
         slot.crc32c(Crc32c.compute(slot.buffer(), 0, length));
-        final BlockRef held = ram.publish(blockKey, slot, true);
-        if (null == held)
-        {
-            return false;
-        }
-        held.release();
-        return true;
+        return ram.publishUnread(blockKey, slot, true);
     }
 
     /**

@@ -8,10 +8,13 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import dev.offcache.core.counters.CounterTypes;
+import dev.offcache.range.metrics.CountersRegion;
 import dev.offcache.range.metrics.MetricFamilies;
 import dev.offcache.range.testing.Exposition;
 import dev.offcache.server.s3.S3ErrorCode;
 import dev.offcache.server.s3.S3Operation;
+import dev.offcache.server.tier.TierMetrics;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,6 +32,38 @@ class HttpMetricsTest
         "(?:respond|respondJson|respondNotAllowed|send|stream|validKey)\\(ctx, \"([a-z0-9_]+)\"|" +
         "requireMethod\\(ctx, method, HttpMethod\\.[A-Z]+, \"([a-z0-9_]+)\"|" +
         "private static final String [A-Z]+ = \"(s3_[a-z]+)\"");
+
+    /**
+     * The counters a region must hold for the HTTP front and the tiers are exactly the ones they make: with every
+     * endpoint x status pair and every S3 error code used, a region of {@code HttpMetrics.COUNTERS} is full, and
+     * {@code TierMetrics.COUNTERS} are all the tiers' (the scalars were once counted by hand, one too many).
+     */
+    @Test
+    void theCountersNeededAreExactlyTheCountersMade()
+    {
+        try (CountersRegion region = CountersRegion.open(null, CounterTypes.L2_SERVER, HttpMetrics.COUNTERS))
+        {
+            final HttpMetrics metrics = new HttpMetrics(region);
+            for (final String endpoint : HttpMetrics.ENDPOINTS)
+            {
+                for (final int status : HttpMetrics.STATUSES)
+                {
+                    metrics.request(endpoint, status);
+                }
+                metrics.request(endpoint, 599);
+            }
+            for (final S3ErrorCode code : S3ErrorCode.values())
+            {
+                metrics.s3Error(code);
+            }
+            assertEquals(HttpMetrics.COUNTERS, region.snapshot().size(), "counters made in a region of COUNTERS");
+        }
+        try (CountersRegion region = CountersRegion.open(null, CounterTypes.L2_SERVER, TierMetrics.COUNTERS))
+        {
+            new TierMetrics(region);
+            assertEquals(TierMetrics.COUNTERS, region.snapshot().size());
+        }
+    }
 
     @Test
     void aStatusOutsideTheListIsCountedAsOther()
