@@ -21,9 +21,10 @@ import org.agrona.concurrent.status.CountersReader;
  * {@link ConcurrentCountersManager}, one atomic add per update.
  *
  * <p>Memory: this object owns the mapping (or buffer), a {@link MappedRegion} (so leak tests count it with
- * {@link MappedRegion#liveMappings()}), and frees it in {@link #close()}; the file stays on disk for a last read. Writers that may race with {@code close()} bracket their updates with {@link #enter()} and
- * {@link #exit()}: {@code close()} waits for every writer inside, and after it nobody enters, so no update ever
- * touches unmapped memory. Thread-safe.
+ * {@link MappedRegion#liveMappings()}), and frees it in {@link #close()}; the file stays on disk for a last read.
+ * Writers that may race with {@code close()} bracket their updates with {@link #enter()} and {@link #exit()}:
+ * {@code close()} waits for every writer inside, and after it nobody enters, so no update ever touches unmapped
+ * memory. Thread-safe.
  */
 public final class CountersRegion implements AutoCloseable
 {
