@@ -124,7 +124,7 @@ public final class ServerProgram implements AutoCloseable
         {
             store.close();
             origin.close();
-            closeCounters(counters, store);
+            closeCounters(counters, store, null);
             throw ex;
         }
         // The store was opened before the engine that owns it: give it the engine's names now, before any read.
@@ -155,21 +155,26 @@ public final class ServerProgram implements AutoCloseable
         catch (final InterruptedException | RuntimeException ex)
         {
             cache.close();
-            closeCounters(counters, store);
+            closeCounters(counters, store, null);
             throw ex;
         }
     }
 
-    /** Frees the counters region unless a store thread outlived its join (it then stays mapped: a leak, no crash). */
-    private static void closeCounters(final CountersRegion counters, final TieredBlockStore store)
+    /**
+     * Frees the counters region unless a thread that writes them outlived its join (it then stays mapped: a leak, no
+     * crash): the store's spill writer and SSD readers, and once the server has launched, its prefetch workers and
+     * event loops.
+     */
+    private static void closeCounters(
+        final CountersRegion counters, final TieredBlockStore store, final L2HttpServer server)
     {
-        if (store.threadsStopped())
+        if (store.threadsStopped() && (null == server || server.threadsStopped()))
         {
             counters.close();
         }
         else
         {
-            LOG.warn("a store thread outlived its shutdown: the server's counters region stays mapped");
+            LOG.warn("a store or server thread outlived its shutdown: the server's counters region stays mapped");
         }
     }
 
@@ -378,9 +383,10 @@ public final class ServerProgram implements AutoCloseable
         }
         server.close();
         cache.close();
-        // last: the event loops have stopped and the store has joined its threads, so nothing writes into it now;
-        // a store thread that outlived its join keeps the region mapped (a leak, not a write into freed memory)
-        closeCounters(counters, store);
+        // last: the event loops and prefetch workers have stopped and the store has joined its threads, so nothing
+        // writes into it now; a thread that outlived its join keeps the region mapped (a leak, not a write into
+        // freed memory)
+        closeCounters(counters, store, server);
         if (null != temporaryDiskPath)
         {
             deleteTree(temporaryDiskPath);

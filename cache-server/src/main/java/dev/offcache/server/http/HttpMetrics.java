@@ -2,9 +2,7 @@ package dev.offcache.server.http;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 import dev.offcache.core.counters.CounterTypes;
 import dev.offcache.range.metrics.CounterTable;
@@ -39,11 +37,8 @@ public final class HttpMetrics implements AutoCloseable
         503, 504);
     /** The status label of the codes not in {@link #STATUSES}. */
     public static final String OTHER_STATUS = "other";
-    /**
-     * Every endpoint label: the {@code /obj} API's, then the S3 listener's ({@code s3_<Operation>}); a name not
-     * listed is counted as {@code other}.
-     */
-    public static final List<String> ENDPOINTS;
+    /** Every endpoint label, in the request table's row order ({@link Endpoint#all()}'s). */
+    public static final List<String> ENDPOINTS = Endpoint.all().stream().map(Endpoint::label).toList();
     /** Counters this needs in a region: the request table, the S3 error codes and the scalars. */
     public static final int COUNTERS;
 
@@ -54,12 +49,9 @@ public final class HttpMetrics implements AutoCloseable
     private static final int MAX_STATUS = 600;
     /** Status code → its column; a code not listed maps to the last column ({@code other}). */
     private static final int[] STATUS_COLUMN = new int[MAX_STATUS];
-    private static final String[] S3_ENDPOINTS = new String[S3Operation.values().length];
-    private static final Map<String, Integer> ENDPOINT_ROW = new HashMap<>();
     /** Rows in the order a scrape writes them: endpoints sorted by name, as before the counters moved. */
     private static final int[] SCRAPE_ORDER;
-    private static final int SCALARS = 10;
-    private static final Integer OTHER_ROW;
+    private static final int SCALARS = Scalar.values().length;
     /** S3 error codes sorted by code, the scrape's order. */
     private static final S3ErrorCode[] CODES_BY_NAME = S3ErrorCode.values();
 
@@ -70,24 +62,32 @@ public final class HttpMetrics implements AutoCloseable
         {
             STATUS_COLUMN[STATUSES.get(i)] = i;
         }
-        final List<String> endpoints = new ArrayList<>(List.of(
-            "obj", "ranges", "prefetch", "metrics", "health", "ready", "auth", "other", "s3_auth", "s3_other"));
-        for (final S3Operation operation : S3Operation.values())
-        {
-            S3_ENDPOINTS[operation.ordinal()] = "s3_" + operation.apiName();
-            endpoints.add(S3_ENDPOINTS[operation.ordinal()]);
-        }
-        ENDPOINTS = List.copyOf(endpoints);
-        OTHER_ROW = ENDPOINTS.indexOf("other");
-        for (int row = 0; row < ENDPOINTS.size(); row++)
-        {
-            ENDPOINT_ROW.put(ENDPOINTS.get(row), row);
-        }
         final List<String> sorted = new ArrayList<>(ENDPOINTS);
         sorted.sort(null);
         SCRAPE_ORDER = sorted.stream().mapToInt(ENDPOINTS::indexOf).toArray();
         Arrays.sort(CODES_BY_NAME, (a, b) -> a.code().compareTo(b.code()));
         COUNTERS = ENDPOINTS.size() * STATUS_SLOTS + S3ErrorCode.values().length + SCALARS;
+    }
+
+    /** Every scalar counter with its label: {@link #SCALARS} is their number, never counted by hand. */
+    private enum Scalar
+    {
+        RESPONSE_BYTES("offcache_server_http_response_bytes_total"),
+        PREFETCH_ACCEPTED(MetricNames.labelled(PREFETCH, "outcome", "accepted")),
+        PREFETCH_REJECTED(MetricNames.labelled(PREFETCH, "outcome", "rejected")),
+        PREFETCH_DROPPED(MetricNames.labelled(PREFETCH, "outcome", "dropped")),
+        PREFETCH_COMPLETED(MetricNames.labelled(PREFETCH, "outcome", "completed")),
+        PREFETCH_FAILED(MetricNames.labelled(PREFETCH, "outcome", "failed")),
+        STREAMS_ABORTED("offcache_server_http_streams_aborted_total"),
+        INTERIM_RESPONSES("offcache_server_http_interim_responses_total"),
+        CONNECTIONS_REFUSED("offcache_server_http_connections_refused_total");
+
+        private final String label;
+
+        Scalar(final String label)
+        {
+            this.label = label;
+        }
     }
 
     private final CountersRegion region;
@@ -146,15 +146,15 @@ public final class HttpMetrics implements AutoCloseable
             codeLabels[code.ordinal()] = MetricNames.labelled(S3_ERRORS, "code", code.code());
         }
         s3Errors = new CounterTable(region, codeLabels);
-        responseBytes = region.newCounter("offcache_server_http_response_bytes_total");
-        prefetchAccepted = region.newCounter(MetricNames.labelled(PREFETCH, "outcome", "accepted"));
-        prefetchRejected = region.newCounter(MetricNames.labelled(PREFETCH, "outcome", "rejected"));
-        prefetchDropped = region.newCounter(MetricNames.labelled(PREFETCH, "outcome", "dropped"));
-        prefetchCompleted = region.newCounter(MetricNames.labelled(PREFETCH, "outcome", "completed"));
-        prefetchFailed = region.newCounter(MetricNames.labelled(PREFETCH, "outcome", "failed"));
-        streamsAborted = region.newCounter("offcache_server_http_streams_aborted_total");
-        interimResponses = region.newCounter("offcache_server_http_interim_responses_total");
-        connectionsRefused = region.newCounter("offcache_server_http_connections_refused_total");
+responseBytes = region.newCounter(Scalar.RESPONSE_BYTES.label);
+        prefetchAccepted = region.newCounter(Scalar.PREFETCH_ACCEPTED.label);
+        prefetchRejected = region.newCounter(Scalar.PREFETCH_REJECTED.label);
+        prefetchDropped = region.newCounter(Scalar.PREFETCH_DROPPED.label);
+        prefetchCompleted = region.newCounter(Scalar.PREFETCH_COMPLETED.label);
+        prefetchFailed = region.newCounter(Scalar.PREFETCH_FAILED.label);
+        streamsAborted = region.newCounter(Scalar.STREAMS_ABORTED.label);
+        interimResponses = region.newCounter(Scalar.INTERIM_RESPONSES.label);
+        connectionsRefused = region.newCounter(Scalar.CONNECTIONS_REFUSED.label);
     }
 
     private static String statusLabel(final int column)
@@ -170,26 +170,37 @@ public final class HttpMetrics implements AutoCloseable
      */
     static String s3Endpoint(final S3Operation operation)
     {
-        return S3_ENDPOINTS[operation.ordinal()];
+        return Endpoint.s3(operation).label();
     }
 
-    private static int slot(final String endpoint, final int status)
+    private static int slot(final Endpoint endpoint, final int status)
     {
-        // a name not in ENDPOINTS (none is passed today: HttpMetricsTest checks the handlers' names) is "other"
-        final Integer row = ENDPOINT_ROW.getOrDefault(endpoint, OTHER_ROW);
-        return row * STATUS_SLOTS + (status >= 0 && status < MAX_STATUS ? STATUS_COLUMN[status] : STATUSES.size());
+        return endpoint.row() * STATUS_SLOTS +
+            (status >= 0 && status < MAX_STATUS ? STATUS_COLUMN[status] : STATUSES.size());
     }
 
     /**
-     * Counts one response: one lookup of the endpoint's row, one read of the pair's slot and one atomic add (the
-     * pair's counter is allocated on its first response).
+     * Counts one response: one read of the pair's slot and one atomic add (the pair's counter is allocated on its
+     * first response).
      *
-     * @param endpoint one of {@link #ENDPOINTS} (any other name counts as {@code other}).
+     * @param endpoint the endpoint (its row is its own: no lookup).
      * @param status   the HTTP status.
+     */
+    public void request(final Endpoint endpoint, final int status)
+    {
+        requests.increment(slot(endpoint, status));
+    }
+
+    /**
+     * Counts one response under an endpoint's label (tests and tools; the server passes its {@link Endpoint}).
+     *
+     * @param endpoint one of {@link #ENDPOINTS}.
+     * @param status   the HTTP status.
+     * @throws IllegalArgumentException for a label that is no endpoint's.
      */
     public void request(final String endpoint, final int status)
     {
-        requests.increment(slot(endpoint, status));
+        request(Endpoint.named(endpoint), status);
     }
 
     void s3Error(final S3ErrorCode code)
@@ -277,10 +288,11 @@ public final class HttpMetrics implements AutoCloseable
      * @param endpoint endpoint name ({@code obj}, {@code ranges}, ...), one of {@link #ENDPOINTS}.
      * @param status   HTTP status; one not in {@link #STATUSES} reads the {@code other} count.
      * @return the count.
+     * @throws IllegalArgumentException for a name that is no endpoint's.
      */
     public long requests(final String endpoint, final int status)
     {
-        return requests.value(slot(endpoint, status));
+        return requests.value(slot(Endpoint.named(endpoint), status));
     }
 
     /**

@@ -114,6 +114,7 @@ public final class L2HttpServer implements AutoCloseable
         private Duration requestReadTimeout = Duration.ofMillis(DEFAULT_REQUEST_READ_TIMEOUT_MS);
         private int prefetchQueueCapacity = DEFAULT_PREFETCH_QUEUE_CAPACITY;
         private int prefetchThreads = DEFAULT_PREFETCH_THREADS;
+        private long prefetchJoinTimeoutMs = PrefetchQueue.JOIN_TIMEOUT_MS;
         private Duration shutdownGrace = Duration.ofSeconds(DEFAULT_SHUTDOWN_GRACE_SECONDS);
         private Duration unreadyDelay = Duration.ofSeconds(DEFAULT_UNREADY_DELAY_SECONDS);
         private Duration idleTimeout = Duration.ofSeconds(120);
@@ -319,6 +320,13 @@ public final class L2HttpServer implements AutoCloseable
             return this;
         }
 
+        /** How long close waits for each prefetch worker (default 5 s; tests of one that outlives it). */
+        Context prefetchJoinTimeoutMs(final long timeoutMs)
+        {
+            this.prefetchJoinTimeoutMs = timeoutMs;
+            return this;
+        }
+
         /**
          * How long shutdown waits for in-flight responses.
          *
@@ -495,14 +503,66 @@ public final class L2HttpServer implements AutoCloseable
         this.transport = ctx.transport.resolve();
         this.perAddress = new ConnectionsPerAddress(ctx.maxConnectionsPerAddress);
         final HttpMetrics metrics = null != ctx.httpMetrics ? ctx.httpMetrics : new HttpMetrics();
-        final MemoryBudget budget = new MemoryBudget(ctx.memoryBudgetBytes, ctx.source.blockSize());
-        final PrefetchQueue prefetch =
-            new PrefetchQueue(ctx.prefetchQueueCapacity, ctx.prefetchThreads, ctx.source, metrics);
-        this.bossGroup = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
-        final MultiThreadIoEventLoopGroup workers = new MultiThreadIoEventLoopGroup(ctx.ioThreads,
-            transport.ioHandlerFactory());
-        this.workerGroup = workers;
-        this.allocator = ServerAllocator.create(workers.executorCount());
+        // each step that owns memory or threads is undone, in reverse order, when a later one throws
+        PrefetchQueue prefetch = null;
+        EventLoopGroup boss = null;
+        EventLoopGroup workers = null;
+        Channel main = null;
+        try
+        {
+            final MemoryBudget budget = new MemoryBudget(ctx.memoryBudgetBytes, ctx.source.blockSize());
+            prefetch = new PrefetchQueue(ctx.prefetchQueueCapacity, ctx.prefetchThreads, ctx.source, metrics,
+                ctx.prefetchJoinTimeoutMs);
+            boss = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
+            final MultiThreadIoEventLoopGroup workerLoops = new MultiThreadIoEventLoopGroup(ctx.ioThreads,
+                transport.ioHandlerFactory());
+            workers = workerLoops;
+            this.bossGroup = boss;
+            this.workerGroup = workers;
+            this.allocator = ServerAllocator.create(workerLoops.executorCount());
+            this.resources = new ServerResources(
+                ctx.source,
+                budget,
+                ctx.authDisabled ? null : ctx.apiKeys,
+                new ObjectKeyPolicy(ctx.maxKeyLength, ctx.allowedPrefixes),
+                ctx.maxRanges,
+                prefetch,
+                metrics,
+                registry(metrics, budget, prefetch),
+                new ObjectMapper(),
+                new ServerState());
+            main = bind(ctx.host, ctx.port, metrics, null);
+            this.s3Channel = null == ctx.s3 ? null : bind(ctx.s3.host(), ctx.s3.port(), metrics, ctx.s3);
+            this.serverChannel = main;
+        }
+        catch (final InterruptedException | RuntimeException | Error ex)
+        {
+            if (null != main)
+            {
+                main.close().awaitUninterruptibly();
+            }
+            channels.close().awaitUninterruptibly();
+            shutdownGroups(boss, workers);
+            if (null != prefetch)
+            {
+                prefetch.close();
+            }
+            if (null == prefetch || prefetch.workersStopped())
+            {
+                metrics.close();
+            }
+            throw ex;
+        }
+        resources.state().ready(true);
+        LOG.info("offcache L2 server listening on {} (transport {}, memory budget {} MiB, auth {}){}",
+            serverChannel.localAddress(), transport, ctx.memoryBudgetBytes >> 20,
+            ctx.authDisabled ? "DISABLED" : "on", null == s3Channel ? "" : ", S3 API on " + s3Channel.localAddress());
+    }
+
+    /** The {@code /metrics} registry: the server's, the tiers' and the engine's families, and the JVM's. */
+    private PrometheusRegistry registry(
+        final HttpMetrics metrics, final MemoryBudget budget, final PrefetchQueue prefetch)
+    {
         final PrometheusRegistry registry = new PrometheusRegistry();
         registry.register(() ->
         {
@@ -524,42 +584,7 @@ public final class L2HttpServer implements AutoCloseable
             return out.snapshots();
         });
         JvmMetrics.builder().register(registry);
-        this.resources = new ServerResources(
-            ctx.source,
-            budget,
-            ctx.authDisabled ? null : ctx.apiKeys,
-            new ObjectKeyPolicy(ctx.maxKeyLength, ctx.allowedPrefixes),
-            ctx.maxRanges,
-            prefetch,
-            metrics,
-            registry,
-            new ObjectMapper(),
-            new ServerState());
-        Channel main = null;
-        Channel s3 = null;
-        try
-        {
-            main = bind(ctx.host, ctx.port, metrics, null);
-            s3 = null == ctx.s3 ? null : bind(ctx.s3.host(), ctx.s3.port(), metrics, ctx.s3);
-        }
-        catch (final InterruptedException | RuntimeException ex)
-        {
-            if (null != main)
-            {
-                main.close().awaitUninterruptibly();
-            }
-            channels.close().awaitUninterruptibly();
-            shutdownGroups();
-            resources.prefetch().close();
-            metrics.close();
-            throw ex;
-        }
-        this.serverChannel = main;
-        this.s3Channel = s3;
-        resources.state().ready(true);
-        LOG.info("offcache L2 server listening on {} (transport {}, memory budget {} MiB, auth {}){}",
-            serverChannel.localAddress(), transport, ctx.memoryBudgetBytes >> 20,
-            ctx.authDisabled ? "DISABLED" : "on", null == s3Channel ? "" : ", S3 API on " + s3Channel.localAddress());
+        return registry;
     }
 
     /**
@@ -772,15 +797,41 @@ public final class L2HttpServer implements AutoCloseable
         }
         resources.prefetch().close();
         channels.close().awaitUninterruptibly();
-        shutdownGroups();
-        // the event loops (the counters' writers) have terminated: only now may a region this server owns go
-        resources.metrics().close();
+        shutdownGroups(bossGroup, workerGroup);
+        if (threadsStopped())
+        {
+            // the event loops and prefetch workers (the counters' writers) have ended: only now may a region this
+            // server owns go
+            resources.metrics().close();
+        }
+        else
+        {
+            LOG.warn("a prefetch worker or event loop outlived its shutdown: the HTTP counters stay mapped");
+        }
         LOG.info("offcache L2 server stopped");
     }
 
-    private void shutdownGroups()
+    /**
+     * Whether the server's own threads (event loops, prefetch workers) have ended: after {@link #close()}, false
+     * only when one outlived its join, and then the counters it writes (the HTTP front's, and the tiers' through
+     * the source) must stay mapped ({@code ServerProgram} keeps the server's counters region then).
+     *
+     * @return true when none of them can write a counter any more.
+     */
+    public boolean threadsStopped()
     {
-        bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
-        workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        return bossGroup.isTerminated() && workerGroup.isTerminated() && resources.prefetch().workersStopped();
+    }
+
+    private static void shutdownGroups(final EventLoopGroup boss, final EventLoopGroup workers)
+    {
+        if (null != boss)
+        {
+            boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        }
+        if (null != workers)
+        {
+            workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        }
     }
 }

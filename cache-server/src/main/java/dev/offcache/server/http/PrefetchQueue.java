@@ -12,17 +12,22 @@ import org.slf4j.LoggerFactory;
 /**
  * The bounded queue behind {@code POST /prefetch}: {@link #offer} never blocks (a full queue drops the request and
  * says so), and a few worker threads warm the blocks through the source at prefetch priority, one request at a time
- * each. {@link #close()} stops the workers and discards what is still queued.
+ * each. {@link #close()} stops the workers and discards what is still queued; a worker that outlives its join may
+ * still write counters (the HTTP front's, and the tiers' through the source), so their owner frees them only once
+ * {@link #workersStopped()}.
  */
 public final class PrefetchQueue implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(PrefetchQueue.class);
     private static final RateLimitedWarning FAILURES = new RateLimitedWarning(LOG);
+    /** How long {@link #close()} waits for each worker: 5 s. */
+    static final long JOIN_TIMEOUT_MS = 5_000;
 
     private final ArrayBlockingQueue<Request> queue;
     private final RangeSource source;
     private final HttpMetrics metrics;
     private final Thread[] workers;
+    private final long joinTimeoutMs;
     private volatile boolean running = true;
 
     /**
@@ -45,6 +50,14 @@ public final class PrefetchQueue implements AutoCloseable
      */
     public PrefetchQueue(final int capacity, final int threads, final RangeSource source, final HttpMetrics metrics)
     {
+        this(capacity, threads, source, metrics, JOIN_TIMEOUT_MS);
+    }
+
+    /** The same with another join timeout at close (tests of a worker that outlives it). */
+    PrefetchQueue(final int capacity, final int threads, final RangeSource source, final HttpMetrics metrics,
+        final long joinTimeoutMs)
+    {
+        this.joinTimeoutMs = joinTimeoutMs;
         this.queue = new ArrayBlockingQueue<>(capacity);
         this.source = source;
         this.metrics = metrics;
@@ -122,6 +135,10 @@ public final class PrefetchQueue implements AutoCloseable
         }
     }
 
+    /**
+     * Stops the workers: discards what is queued, interrupts them and waits up to the join timeout (5 s) for each.
+     * Idempotent.
+     */
     @Override
     public void close()
     {
@@ -135,7 +152,7 @@ public final class PrefetchQueue implements AutoCloseable
         {
             try
             {
-                worker.join(5_000);
+                worker.join(joinTimeoutMs);
             }
             catch (final InterruptedException ex)
             {
@@ -143,5 +160,23 @@ public final class PrefetchQueue implements AutoCloseable
                 return;
             }
         }
+    }
+
+    /**
+     * Whether every worker has ended: after {@link #close()}, false only when one outlived its join, and then the
+     * counters it may write must stay mapped.
+     *
+     * @return true when no worker can write a counter any more.
+     */
+    public boolean workersStopped()
+    {
+        for (final Thread worker : workers)
+        {
+            if (worker.isAlive())
+            {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -155,7 +155,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
                 LOG.warn("unexpected failure handling {} {}", request.method(), request.uri(), ex);
                 if (busy)
                 {
-                    respond(ctx, "other", HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error", false);
+                    respond(ctx, Endpoint.OTHER, HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error", false);
                 }
             }
             finally
@@ -245,7 +245,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final boolean keepAlive = HttpUtil.isKeepAlive(request) && !(inputEnded && queued.isEmpty());
         if (!request.decoderResult().isSuccess())
         {
-            respond(ctx, "other", HttpResponseStatus.BAD_REQUEST, "malformed HTTP request", false);
+            respond(ctx, Endpoint.OTHER, HttpResponseStatus.BAD_REQUEST, "malformed HTTP request", false);
             return;
         }
         if (null != s3)
@@ -262,45 +262,46 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         }
         catch (final IllegalArgumentException ex)
         {
-            respond(ctx, "other", HttpResponseStatus.BAD_REQUEST, ex.getMessage(), keepAlive);
+            respond(ctx, Endpoint.OTHER, HttpResponseStatus.BAD_REQUEST, ex.getMessage(), keepAlive);
             return;
         }
         final HttpMethod method = request.method();
         if (path.equals("/health"))
         {
-            respond(ctx, "health", HttpResponseStatus.OK, json("status", "ok"), keepAlive);
+            respond(ctx, Endpoint.HEALTH, HttpResponseStatus.OK, json("status", "ok"), keepAlive);
             return;
         }
         if (path.equals("/ready"))
         {
             final boolean ready = resources.state().ready();
-            respondJson(ctx, "ready", ready ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
+            respondJson(ctx, Endpoint.READY, ready ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
                 json("status", ready ? "ready" : "not ready"), keepAlive);
             return;
         }
         if (resources.state().closing())
         {
-            respond(ctx, "other", HttpResponseStatus.SERVICE_UNAVAILABLE, "server is shutting down", false);
+            respond(ctx, Endpoint.OTHER, HttpResponseStatus.SERVICE_UNAVAILABLE, "server is shutting down", false);
             return;
         }
         if (null != resources.apiKeys() && !authorized(request.headers().get(HttpHeaderNames.AUTHORIZATION)))
         {
-            respond(ctx, "auth", HttpResponseStatus.UNAUTHORIZED, "missing or wrong bearer API key", keepAlive);
+            respond(ctx, Endpoint.AUTH, HttpResponseStatus.UNAUTHORIZED, "missing or wrong bearer API key", keepAlive);
             return;
         }
         if (path.equals("/metrics"))
         {
-            requireMethod(ctx, method, HttpMethod.GET, "metrics", keepAlive, () -> respondMetrics(ctx, keepAlive));
+            requireMethod(ctx, method, HttpMethod.GET, Endpoint.METRICS, keepAlive,
+                () -> respondMetrics(ctx, keepAlive));
         }
         else if (path.startsWith(OBJ))
         {
             if (!HttpMethod.GET.equals(method) && !HttpMethod.HEAD.equals(method))
             {
-                respondNotAllowed(ctx, "obj", "GET, HEAD", keepAlive);
+                respondNotAllowed(ctx, Endpoint.OBJ, "GET, HEAD", keepAlive);
                 return;
             }
             final String key = path.substring(OBJ.length());
-            if (checkKey(ctx, "obj", key, keepAlive))
+            if (checkKey(ctx, Endpoint.OBJ, key, keepAlive))
             {
                 getObject(ctx, request, key, HttpMethod.HEAD.equals(method), keepAlive, startNanos);
             }
@@ -308,9 +309,9 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         else if (path.startsWith(RANGES))
         {
             final String key = path.substring(RANGES.length());
-            requireMethod(ctx, method, HttpMethod.POST, "ranges", keepAlive, () ->
+            requireMethod(ctx, method, HttpMethod.POST, Endpoint.RANGES, keepAlive, () ->
             {
-                if (checkKey(ctx, "ranges", key, keepAlive))
+                if (checkKey(ctx, Endpoint.RANGES, key, keepAlive))
                 {
                     postRanges(ctx, request, key, keepAlive, startNanos);
                 }
@@ -318,12 +319,12 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         }
         else if (path.equals("/prefetch"))
         {
-            requireMethod(ctx, method, HttpMethod.POST, "prefetch", keepAlive, () ->
+            requireMethod(ctx, method, HttpMethod.POST, Endpoint.PREFETCH, keepAlive, () ->
                 postPrefetch(ctx, request, keepAlive));
         }
         else
         {
-            respond(ctx, "other", HttpResponseStatus.NOT_FOUND, "no such endpoint", keepAlive);
+            respond(ctx, Endpoint.OTHER, HttpResponseStatus.NOT_FOUND, "no such endpoint", keepAlive);
         }
     }
 
@@ -331,7 +332,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final ChannelHandlerContext ctx,
         final HttpMethod method,
         final HttpMethod wanted,
-        final String endpoint,
+        final Endpoint endpoint,
         final boolean keepAlive,
         final Runnable action)
     {
@@ -347,7 +348,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
 
     /** A 405 names the methods the resource takes in {@code Allow} (RFC 9110, section 15.5.6). */
     private void respondNotAllowed(
-        final ChannelHandlerContext ctx, final String endpoint, final String allow, final boolean keepAlive)
+        final ChannelHandlerContext ctx, final Endpoint endpoint, final String allow, final boolean keepAlive)
     {
         final FullHttpResponse response = error(HttpResponseStatus.METHOD_NOT_ALLOWED, "use " + allow);
         response.headers().set(HttpHeaderNames.ALLOW, allow);
@@ -355,7 +356,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     }
 
     private boolean checkKey(
-        final ChannelHandlerContext ctx, final String endpoint, final String key, final boolean keepAlive)
+        final ChannelHandlerContext ctx, final Endpoint endpoint, final String key, final boolean keepAlive)
     {
         final String problem = resources.keyPolicy().problemWith(key);
         if (null != problem)
@@ -377,7 +378,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final List<String> rangeHeaders = request.headers().getAll(HttpHeaderNames.RANGE);
         if (rangeHeaders.size() > 1)
         {
-            respond(ctx, "obj", HttpResponseStatus.BAD_REQUEST, "more than one Range header", keepAlive);
+            respond(ctx, Endpoint.OBJ, HttpResponseStatus.BAD_REQUEST, "more than one Range header", keepAlive);
             return;
         }
         // a Range in a unit other than bytes is ignored: the whole object (RFC 9110, section 14.2)
@@ -386,7 +387,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final boolean checksummed = !head && request.headers().contains(CHECKSUM_HEADER, CHECKSUM_VALUE, true);
         // a body's size comes with the first GET of its blocks, started now; a HEAD's from the origin's HEAD
         final SizeProbe probe = head ? null : probeFor(key, rangeHeader);
-        onSize(ctx, "obj", key, keepAlive, wantsInterim(request),
+        onSize(ctx, Endpoint.OBJ, key, keepAlive, wantsInterim(request),
             null == probe ? resources.source().size(key) : probe.size(), (size) ->
         {
             final HttpResponse response;
@@ -412,11 +413,11 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
                         final FullHttpResponse refused = error(HttpResponseStatus.REQUESTED_RANGE_NOT_SATISFIABLE,
                             ex.getMessage());
                         refused.headers().set(HttpHeaderNames.CONTENT_RANGE, "bytes */" + size);
-                        send(ctx, "obj", refused, keepAlive);
+                        send(ctx, Endpoint.OBJ, refused, keepAlive);
                     }
                     else
                     {
-                        respond(ctx, "obj", HttpResponseStatus.BAD_REQUEST, ex.getMessage(), keepAlive);
+                        respond(ctx, Endpoint.OBJ, HttpResponseStatus.BAD_REQUEST, ex.getMessage(), keepAlive);
                     }
                     return;
                 }
@@ -444,11 +445,11 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
                 final FullHttpResponse full = new DefaultFullHttpResponse(
                     HttpVersion.HTTP_1_1, HttpResponseStatus.OK, Unpooled.EMPTY_BUFFER, response.headers(),
                     EmptyHttpHeaders.INSTANCE);
-                send(ctx, "obj", full, keepAlive);
+                send(ctx, Endpoint.OBJ, full, keepAlive);
                 return;
             }
-            stream(ctx, "obj", key, new long[] {start}, new long[] {length}, false, checksummed, response, keepAlive,
-                startNanos, probe);
+            stream(ctx, Endpoint.OBJ, key, new long[] {start}, new long[] {length}, false, checksummed, response,
+                keepAlive, startNanos, probe);
         });
     }
 
@@ -481,12 +482,12 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         }
         catch (final BadRequestException ex)
         {
-            respond(ctx, "ranges", HttpResponseStatus.BAD_REQUEST, ex.getMessage(), keepAlive);
+            respond(ctx, Endpoint.RANGES, HttpResponseStatus.BAD_REQUEST, ex.getMessage(), keepAlive);
             return;
         }
         final boolean checksummed = request.headers().contains(CHECKSUM_HEADER, CHECKSUM_VALUE, true);
         final SizeProbe probe = probeFor(key, ranges);
-        onSize(ctx, "ranges", key, keepAlive, wantsInterim(request), probe.size(), (size) ->
+        onSize(ctx, Endpoint.RANGES, key, keepAlive, wantsInterim(request), probe.size(), (size) ->
         {
             final int block = resources.source().blockSize();
             final long[] starts = new long[ranges.length];
@@ -500,7 +501,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
                         "range " + i + " starts at " + ranges[i][0] + ", past the end (" + size + ")");
                     refused.headers().set(HttpHeaderNames.CONTENT_RANGE, "bytes */" + size);
                     refused.headers().set(OBJECT_SIZE, size);
-                    send(ctx, "ranges", refused, keepAlive);
+                    send(ctx, Endpoint.RANGES, refused, keepAlive);
                     return;
                 }
                 // an end past the object is clamped, as for a Range header: the frame says how many bytes follow
@@ -519,7 +520,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
                 response.headers().set(CHECKSUM_HEADER, CHECKSUM_VALUE).set(BLOCK_SIZE, block);
             }
             HttpUtil.setKeepAlive(response, keepAlive);
-            stream(ctx, "ranges", key, starts, lengths, true, checksummed, response, keepAlive, startNanos, probe);
+            stream(ctx, Endpoint.RANGES, key, starts, lengths, true, checksummed, response, keepAlive, startNanos,
+                probe);
         });
     }
 
@@ -637,7 +639,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         resources.metrics().prefetchDropped.getAndAdd(dropped);
         final ObjectNode result = resources.json().createObjectNode()
             .put("accepted", accepted).put("rejected", rejected).put("dropped", dropped);
-        respond(ctx, "prefetch", HttpResponseStatus.ACCEPTED, result.toString(), keepAlive);
+        respond(ctx, Endpoint.PREFETCH, HttpResponseStatus.ACCEPTED, result.toString(), keepAlive);
     }
 
     private PrefetchQueue.Request parsePrefetchLine(final String line)
@@ -697,13 +699,14 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         catch (final IOException | RuntimeException ex)
         {
             page.release();
-            respond(ctx, "metrics", HttpResponseStatus.INTERNAL_SERVER_ERROR, "metrics failed: " + ex, keepAlive);
+            respond(ctx, Endpoint.METRICS, HttpResponseStatus.INTERNAL_SERVER_ERROR, "metrics failed: " + ex,
+                keepAlive);
             return;
         }
         final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
             page);
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, PrometheusTextFormatWriter.CONTENT_TYPE);
-        send(ctx, "metrics", response, keepAlive);
+        send(ctx, Endpoint.METRICS, response, keepAlive);
     }
 
     /**
@@ -714,7 +717,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
      */
     private void onSize(
         final ChannelHandlerContext ctx,
-        final String endpoint,
+        final Endpoint endpoint,
         final String key,
         final boolean keepAlive,
         final boolean interim,
@@ -757,7 +760,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
 
     private void onSizeKnown(
         final ChannelHandlerContext ctx,
-        final String endpoint,
+        final Endpoint endpoint,
         final String key,
         final boolean keepAlive,
         final SizeConsumer then,
@@ -801,7 +804,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
 
     void stream(
         final ChannelHandlerContext ctx,
-        final String endpoint,
+        final Endpoint endpoint,
         final String key,
         final long[] starts,
         final long[] lengths,
@@ -815,7 +818,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
 
     private void stream(
         final ChannelHandlerContext ctx,
-        final String endpoint,
+        final Endpoint endpoint,
         final String key,
         final long[] starts,
         final long[] lengths,
@@ -836,7 +839,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     }
 
     void respondSourceFailure(
-        final ChannelHandlerContext ctx, final String endpoint, final Throwable error, final boolean keepAlive)
+        final ChannelHandlerContext ctx, final Endpoint endpoint, final Throwable error, final boolean keepAlive)
     {
         if (error instanceof ObjectNotFoundException)
         {
@@ -851,7 +854,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
 
     private void respond(
         final ChannelHandlerContext ctx,
-        final String endpoint,
+        final Endpoint endpoint,
         final HttpResponseStatus status,
         final String messageOrJson,
         final boolean keepAlive)
@@ -872,7 +875,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     /** A JSON body as it is, whatever the status (a 503 from {@code /ready} is not an error to wrap). */
     private void respondJson(
         final ChannelHandlerContext ctx,
-        final String endpoint,
+        final Endpoint endpoint,
         final HttpResponseStatus status,
         final String json,
         final boolean keepAlive)
@@ -896,7 +899,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     }
 
     void send(
-        final ChannelHandlerContext ctx, final String endpoint, final FullHttpResponse response,
+        final ChannelHandlerContext ctx, final Endpoint endpoint, final FullHttpResponse response,
         final boolean keepAlive)
     {
         if (!response.headers().contains(HttpHeaderNames.CONTENT_LENGTH))
@@ -905,7 +908,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         }
         HttpUtil.setKeepAlive(response, keepAlive);
         resources.metrics().request(endpoint, response.status().code());
-        if (response.status().code() >= 500 && !"ready".equals(endpoint))
+        if (response.status().code() >= 500 && Endpoint.READY != endpoint)
         {
             SERVER_ERRORS.warn("answered {} on {} to {}: {}", response.status().code(), endpoint,
                 ctx.channel().remoteAddress(), response.content().toString(0,
@@ -922,7 +925,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
             sent.end();
             if (null != entry)
             {
-                entry.complete(endpoint, status, bytes, f.isSuccess() ? null : "cut");
+                entry.complete(endpoint.label(), status, bytes, f.isSuccess() ? null : "cut");
             }
             if (!keepAlive)
             {

@@ -63,7 +63,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
     private final ServerState.InFlight inFlight;
     private final MemoryBudget budget;
     private final HttpMetrics metrics;
-    private final String endpoint;
+    private final Endpoint endpoint;
     private final long[] lengths;
     private final boolean framed;
     private final boolean checksummed;
@@ -92,7 +92,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         final RequestHandler handler,
         final ServerResources resources,
         final ServerState.InFlight inFlight,
-        final String endpoint,
+        final Endpoint endpoint,
         final long[] lengths,
         final boolean framed,
         final boolean checksummed,
@@ -363,7 +363,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
             inFlight.end();
             if (null != access)
             {
-                access.complete(endpoint, status, bodyBytes, f.isSuccess() ? null : "cut");
+                access.complete(endpoint.label(), status, bodyBytes, f.isSuccess() ? null : "cut");
             }
             if (!keepAlive || !f.isSuccess())
             {
@@ -434,7 +434,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
     {
         if (null != access)
         {
-            access.complete(endpoint, headers.status().code(), bodyBytes, "cut");
+            access.complete(endpoint.label(), headers.status().code(), bodyBytes, "cut");
         }
     }
 

@@ -44,8 +44,8 @@ final class S3Front
 {
     private static final Logger LOG = LoggerFactory.getLogger(S3Front.class);
     private static final AtomicLong REQUEST_IDS = new AtomicLong(System.nanoTime() & 0xFFFF_FFFFL);
-    private static final String AUTH = "s3_auth";
-    private static final String OTHER = "s3_other";
+    private static final Endpoint AUTH = Endpoint.S3_AUTH;
+    private static final Endpoint OTHER = Endpoint.S3_OTHER;
 
     private final S3Api api;
     private final ServerResources resources;
@@ -99,7 +99,7 @@ final class S3Front
                 keepAliveAfter(upload, keepAlive), startNanos);
             return;
         }
-        final String endpoint = endpointOf(parsed);
+        final Endpoint endpoint = endpointOf(parsed);
         // the service reads a whole body (or claims a streamed one) before it returns; the request is released after
         // this method
         final CompletableFuture<S3Answer> answer =
@@ -128,7 +128,7 @@ final class S3Front
     private void deliver(
         final RequestHandler handler,
         final ChannelHandlerContext ctx,
-        final String endpoint,
+        final Endpoint endpoint,
         final boolean head,
         final S3Answer answer,
         final String requestId,
@@ -186,9 +186,9 @@ final class S3Front
         return null == upload ? keepAlive : upload.answered() && keepAlive;
     }
 
-    private static String endpointOf(final S3Request request)
+    private static Endpoint endpointOf(final S3Request request)
     {
-        return HttpMetrics.s3Endpoint(request.operation());
+        return Endpoint.s3(request.operation());
     }
 
     private String date()

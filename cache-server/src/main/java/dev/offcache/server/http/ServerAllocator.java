@@ -14,8 +14,11 @@ import io.netty.buffer.PooledByteBufAllocator;
  * allocated alone and freed on release), and per-thread caches only on Netty's own threads. So the pool's direct
  * memory is at least one chunk per arena once used, and beyond that what is in flight, rounded up to chunks: the
  * stated share is {@code eventLoops x CHUNK_SIZE} ({@code offcache_server_netty_pool_bytes} shows the real value).
- * The memory is direct, outside the heap (Netty counts it against the same limit as
- * {@code -XX:MaxDirectMemorySize}); the arenas free their chunks when the pool is collected.
+ * The memory is direct, outside the heap: under the build's JVM flags ({@code -Dio.netty.maxDirectMemory=0}) JDK
+ * direct buffers, counted against {@code -XX:MaxDirectMemorySize} with the RAM tier (without that flag Netty takes
+ * no-cleaner buffers the JVM does not count, under a second limit of its own). Netty has no call that frees a pool:
+ * at close the event loops' thread caches go with their threads, and the chunks the arenas keep (one each once
+ * used) are freed when the pool is collected.
  */
 final class ServerAllocator
 {

@@ -24,8 +24,40 @@ import org.agrona.concurrent.status.AtomicCounter;
  */
 public final class TierMetrics implements AutoCloseable
 {
-    /** Counters this needs in a region. */
-    public static final int COUNTERS = 20;
+    /** Counters this needs in a region: one per {@link Counter}. */
+    public static final int COUNTERS = Counter.values().length;
+
+    /** Every counter and gauge with its label: {@link #COUNTERS} is their number, never counted by hand. */
+    private enum Counter
+    {
+        RAM_EVICTIONS("offcache_server_ram_evictions_total"),
+        RAM_PROMOTIONS("offcache_server_ram_promotions_total"),
+        PUTS_DECLINED("offcache_server_puts_declined_total"),
+        SPILLS_QUEUED("offcache_server_ssd_spills_total"),
+        SPILLS_DROPPED("offcache_server_ssd_spills_dropped_total"),
+        SSD_WRITES("offcache_server_ssd_writes_total"),
+        SSD_WRITE_FAILURES("offcache_server_ssd_write_failures_total"),
+        SSD_STALE_WRITES_DROPPED("offcache_server_ssd_stale_writes_dropped_total"),
+        SSD_EVICTIONS("offcache_server_ssd_evictions_total"),
+        SSD_VERIFIED_READS("offcache_server_ssd_verified_reads_total"),
+        SSD_ZERO_COPY_READS("offcache_server_ssd_zero_copy_reads_total"),
+        SSD_SCRUBBED_BLOCKS("offcache_server_ssd_scrubbed_blocks_total"),
+        SSD_CORRUPT_BLOCKS("offcache_server_ssd_corrupt_blocks_total"),
+        SSD_LENGTH_MISMATCHES("offcache_server_ssd_length_mismatches_total"),
+        SSD_TORN_WRITES_DISCARDED("offcache_server_ssd_torn_writes_discarded_total"),
+        SSD_FORMAT_WIPES("offcache_server_ssd_format_wipes_total"),
+        RAM_BYTES(MetricNames.labelled("offcache_server_tier_bytes", "tier", "ram")),
+        RAM_BLOCKS(MetricNames.labelled("offcache_server_tier_blocks", "tier", "ram")),
+        SSD_BYTES(MetricNames.labelled("offcache_server_tier_bytes", "tier", "ssd")),
+        SSD_BLOCKS(MetricNames.labelled("offcache_server_tier_blocks", "tier", "ssd"));
+
+        private final String label;
+
+        Counter(final String label)
+        {
+            this.label = label;
+        }
+    }
 
     private final CountersRegion region;
     private final boolean ownsRegion;
@@ -73,26 +105,26 @@ public final class TierMetrics implements AutoCloseable
     {
         this.region = region;
         this.ownsRegion = ownsRegion;
-        ramEvictions = region.newCounter("offcache_server_ram_evictions_total");
-        ramPromotions = region.newCounter("offcache_server_ram_promotions_total");
-        putsDeclined = region.newCounter("offcache_server_puts_declined_total");
-        spillsQueued = region.newCounter("offcache_server_ssd_spills_total");
-        spillsDropped = region.newCounter("offcache_server_ssd_spills_dropped_total");
-        ssdWrites = region.newCounter("offcache_server_ssd_writes_total");
-        ssdWriteFailures = region.newCounter("offcache_server_ssd_write_failures_total");
-        ssdStaleWritesDropped = region.newCounter("offcache_server_ssd_stale_writes_dropped_total");
-        ssdEvictions = region.newCounter("offcache_server_ssd_evictions_total");
-        ssdVerifiedReads = region.newCounter("offcache_server_ssd_verified_reads_total");
-        ssdZeroCopyReads = region.newCounter("offcache_server_ssd_zero_copy_reads_total");
-        ssdScrubbedBlocks = region.newCounter("offcache_server_ssd_scrubbed_blocks_total");
-        ssdCorruptBlocks = region.newCounter("offcache_server_ssd_corrupt_blocks_total");
-        ssdLengthMismatches = region.newCounter("offcache_server_ssd_length_mismatches_total");
-        ssdTornWritesDiscarded = region.newCounter("offcache_server_ssd_torn_writes_discarded_total");
-        ssdFormatWipes = region.newCounter("offcache_server_ssd_format_wipes_total");
-        ramBytes = region.newCounter(MetricNames.labelled("offcache_server_tier_bytes", "tier", "ram"));
-        ramBlocks = region.newCounter(MetricNames.labelled("offcache_server_tier_blocks", "tier", "ram"));
-        ssdBytes = region.newCounter(MetricNames.labelled("offcache_server_tier_bytes", "tier", "ssd"));
-        ssdBlocks = region.newCounter(MetricNames.labelled("offcache_server_tier_blocks", "tier", "ssd"));
+ramEvictions = region.newCounter(Counter.RAM_EVICTIONS.label);
+        ramPromotions = region.newCounter(Counter.RAM_PROMOTIONS.label);
+        putsDeclined = region.newCounter(Counter.PUTS_DECLINED.label);
+        spillsQueued = region.newCounter(Counter.SPILLS_QUEUED.label);
+        spillsDropped = region.newCounter(Counter.SPILLS_DROPPED.label);
+        ssdWrites = region.newCounter(Counter.SSD_WRITES.label);
+        ssdWriteFailures = region.newCounter(Counter.SSD_WRITE_FAILURES.label);
+        ssdStaleWritesDropped = region.newCounter(Counter.SSD_STALE_WRITES_DROPPED.label);
+        ssdEvictions = region.newCounter(Counter.SSD_EVICTIONS.label);
+        ssdVerifiedReads = region.newCounter(Counter.SSD_VERIFIED_READS.label);
+        ssdZeroCopyReads = region.newCounter(Counter.SSD_ZERO_COPY_READS.label);
+        ssdScrubbedBlocks = region.newCounter(Counter.SSD_SCRUBBED_BLOCKS.label);
+        ssdCorruptBlocks = region.newCounter(Counter.SSD_CORRUPT_BLOCKS.label);
+        ssdLengthMismatches = region.newCounter(Counter.SSD_LENGTH_MISMATCHES.label);
+        ssdTornWritesDiscarded = region.newCounter(Counter.SSD_TORN_WRITES_DISCARDED.label);
+        ssdFormatWipes = region.newCounter(Counter.SSD_FORMAT_WIPES.label);
+        ramBytes = region.newCounter(Counter.RAM_BYTES.label);
+        ramBlocks = region.newCounter(Counter.RAM_BLOCKS.label);
+        ssdBytes = region.newCounter(Counter.SSD_BYTES.label);
+        ssdBlocks = region.newCounter(Counter.SSD_BLOCKS.label);
     }
 
     private long read(final AtomicCounter counter)

@@ -323,31 +323,75 @@ public final class TieredBlockStore implements BlockStore
         this.ownsMetrics = null == ctx.metrics;
         this.metrics = ownsMetrics ? new TierMetrics() : ctx.metrics;
         this.names = ctx.names;
-        this.ssd = SsdTier.open(ctx.ssdDir, ctx.ssdCapacityBytes, ctx.ssdOpenFiles, metrics);
-        final AtomicInteger readerIds = new AtomicInteger();
         this.scratchBuffers = new ArrayBlockingQueue<>(ctx.ssdReadThreads);
-        this.ssdReaders = Executors.newFixedThreadPool(ctx.ssdReadThreads, (task) ->
-        {
-            final Thread thread = new Thread(task, "offcache-ssd-read-" + readerIds.getAndIncrement());
-            thread.setDaemon(true);
-            return thread;
-        });
-        ssd.readFilesOn(ssdReaders);
-        // LRU, every hit recorded: the RAM tier keeps the exact recency order it always had. The spare slots hold
-        // evicted blocks until their spill is written, so a burst of evictions does not stall fills.
-        this.ram = new L1BlockStore(new L1BlockStore.Context()
-            .capacityBytes(ctx.ramCapacityBytes)
-            .blockSize(ctx.blockSize)
-            .policy(PolicyKind.LRU)
-            .hitSampling(1)
-            .spareSlots(ctx.spillQueueCapacity)
-            .evictionListener(new RamEvictions()));
         this.spills = new ArrayBlockingQueue<>(ctx.spillQueueCapacity);
-        this.scrubStaging = ctx.ssdScrubBytesPerSecond > 0 ? ByteBuffer.allocateDirect(ctx.blockSize) : null;
-        this.scrubView = null == scrubStaging ? null : new UnsafeBuffer(scrubStaging);
-        this.spillWriter = new Thread(this::runSpillWriter, "offcache-ssd-spill");
-        this.spillWriter.setDaemon(true);
-        this.spillWriter.start();
+        // each step that owns memory, files or threads is undone, in reverse order, when a later one throws
+        SsdTier tier = null;
+        ExecutorService readers = null;
+        L1BlockStore slab = null;
+        ByteBuffer staging = null;
+        try
+        {
+            tier = SsdTier.open(ctx.ssdDir, ctx.ssdCapacityBytes, ctx.ssdOpenFiles, metrics);
+            final AtomicInteger readerIds = new AtomicInteger();
+            readers = Executors.newFixedThreadPool(ctx.ssdReadThreads, (task) ->
+            {
+                final Thread thread = new Thread(task, "offcache-ssd-read-" + readerIds.getAndIncrement());
+                thread.setDaemon(true);
+                return thread;
+            });
+            tier.readFilesOn(readers);
+            // LRU, every hit recorded: the RAM tier keeps the exact recency order it always had. The spare slots hold
+            // evicted blocks until their spill is written, so a burst of evictions does not stall fills.
+            slab = new L1BlockStore(new L1BlockStore.Context()
+                .capacityBytes(ctx.ramCapacityBytes)
+                .blockSize(ctx.blockSize)
+                .policy(PolicyKind.LRU)
+                .hitSampling(1)
+                .spareSlots(ctx.spillQueueCapacity)
+                .evictionListener(new RamEvictions()));
+            staging = ctx.ssdScrubBytesPerSecond > 0 ? ByteBuffer.allocateDirect(ctx.blockSize) : null;
+            this.ssd = tier;
+            this.ssdReaders = readers;
+            this.ram = slab;
+            this.scrubStaging = staging;
+            this.scrubView = null == staging ? null : new UnsafeBuffer(staging);
+            this.spillWriter = new Thread(this::runSpillWriter, "offcache-ssd-spill");
+            this.spillWriter.setDaemon(true);
+            this.spillWriter.start();
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            freeFailedOpen(tier, readers, slab, staging);
+            throw ex;
+        }
+    }
+
+    /** Frees what a constructor that threw had made, in reverse order (each argument null when not made yet). */
+    private void freeFailedOpen(
+        final SsdTier tier, final ExecutorService readers, final L1BlockStore slab, final ByteBuffer staging)
+    {
+        closed = true;
+        if (null != staging)
+        {
+            BufferUtil.free(staging);
+        }
+        if (null != slab)
+        {
+            slab.close();
+        }
+        if (null != readers)
+        {
+            readers.shutdownNow();
+        }
+        if (null != tier)
+        {
+            tier.close();
+        }
+        if (ownsMetrics)
+        {
+            metrics.close();
+        }
     }
 
     /**
@@ -523,7 +567,9 @@ public final class TieredBlockStore implements BlockStore
 
     /**
      * A free RAM slot for a demand block about to be fetched, or null (the block is staged and put as before);
-     * prefetched blocks go to SSD through {@link #put}.
+     * prefetched blocks go to SSD through {@link #put}. Reservations have their own bound within the spare slots:
+     * they leave one free slot per spill still pending, so while evictions wait for the SSD writer the puts behind
+     * them (each of which takes a slot and spills one more) still find one however many cold runs are landing.
      */
     @Override
     public BlockRef reserve(final long blockKey, final FetchClass fetchClass)
@@ -535,7 +581,13 @@ public final class TieredBlockStore implements BlockStore
         // Free slots only (normally the spare ones): a run's blocks past the end of an object of unknown size get
         // no bytes, and evicting resident blocks for them would push out what is read. Publishing evicts down to
         // the capacity once a block is in.
-        return ram.allocateIfFree();
+        return ram.allocateIfMoreFreeThan(reservationFloor());
+    }
+
+    /** Free RAM slots a reservation leaves: one per spill still pending. */
+    int reservationFloor()
+    {
+        return spillsPending.get();
     }
 
     /**
@@ -553,13 +605,7 @@ public final class TieredBlockStore implements BlockStore
         }
         // one CRC per block, at fill: checksummed answers of the whole block and its spill to SSD reuse it
         slot.crc32c(Crc32c.compute(slot.buffer(), 0, length));
-        final BlockRef held = ram.publish(blockKey, slot, true);
-        if (null == held)
-        {
-            return false;
-        }
-        held.release();
-        return true;
+        return ram.publishUnread(blockKey, slot, true);
     }
 
     /**

@@ -1,20 +1,20 @@
 package dev.offcache.server.http;
 
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
+import dev.offcache.core.counters.CounterTypes;
+import dev.offcache.range.metrics.CountersRegion;
 import dev.offcache.range.metrics.MetricFamilies;
 import dev.offcache.range.testing.Exposition;
 import dev.offcache.server.s3.S3ErrorCode;
 import dev.offcache.server.s3.S3Operation;
+import dev.offcache.server.tier.TierMetrics;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -25,10 +25,37 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class HttpMetricsTest
 {
     /** {@code respond(ctx, "obj", ...)}, {@code send(ctx, "obj", ...)}, {@code requireMethod(..., "metrics", ...)}. */
-    private static final Pattern ENDPOINT_ARGUMENT = Pattern.compile(
-        "(?:respond|respondJson|respondNotAllowed|send|stream|validKey)\\(ctx, \"([a-z0-9_]+)\"|" +
-        "requireMethod\\(ctx, method, HttpMethod\\.[A-Z]+, \"([a-z0-9_]+)\"|" +
-        "private static final String [A-Z]+ = \"(s3_[a-z]+)\"");
+    /**
+     * The counters a region must hold for the HTTP front and the tiers are exactly the ones they make: with every
+     * endpoint x status pair and every S3 error code used, a region of {@code HttpMetrics.COUNTERS} is full, and
+     * {@code TierMetrics.COUNTERS} are all the tiers' (the scalars were once counted by hand, one too many).
+     */
+    @Test
+    void theCountersNeededAreExactlyTheCountersMade()
+    {
+        try (CountersRegion region = CountersRegion.open(null, CounterTypes.L2_SERVER, HttpMetrics.COUNTERS))
+        {
+            final HttpMetrics metrics = new HttpMetrics(region);
+            for (final String endpoint : HttpMetrics.ENDPOINTS)
+            {
+                for (final int status : HttpMetrics.STATUSES)
+                {
+                    metrics.request(endpoint, status);
+                }
+                metrics.request(endpoint, 599);
+            }
+            for (final S3ErrorCode code : S3ErrorCode.values())
+            {
+                metrics.s3Error(code);
+            }
+            assertEquals(HttpMetrics.COUNTERS, region.snapshot().size(), "counters made in a region of COUNTERS");
+        }
+        try (CountersRegion region = CountersRegion.open(null, CounterTypes.L2_SERVER, TierMetrics.COUNTERS))
+        {
+            new TierMetrics(region);
+            assertEquals(TierMetrics.COUNTERS, region.snapshot().size());
+        }
+    }
 
     @Test
     void aStatusOutsideTheListIsCountedAsOther()
@@ -52,29 +79,27 @@ class HttpMetricsTest
         }
     }
 
+    /**
+     * The handlers pass {@link Endpoint}s (a misspelt one does not compile): every endpoint is in the table at its own
+     * row under its label, and a label that is no endpoint's is refused instead of counted as {@code other}.
+     */
     @Test
-    void everyEndpointTheHandlersNameIsInTheTable() throws Exception
+    void everyEndpointIsInTheTableAndAnUnknownLabelIsRefused()
     {
-        final Set<String> named = new TreeSet<>();
-        for (final String source : new String[] {"RequestHandler.java", "S3Front.java"})
+        assertEquals(Endpoint.all().size(), HttpMetrics.ENDPOINTS.size());
+        for (final Endpoint endpoint : Endpoint.all())
         {
-            final Matcher matcher = ENDPOINT_ARGUMENT.matcher(
-                Files.readString(Path.of("src/main/java/dev/offcache/server/http", source)));
-            while (matcher.find())
-            {
-                for (int group = 1; group <= matcher.groupCount(); group++)
-                {
-                    if (null != matcher.group(group))
-                    {
-                        named.add(matcher.group(group));
-                    }
-                }
-            }
+            assertEquals(endpoint.label(), HttpMetrics.ENDPOINTS.get(endpoint.row()));
+            assertSame(endpoint, Endpoint.named(endpoint.label()));
         }
-        assertTrue(named.containsAll(Set.of("obj", "ranges", "prefetch", "metrics", "s3_auth")), named.toString());
-        for (final String endpoint : named)
+        assertTrue(HttpMetrics.ENDPOINTS.containsAll(Set.of("obj", "ranges", "prefetch", "metrics", "s3_auth")));
+        try (HttpMetrics metrics = new HttpMetrics())
         {
-            assertTrue(HttpMetrics.ENDPOINTS.contains(endpoint), endpoint + " is not in HttpMetrics.ENDPOINTS");
+            assertThrows(IllegalArgumentException.class, () -> metrics.request("objj", 200));
+            assertThrows(IllegalArgumentException.class, () -> metrics.requests("objj", 200));
+            metrics.request(Endpoint.OBJ, 200);
+            assertEquals(1, metrics.requests("obj", 200));
+            assertEquals(0, metrics.requests("other", 200));
         }
         for (final S3Operation operation : S3Operation.values())
         {
@@ -91,7 +116,7 @@ class HttpMetricsTest
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         try (HttpMetrics metrics = new HttpMetrics())
         {
-            final String[] endpoints = {"obj", "ranges", HttpMetrics.s3Endpoint(S3Operation.GET_OBJECT)};
+            final Endpoint[] endpoints = {Endpoint.OBJ, Endpoint.RANGES, Endpoint.s3(S3Operation.GET_OBJECT)};
             final int[] statuses = {200, 206, 404, 418};
             for (int i = 0; i < 20_000; i++)
             {

@@ -1,9 +1,12 @@
 package dev.offcache.server.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -13,6 +16,7 @@ import java.util.Random;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.internal.PlatformDependent;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -87,6 +91,40 @@ class ServerAllocatorTest
         assertTrue(heap.hasArray());
         assertTrue(heap.release());
         assertTrue(pool.metric().usedDirectMemory() <= ServerAllocator.CHUNK_SIZE);
+    }
+
+    /**
+     * Under the build's JVM flags ({@code -Dio.netty.maxDirectMemory=0}) the pool's chunks are JDK direct buffers:
+     * they show in the JVM's direct pool and count against {@code -XX:MaxDirectMemorySize}, the limit the launcher
+     * sizes, instead of under a second limit of Netty's own of the same size.
+     */
+    @Test
+    void thePoolsChunksCountAgainstTheJvmsDirectMemoryLimit()
+    {
+        assertFalse(PlatformDependent.useDirectBufferNoCleaner(), "Netty takes no-cleaner buffers the JVM misses");
+        final PooledByteBufAllocator pool = ServerAllocator.create(1);
+        final long before = jvmDirectBytes();
+        final ByteBuf copy = pool.directBuffer(1 << 20);
+        try
+        {
+            // at least the chunk, give or take another thread's small buffer freed meanwhile (none without the flag)
+            assertTrue(jvmDirectBytes() - before >= ServerAllocator.CHUNK_SIZE - 65536,
+                "the JVM counts " + (jvmDirectBytes() - before) + " bytes of a " + ServerAllocator.CHUNK_SIZE +
+                "-byte chunk");
+            assertEquals(-1, PlatformDependent.usedDirectMemory(), "Netty keeps no limit of its own");
+        }
+        finally
+        {
+            copy.release();
+        }
+    }
+
+    private static long jvmDirectBytes()
+    {
+        return ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+            .filter((pool) -> "direct".equals(pool.getName()))
+            .mapToLong(BufferPoolMXBean::getMemoryUsed)
+            .sum();
     }
 
     @Test

@@ -20,9 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.engine.RangeCacheBuilder;
+import dev.offcache.range.origin.BlockForwardingObjectStore;
 import dev.offcache.range.origin.BlockProgress;
 import dev.offcache.range.origin.FileSystemOrigin;
-import dev.offcache.range.origin.ForwardingObjectStore;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.store.FetchClass;
 import dev.offcache.range.testing.CountingOrigin;
@@ -119,7 +119,7 @@ class SlotLandingTest
     }
 
     /** Holds each GET's read into block buffers after its first {@code after} blocks, until released. */
-    private static final class HoldingOrigin extends ForwardingObjectStore
+    private static final class HoldingOrigin extends BlockForwardingObjectStore
     {
         private final int after;
         private final CountDownLatch released = new CountDownLatch(1);
@@ -145,12 +145,6 @@ class SlotLandingTest
         public boolean readAnswersCarrySize()
         {
             return true;
-        }
-
-        @Override
-        public boolean readsBlocks()
-        {
-            return delegate().readsBlocks();
         }
 
         @Override

@@ -11,6 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -19,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.offcache.core.checksum.Crc32c;
+import dev.offcache.core.region.MappedRegion;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.store.BlockKeys;
 import dev.offcache.range.store.FetchClass;
@@ -125,6 +127,27 @@ class TieredBlockStoreTest
                 store.ssd().removeObject(name);
             });
         }
+    }
+
+    /**
+     * A store whose SSD directory cannot be made (a file is in its place) fails to open and frees what it had made
+     * by then: its private counters region (a mapping, counted by {@link MappedRegion#liveMappings()}), every time.
+     */
+    @Test
+    void aStoreThatCannotOpenItsSsdTierFreesItsPrivateCounters() throws IOException
+    {
+        final Path notADirectory = Files.writeString(dir.resolve("not-a-directory"), "x");
+        final long mappings = MappedRegion.liveMappings();
+        for (int i = 0; i < 3; i++)
+        {
+            final TieredBlockStore.Context context = new TieredBlockStore.Context()
+                .blockSize(BLOCK)
+                .ramCapacityBytes(4L * BLOCK)
+                .ssdDir(notADirectory.resolve("ssd"))
+                .names(new TestNames(BLOCK));
+            assertThrows(RuntimeException.class, () -> TieredBlockStore.open(context));
+        }
+        assertEquals(mappings, MappedRegion.liveMappings(), "mappings left by three failed opens");
     }
 
     @Test
@@ -283,6 +306,69 @@ class TieredBlockStoreTest
             assertEquals(1, store.metrics().ramEvictions());
             assertFalse(store.inRam(names.blockKey("a", 0)));
             assertArrayEquals(bytes, read(store, names, "b", 0));
+        }
+    }
+
+    /**
+     * Reservations leave one free slot per pending spill: with the spill writer held on its first write and two
+     * evictions pending, the two free spare slots are not reserved, so the next put takes one and evicts exactly one
+     * block (before, two landings took them and the put had to evict until spills were dropped). Once the spills are
+     * written, reservations take free slots again.
+     */
+    @Test
+    void reservationsLeaveOneFreeSlotPerPendingSpillForPuts() throws Exception
+    {
+        final TestNames names = new TestNames(1);
+        final CountDownLatch writerHeld = new CountDownLatch(1);
+        final CountDownLatch releaseWriter = new CountDownLatch(1);
+        final ObjectNames gated = (objectId) ->
+        {
+            if (Thread.currentThread().getName().equals("offcache-ssd-spill"))
+            {
+                writerHeld.countDown();
+                try
+                {
+                    releaseWriter.await();
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return names.nameOf(objectId);
+        };
+        final TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
+            .blockSize(BLOCK)
+            .ramCapacityBytes(4L * BLOCK)
+            .spillQueueCapacity(4)
+            .ssdCapacityBytes(16L * (BLOCK + BlockFileFormat.HEADER_LENGTH))
+            .ssdDir(dir.resolve("ssd"))
+            .names(gated));
+        try
+        {
+            for (int i = 0; i < 6; i++)
+            {
+                assertTrue(put(store, names, "a", i, BLOCK, FetchClass.DEMAND));
+            }
+            assertTrue(writerHeld.await(10, TimeUnit.SECONDS), "the spill writer reached its first write");
+            // 4 resident, 2 evicted blocks waiting for the writer: 2 of the 4 spare slots are free
+            assertEquals(6, store.liveSlots());
+            assertEquals(2, store.reservationFloor());
+            assertNull(store.reserve(names.blockKey("b", 0), FetchClass.DEMAND), "a free slot a put needs");
+            assertTrue(put(store, names, "c", 0, BLOCK, FetchClass.DEMAND));
+            assertEquals(3, store.metrics().ramEvictions(), "the put evicted one block");
+            assertEquals(0, store.metrics().spillsDropped.get(), "no eviction dropped");
+            releaseWriter.countDown();
+            assertTrue(store.awaitSpillsWritten(10_000));
+            final BlockRef landing = store.reserve(names.blockKey("b", 0), FetchClass.DEMAND);
+            assertNotNull(landing, "no spill pending: a free slot is reserved");
+            landing.release();
+        }
+        finally
+        {
+            // first: a held writer would keep close() waiting on the SSD tier's monitor
+            releaseWriter.countDown();
+            store.close();
         }
     }
 

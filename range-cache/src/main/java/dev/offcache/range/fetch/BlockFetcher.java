@@ -401,14 +401,7 @@ public final class BlockFetcher implements AutoCloseable
         slot.tryRetain();
         try
         {
-            try
-            {
-                metrics.storePut(store.commit(block.blockKey, slot, fetchClass));
-            }
-            catch (final Throwable ex)
-            {
-                metrics.fallback(StoreFallback.PUT_ERROR);
-            }
+            offer(block, slot, null, 0, length, fetchClass);
             block.complete(slot.buffer(), 0, length);
         }
         finally
@@ -589,7 +582,7 @@ public final class BlockFetcher implements AutoCloseable
                 {
                     if (block.admit && store != null)
                     {
-                        offer(block, view, offset, blockLength, fetchClass);
+                        offer(block, null, view, offset, blockLength, fetchClass);
                     }
                     block.complete(view, offset, blockLength);
                 }
@@ -621,8 +614,14 @@ public final class BlockFetcher implements AutoCloseable
         return -1;
     }
 
+    /**
+     * Offers a block to the store: its landed slot ({@link BlockStore#commit}, which takes the slot) or else its bytes
+     * in a staging view ({@link BlockStore#put}). A store that throws costs only the fallback count: the block is
+     * still handed to its waiters.
+     */
     private void offer(
         final BlockFetch block,
+        final BlockRef slot,
         final UnsafeBuffer view,
         final int offset,
         final int length,
@@ -630,7 +629,8 @@ public final class BlockFetcher implements AutoCloseable
     {
         try
         {
-            metrics.storePut(store.put(block.blockKey, view, offset, length, fetchClass));
+            metrics.storePut(null != slot ? store.commit(block.blockKey, slot, fetchClass) :
+                store.put(block.blockKey, view, offset, length, fetchClass));
         }
         catch (final Throwable ex)
         {

@@ -271,6 +271,19 @@ public final class L1BlockStore implements BlockStore, EvictionStats
     }
 
     /**
+     * As {@link #allocateIfFree()}, only while more than {@code keepFree} slots are free, so an owner can keep a
+     * share of the free slots for other fills (the L2 server keeps them for puts and the evictions they spill). The
+     * count is read, not claimed: concurrent callers may together take a few past it.
+     *
+     * @param keepFree free slots to leave, at least 0.
+     * @return a free slot, or null when the store is closed or no more than {@code keepFree} slots are free.
+     */
+    public BlockRef allocateIfMoreFreeThan(final int keepFree)
+    {
+        return closed || slab.freeSlots() <= keepFree ? null : tryAllocate();
+    }
+
+    /**
      * Makes a slot from {@link #allocate()} or {@link #allocateIfFree()} resident as a demand block, its length
      * (and CRC) set by the caller, or keeps the block already resident under that key. Either way {@code slot}
      * passes to the store (which releases it if not kept) and the caller gets one reader reference.
@@ -284,14 +297,35 @@ public final class L1BlockStore implements BlockStore, EvictionStats
      */
     public BlockRef publish(final long blockKey, final BlockRef slot, final boolean spill)
     {
+        checkFilled(blockKey, slot);
+        final BlockIndex.Entry entry = admit(blockKey, slot, false, spill, true);
+        return null == entry ? null : entry.ref;
+    }
+
+    /**
+     * As {@link #publish}, for a fill no one reads at once: no reader reference is taken, so none is released
+     * (two reference-count updates fewer per fill).
+     *
+     * @param blockKey a non-negative key.
+     * @param slot     the filled slot, length in [1, block size]; it passes to the store either way.
+     * @param spill    handed to the {@link EvictionListener} when the block is evicted (the L2 server: not on SSD).
+     * @return whether the block, or one already resident under that key, is resident; false if the store closed.
+     * @throws IllegalArgumentException if the key is negative or the length is not in [1, block size].
+     */
+    public boolean publishUnread(final long blockKey, final BlockRef slot, final boolean spill)
+    {
+        checkFilled(blockKey, slot);
+        return null != admit(blockKey, slot, false, spill, false);
+    }
+
+    private static void checkFilled(final long blockKey, final BlockRef slot)
+    {
         if (blockKey < 0 || slot.length() < 1)
         {
             slot.release();
             throw new IllegalArgumentException("blockKey must be >= 0 and the slot filled: " + blockKey + ", " +
                 slot);
         }
-        final BlockIndex.Entry entry = admit(blockKey, slot, false, spill, true);
-        return null == entry ? null : entry.ref;
     }
 
     /**

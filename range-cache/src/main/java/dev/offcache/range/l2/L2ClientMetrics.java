@@ -1,7 +1,6 @@
 package dev.offcache.range.l2;
 
 import java.nio.file.Path;
-import java.util.Map;
 
 import dev.offcache.core.counters.CounterTypes;
 import dev.offcache.range.metrics.CountersFile;
@@ -170,7 +169,7 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener, AutoClose
      */
     public long get(final Counter counter)
     {
-        return value(counts[counter.ordinal()], counter.metricName);
+        return region.value(counts[counter.ordinal()]);
     }
 
     /**
@@ -220,23 +219,6 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener, AutoClose
         }
     }
 
-    private long value(final AtomicCounter counter, final String label)
-    {
-        if (region.enter())
-        {
-            try
-            {
-                return counter.get();
-            }
-            finally
-            {
-                region.exit();
-            }
-        }
-        final Map<String, Long> last = region.snapshot();
-        return last.getOrDefault(label, 0L);
-    }
-
     /**
      * Reads that fell back for a reason.
      *
@@ -245,7 +227,7 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener, AutoClose
      */
     public long readFallbacks(final FallbackReason reason)
     {
-        return value(readFallbacks[reason.ordinal()], fallbackName("read", reason));
+        return region.value(readFallbacks[reason.ordinal()]);
     }
 
     /**
@@ -256,7 +238,7 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener, AutoClose
      */
     public long headFallbacks(final FallbackReason reason)
     {
-        return value(headFallbacks[reason.ordinal()], fallbackName("head", reason));
+        return region.value(headFallbacks[reason.ordinal()]);
     }
 
     /**

@@ -23,10 +23,6 @@ public final class CountersFile
     public static final int HEADER_LENGTH = 64;
     /** Counters a region has room for unless its owner asks for more (the engine's and the L2 client's). */
     public static final int DEFAULT_COUNTERS = 64;
-    /** Values of {@link #DEFAULT_COUNTERS} counters. */
-    public static final int VALUES_LENGTH = valuesLength(DEFAULT_COUNTERS);
-    /** Agrona needs this much metadata for {@link #VALUES_LENGTH} of values. */
-    public static final int METADATA_LENGTH = metadataLength(DEFAULT_COUNTERS);
     /** "OFRC" in ASCII. */
     public static final int MAGIC = 0x4F465243;
     /** Layout version. */

@@ -1,15 +1,14 @@
 package dev.offcache.range.metrics;
 
-import java.io.File;
-import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.agrona.BufferUtil;
-import org.agrona.IoUtil;
+import dev.offcache.core.region.MappedRegion;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.ConcurrentCountersManager;
@@ -21,15 +20,15 @@ import org.agrona.concurrent.status.CountersReader;
  * as its owner asks for ({@link CountersFile#DEFAULT_COUNTERS} unless it says). Counters come from an Agrona
  * {@link ConcurrentCountersManager}, one atomic add per update.
  *
- * <p>Memory: this object owns the mapping (or buffer) and frees it in {@link #close()}; the file stays on disk for a
- * last read. Writers that may race with {@code close()} bracket their updates with {@link #enter()} and
- * {@link #exit()}: {@code close()} waits for every writer inside, and after it nobody enters, so no update ever
- * touches unmapped memory. Thread-safe.
+ * <p>Memory: this object owns the mapping (or buffer), a {@link MappedRegion} (so leak tests count it with
+ * {@link MappedRegion#liveMappings()}), and frees it in {@link #close()}; the file stays on disk for a last read.
+ * Writers that may race with {@code close()} bracket their updates with {@link #enter()} and {@link #exit()}:
+ * {@code close()} waits for every writer inside, and after it nobody enters, so no update ever touches unmapped
+ * memory. Thread-safe.
  */
 public final class CountersRegion implements AutoCloseable
 {
-    private final ByteBuffer backing;
-    private final boolean mapped;
+    private final MappedRegion backing;
     private final ConcurrentCountersManager counters;
     private final int typeId;
     private final int capacity;
@@ -39,14 +38,13 @@ public final class CountersRegion implements AutoCloseable
     /** The values at close by counter id, for {@link #value}; written before {@link #finalValues} is published. */
     private final long[] finalById;
 
-    private CountersRegion(final ByteBuffer backing, final boolean mapped, final int typeId, final int capacity)
+    private CountersRegion(final MappedRegion backing, final int typeId, final int capacity)
     {
         this.backing = backing;
-        this.mapped = mapped;
         this.typeId = typeId;
         this.capacity = capacity;
         this.finalById = new long[capacity];
-        final UnsafeBuffer whole = new UnsafeBuffer(backing);
+        final UnsafeBuffer whole = backing.view(0, (int) backing.capacity());
         CountersFile.writeHeader(whole, capacity);
         counters = new ConcurrentCountersManager(CountersFile.metadata(whole), CountersFile.values(whole));
     }
@@ -82,14 +80,17 @@ public final class CountersRegion implements AutoCloseable
         final int total = CountersFile.fileLength(capacity);
         if (file == null)
         {
-            return new CountersRegion(ByteBuffer.allocateDirect(total), false, typeId, capacity);
+            return new CountersRegion(MappedRegion.anonymous(total), typeId, capacity);
         }
-        final File f = file.toFile();
-        if (f.exists() && !f.delete())
+        try
         {
-            throw new IllegalStateException("cannot replace the counters file " + file);
+            Files.deleteIfExists(file);
         }
-        return new CountersRegion(IoUtil.mapNewFile(f, total), true, typeId, capacity);
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot replace the counters file " + file, ex);
+        }
+        return new CountersRegion(MappedRegion.mapNewFile(file, total), typeId, capacity);
     }
 
     /**
@@ -218,13 +219,6 @@ public final class CountersRegion implements AutoCloseable
         }
         counters.forEach((counterId, label) -> finalById[counterId] = counters.getCounterValue(counterId));
         finalValues = readAll();
-        if (mapped)
-        {
-            IoUtil.unmap((MappedByteBuffer) backing);
-        }
-        else
-        {
-            BufferUtil.free(backing);
-        }
+        backing.close();
     }
 }

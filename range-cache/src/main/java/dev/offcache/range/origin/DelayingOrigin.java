@@ -18,7 +18,7 @@ import dev.offcache.range.store.FetchClass;
  *
  * <p>Memory and ownership: owns the wrapped origin (closed with it); holds no buffers.
  */
-public final class DelayingOrigin extends ForwardingObjectStore
+public final class DelayingOrigin extends BlockForwardingObjectStore
 {
     private final long latencyNanos;
     private final Executor delayed;
@@ -70,18 +70,6 @@ public final class DelayingOrigin extends ForwardingObjectStore
         peakGetsInFlight.accumulateAndGet(getsInFlight.incrementAndGet(), Math::max);
         return later().thenCompose((ignored) -> delegate().read(key, offset, destination, fetchClass, objectSize))
             .whenComplete((bytes, error) -> getsInFlight.decrementAndGet());
-    }
-
-    @Override
-    public boolean readAnswersCarrySize()
-    {
-        return delegate().readAnswersCarrySize();
-    }
-
-    @Override
-    public boolean readsBlocks()
-    {
-        return delegate().readsBlocks();
     }
 
     /** The wrapped origin's reads into block buffers, after the latency: one GET, counted as one. */

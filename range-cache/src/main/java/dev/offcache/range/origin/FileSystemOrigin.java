@@ -393,18 +393,7 @@ public final class FileSystemOrigin implements ObjectStore
             {
                 objectSize.accept(channel.size());
             }
-            final ByteBuffer target = destination.duplicate();
-            int total = 0;
-            while (target.hasRemaining())
-            {
-                final int read = channel.read(target, offset + total);
-                if (read < 0)
-                {
-                    break;
-                }
-                total += read;
-            }
-            return total;
+            return readFully(channel, destination.duplicate(), offset);
         }
         catch (final IOException ex)
         {
@@ -429,25 +418,14 @@ public final class FileSystemOrigin implements ObjectStore
             long total = 0;
             for (int i = 0; i < destinations.length; i++)
             {
-                final ByteBuffer target = destinations[i].duplicate();
-                final int start = target.position();
-                boolean ended = false;
-                while (target.hasRemaining())
-                {
-                    final int read = channel.read(target, offset + total + (target.position() - start));
-                    if (read < 0)
-                    {
-                        ended = true;
-                        break;
-                    }
-                }
-                final int bytes = target.position() - start;
+                final int asked = destinations[i].remaining();
+                final int bytes = readFully(channel, destinations[i].duplicate(), offset + total);
                 total += bytes;
                 if (bytes > 0)
                 {
                     progress.filled(i, bytes);
                 }
-                if (ended)
+                if (bytes < asked)
                 {
                     break;
                 }
@@ -458,6 +436,23 @@ public final class FileSystemOrigin implements ObjectStore
         {
             throw new OriginException("GET of '" + key + "' at " + offset + " in " + namespace + " failed", ex);
         }
+    }
+
+    /** Positional reads into {@code target} from {@code position} until it is full or the file ends: bytes read. */
+    private static int readFully(final FileChannel channel, final ByteBuffer target, final long position)
+        throws IOException
+    {
+        int total = 0;
+        while (target.hasRemaining())
+        {
+            final int read = channel.read(target, position + total);
+            if (read < 0)
+            {
+                break;
+            }
+            total += read;
+        }
+        return total;
     }
 
     private FileChannel open(final Path file, final String key) throws IOException

@@ -11,8 +11,8 @@ import java.util.function.LongConsumer;
 import java.util.function.Predicate;
 
 import dev.offcache.range.store.FetchClass;
+import dev.offcache.range.origin.BlockForwardingObjectStore;
 import dev.offcache.range.origin.BlockProgress;
-import dev.offcache.range.origin.ForwardingObjectStore;
 import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
@@ -24,7 +24,7 @@ import dev.offcache.range.origin.OriginException;
  * answers carry the object's size, as an S3 or HTTP origin's do; without it they say nothing, so an engine asks with
  * a HEAD first. Shared by the range-cache and cache-server tests.
  */
-public final class CountingOrigin extends ForwardingObjectStore
+public final class CountingOrigin extends BlockForwardingObjectStore
 {
     public record Get(String key, long offset, int length)
     {
@@ -213,12 +213,6 @@ public final class CountingOrigin extends ForwardingObjectStore
     }
 
     /** The delegate's reads into block buffers, counted as one GET each, with the same gates and faults. */
-    @Override
-    public boolean readsBlocks()
-    {
-        return delegate().readsBlocks();
-    }
-
     @Override
     public CompletableFuture<Integer> readBlocks(
         final String key, final long offset, final ByteBuffer[] destinations, final FetchClass fetchClass,
