@@ -4,6 +4,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 
 import org.agrona.MutableDirectBuffer;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import dev.offcache.core.ref.AbstractRefCounted;
@@ -40,6 +41,8 @@ public final class BlockRef extends AbstractRefCounted
     private final BlockSlab slab;
     private final int slotIndex;
     private final UnsafeBuffer view;
+    /** The slot's first byte: fixed for the slab's life, so {@link #tryCopy} never reads the re-pointed view. */
+    private final long address;
     private volatile int length;
     /** The CRC32C of the {@code length} bytes in use, unsigned, or -1 when the writer recorded none. */
     private volatile long crc32c = -1;
@@ -49,6 +52,7 @@ public final class BlockRef extends AbstractRefCounted
         this.slab = slab;
         this.slotIndex = slotIndex;
         this.view = view;
+        this.address = view.addressOffset();
     }
 
     /**
@@ -160,7 +164,9 @@ public final class BlockRef extends AbstractRefCounted
      *
      * <p>On {@code false} the destination range holds unspecified bytes (possibly another block's): the caller must
      * discard them and retain the handle instead, or treat the block as gone. Bounds are checked against the slot
-     * here, whatever Agrona's bounds-check setting, so a copy never reads outside the slot.
+     * here and against the destination by its {@code boundsCheck}, whatever Agrona's bounds-check setting, so a copy
+     * never reads outside the slot nor writes outside the destination; the bytes come straight from the slot's
+     * address (an expandable destination is filled through {@code putBytes}, which may grow it).
      *
      * @param offset      where in the slot to start.
      * @param destination where to copy to (its own bounds are checked as by {@code putBytes}).
@@ -173,6 +179,7 @@ public final class BlockRef extends AbstractRefCounted
     public boolean tryCopy(
         final int offset, final MutableDirectBuffer destination, final int destOffset, final int length)
     {
+        final BlockSlab slab = this.slab;
         if (offset < 0 || length < 0 || offset > slab.slotSize() - length)
         {
             throw new IndexOutOfBoundsException("range [offset=" + offset + ", length=" + length +
@@ -190,7 +197,18 @@ public final class BlockRef extends AbstractRefCounted
         boolean valid = false;
         try
         {
-            slab.copyOut(slotIndex, offset, destination, destOffset, length);
+            if (destination.isExpandable())
+            {
+                slab.copyOut(slotIndex, offset, destination, destOffset, length);
+            }
+            else
+            {
+                // Straight from the slot's address: no walk through the region's mappings and no second bounds
+                // check of the source (done above); the destination's own check runs whatever Agrona's setting.
+                destination.boundsCheck(destOffset, length);
+                UnsafeApi.copyMemory(
+                    null, address + offset, destination.byteArray(), destination.addressOffset() + destOffset, length);
+            }
             VarHandle.acquireFence();
             valid = !isReleased();
         }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Set;
 
 import dev.offcache.core.region.MappedRegion;
+import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -347,6 +348,32 @@ class BlockSlabTest
             ref.release();
             assertFalse(ref.tryCopy(0, destination, 0, 8), "a released handle copies nothing valid");
         }
+    }
+
+    @Test
+    void tryCopyChecksTheDestinationAndGrowsAnExpandableOne()
+    {
+        final BlockSlab slab = BlockSlab.anonymous(2L * SLOT, SLOT);
+        final BlockRef ref = slab.tryAllocate();
+        for (int i = 0; i < SLOT; i++)
+        {
+            ref.buffer().putByte(i, (byte) (i * 7));
+        }
+        final byte[] small = new byte[64];
+        final UnsafeBuffer tooSmall = new UnsafeBuffer(small);
+        assertThrows(IndexOutOfBoundsException.class, () -> ref.tryCopy(0, tooSmall, 32, 33));
+        assertThrows(IndexOutOfBoundsException.class, () -> ref.tryCopy(0, tooSmall, -1, 8));
+        assertEquals(0, small[0], "nothing copied into a destination too small for the range");
+        final ExpandableArrayBuffer growing = new ExpandableArrayBuffer(16);
+        assertTrue(ref.tryCopy(10, growing, 4, 1000));
+        assertTrue(growing.capacity() >= 1004, "grown to hold the range: " + growing.capacity());
+        for (int i = 0; i < 1000; i++)
+        {
+            assertEquals((byte) ((10 + i) * 7), growing.getByte(4 + i));
+        }
+        ref.release();
+        slab.close();
+        assertTrue(slab.isUnmapped(), "a copy that threw left the reader guard");
     }
 
     @Test

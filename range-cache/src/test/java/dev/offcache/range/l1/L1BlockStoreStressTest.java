@@ -150,6 +150,97 @@ class L1BlockStoreStressTest
         assertNull(store.acquire(0));
     }
 
+    /**
+     * The copy read's validation at the store's level: few large slots, a writer that stores a new block (evicting
+     * the least recent one, whose slot the very next put re-uses with other bytes) as fast as it can, and readers
+     * copying whole blocks without a reference. Runs until copies have conflicted with an eviction (the copy was
+     * discarded and redone under a reference, or became a miss): every copy the store returned holds exactly its
+     * block's bytes. With the re-check in {@code BlockRef.tryCopy} removed, this test fails with a wrong byte
+     * (checked by hand).
+     */
+    @Test
+    @Timeout(60)
+    void copiesRacingEvictionAndSlotReuseAreRedoneOrMissesNeverAnotherBlocksBytes() throws Exception
+    {
+        final int block = 64 * 1024;
+        final int slots = 4;
+        final int keys = 8;
+        final L1BlockStore store = new L1BlockStore(new L1BlockStore.Context().blockSize(block)
+            .capacityBytes((long) slots * block).policy(PolicyKind.LRU).hitSampling(1));
+        final UnsafeBuffer[] contents = new UnsafeBuffer[keys];
+        for (int k = 0; k < keys; k++)
+        {
+            contents[k] = Blocks.contentOf(k, block);
+        }
+        final AtomicBoolean stop = new AtomicBoolean();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final AtomicLong copies = new AtomicLong();
+        final AtomicLong misses = new AtomicLong();
+        final List<Thread> threads = new ArrayList<>();
+        for (int r = 0; r < 2; r++)
+        {
+            threads.add(new Thread(() ->
+            {
+                final UnsafeBuffer destination = new UnsafeBuffer(new byte[block]);
+                final ThreadLocalRandom random = ThreadLocalRandom.current();
+                while (!stop.get())
+                {
+                    final long key = random.nextInt(keys);
+                    final int blockLength = store.read(key, 0, destination, 0, block);
+                    if (blockLength < 0)
+                    {
+                        misses.incrementAndGet();
+                        continue;
+                    }
+                    final int mismatch = Blocks.firstMismatch(key, destination, blockLength, block);
+                    if (mismatch != -1)
+                    {
+                        throw new AssertionError("copy of block " + key + " wrong at byte " + mismatch);
+                    }
+                    copies.incrementAndGet();
+                }
+            }, "copier-" + r));
+        }
+        threads.add(new Thread(() ->
+        {
+            long next = 0;
+            while (!stop.get())
+            {
+                final int key = (int) (next++ % keys);
+                if (!store.resident(key))
+                {
+                    store.put(key, contents[key], 8, Blocks.lengthOf(key, block), FetchClass.DEMAND);
+                }
+            }
+        }, "evicting-writer"));
+        for (final Thread thread : threads)
+        {
+            thread.setUncaughtExceptionHandler((t, ex) -> failure.compareAndSet(null, ex));
+            thread.start();
+        }
+        final long start = System.nanoTime();
+        while (failure.get() == null && (System.nanoTime() - start < RUN_NANOS ||
+            System.nanoTime() - start < MAX_RUN_NANOS && (store.copyConflicts() < 20 || copies.get() <= 1000)))
+        {
+            Thread.sleep(1);
+        }
+        stop.set(true);
+        for (final Thread thread : threads)
+        {
+            thread.join(10_000);
+        }
+        if (failure.get() != null)
+        {
+            throw new AssertionError("a worker failed after " + store.copyConflicts() + " conflicts", failure.get());
+        }
+        assertTrue(store.copyConflicts() > 0, "no copy ever overlapped an eviction: " + store);
+        assertTrue(copies.get() > 1000, "copies verified: " + copies.get() + ", misses " + misses.get());
+        assertTrue(store.evictions() > 1000, "the writer churned: " + store);
+        assertEquals(store.residentBlocks(), store.liveSlots(), "no slot lost: " + store);
+        store.close();
+        assertEquals(0, store.liveSlots(), "every slot returned at close");
+    }
+
     @Test
     @Timeout(30)
     void closeWhileReadersAndWritersRunLeaksNothing() throws Exception
