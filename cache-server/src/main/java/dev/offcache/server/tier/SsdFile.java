@@ -82,7 +82,7 @@ public final class SsdFile extends AbstractRefCounted implements BlockFile
             metrics.ssdColdReads.increment();
             return null;
         }
-        metrics.ssdMappedSends.increment();
+        metrics.ssdResidentSends.increment();
         return view;
     }
 
