@@ -181,7 +181,7 @@ echo "lookups: ram_hit $(metric 'offcache_server_block_lookups_total{result="ram
   "miss $(metric 'offcache_server_block_lookups_total{result="miss"}')"
 echo "SSD blocks verified $(metric offcache_server_ssd_verified_reads_total)," \
   "sent from their files $(metric offcache_server_ssd_zero_copy_reads_total)" \
-  "(chunks from the mapping $(metric offcache_server_ssd_resident_sends_total)," \
+  "(chunks from the mapping $(metric offcache_server_ssd_mapped_sends_total)," \
   "read cold $(metric offcache_server_ssd_cold_reads_total))"
 echo "peak RSS: l2 $(hwm "$L2_PID"), nginx worker $(nginx_hwm)"
 # of the L2's RSS now: anonymous memory (heap, slab, pools) and file pages (the mapped SSD block files: page cache)

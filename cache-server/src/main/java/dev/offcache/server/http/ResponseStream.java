@@ -59,13 +59,6 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
      */
     static final int MAX_CHUNKS_IN_FLIGHT = 2;
 
-    /**
-     * The largest resident SSD chunk sent from its file's mapping (one copy into the socket); larger ones go out with
-     * sendfile. Measured side by side against sendfile on the 2-core machine: 64 KiB chunks 1.05-1.46x faster from the
-     * mapping, 1 MiB chunks 0.77-0.93x; the crossover between was not measured (docs/cache-server.md).
-     */
-    static final int MAPPED_SEND_MAX_BYTES = 256 * 1024;
-
     private final ChannelHandlerContext ctx;
     private final RequestHandler handler;
     private final ServerState.InFlight inFlight;
@@ -161,10 +154,9 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
     }
 
     /**
-     * A chunk of a verified SSD block file: when its pages are resident, from the file's mapping (one copy into the
-     * socket, as from a RAM block) up to {@link #MAPPED_SEND_MAX_BYTES}, with sendfile above; when not, read on the
-     * SSD tier's reader threads, so nothing here waits for the disk; a file the store does not map goes out with
-     * sendfile. A whole block carries the CRC recorded with it, not one of
+     * A chunk of a verified SSD block file: from the file's mapping when its pages are resident (one copy into the
+     * socket, as from a RAM block; nothing here waits for the disk), else read on the SSD tier's reader threads; a
+     * file the store does not map goes out with sendfile. A whole block carries the CRC recorded with it, not one of
      * the bytes sent, so a file damaged since its check is caught by the client.
      */
     @Override
@@ -176,14 +168,9 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         final ByteBuffer resident = file.residentBytes(offset, length);
         if (null != resident)
         {
-            if (length <= MAPPED_SEND_MAX_BYTES || recorded < 0 && checksummed)
-            {
-                final long checksum = !checksummed ? -1 :
-                    recorded >= 0 ? recorded : Crc32c.compute(resident, 0, length) & 0xFFFF_FFFFL;
-                return writeChecksum(write(BlockByteBuf.view(file, resident), length), checksum);
-            }
-            // a large resident chunk: sendfile, which finds its pages in the page cache and so waits for no disk
-            return writeChecksum(write(new BlockFileRegion(file, offset, length), length), recorded);
+            final long checksum = !checksummed ? -1 :
+                recorded >= 0 ? recorded : Crc32c.compute(resident, 0, length) & 0xFFFF_FFFFL;
+            return writeChecksum(write(BlockByteBuf.view(file, resident), length), checksum);
         }
         if (file.mapped() || (checksummed && recorded < 0))
         {

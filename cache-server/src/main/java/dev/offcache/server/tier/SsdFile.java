@@ -82,7 +82,7 @@ public final class SsdFile extends AbstractRefCounted implements BlockFile
             metrics.ssdColdReads.increment();
             return null;
         }
-        metrics.ssdResidentSends.increment();
+        metrics.ssdMappedSends.increment();
         return view;
     }
 

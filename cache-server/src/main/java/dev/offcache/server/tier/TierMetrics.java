@@ -41,7 +41,7 @@ public final class TierMetrics implements AutoCloseable
     final AtomicCounter ssdEvictions;
     final AtomicCounter ssdVerifiedReads;
     final AtomicCounter ssdZeroCopyReads;
-    final AtomicCounter ssdResidentSends;
+    final AtomicCounter ssdMappedSends;
     final AtomicCounter ssdColdReads;
     final AtomicCounter ssdScrubbedBlocks;
     final AtomicCounter ssdCorruptBlocks;
@@ -86,7 +86,7 @@ public final class TierMetrics implements AutoCloseable
         ssdEvictions = region.newCounter("offcache_server_ssd_evictions_total");
         ssdVerifiedReads = region.newCounter("offcache_server_ssd_verified_reads_total");
         ssdZeroCopyReads = region.newCounter("offcache_server_ssd_zero_copy_reads_total");
-        ssdResidentSends = region.newCounter("offcache_server_ssd_resident_sends_total");
+        ssdMappedSends = region.newCounter("offcache_server_ssd_mapped_sends_total");
         ssdColdReads = region.newCounter("offcache_server_ssd_cold_reads_total");
         ssdScrubbedBlocks = region.newCounter("offcache_server_ssd_scrubbed_blocks_total");
         ssdCorruptBlocks = region.newCounter("offcache_server_ssd_corrupt_blocks_total");
@@ -169,14 +169,13 @@ public final class TierMetrics implements AutoCloseable
     }
 
     /**
-     * Chunks of mapped SSD blocks sent while their pages were resident (from the mapping, or large ones with
-     * sendfile).
+     * Chunks of verified SSD blocks sent from the file's mapping (their pages were resident).
      *
      * @return the count.
      */
-    public long ssdResidentSends()
+    public long ssdMappedSends()
     {
-        return read(ssdResidentSends);
+        return read(ssdMappedSends);
     }
 
     /**
@@ -294,9 +293,8 @@ public final class TierMetrics implements AutoCloseable
                 read(ssdVerifiedReads))
             .counter("offcache_server_ssd_zero_copy_reads_total",
                 "Verified SSD blocks sent straight from their files (mapping or sendfile).", read(ssdZeroCopyReads))
-            .counter("offcache_server_ssd_resident_sends_total",
-                "Chunks of mapped SSD blocks sent while resident (from the mapping, large ones with sendfile).",
-                read(ssdResidentSends))
+            .counter("offcache_server_ssd_mapped_sends_total",
+                "Chunks of SSD blocks sent from the file's mapping, its pages resident.", read(ssdMappedSends))
             .counter("offcache_server_ssd_cold_reads_total",
                 "Chunks of mapped SSD blocks not resident, read on the SSD reader threads.", read(ssdColdReads))
             .counter("offcache_server_ssd_scrubbed_blocks_total",

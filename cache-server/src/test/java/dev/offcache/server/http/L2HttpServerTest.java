@@ -235,8 +235,8 @@ class L2HttpServerTest
         assertArrayEquals(Arrays.copyOfRange(big, 1000, 2 * BLOCK + 6), part.body());
         assertEquals(11 + 11 + 3, harness.store.metrics().ssdZeroCopyReads());
         // each chunk from its file's mapping (its pages resident) or, not resident, read on the SSD threads: once
-        assertEquals(11 + 11 + 3, harness.store.metrics().ssdResidentSends() + harness.store.metrics().ssdColdReads());
-        assertTrue(harness.store.metrics().ssdResidentSends() > 0, "blocks just read are resident");
+        assertEquals(11 + 11 + 3, harness.store.metrics().ssdMappedSends() + harness.store.metrics().ssdColdReads());
+        assertTrue(harness.store.metrics().ssdMappedSends() > 0, "blocks just read are resident");
         assertEquals(11 + 11 + 3, harness.store.metrics().ssdHits(), "one lookup per chunk, counted as an SSD hit");
         assertEquals(ramHits, harness.store.metrics().ramHits());
         assertEquals(11, harness.store.metrics().ssdVerifiedReads(), "no block read a second time");

@@ -67,7 +67,7 @@ class SsdFileMappingTest
                 final ByteBuffer whole = open.residentBytes(0, BLOCK);
                 assertNotNull(whole);
                 assertBytes(whole, 0, BLOCK, 3);
-                assertEquals(2, metrics.ssdResidentSends());
+                assertEquals(2, metrics.ssdMappedSends());
                 assertEquals(0, metrics.ssdColdReads());
 
                 // what the HTTP layer sends: a Netty view of the same memory, holding its own file reference
@@ -102,7 +102,7 @@ class SsdFileMappingTest
             {
                 assertFalse(open.mapped(), "a map and unmap per chunk would cost more than its sendfile");
                 assertNull(open.residentBytes(0, BLOCK));
-                assertEquals(0, metrics.ssdResidentSends() + metrics.ssdColdReads());
+                assertEquals(0, metrics.ssdMappedSends() + metrics.ssdColdReads());
             }
             finally
             {
