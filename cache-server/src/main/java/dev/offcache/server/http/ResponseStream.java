@@ -30,9 +30,8 @@ import io.netty.handler.codec.http.LastHttpContent;
  * byte of the body is fetched, so a slow origin never looks like a dead server), then the body as the engine's
  * {@link BlockStream} hands it over, chunk by chunk, all on the channel's event loop.
  *
- * <p>RAM blocks go out as zero-copy views of their slots ({@link BlockByteBuf}), verified SSD blocks as views of
- * their files' mappings while the pages are resident (else read on the SSD tier's reader threads), or as file
- * regions sent with sendfile ({@link BlockFileRegion}) when the store does not map them, anything else from a copy. Each chunk's bytes were reserved from the
+ * <p>RAM blocks go out as zero-copy views of their slots ({@link BlockByteBuf}), verified SSD blocks as file regions
+ * sent with sendfile ({@link BlockFileRegion}), anything else from a copy. Each chunk's bytes were reserved from the
  * global {@link MemoryBudget} by the stream; they go back when the socket has written the chunk. At most
  * {@link #MAX_CHUNKS_IN_FLIGHT} chunks are handed to Netty and not yet written, and none while the channel is not
  * writable: the stream pauses (its look-ahead stays bounded by the budget) and resumes when the socket drains. A
@@ -153,31 +152,22 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         return writeChecksum(write(BlockByteBuf.wrap(ref, offset, length), length), checksum);
     }
 
-    /**
-     * A chunk of a verified SSD block file: from the file's mapping when its pages are resident (one copy into the
-     * socket, as from a RAM block; nothing here waits for the disk), else read on the SSD tier's reader threads; a
-     * file the store does not map goes out with sendfile. A whole block carries the CRC recorded with it, not one of
-     * the bytes sent, so a file damaged since its check is caught by the client.
-     */
     @Override
     public boolean onFile(final int range, final long position, final BlockFile file, final int offset,
         final int length)
     {
         writeFramesUpTo(range);
-        final long recorded = checksummed && offset == 0 && length == file.length() ? file.crc32c() : -1;
-        final ByteBuffer resident = file.residentBytes(offset, length);
-        if (null != resident)
+        if (checksummed)
         {
-            final long checksum = !checksummed ? -1 :
-                recorded >= 0 ? recorded : Crc32c.compute(resident, 0, length) & 0xFFFF_FFFFL;
-            return writeChecksum(write(BlockByteBuf.view(file, resident), length), checksum);
+            if (offset == 0 && length == file.length() && file.crc32c() >= 0)
+            {
+                // the CRC recorded with the block, not one of the bytes sent: a file damaged since is caught
+                final long recorded = file.crc32c();
+                return writeChecksum(write(new BlockFileRegion(file, offset, length), length), recorded);
+            }
+            return writeFromFile(file, offset, length);
         }
-        if (file.mapped() || (checksummed && recorded < 0))
-        {
-            // not resident (sendfile would wait for the disk on this thread), or a part whose CRC must be computed
-            return writeFromFile(file, offset, length, recorded);
-        }
-        return writeChecksum(write(new BlockFileRegion(file, offset, length), length), recorded);
+        return write(new BlockFileRegion(file, offset, length), length);
     }
 
     @Override
@@ -199,11 +189,10 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
     }
 
     /**
-     * A chunk of a block file read on the SSD tier's reader threads (never here, on the event loop), then sent from
-     * memory with its CRC when checksummed: {@code recorded} when it is the whole block's recorded one (not -1), else
-     * the CRC of the bytes read. The stream pauses meanwhile, so the body stays in order.
+     * A part of a block file (no recorded CRC covers it): read on the SSD tier's reader threads (never here, on the
+     * event loop), then checksummed and sent from memory. The stream pauses meanwhile, so the body stays in order.
      */
-    private boolean writeFromFile(final BlockFile file, final int offset, final int length, final long recorded)
+    private boolean writeFromFile(final BlockFile file, final int offset, final int length)
     {
         final ByteBuf buf = ctx.alloc().directBuffer(length + Integer.BYTES);
         reading = true;
@@ -215,12 +204,12 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         }
         catch (final RuntimeException ex)
         {
-            onFileRead(file, buf, length, recorded, ex);
+            onFileRead(file, buf, length, ex);
             return false;
         }
         if (read.isCompletedExceptionally())
         {
-            onFileRead(file, buf, length, recorded, failureOf(read));
+            onFileRead(file, buf, length, failureOf(read));
             return false;
         }
         if (read.isDone())
@@ -230,13 +219,13 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
             paused = false;
             file.release();
             buf.writerIndex(length);
-            return writeRead(buf, length, recorded);
+            return write(withTrailer(buf, length), length);
         }
         read.whenComplete((ignored, error) ->
         {
             try
             {
-                ctx.executor().execute(() -> onFileRead(file, buf, length, recorded, error));
+                ctx.executor().execute(() -> onFileRead(file, buf, length, error));
             }
             catch (final RejectedExecutionException ex)
             {
@@ -249,15 +238,8 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         return false;
     }
 
-    /** A chunk read from its file, with the recorded CRC as its trailer or (-1) one of the bytes read. */
-    private boolean writeRead(final ByteBuf buf, final int length, final long recorded)
-    {
-        return recorded >= 0 ? writeChecksum(write(buf, length), recorded) : write(withTrailer(buf, length), length);
-    }
-
     /** The part of a block file is in (or failed): it goes out with its CRC, then the stream goes on. */
-    private void onFileRead(
-        final BlockFile file, final ByteBuf buf, final int length, final long recorded, final Throwable error)
+    private void onFileRead(final BlockFile file, final ByteBuf buf, final int length, final Throwable error)
     {
         file.release();
         reading = false;
@@ -272,7 +254,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
             return;
         }
         buf.writerIndex(length);
-        final boolean more = writeRead(buf, length, recorded);
+        final boolean more = write(withTrailer(buf, length), length);
         if (completeAfterRead)
         {
             completeAfterRead = false;

@@ -2,7 +2,6 @@ package dev.offcache.server.source;
 
 import java.nio.ByteBuffer;
 
-import dev.offcache.core.ref.RefCounted;
 import dev.offcache.core.slab.BlockRef;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -12,60 +11,18 @@ import io.netty.util.internal.PlatformDependent;
 import org.agrona.DirectBuffer;
 
 /**
- * A Netty buffer that is a zero-copy view of part of a cached block's memory: a RAM block's off-heap slot, or the
- * mapping of an SSD block file ({@link #view}). It owns one reference to the block (or file): when Netty has written
- * it and releases it, that reference is released too, so the slot cannot be reused, nor the mapping unmapped, while
- * the socket still reads from it.
+ * A Netty buffer that is a zero-copy view of part of a cached block's off-heap slot. It owns one reference to the
+ * block: when Netty has written it and releases it, the block reference is released too, so the slot cannot be
+ * reused while the socket still reads from it.
  */
 public final class BlockByteBuf extends UnpooledUnsafeDirectByteBuf
 {
-    private final RefCounted ref;
+    private final BlockRef ref;
 
-    private BlockByteBuf(final ByteBuffer view, final RefCounted ref)
+    private BlockByteBuf(final ByteBuffer view, final BlockRef ref)
     {
         super(UnpooledByteBufAllocator.DEFAULT, view, view.remaining());
         this.ref = ref;
-    }
-
-    /**
-     * Wraps memory that another reference-counted owner keeps valid (the view an SSD block file gives of its mapping,
-     * {@code BlockFile#residentBytes}). Takes over the caller's reference to {@code owner} in every case: it is
-     * released when the returned buffer is, or at once if wrapping fails.
-     *
-     * @param owner a retained reference that keeps {@code view}'s memory valid.
-     * @param view  direct memory (read-only allowed), its position to its limit the bytes to send.
-     * @return a buffer with the view's bytes readable.
-     */
-    public static ByteBuf view(final RefCounted owner, final ByteBuffer view)
-    {
-        try
-        {
-            final int length = view.remaining();
-            ByteBuffer writable = view;
-            if (view.isReadOnly())
-            {
-                // a read-only mapping: Netty's direct buffers take writable ones, so view the same memory through one
-                // (never written: the socket only reads what it is handed)
-                writable = PlatformDependent.hasDirectBufferNoCleanerConstructor() ?
-                    PlatformDependent.directBuffer(PlatformDependent.directBufferAddress(view) + view.position(),
-                    length) : null;
-            }
-            if (null == writable)
-            {
-                final ByteBuf copy = PooledByteBufAllocator.DEFAULT.directBuffer(length, length);
-                copy.writeBytes(view.duplicate());
-                owner.release();
-                return copy;
-            }
-            final BlockByteBuf wrapped = new BlockByteBuf(writable, owner);
-            wrapped.writerIndex(length);
-            return wrapped;
-        }
-        catch (final RuntimeException ex)
-        {
-            owner.release();
-            throw ex;
-        }
     }
 
     /**

@@ -45,8 +45,7 @@ import org.slf4j.LoggerFactory;
  * runs outside it. Memory: the tier owns no off-heap memory; reads fill buffers their callers own.
  *
  * <p>Verified blocks are sent from their files ({@link #openVerified}) through a bounded cache of open descriptors
- * (least recently used closed first): a hit costs no open or close, only a lookup. A cached file is mapped as well
- * ({@link SsdFile#residentBytes}), so the mapped bytes are at most the cache's files times the block size. The engine's packed block keys are
+ * (least recently used closed first): a hit costs no open or close, only a lookup. The engine's packed block keys are
  * indexed too, beside the durable names, so a hit allocates nothing; a key is learned on its first lookup by name.
  */
 public final class SsdTier implements AutoCloseable
@@ -774,10 +773,7 @@ public final class SsdTier implements AutoCloseable
             // evicted between lookup and open (NoSuchFileException), or unreadable: the caller takes another path
             return null;
         }
-        // a file the cache keeps is mapped too (chunks go out from the mapping while resident); one opened per send
-        // is not: a map and unmap per chunk would cost more than the sendfile
-        final SsdFile opened = new SsdFile(channel, entry.length(), entry.crc(), fileReaders,
-            maxOpenFiles > 0 ? SsdFile.map(channel, entry.length()) : null, metrics);
+        final SsdFile opened = new SsdFile(channel, entry.length(), entry.crc(), fileReaders);
         SsdFile result = opened;
         SsdFile evicted = null;
         synchronized (this)

@@ -25,7 +25,7 @@ import org.agrona.concurrent.status.AtomicCounter;
 public final class TierMetrics implements AutoCloseable
 {
     /** Counters this needs in a region. */
-    public static final int COUNTERS = 22;
+    public static final int COUNTERS = 20;
 
     private final CountersRegion region;
     private final boolean ownsRegion;
@@ -41,8 +41,6 @@ public final class TierMetrics implements AutoCloseable
     final AtomicCounter ssdEvictions;
     final AtomicCounter ssdVerifiedReads;
     final AtomicCounter ssdZeroCopyReads;
-    final AtomicCounter ssdMappedSends;
-    final AtomicCounter ssdColdReads;
     final AtomicCounter ssdScrubbedBlocks;
     final AtomicCounter ssdCorruptBlocks;
     final AtomicCounter ssdLengthMismatches;
@@ -86,8 +84,6 @@ public final class TierMetrics implements AutoCloseable
         ssdEvictions = region.newCounter("offcache_server_ssd_evictions_total");
         ssdVerifiedReads = region.newCounter("offcache_server_ssd_verified_reads_total");
         ssdZeroCopyReads = region.newCounter("offcache_server_ssd_zero_copy_reads_total");
-        ssdMappedSends = region.newCounter("offcache_server_ssd_mapped_sends_total");
-        ssdColdReads = region.newCounter("offcache_server_ssd_cold_reads_total");
         ssdScrubbedBlocks = region.newCounter("offcache_server_ssd_scrubbed_blocks_total");
         ssdCorruptBlocks = region.newCounter("offcache_server_ssd_corrupt_blocks_total");
         ssdLengthMismatches = region.newCounter("offcache_server_ssd_length_mismatches_total");
@@ -159,33 +155,13 @@ public final class TierMetrics implements AutoCloseable
     }
 
     /**
-     * Verified SSD blocks opened to be sent straight from their files (from the mapping, read, or with sendfile).
+     * Verified SSD blocks opened to be sent straight from their files.
      *
      * @return the count.
      */
     public long ssdZeroCopyReads()
     {
         return read(ssdZeroCopyReads);
-    }
-
-    /**
-     * Chunks of verified SSD blocks sent from the file's mapping (their pages were resident).
-     *
-     * @return the count.
-     */
-    public long ssdMappedSends()
-    {
-        return read(ssdMappedSends);
-    }
-
-    /**
-     * Chunks of mapped SSD blocks whose pages were not resident, read on the reader threads instead.
-     *
-     * @return the count.
-     */
-    public long ssdColdReads()
-    {
-        return read(ssdColdReads);
     }
 
     /**
@@ -292,11 +268,7 @@ public final class TierMetrics implements AutoCloseable
             .counter("offcache_server_ssd_verified_reads_total", "SSD reads whose CRC32C checked out.",
                 read(ssdVerifiedReads))
             .counter("offcache_server_ssd_zero_copy_reads_total",
-                "Verified SSD blocks sent straight from their files (mapping or sendfile).", read(ssdZeroCopyReads))
-            .counter("offcache_server_ssd_mapped_sends_total",
-                "Chunks of SSD blocks sent from the file's mapping, its pages resident.", read(ssdMappedSends))
-            .counter("offcache_server_ssd_cold_reads_total",
-                "Chunks of mapped SSD blocks not resident, read on the SSD reader threads.", read(ssdColdReads))
+                "Verified SSD blocks sent straight from their files (sendfile).", read(ssdZeroCopyReads))
             .counter("offcache_server_ssd_scrubbed_blocks_total",
                 "SSD blocks re-read and CRC-checked by the background scrub.", read(ssdScrubbedBlocks))
             .counter("offcache_server_ssd_corrupt_blocks_total", "SSD blocks dropped: failed verification.",

@@ -54,34 +54,6 @@ public interface BlockFile extends RefCounted
     }
 
     /**
-     * Part of the block as memory to send from (a view of the store's mapping of the file), when the store maps the
-     * file and every page of the part is resident (in the page cache), so that reading the view waits for no disk. A
-     * socket write from it costs one copy, as from a RAM block, where sendfile costs more on some kernels (see
-     * {@code docs/cache-server.md}).
-     *
-     * @param offsetInBlock the first byte, within the block.
-     * @param length        how many bytes.
-     * @return a view of exactly those bytes, valid until {@link #release()}; null when the file is not mapped
-     *     ({@link #mapped()}) or the part is not resident (read it with {@link #readAsync} instead, off the caller's
-     *     thread).
-     */
-    default ByteBuffer residentBytes(final int offsetInBlock, final int length)
-    {
-        return null;
-    }
-
-    /**
-     * Whether the store maps this file, so that a null {@link #residentBytes} means the part is not resident (and
-     * sendfile from {@link #channel()} would wait for the disk).
-     *
-     * @return false by default.
-     */
-    default boolean mapped()
-    {
-        return false;
-    }
-
-    /**
      * Reads {@code destination.remaining()} bytes of the block from {@code offsetInBlock} into {@code destination}
      * (from its position, which is left as it was), for a reader that needs the bytes rather than sendfile (a part of
      * a block whose CRC32C must be sent with it). A store with reader threads (the L2 server's SSD tier) reads there,
