@@ -180,11 +180,9 @@ echo "lookups: ram_hit $(metric 'offcache_server_block_lookups_total{result="ram
   "ssd_hit $(metric 'offcache_server_block_lookups_total{result="ssd_hit"}')" \
   "miss $(metric 'offcache_server_block_lookups_total{result="miss"}')"
 echo "SSD blocks verified $(metric offcache_server_ssd_verified_reads_total)," \
-  "sent from their files $(metric offcache_server_ssd_zero_copy_reads_total)" \
-  "(chunks from the mapping $(metric offcache_server_ssd_mapped_sends_total)," \
-  "read cold $(metric offcache_server_ssd_cold_reads_total))"
+  "sent from their files $(metric offcache_server_ssd_zero_copy_reads_total)"
 echo "peak RSS: l2 $(hwm "$L2_PID"), nginx worker $(nginx_hwm)"
-# of the L2's RSS now: anonymous memory (heap, slab, pools) and file pages (the mapped SSD block files: page cache)
+# of the L2's RSS now: anonymous memory (heap, slab, pools) and file pages (mapped files: the JVM's own, page cache)
 echo "l2 RSS now: $(awk '/RssAnon|RssFile/ { printf "%s %d MiB  ", $1, $2 / 1024 }' "/proc/$L2_PID/status")"
 echo "l2 response memory peak: $(metric offcache_server_memory_in_flight_peak_bytes) bytes"
 

@@ -89,7 +89,6 @@ for side in "A $A_PORT $A_PID" "B $B_PORT $B_PID"; do
   echo "$1: ssd_hit $(metric "$2" 'offcache_server_block_lookups_total{result="ssd_hit"}')," \
     "ram_hit $(metric "$2" 'offcache_server_block_lookups_total{result="ram_hit"}')," \
     "sent from files $(metric "$2" offcache_server_ssd_zero_copy_reads_total)," \
-    "from the mapping $(metric "$2" offcache_server_ssd_mapped_sends_total)," \
     "open fds $(ls "/proc/$3/fd" 2>/dev/null | wc -l)"
 done
 echo "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
