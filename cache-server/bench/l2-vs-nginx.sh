@@ -8,7 +8,8 @@
 # Needs: the built server (./mvnw -B -q -pl cache-server -am package -DskipTests), wrk and nginx
 # (apt-get install -y wrk nginx). Usage: sh cache-server/bench/l2-vs-nginx.sh
 # Knobs (env): BENCH_DIR, FILE_MB (512), RAM_MB (64), DURATION (10s), CONNECTIONS (16), WRK_THREADS (2),
-# IO_THREADS (2, also nginx workers), L2_PORT (18091), NGINX_PORT (18090).
+# IO_THREADS (2, also nginx workers), L2_PORT (18091), NGINX_PORT (18090), CASES (which cells to measure, any of
+# "ram64 ram1024 ssd64 ssd1024", default all four; the SSD phase's prefetch runs only when an SSD cell is asked).
 # Every measured run also goes into RESULTS ($BENCH_DIR/l2-vs-nginx.json), a measurement file for
 # perf-reports/bin/offcache-perf report --measurements FILE (format: docs/perf-reports.md, "Measurement files").
 set -eu
@@ -23,6 +24,7 @@ WRK_THREADS="${WRK_THREADS:-2}"
 IO_THREADS="${IO_THREADS:-2}"
 L2_PORT="${L2_PORT:-18091}"
 NGINX_PORT="${NGINX_PORT:-18090}"
+CASES="${CASES:-ram64 ram1024 ssd64 ssd1024}"
 KEY="bench-key-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
 
 [ -f "$LAUNCHER" ] || { echo "build first: ./mvnw -B -q -pl cache-server -am package -DskipTests" >&2; exit 1; }
@@ -93,15 +95,25 @@ RESULTS="${RESULTS:-$BENCH_DIR/l2-vs-nginx.json}"
 RUNS="$BENCH_DIR/runs.tsv"; : > "$RUNS"
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg); STARTED_AT=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
+# CPU time (user + system, clock ticks) the given processes have used so far, all their threads.
+cpu_ticks() { for p in "$@"; do awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null; done | awk '{ s += $1 } END { print s + 0 }'; }
+server_pids() { case "$1" in *":$L2_PORT/"*) echo "$L2_PID" ;; *) pgrep -P "$NGINX_PID" | tr '\n' ' ' ;; esac; }
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
+
 run() { # name url range_bytes span_bytes
+  pids=$(server_pids "$2"); cpu0=$(cpu_ticks $pids)
   out=$(AUTH_HEADER="Bearer $KEY" RANGE_BYTES=$3 SPAN_BYTES=$4 wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$BENCH_DIR/ranges.lua" \
     -H "$AUTH" "$2")
+  cpu1=$(cpu_ticks $pids)
   rps=$(echo "$out" | awk '/Requests\/sec/ { print $2 }')
+  reqs=$(echo "$out" | awk '/requests in/ { print $1 }')
+  # the server's CPU per request (all its threads): a cost the other load on a shared machine hardly changes
+  cpu=$(awk -v t=$((cpu1 - cpu0)) -v n="$reqs" -v us="$TICK_US" 'BEGIN { printf "%.1f", (n > 0 ? t * us / n : 0) }')
   p50=$(echo "$out" | awk '$1 == "50%" { print $2 }')
   p99=$(echo "$out" | awk '$1 == "99%" { print $2 }')
   errs=$(echo "$out" | awk '/Non-2xx|Socket errors/ { printf "%s ", $0 }')
   mbs=$(awk -v r="$rps" -v b="$3" 'BEGIN { printf "%.0f", r * b / 1048576 }')
-  printf '%-28s %10s %8s MB/s  p50 %8s  p99 %8s %s\n' "$1" "$rps" "$mbs" "$p50" "$p99" "$errs"
+  printf '%-28s %10s %8s MB/s  p50 %8s  p99 %8s  cpu %6s us/req %s\n' "$1" "$rps" "$mbs" "$p50" "$p99" "$cpu" "$errs"
   printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$rps" "$p50" "$p99" "$errs" >> "$RUNS"
   LAST_RPS=$rps
 }
@@ -134,11 +146,14 @@ for url in "$L2_URL" "$NGINX_URL"; do
   done
 done
 
+wanted() { case " $CASES " in *" $1 "*) return 0 ;; esac; return 1; }
+
 echo "== L2 RAM tier vs nginx, $CONNECTIONS connections, $DURATION each"
 for len in 65536 1048576; do
-  pair "RAM tier $((len / 1024)) KiB" $len $RAM_SPAN
+  if wanted "ram$((len / 1024))"; then pair "RAM tier $((len / 1024)) KiB" $len $RAM_SPAN; fi
 done
 
+if wanted ssd64 || wanted ssd1024; then
 echo "== prefetch the whole file to the SSD tier"
 curl -s -H "$AUTH" -X POST --data-binary "{\"key\":\"bench.bin\",\"size\":$FILE_BYTES}" "http://127.0.0.1:$L2_PORT/prefetch"; echo
 for _ in $(seq 1 300); do
@@ -149,17 +164,26 @@ done
 echo "SSD blocks: $(metric 'offcache_server_tier_blocks{tier="ssd"}') (blocks already in RAM are not prefetched)"
 # one sequential pass: each SSD block is read back and CRC-checked once, after which it is sent with sendfile
 curl -s -H "$AUTH" "$L2_URL" -o /dev/null
+# JIT warm-up of the SSD path (chunks sent from block files), not measured: without it the first L2 run of the SSD
+# phase measures the compiler (the RAM warm-up never sends a file region)
+for url in "$L2_URL" "$NGINX_URL"; do
+  AUTH_HEADER="Bearer $KEY" RANGE_BYTES=65536 SPAN_BYTES=$FILE_BYTES wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d5s \
+    -s "$BENCH_DIR/ranges.lua" -H "$AUTH" "$url" >/dev/null
+done
 
 echo "== L2 SSD tier (working set $FILE_MB MiB >> RAM $RAM_MB MiB) vs nginx"
 for len in 65536 1048576; do
-  pair "SSD tier $((len / 1024)) KiB" $len $FILE_BYTES
+  if wanted "ssd$((len / 1024))"; then pair "SSD tier $((len / 1024)) KiB" $len $FILE_BYTES; fi
 done
+fi
 echo "lookups: ram_hit $(metric 'offcache_server_block_lookups_total{result="ram_hit"}')" \
   "ssd_hit $(metric 'offcache_server_block_lookups_total{result="ssd_hit"}')" \
   "miss $(metric 'offcache_server_block_lookups_total{result="miss"}')"
 echo "SSD blocks verified $(metric offcache_server_ssd_verified_reads_total)," \
   "sent from their files $(metric offcache_server_ssd_zero_copy_reads_total)"
 echo "peak RSS: l2 $(hwm "$L2_PID"), nginx worker $(nginx_hwm)"
+# of the L2's RSS now: anonymous memory (heap, slab, pools) and file pages (mapped files: the JVM's own, page cache)
+echo "l2 RSS now: $(awk '/RssAnon|RssFile/ { printf "%s %d MiB  ", $1, $2 / 1024 }' "/proc/$L2_PID/status")"
 echo "l2 response memory peak: $(metric offcache_server_memory_in_flight_peak_bytes) bytes"
 
 # The measurement file: per case and server the runs' req/s and p50/p99 (ms), and each server's peak RSS.

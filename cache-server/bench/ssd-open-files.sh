@@ -8,10 +8,13 @@
 #
 # Usage: sh cache-server/bench/ssd-open-files.sh
 # Knobs (env): BENCH_DIR (/tmp/offcache-bench), RAM_MB (64), DURATION (8s), CONNECTIONS (16), WRK_THREADS (2),
-# IO_THREADS (2), B_OPEN_FILES (0), ROUNDS (2), A_PORT (18093), B_PORT (18094).
+# IO_THREADS (2), B_OPEN_FILES (0), ROUNDS (2), A_PORT (18093), B_PORT (18094), B_LAUNCHER (B's server: another
+# build's target/bin/offcache-server, to set two builds side by side; default LAUNCHER), SIZES (range bytes to
+# measure, "65536 1048576").
 set -eu
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
 LAUNCHER="${LAUNCHER:-$HERE/target/bin/offcache-server}"
+B_LAUNCHER="${B_LAUNCHER:-$LAUNCHER}"
 BENCH_DIR="${BENCH_DIR:-/tmp/offcache-bench}"
 RAM_MB="${RAM_MB:-64}"
 DURATION="${DURATION:-8s}"
@@ -20,6 +23,7 @@ WRK_THREADS="${WRK_THREADS:-2}"
 IO_THREADS="${IO_THREADS:-2}"
 B_OPEN_FILES="${B_OPEN_FILES:-0}"
 ROUNDS="${ROUNDS:-2}"
+SIZES="${SIZES:-65536 1048576}"
 A_PORT="${A_PORT:-18093}"
 B_PORT="${B_PORT:-18094}"
 KEY="bench-key-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
@@ -28,16 +32,16 @@ FILE="$BENCH_DIR/data/bench.bin"
 FILE_BYTES=$(stat -c %s "$FILE")
 AUTH="Authorization: Bearer $KEY"
 
-start() { # port disk-dir extra-args...
-  port=$1; dir=$2; shift 2
+start() { # launcher port disk-dir extra-args...
+  launcher=$1; port=$2; dir=$3; shift 3
   rm -rf "$dir"; mkdir -p "$dir"
-  OFFCACHE_API_KEYS="$KEY" sh "$LAUNCHER" --listen 127.0.0.1:"$port" --origin-dir "$BENCH_DIR/data" \
+  OFFCACHE_API_KEYS="$KEY" sh "$launcher" --listen 127.0.0.1:"$port" --origin-dir "$BENCH_DIR/data" \
     --disk-path "$dir" --ram-mb "$RAM_MB" --disk-mb $((FILE_BYTES / 1048576 * 2)) --io-threads "$IO_THREADS" \
     --prefetch-threads 2 "$@" > "$dir.log" 2>&1 &
   LAST_PID=$!
 }
-start "$A_PORT" "$BENCH_DIR/ssd-a"; A_PID=$LAST_PID
-start "$B_PORT" "$BENCH_DIR/ssd-b" --ssd-open-files "$B_OPEN_FILES"; B_PID=$LAST_PID
+start "$LAUNCHER" "$A_PORT" "$BENCH_DIR/ssd-a"; A_PID=$LAST_PID
+start "$B_LAUNCHER" "$B_PORT" "$BENCH_DIR/ssd-b" --ssd-open-files "$B_OPEN_FILES"; B_PID=$LAST_PID
 trap 'kill "$A_PID" "$B_PID" 2>/dev/null || true' EXIT INT TERM
 
 metric() { curl -s -H "$AUTH" "http://127.0.0.1:$1/metrics" | awk -v m="$2" '$1 == m { print $2 }'; }
@@ -67,10 +71,10 @@ run() { # label port range_bytes
     "$(echo "$out" | awk '$1 == "99%" { print $2 }')" "$(echo "$out" | awk '/Non-2xx|Socket errors/ { printf "%s ", $0 }')"
 }
 
-echo "== SSD tier, A: --ssd-open-files default, B: --ssd-open-files $B_OPEN_FILES; $CONNECTIONS connections," \
+echo "== SSD tier, A: $LAUNCHER, --ssd-open-files default, B: $B_LAUNCHER, --ssd-open-files $B_OPEN_FILES; $CONNECTIONS connections," \
   "$DURATION each, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq 1 "$ROUNDS"); do
-  for len in 65536 1048576; do
+  for len in $SIZES; do
     l="$((len / 1024)) KiB"
     run "A $l (round $round, 1)" "$A_PORT" $len; a1=$LAST_RPS
     run "B $l (round $round, 1)" "$B_PORT" $len; b1=$LAST_RPS
