@@ -51,6 +51,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * at a time on one connection. The Aeron side runs with the module's defaults (embedded media driver, idle
  * strategies, MTU, term length, chunking, window); the {@code aeron*} parameters override one setting each, which
  * is how docs/transport-aeron.md's tuning table was measured ({@code -p impl=offcache-aeron-udp -p aeronUdpMtu=8192}).
+ * Like every offcache process, it uses an external media driver instead when {@code OFFCACHE_AERON_DIR} names one
+ * (the driver's own settings then apply; that is how the C media driver was measured).
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -161,7 +163,7 @@ public class PayloadFetchBenchmark
             destination = new UnsafeBuffer(destinationBytes);
             if (impl.startsWith("offcache-aeron") || impl.startsWith(BARE))
             {
-                final AeronMedia.Context mediaContext = new AeronMedia.Context();
+                final AeronMedia.Context mediaContext = AeronMedia.Context.fromEnvironment();
                 final PayloadServer.Context serverContext = new PayloadServer.Context();
                 final PayloadClient.Context clientContext = new PayloadClient.Context();
                 if (aeronMaxParkMicros > 0)
