@@ -88,30 +88,30 @@ public final class AgentHost implements AutoCloseable
 
     private void remove(final Hosted hosted)
     {
-        // once the host has stopped, the composite refuses removals (it closed its agents itself)
-        if (runner.isClosed() || agents.status() != DynamicCompositeAgent.Status.ACTIVE)
+        // once the host is stopping, the composite refuses removals and closes its agents itself
+        if (!runner.isClosed() && agents.status() == DynamicCompositeAgent.Status.ACTIVE)
         {
-            return;
-        }
-        try
-        {
-            while (!agents.tryRemove(hosted))
+            try
             {
-                if (runner.isClosed())
+                while (!agents.tryRemove(hosted))
                 {
-                    return;
+                    if (runner.isClosed())
+                    {
+                        return;
+                    }
+                    Thread.yield();
                 }
-                Thread.yield();
             }
-            // the composite signals the removal before it closes the agent: wait for the close itself
-            while (!hosted.closed && !runner.isClosed())
+            catch (final IllegalStateException ex)
             {
-                Thread.yield();
+                // the host stopped between the checks: it closes its agents itself
             }
         }
-        catch (final IllegalStateException ex)
+        // Either way the agent is closed on the host's thread, the composite marking itself closed (or signalling
+        // the removal) before it gets there: wait for the close itself, so nothing the agent uses is freed under it.
+        while (!hosted.closed && !runner.isClosed())
         {
-            // the host stopped between the checks: it closed its agents itself
+            Thread.yield();
         }
     }
 
