@@ -25,8 +25,9 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
  * ({@link PayloadClientAgent#awaitingResponse()}). While a caller drives or waits to, and for one longest park after
  * a drive, the agent thread stays parked and leaves the cycle to callers ({@link SignalledIdleStrategy}, signalled
  * by a caller that leaves work behind, by a fetch its caller could not send, and by close). Otherwise the agent
- * thread serves: fetches nobody waits for, HELLO and reconnection, deadlines; it finds those within its idle
- * strategy's longest park at the latest, and a fetch its caller could not send itself wakes it at once.
+ * thread serves: fetches nobody waits for, HELLO and reconnection, deadlines; a fetch sent when no caller drove in
+ * the last millisecond, or one its caller could not send itself, wakes it at once, and otherwise it finds work within
+ * its idle strategy's longest park at the latest.
  */
 final class ClientDuty implements Agent
 {
@@ -106,7 +107,14 @@ final class ClientDuty implements Agent
             }
             if (fetch.sent || fetch.future.isDone())
             {
-                return; // on its way: a waiting caller or, failing one, the agent thread's next cycle polls it
+                // On its way. A caller that drove lately is in a loop of synchronous fetches and will poll this one
+                // itself; otherwise nobody may ever wait on the future (continuations, allOf): the agent thread polls
+                // the response at once rather than when its park ends.
+                if (System.nanoTime() - callerDroveNs >= AgentIdle.MAX_PARK_NS)
+                {
+                    wakeAgentThread();
+                }
+                return;
             }
         }
         if (!callerDriving)

@@ -3,6 +3,7 @@ package dev.offcache.transport.client;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,7 +16,9 @@ import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.server.PayloadServer;
 import dev.offcache.transport.source.DirectBufferPayloadSource;
+import org.agrona.concurrent.SleepingIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.YieldingIdleStrategy;
 import org.junit.jupiter.api.Test;
 
 import static dev.offcache.transport.TestSupport.assertBytesEqual;
@@ -162,6 +165,40 @@ class ClientDutyTest
             // pass at least once per fetch, and yield beside the caller.
             assertTrue(passes <= elapsedMs + fetches / 10, "the agent thread passed its duty cycle " + passes +
                 " times during " + fetches + " synchronous fetches in " + elapsedMs + " ms");
+        }
+    }
+
+    @Test
+    void aFetchNobodyWaitsOnIsPolledAtOnceNotWhenTheAgentThreadsParkEnds() throws Exception
+    {
+        final int size = 4096;
+        final long parkMs = 500;
+        final UnsafeBuffer block = randomDirect(size, 83);
+        final DirectBufferPayloadSource source = new DirectBufferPayloadSource().register("block", block);
+        try (AeronMedia media = TestSupport.launchTestMedia();
+            // a server that answers within microseconds, so each response comes within the client's 1 ms window
+            // of awaiting it and only the agent thread's park can delay it
+            PayloadServer server = PayloadServer.launch(new PayloadServer.Context().aeron(media.aeron())
+                .payloadSource(source).requestChannel(TransportChannels.IPC).idleStrategy(new YieldingIdleStrategy()));
+            PayloadClient client = PayloadClient.connect(new PayloadClient.Context().aeron(media.aeron())
+                .requestChannel(TransportChannels.IPC)
+                .idleStrategy(new SleepingIdleStrategy(TimeUnit.MILLISECONDS.toNanos(parkMs)))))
+        {
+            TestSupport.awaitTrue("the client to connect", WAIT, client::isConnected);
+            final UnsafeBuffer destination = filledDirect(size, (byte) 0);
+            for (int i = 0; i < 10; i++)
+            {
+                Thread.sleep(5); // the agent thread, having served the last fetch, is in its 500 ms park now
+                final CountDownLatch done = new CountDownLatch(1);
+                final long start = System.nanoTime();
+                // only a continuation: nobody calls join() or get(), so no caller drives the duty cycle
+                client.fetch("block", destination, 0).thenRun(done::countDown);
+                assertTrue(done.await(WAIT.toMillis(), TimeUnit.MILLISECONDS), "fetch " + i + " never completed");
+                final long tookMs = (System.nanoTime() - start) / 1_000_000;
+                assertTrue(tookMs < parkMs / 2, "fetch " + i + " took " + tookMs + " ms: polled when a park ended");
+            }
+            assertBytesEqual(block, 0, destination, 0, size);
+            assertEquals(10, server.counters().requests());
         }
     }
 
