@@ -146,7 +146,7 @@ public final class HttpMetrics implements AutoCloseable
             codeLabels[code.ordinal()] = MetricNames.labelled(S3_ERRORS, "code", code.code());
         }
         s3Errors = new CounterTable(region, codeLabels);
-responseBytes = region.newCounter(Scalar.RESPONSE_BYTES.label);
+        responseBytes = region.newCounter(Scalar.RESPONSE_BYTES.label);
         prefetchAccepted = region.newCounter(Scalar.PREFETCH_ACCEPTED.label);
         prefetchRejected = region.newCounter(Scalar.PREFETCH_REJECTED.label);
         prefetchDropped = region.newCounter(Scalar.PREFETCH_DROPPED.label);

@@ -259,21 +259,11 @@ public final class L1BlockStore implements BlockStore, EvictionStats
     }
 
     /**
-     * A slot that is free now, evicting nothing: for a fill that may not happen (a reservation ahead of an origin
-     * GET whose object may end before the slot's block). The caller owns the reference until it publishes or
-     * releases it.
-     *
-     * @return a free slot, or null when the store is closed or no slot is free.
-     */
-    public BlockRef allocateIfFree()
-    {
-        return closed ? null : tryAllocate();
-    }
-
-    /**
-     * As {@link #allocateIfFree()}, only while more than {@code keepFree} slots are free, so an owner can keep a
-     * share of the free slots for other fills (the L2 server keeps them for puts and the evictions they spill). The
-     * count is read, not claimed: concurrent callers may together take a few past it.
+     * A slot that is free now, evicting nothing, and only while more than {@code keepFree} slots are free: for a fill
+     * that may not happen (a reservation ahead of an origin GET whose object may end before the slot's block), and
+     * so an owner can keep a share of the free slots for other fills (the L2 server keeps them for puts and the
+     * evictions they spill). The count is read, not claimed: concurrent callers may together take a few past it. The
+     * caller owns the reference until it publishes or releases it.
      *
      * @param keepFree free slots to leave, at least 0.
      * @return a free slot, or null when the store is closed or no more than {@code keepFree} slots are free.
@@ -284,7 +274,7 @@ public final class L1BlockStore implements BlockStore, EvictionStats
     }
 
     /**
-     * Makes a slot from {@link #allocate()} or {@link #allocateIfFree()} resident as a demand block, its length
+     * Makes a slot from {@link #allocate()} or {@link #allocateIfMoreFreeThan} resident as a demand block, its length
      * (and CRC) set by the caller, or keeps the block already resident under that key. Either way {@code slot}
      * passes to the store (which releases it if not kept) and the caller gets one reader reference.
      *
