@@ -46,9 +46,30 @@ public final class ClusterFixture implements AutoCloseable
         this.aeronPrefix = "/dev/shm/aeron-offcache-cluster-test-" + Long.toHexString(System.nanoTime());
     }
 
+    /**
+     * A random port base whose ports all lie below the kernel's ephemeral range: the clients' egress and other tests'
+     * sockets bind {@code 127.0.0.1:0}, and an ephemeral port taken between a member's stop and restart made its
+     * rebind fail with "Address already in use" (CI, port 50121).
+     */
     static int randomPortBase()
     {
-        return 21_000 + 100 * ThreadLocalRandom.current().nextInt(300);
+        final int firstEphemeral = firstEphemeralPort();
+        final int lowest = 11_000;
+        final int slots = Math.max(1, (firstEphemeral - lowest - 100) / 100);
+        return lowest + 100 * ThreadLocalRandom.current().nextInt(slots);
+    }
+
+    private static int firstEphemeralPort()
+    {
+        try
+        {
+            final String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+            return Integer.parseInt(range.split("\\s+")[0]);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return 32_768;
+        }
     }
 
     RegistryClusterMember.Context memberContext(final int id)
