@@ -34,6 +34,12 @@ public final class AgentHost implements AutoCloseable
         agents = new DynamicCompositeAgent("offcache-media", new InvokerAgent(driver));
         runner = AgentErrors.runner(idleStrategy, null, agents);
         AgentRunner.startOnThread(runner);
+        // the composite refuses additions until its onStart has run on the new thread: an add right after this
+        // constructor would otherwise fail with "add called when not active"
+        while (agents.status() == DynamicCompositeAgent.Status.INIT && !runner.isClosed())
+        {
+            Thread.yield();
+        }
     }
 
     /**
