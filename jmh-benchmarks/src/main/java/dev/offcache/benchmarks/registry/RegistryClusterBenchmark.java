@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -33,6 +32,7 @@ import dev.offcache.registry.front.CacheRegistry;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.DatasetSchema;
 import dev.offcache.registry.state.PartitionLocation;
+import dev.offcache.testkit.net.LoopbackPorts;
 
 /**
  * Registry commands through the Aeron Cluster deployment ({@code impl=offcache-cluster}: a
@@ -107,7 +107,7 @@ public class RegistryClusterBenchmark
         if ("offcache-cluster".equals(impl))
         {
             directory = Files.createTempDirectory("offcache-registry-cluster-bench");
-            final int portBase = 41_000 + 100 * ThreadLocalRandom.current().nextInt(100);
+            final int portBase = LoopbackPorts.randomBase(100);
             final List<String> hosts = new ArrayList<>();
             for (int i = 0; i < members; i++)
             {

@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
@@ -19,6 +18,7 @@ import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.Materialized;
 import dev.offcache.registry.state.RemovedEntry;
 import dev.offcache.registry.api.RemovalListener;
+import dev.offcache.testkit.net.LoopbackPorts;
 
 /**
  * Three registry members on 127.0.0.1 in this JVM, each with its own member directory, Aeron directory in /dev/shm
@@ -47,29 +47,12 @@ public final class ClusterFixture implements AutoCloseable
     }
 
     /**
-     * A random port base whose ports all lie below the kernel's ephemeral range: the clients' egress and other tests'
-     * sockets bind {@code 127.0.0.1:0}, and an ephemeral port taken between a member's stop and restart made its
-     * rebind fail with "Address already in use" (CI, port 50121).
+     * Below the ephemeral range: the clients' egress binds {@code 127.0.0.1:0}, and an ephemeral port taken between a
+     * member's stop and restart made its rebind fail with "Address already in use" (CI, port 50121).
      */
     static int randomPortBase()
     {
-        final int firstEphemeral = firstEphemeralPort();
-        final int lowest = 11_000;
-        final int slots = Math.max(1, (firstEphemeral - lowest - 100) / 100);
-        return lowest + 100 * ThreadLocalRandom.current().nextInt(slots);
-    }
-
-    private static int firstEphemeralPort()
-    {
-        try
-        {
-            final String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
-            return Integer.parseInt(range.split("\\s+")[0]);
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            return 32_768;
-        }
+        return LoopbackPorts.randomBase(100);
     }
 
     RegistryClusterMember.Context memberContext(final int id)

@@ -1,0 +1,60 @@
+package dev.offcache.testkit.net;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Fixed loopback ports for tests and benchmarks that must bind the same ports again (a cluster member restarted on
+ * its address): chosen below the kernel's ephemeral range, which every socket bound to port 0 draws from, so no such
+ * socket can take one of them between a stop and a rebind.
+ */
+public final class LoopbackPorts
+{
+    /** The lowest port a base is drawn from: above the well-known and most registered services' ports. */
+    public static final int LOWEST = 11_000;
+
+    private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+    /** The kernel's default first ephemeral port, used when the range cannot be read. */
+    private static final int DEFAULT_FIRST_EPHEMERAL = 32_768;
+
+    private LoopbackPorts()
+    {
+    }
+
+    /**
+     * A random multiple of {@code span} from {@link #LOWEST} whose {@code span} ports all lie below the ephemeral
+     * range ({@link #LOWEST} itself when the range starts lower than that).
+     *
+     * @param span the ports the caller uses from the base on.
+     * @return the first port.
+     */
+    public static int randomBase(final int span)
+    {
+        if (span <= 0)
+        {
+            throw new IllegalArgumentException("span must be positive: " + span);
+        }
+        final int slots = Math.max(1, (firstEphemeralPort() - LOWEST - span) / span);
+        return LOWEST + span * ThreadLocalRandom.current().nextInt(slots);
+    }
+
+    /**
+     * The first port of the kernel's ephemeral range ({@code /proc/sys/net/ipv4/ip_local_port_range}), or 32768 when
+     * it cannot be read.
+     *
+     * @return the first ephemeral port.
+     */
+    public static int firstEphemeralPort()
+    {
+        try
+        {
+            return Integer.parseInt(Files.readString(EPHEMERAL_RANGE).trim().split("\\s+")[0]);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return DEFAULT_FIRST_EPHEMERAL;
+        }
+    }
+}
