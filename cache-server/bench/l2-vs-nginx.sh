@@ -8,10 +8,15 @@
 # Needs: the built server (./mvnw -B -q -pl cache-server -am package -DskipTests), wrk and nginx
 # (apt-get install -y wrk nginx). Usage: sh cache-server/bench/l2-vs-nginx.sh
 # Knobs (env): BENCH_DIR, FILE_MB (512), RAM_MB (64), DURATION (10s), CONNECTIONS (16), WRK_THREADS (2),
-# IO_THREADS (2, also nginx workers), L2_PORT (18091), NGINX_PORT (18090), CASES (which cells to measure, any of
+# IO_THREADS (2, also nginx workers), WARMUP (15s: each server's unmeasured run per size before each phase; the JIT
+# compiles meanwhile), L2_PORT (18091), NGINX_PORT (18090), CASES (which cells to measure, any of
 # "ram64 ram1024 ssd64 ssd1024", default all four; the SSD phase's prefetch runs only when an SSD cell is asked).
 # Every measured run also goes into RESULTS ($BENCH_DIR/l2-vs-nginx.json), a measurement file for
 # perf-reports/bin/offcache-perf report --measurements FILE (format: docs/perf-reports.md, "Measurement files").
+# FLOOR=memory or FLOOR=sendfile puts bench/floor-server.c (built here with gcc) in the L2's place: the least any
+# server can do per request (no cache, headers from one snprintf, the body by writev from memory or by sendfile), so a
+# ratio against nginx can be told apart from what no server reaches on this machine. Its rows say "floor"; the SSD
+# phase's prefetch and the L2's metrics are skipped, and RESULTS defaults to $BENCH_DIR/floor-vs-nginx.json.
 set -eu
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
 LAUNCHER="${LAUNCHER:-$HERE/target/bin/offcache-server}"
@@ -25,9 +30,12 @@ IO_THREADS="${IO_THREADS:-2}"
 L2_PORT="${L2_PORT:-18091}"
 NGINX_PORT="${NGINX_PORT:-18090}"
 CASES="${CASES:-ram64 ram1024 ssd64 ssd1024}"
+WARMUP="${WARMUP:-15s}"
+FLOOR="${FLOOR:-}"
 KEY="bench-key-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
 
-[ -f "$LAUNCHER" ] || { echo "build first: ./mvnw -B -q -pl cache-server -am package -DskipTests" >&2; exit 1; }
+case "$FLOOR" in ""|memory|sendfile) ;; *) echo "FLOOR must be memory or sendfile, not '$FLOOR'" >&2; exit 2 ;; esac
+[ -n "$FLOOR" ] || [ -f "$LAUNCHER" ] || { echo "build first: ./mvnw -B -q -pl cache-server -am package -DskipTests" >&2; exit 1; }
 command -v wrk >/dev/null || { echo "needs wrk (apt-get install -y wrk)" >&2; exit 1; }
 command -v nginx >/dev/null || { echo "needs nginx (apt-get install -y nginx)" >&2; exit 1; }
 
@@ -72,10 +80,17 @@ LUA
 
 nginx -p "$BENCH_DIR/nginx" -c "$BENCH_DIR/nginx/nginx.conf" &
 NGINX_PID=$!
-OFFCACHE_API_KEYS="$KEY" sh "$LAUNCHER" --listen 127.0.0.1:$L2_PORT --origin-dir "$BENCH_DIR/data" \
-  --disk-path "$BENCH_DIR/ssd" --ram-mb "$RAM_MB" --disk-mb $((FILE_MB * 2)) --io-threads "$IO_THREADS" \
-  --prefetch-threads 2 > "$BENCH_DIR/l2.log" 2>&1 &
-L2_PID=$!
+if [ -n "$FLOOR" ]; then
+  command -v gcc >/dev/null || { echo "FLOOR needs gcc" >&2; exit 1; }
+  gcc -O2 -pthread -o "$BENCH_DIR/floor-server" "$HERE/bench/floor-server.c"
+  "$BENCH_DIR/floor-server" "$L2_PORT" "$FILE" "$FLOOR" "$IO_THREADS" > "$BENCH_DIR/l2.log" 2>&1 &
+  L2_PID=$!; ME=floor
+else
+  OFFCACHE_API_KEYS="$KEY" sh "$LAUNCHER" --listen 127.0.0.1:$L2_PORT --origin-dir "$BENCH_DIR/data" \
+    --disk-path "$BENCH_DIR/ssd" --ram-mb "$RAM_MB" --disk-mb $((FILE_MB * 2)) --io-threads "$IO_THREADS" \
+    --prefetch-threads 2 > "$BENCH_DIR/l2.log" 2>&1 &
+  L2_PID=$!; ME=l2
+fi
 cleanup() { kill "$L2_PID" 2>/dev/null || true; kill "$NGINX_PID" 2>/dev/null || true; }
 trap cleanup EXIT INT TERM
 
@@ -91,6 +106,7 @@ hwm() { awk '/VmHWM/ { print int($2 / 1024) " MiB" }' "/proc/$1/status"; }
 nginx_hwm() { for p in $(pgrep -P "$NGINX_PID"); do awk '/VmHWM/ { print $2 }' "/proc/$p/status"; done | sort -n | tail -1 | awk '{ print int($1 / 1024) " MiB" }'; }
 
 # Every measured run, for the measurement file written at the end.
+if [ -n "$FLOOR" ]; then RESULTS="${RESULTS:-$BENCH_DIR/floor-vs-nginx.json}"; fi
 RESULTS="${RESULTS:-$BENCH_DIR/l2-vs-nginx.json}"
 RUNS="$BENCH_DIR/runs.tsv"; : > "$RUNS"
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg); STARTED_AT=$(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -121,12 +137,12 @@ run() { # name url range_bytes span_bytes
 # One case, ABBA order (L2, nginx, nginx, L2), so drift on a shared machine hits both servers alike; prints the ratio
 # of the two means.
 pair() { # label range_bytes span_bytes
-  run "l2      $1 (1)" "$L2_URL" "$2" "$3"; a1=$LAST_RPS
+  run "$(printf '%-7s' "$ME") $1 (1)" "$L2_URL" "$2" "$3"; a1=$LAST_RPS
   run "nginx   $1 (1)" "$NGINX_URL" "$2" "$3"; b1=$LAST_RPS
   run "nginx   $1 (2)" "$NGINX_URL" "$2" "$3"; b2=$LAST_RPS
-  run "l2      $1 (2)" "$L2_URL" "$2" "$3"; a2=$LAST_RPS
+  run "$(printf '%-7s' "$ME") $1 (2)" "$L2_URL" "$2" "$3"; a2=$LAST_RPS
   awk -v l="$1" -v a1="$a1" -v a2="$a2" -v b1="$b1" -v b2="$b2" \
-    'BEGIN { printf "=> %-24s L2 / nginx = %.2f (mean req/s %.0f vs %.0f)\n", l, (a1 + a2) / (b1 + b2), (a1 + a2) / 2, (b1 + b2) / 2 }'
+    -v me="$ME" 'BEGIN { printf "=> %-24s " (me == "l2" ? "L2" : me) " / nginx = %.2f (mean req/s %.0f vs %.0f)\n", l, (a1 + a2) / (b1 + b2), (a1 + a2) / 2, (b1 + b2) / 2 }'
 }
 
 L2_URL="http://127.0.0.1:$L2_PORT/obj/bench.bin"
@@ -141,7 +157,7 @@ cat "$FILE" > /dev/null
 # JIT warm-up of both request paths at the measured sizes: without it the first L2 runs measure the compiler
 for url in "$L2_URL" "$NGINX_URL"; do
   for len in 65536 1048576; do
-    AUTH_HEADER="Bearer $KEY" RANGE_BYTES=$len SPAN_BYTES=$RAM_SPAN wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d5s \
+    AUTH_HEADER="Bearer $KEY" RANGE_BYTES=$len SPAN_BYTES=$RAM_SPAN wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"$WARMUP" \
       -s "$BENCH_DIR/ranges.lua" -H "$AUTH" "$url" >/dev/null
   done
 done
@@ -154,6 +170,7 @@ for len in 65536 1048576; do
 done
 
 if wanted ssd64 || wanted ssd1024; then
+if [ -z "$FLOOR" ]; then
 echo "== prefetch the whole file to the SSD tier"
 curl -s -H "$AUTH" -X POST --data-binary "{\"key\":\"bench.bin\",\"size\":$FILE_BYTES}" "http://127.0.0.1:$L2_PORT/prefetch"; echo
 for _ in $(seq 1 300); do
@@ -164,10 +181,11 @@ done
 echo "SSD blocks: $(metric 'offcache_server_tier_blocks{tier="ssd"}') (blocks already in RAM are not prefetched)"
 # one sequential pass: each SSD block is read back and CRC-checked once, after which it is sent with sendfile
 curl -s -H "$AUTH" "$L2_URL" -o /dev/null
+fi
 # JIT warm-up of the SSD path (chunks sent from block files), not measured: without it the first L2 run of the SSD
 # phase measures the compiler (the RAM warm-up never sends a file region)
 for url in "$L2_URL" "$NGINX_URL"; do
-  AUTH_HEADER="Bearer $KEY" RANGE_BYTES=65536 SPAN_BYTES=$FILE_BYTES wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d5s \
+  AUTH_HEADER="Bearer $KEY" RANGE_BYTES=65536 SPAN_BYTES=$FILE_BYTES wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"$WARMUP" \
     -s "$BENCH_DIR/ranges.lua" -H "$AUTH" "$url" >/dev/null
 done
 
@@ -176,21 +194,23 @@ for len in 65536 1048576; do
   if wanted "ssd$((len / 1024))"; then pair "SSD tier $((len / 1024)) KiB" $len $FILE_BYTES; fi
 done
 fi
+if [ -z "$FLOOR" ]; then
 echo "lookups: ram_hit $(metric 'offcache_server_block_lookups_total{result="ram_hit"}')" \
   "ssd_hit $(metric 'offcache_server_block_lookups_total{result="ssd_hit"}')" \
   "miss $(metric 'offcache_server_block_lookups_total{result="miss"}')"
 echo "SSD blocks verified $(metric offcache_server_ssd_verified_reads_total)," \
   "sent from their files $(metric offcache_server_ssd_zero_copy_reads_total)"
-echo "peak RSS: l2 $(hwm "$L2_PID"), nginx worker $(nginx_hwm)"
+fi
+echo "peak RSS: $ME $(hwm "$L2_PID"), nginx worker $(nginx_hwm)"
 # of the L2's RSS now: anonymous memory (heap, slab, pools) and file pages (mapped files: the JVM's own, page cache)
-echo "l2 RSS now: $(awk '/RssAnon|RssFile/ { printf "%s %d MiB  ", $1, $2 / 1024 }' "/proc/$L2_PID/status")"
-echo "l2 response memory peak: $(metric offcache_server_memory_in_flight_peak_bytes) bytes"
+echo "$ME RSS now: $(awk '/RssAnon|RssFile/ { printf "%s %d MiB  ", $1, $2 / 1024 }' "/proc/$L2_PID/status")"
+[ -n "$FLOOR" ] || echo "l2 response memory peak: $(metric offcache_server_memory_in_flight_peak_bytes) bytes"
 
 # The measurement file: per case and server the runs' req/s and p50/p99 (ms), and each server's peak RSS.
-awk -F'\t' -v CONVFMT=%.10g -v cmd="FILE_MB=$FILE_MB RAM_MB=$RAM_MB DURATION=$DURATION CONNECTIONS=$CONNECTIONS WRK_THREADS=$WRK_THREADS IO_THREADS=$IO_THREADS sh cache-server/bench/l2-vs-nginx.sh" \
+awk -F'\t' -v CONVFMT=%.10g -v cmd="${FLOOR:+FLOOR=$FLOOR }FILE_MB=$FILE_MB RAM_MB=$RAM_MB DURATION=$DURATION CONNECTIONS=$CONNECTIONS WRK_THREADS=$WRK_THREADS IO_THREADS=$IO_THREADS sh cache-server/bench/l2-vs-nginx.sh" \
   -v started="$STARTED_AT" -v load0="$LOAD_START" -v load1="$(cut -d' ' -f1-3 /proc/loadavg)" \
   -v machine="$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs" \
-  -v rss_l2="$(hwm "$L2_PID" | cut -d' ' -f1)" -v rss_nginx="$(nginx_hwm | cut -d' ' -f1)" '
+  -v me="$ME" -v rss_l2="$(hwm "$L2_PID" | cut -d' ' -f1)" -v rss_nginx="$(nginx_hwm | cut -d' ' -f1)" '
   function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /m$/) return v * 60000
                    if (v ~ /s$/) return v * 1000; return v + 0 }
   function esc(t) { gsub(/\\/, "\\\\", t); gsub(/"/, "\\\"", t); return t }
@@ -206,7 +226,7 @@ awk -F'\t' -v CONVFMT=%.10g -v cmd="FILE_MB=$FILE_MB RAM_MB=$RAM_MB DURATION=$DU
     for (i = 1; i <= n; i++) { k = order[i]; impl = servers[k] == "l2" ? "offcache" : servers[k]
       entry(cases[k], "throughput", "req/s", "higher", impl, rps[k])
       entry(cases[k], "p50 latency", "ms", "lower", impl, p50[k]); entry(cases[k], "p99 latency", "ms", "lower", impl, p99[k]) }
-    if (rss_l2 != "") entry("whole run", "peak RSS", "MiB", "lower", "offcache", rss_l2)
+    if (rss_l2 != "") entry("whole run", "peak RSS", "MiB", "lower", me == "l2" ? "offcache" : me, rss_l2)
     if (rss_nginx != "") entry("whole run", "peak RSS", "MiB", "lower", "nginx", rss_nginx)
     printf "{\n  \"format\": \"offcache-measurements/1\",\n  \"suite\": \"cache-server.L2VsNginx\",\n"
     printf "  \"title\": \"The L2 cache server against nginx (sendfile) serving one file, the same wrk load of random block-aligned Range GETs (runs in ABBA order, each value the mean of its runs, the interval their range)\",\n"
