@@ -35,6 +35,8 @@ class LauncherTest
     private static final Path GENERATED = Path.of("target", "bin", "offcache-server");
     private static final Path DIST = Path.of("src", "main", "dist");
     /** The program's RAM-tier default plus the launcher's 512 MiB of headroom. */
+    /** The launcher's default unless the operator's options name the leak detector (its sampling costs CPU). */
+    private static final String NO_LEAK_DETECTOR = "-Dio.netty.leakDetection.level=disabled";
     private static final long DEFAULT_DIRECT_MB = (TieredBlockStore.Context.DEFAULT_RAM_CAPACITY_BYTES >> 20) + 512;
 
     @TempDir
@@ -85,7 +87,7 @@ class LauncherTest
         assertTrue(!Files.readString(GENERATED).contains("@offcache.ram.mb.default@"), "the build wrote it in");
         final String plain = run(Map.of());
         assertTrue(plain.startsWith(flags + " -Xms64m -Xmx512m -Xmn32m -XX:MaxDirectMemorySize=" +
-            DEFAULT_DIRECT_MB + "m -jar "), plain);
+            DEFAULT_DIRECT_MB + "m " + NO_LEAK_DETECTOR + " -jar "), plain);
         assertTrue(plain.endsWith("offcache-server.jar"), plain);
 
         final Path config = Files.writeString(tmp.resolve("server.properties"), "listen=127.0.0.1:0\nram-mb = 4096\n");
@@ -100,6 +102,10 @@ class LauncherTest
         final String own = run(Map.of("OFFCACHE_JAVA_OPTS", "-XX:MaxDirectMemorySize=3g -Xmx1g"));
         assertTrue(own.contains("-XX:MaxDirectMemorySize=3g -Xmx1g -jar"), own);
         assertEquals(1, own.split("MaxDirectMemorySize", -1).length - 1, "only the operator's: " + own);
+
+        final String leaks = run(Map.of("OFFCACHE_JAVA_OPTS", "-Dio.netty.leakDetection.level=paranoid"));
+        assertTrue(leaks.contains(" -Dio.netty.leakDetection.level=paranoid -jar "), leaks);
+        assertEquals(1, leaks.split("leakDetection", -1).length - 1, "only the operator's: " + leaks);
     }
 
     @Test
@@ -109,18 +115,19 @@ class LauncherTest
         Files.setPosixFilePermissions(entry, PosixFilePermissions.fromString("rwxr-xr-x"));
         final Path limit = Files.writeString(tmp.resolve("memory.max"), "8589934592\n");
         final String limited = runScript(entry, Map.of("OFFCACHE_CGROUP_MEMORY_FILE", limit.toString()), "--help");
-        assertTrue(limited.contains("-XX:MaxDirectMemorySize=4608m -XX:MaxRAMPercentage=20 -jar "), limited);
+        assertTrue(limited.contains("-XX:MaxDirectMemorySize=4608m " + NO_LEAK_DETECTOR + " -XX:MaxRAMPercentage=20 -jar "),
+            limited);
         assertTrue(limited.endsWith("offcache-server.jar --help"), limited);
 
         Files.writeString(limit, "max\n");
         final String unlimited = runScript(entry, Map.of("OFFCACHE_CGROUP_MEMORY_FILE", limit.toString()));
         assertTrue(unlimited.contains("-XX:MaxDirectMemorySize=" + DEFAULT_DIRECT_MB +
-            "m -XX:MaxRAMPercentage=20 -jar "), unlimited);
+            "m " + NO_LEAK_DETECTOR + " -XX:MaxRAMPercentage=20 -jar "), unlimited);
 
         Files.writeString(limit, "8589934592\n");
         final String own = runScript(entry, Map.of("OFFCACHE_CGROUP_MEMORY_FILE", limit.toString(),
             "OFFCACHE_RAM_MB", "100", "OFFCACHE_JAVA_OPTS", "-Xmx2g"));
-        assertTrue(own.contains("-XX:MaxDirectMemorySize=612m -Xmx2g -jar "), own);
+        assertTrue(own.contains("-XX:MaxDirectMemorySize=612m " + NO_LEAK_DETECTOR + " -Xmx2g -jar "), own);
     }
 
     @Test
