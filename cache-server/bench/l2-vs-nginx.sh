@@ -15,8 +15,10 @@
 # perf-reports/bin/offcache-perf report --measurements FILE (format: docs/perf-reports.md, "Measurement files").
 # FLOOR=memory or FLOOR=sendfile puts bench/floor-server.c (built here with gcc) in the L2's place: the least any
 # server can do per request (no cache, headers from one snprintf, the body by writev from memory or by sendfile), so a
-# ratio against nginx can be told apart from what no server reaches on this machine. Its rows say "floor"; the SSD
-# phase's prefetch and the L2's metrics are skipped, and RESULTS defaults to $BENCH_DIR/floor-vs-nginx.json.
+# ratio against nginx can be told apart from what no server reaches on this machine. FLOOR=netty-memory or
+# FLOOR=netty-sendfile does the same with bench/NettyFloor.java on the L2's own stack (Java, Netty epoll, no HTTP
+# codec), run from the built jar with the launcher's JVM flags. Their rows say "floor"; the SSD phase's prefetch and
+# the L2's metrics are skipped, and RESULTS defaults to $BENCH_DIR/floor-vs-nginx.json.
 set -eu
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
 LAUNCHER="${LAUNCHER:-$HERE/target/bin/offcache-server}"
@@ -34,7 +36,10 @@ WARMUP="${WARMUP:-15s}"
 FLOOR="${FLOOR:-}"
 KEY="bench-key-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
 
-case "$FLOOR" in ""|memory|sendfile) ;; *) echo "FLOOR must be memory or sendfile, not '$FLOOR'" >&2; exit 2 ;; esac
+case "$FLOOR" in ""|memory|sendfile|netty-memory|netty-sendfile) ;;
+  *) echo "FLOOR must be memory, sendfile, netty-memory or netty-sendfile, not '$FLOOR'" >&2; exit 2 ;;
+esac
+case "$FLOOR" in netty-*) [ -f "$LAUNCHER" ] || { echo "FLOOR=$FLOOR needs the built server (its jar)" >&2; exit 1; } ;; esac
 [ -n "$FLOOR" ] || [ -f "$LAUNCHER" ] || { echo "build first: ./mvnw -B -q -pl cache-server -am package -DskipTests" >&2; exit 1; }
 command -v wrk >/dev/null || { echo "needs wrk (apt-get install -y wrk)" >&2; exit 1; }
 command -v nginx >/dev/null || { echo "needs nginx (apt-get install -y nginx)" >&2; exit 1; }
@@ -80,7 +85,14 @@ LUA
 
 nginx -p "$BENCH_DIR/nginx" -c "$BENCH_DIR/nginx/nginx.conf" &
 NGINX_PID=$!
-if [ -n "$FLOOR" ]; then
+if [ -n "$FLOOR" ] && [ "${FLOOR#netty-}" != "$FLOOR" ]; then
+  # the launcher's own JVM flags (the build's, filtered in), not retyped here
+  flags="$(sed -n 's/^exec "[^"]*java" \(.*\) \$memory .*/\1/p' "$LAUNCHER")"
+  # shellcheck disable=SC2086
+  java $flags -Xms64m -Xmx512m -Dio.netty.leakDetection.level=disabled -cp "$HERE/target/offcache-server.jar" \
+    "$HERE/bench/NettyFloor.java" "$L2_PORT" "$FILE" "${FLOOR#netty-}" "$IO_THREADS" > "$BENCH_DIR/l2.log" 2>&1 &
+  L2_PID=$!; ME=floor
+elif [ -n "$FLOOR" ]; then
   command -v gcc >/dev/null || { echo "FLOOR needs gcc" >&2; exit 1; }
   gcc -O2 -pthread -o "$BENCH_DIR/floor-server" "$HERE/bench/floor-server.c"
   "$BENCH_DIR/floor-server" "$L2_PORT" "$FILE" "$FLOOR" "$IO_THREADS" > "$BENCH_DIR/l2.log" 2>&1 &
