@@ -115,8 +115,8 @@ class LauncherTest
         Files.setPosixFilePermissions(entry, PosixFilePermissions.fromString("rwxr-xr-x"));
         final Path limit = Files.writeString(tmp.resolve("memory.max"), "8589934592\n");
         final String limited = runScript(entry, Map.of("OFFCACHE_CGROUP_MEMORY_FILE", limit.toString()), "--help");
-        assertTrue(limited.contains("-XX:MaxDirectMemorySize=4608m " + NO_LEAK_DETECTOR + " -XX:MaxRAMPercentage=20 -jar "),
-            limited);
+        assertTrue(limited.contains(
+            "-XX:MaxDirectMemorySize=4608m " + NO_LEAK_DETECTOR + " -XX:MaxRAMPercentage=20 -jar "), limited);
         assertTrue(limited.endsWith("offcache-server.jar --help"), limited);
 
         Files.writeString(limit, "max\n");
