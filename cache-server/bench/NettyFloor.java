@@ -52,6 +52,11 @@ public final class NettyFloor
         size = file.size();
         if (!sendfile)
         {
+            if (size > Integer.MAX_VALUE)
+            {
+                System.err.println("memory mode maps the whole file: at most 2 GiB, not " + size + " bytes");
+                System.exit(2);
+            }
             mapped = file.map(FileChannel.MapMode.READ_ONLY, 0, size);
             mapped.load();
         }
