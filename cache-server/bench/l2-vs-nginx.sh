@@ -36,11 +36,12 @@ WARMUP="${WARMUP:-15s}"
 FLOOR="${FLOOR:-}"
 KEY="bench-key-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
 
-case "$FLOOR" in ""|memory|sendfile|netty-memory|netty-sendfile) ;;
+case "$FLOOR" in
+  memory|sendfile) command -v gcc >/dev/null || { echo "FLOOR=$FLOOR needs gcc" >&2; exit 1; } ;;
+  ""|netty-memory|netty-sendfile)
+    [ -f "$LAUNCHER" ] || { echo "build first: ./mvnw -B -q -pl cache-server -am package -DskipTests" >&2; exit 1; } ;;
   *) echo "FLOOR must be memory, sendfile, netty-memory or netty-sendfile, not '$FLOOR'" >&2; exit 2 ;;
 esac
-case "$FLOOR" in netty-*) [ -f "$LAUNCHER" ] || { echo "FLOOR=$FLOOR needs the built server (its jar)" >&2; exit 1; } ;; esac
-[ -n "$FLOOR" ] || [ -f "$LAUNCHER" ] || { echo "build first: ./mvnw -B -q -pl cache-server -am package -DskipTests" >&2; exit 1; }
 command -v wrk >/dev/null || { echo "needs wrk (apt-get install -y wrk)" >&2; exit 1; }
 command -v nginx >/dev/null || { echo "needs nginx (apt-get install -y nginx)" >&2; exit 1; }
 
@@ -85,24 +86,26 @@ LUA
 
 nginx -p "$BENCH_DIR/nginx" -c "$BENCH_DIR/nginx/nginx.conf" &
 NGINX_PID=$!
-if [ -n "$FLOOR" ] && [ "${FLOOR#netty-}" != "$FLOOR" ]; then
-  # the launcher's own JVM flags (the build's, filtered in), not retyped here
-  flags="$(sed -n 's/^exec "[^"]*java" \(.*\) \$memory .*/\1/p' "$LAUNCHER")"
-  # shellcheck disable=SC2086
-  java $flags -Xms64m -Xmx512m -Dio.netty.leakDetection.level=disabled -cp "$HERE/target/offcache-server.jar" \
-    "$HERE/bench/NettyFloor.java" "$L2_PORT" "$FILE" "${FLOOR#netty-}" "$IO_THREADS" > "$BENCH_DIR/l2.log" 2>&1 &
-  L2_PID=$!; ME=floor
-elif [ -n "$FLOOR" ]; then
-  command -v gcc >/dev/null || { echo "FLOOR needs gcc" >&2; exit 1; }
-  gcc -O2 -pthread -o "$BENCH_DIR/floor-server" "$HERE/bench/floor-server.c"
-  "$BENCH_DIR/floor-server" "$L2_PORT" "$FILE" "$FLOOR" "$IO_THREADS" > "$BENCH_DIR/l2.log" 2>&1 &
-  L2_PID=$!; ME=floor
-else
-  OFFCACHE_API_KEYS="$KEY" sh "$LAUNCHER" --listen 127.0.0.1:$L2_PORT --origin-dir "$BENCH_DIR/data" \
-    --disk-path "$BENCH_DIR/ssd" --ram-mb "$RAM_MB" --disk-mb $((FILE_MB * 2)) --io-threads "$IO_THREADS" \
-    --prefetch-threads 2 > "$BENCH_DIR/l2.log" 2>&1 &
-  L2_PID=$!; ME=l2
-fi
+case "$FLOOR" in
+  netty-*)
+    # the launcher's own JVM flags (the build's, filtered in) and its jar, not retyped here
+    flags="$(sed -n 's/^exec "[^"]*java" \(.*\) \$memory .*/\1/p' "$LAUNCHER")"
+    # leak detector off, as the launcher has it for the L2
+    # shellcheck disable=SC2086
+    java $flags -Xms64m -Xmx512m -Dio.netty.leakDetection.level=disabled \
+      -cp "$(dirname "$LAUNCHER")/../offcache-server.jar" "$HERE/bench/NettyFloor.java" \
+      "$L2_PORT" "$FILE" "${FLOOR#netty-}" "$IO_THREADS" > "$BENCH_DIR/l2.log" 2>&1 &
+    L2_PID=$!; ME=floor ;;
+  ?*)
+    gcc -O2 -pthread -o "$BENCH_DIR/floor-server" "$HERE/bench/floor-server.c"
+    "$BENCH_DIR/floor-server" "$L2_PORT" "$FILE" "$FLOOR" "$IO_THREADS" > "$BENCH_DIR/l2.log" 2>&1 &
+    L2_PID=$!; ME=floor ;;
+  *)
+    OFFCACHE_API_KEYS="$KEY" sh "$LAUNCHER" --listen 127.0.0.1:$L2_PORT --origin-dir "$BENCH_DIR/data" \
+      --disk-path "$BENCH_DIR/ssd" --ram-mb "$RAM_MB" --disk-mb $((FILE_MB * 2)) --io-threads "$IO_THREADS" \
+      --prefetch-threads 2 > "$BENCH_DIR/l2.log" 2>&1 &
+    L2_PID=$!; ME=l2 ;;
+esac
 cleanup() { kill "$L2_PID" 2>/dev/null || true; kill "$NGINX_PID" 2>/dev/null || true; }
 trap cleanup EXIT INT TERM
 

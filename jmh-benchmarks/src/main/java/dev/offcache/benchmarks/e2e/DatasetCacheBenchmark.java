@@ -30,7 +30,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import dev.offcache.benchmarks.transport.LoopbackPorts;
 import dev.offcache.core.shuffle.PartitionId;
 import dev.offcache.core.shuffle.PartitionWriter;
 import dev.offcache.core.shuffle.ShufflePartitionStore;
@@ -47,6 +46,7 @@ import dev.offcache.registry.front.CacheRegistry;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.DatasetSchema;
 import dev.offcache.registry.state.PartitionLocation;
+import dev.offcache.testkit.net.LoopbackPorts;
 import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.TransportChannels;

@@ -2,6 +2,7 @@ package dev.offcache.benchmarks.transport;
 
 import java.util.concurrent.TimeUnit;
 
+import dev.offcache.testkit.net.LoopbackPorts;
 import io.aeron.Aeron;
 import io.aeron.ChannelUriStringBuilder;
 import io.aeron.ExclusivePublication;

@@ -12,6 +12,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 import dev.offcache.core.region.MappedRegion;
+import dev.offcache.testkit.net.LoopbackPorts;
 import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.AgentIdle;

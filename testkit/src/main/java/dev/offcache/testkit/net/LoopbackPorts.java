@@ -1,14 +1,17 @@
 package dev.offcache.testkit.net;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Fixed loopback ports for tests and benchmarks that must bind the same ports again (a cluster member restarted on
- * its address): chosen below the kernel's ephemeral range, which every socket bound to port 0 draws from, so no such
- * socket can take one of them between a stop and a rebind.
+ * Loopback ports for tests and benchmarks. Fixed ones, for what must bind the same ports again (a cluster member
+ * restarted on its address), are chosen below the kernel's ephemeral range, which every socket bound to port 0 draws
+ * from, so no such socket can take one of them between a stop and a rebind; a free one is for a single bind.
  */
 public final class LoopbackPorts
 {
@@ -41,12 +44,24 @@ public final class LoopbackPorts
     }
 
     /**
-     * The first port of the kernel's ephemeral range ({@code /proc/sys/net/ipv4/ip_local_port_range}), or 32768 when
-     * it cannot be read.
+     * A UDP port on 127.0.0.1 that was free a moment ago (bound, then released): for a channel bound once.
      *
-     * @return the first ephemeral port.
+     * @return the port.
      */
-    public static int firstEphemeralPort()
+    public static int freeUdpPort()
+    {
+        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress()))
+        {
+            return socket.getLocalPort();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** The first port of the kernel's ephemeral range, or 32768 when it cannot be read. */
+    private static int firstEphemeralPort()
     {
         try
         {
