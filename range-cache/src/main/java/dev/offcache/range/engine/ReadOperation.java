@@ -177,6 +177,9 @@ final class ReadOperation implements BlockWaiter
         {
             fail(cause);
         }
+        // the open run may have been kept for this request: it is sent now, or its blocks (which other reads may
+        // have joined) would stay in flight with no request for them
+        drain();
     }
 
     /**
