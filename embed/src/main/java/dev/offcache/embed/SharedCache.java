@@ -228,9 +228,7 @@ public final class SharedCache implements AutoCloseable
      */
     public String prometheusText()
     {
-        final MetricFamilies out = new MetricFamilies();
-        collectInto(out);
-        return out.toText();
+        return MetricFamilies.textOf(this::collectInto);
     }
 
     /**
