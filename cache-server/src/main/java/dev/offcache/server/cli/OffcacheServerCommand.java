@@ -188,8 +188,9 @@ public final class OffcacheServerCommand implements Callable<Integer>
     @Option(names = "--s3-api-writes", defaultValue = "REFUSE", paramLabel = "MODE",
         description = "S3 writes: ${COMPLETION-CANDIDATES} (env OFFCACHE_S3_API_WRITES). REFUSE answers " +
             "AccessDenied, as a read-only endpoint; PASS_THROUGH writes PutObject, DeleteObject and (to an S3 " +
-            "origin) multipart uploads to the origin and warms the cache with the new object; a part must fit " +
-            "--max-body-kb. Default: ${DEFAULT-VALUE}.")
+            "origin) multipart uploads to the origin and warms the cache with the new object. PutObject and " +
+            "UploadPart bodies to an S3 origin are streamed, whatever their size; a directory or HTTP origin's " +
+            "PutObject body must fit --max-body-kb. Default: ${DEFAULT-VALUE}.")
     S3WriteMode s3ApiWrites;
 
     @Option(names = "--transport", defaultValue = "AUTO", paramLabel = "KIND",
@@ -293,8 +294,9 @@ public final class OffcacheServerCommand implements Callable<Integer>
 
     @Option(names = "--max-body-kb",
         defaultValue = "" + (L2HttpServer.Context.DEFAULT_MAX_BODY_BYTES >> 10), paramLabel = "KB",
-        description = "Largest request body, from " + (L2HttpServer.Context.MIN_MAX_BODY_BYTES >> 10) + " to " +
-            (L2HttpServer.Context.MAX_BODY_BYTES_LIMIT >> 10) + " (env OFFCACHE_MAX_BODY_KB). " +
+        description = "Largest request body held whole, from " + (L2HttpServer.Context.MIN_MAX_BODY_BYTES >> 10) +
+            " to " + (L2HttpServer.Context.MAX_BODY_BYTES_LIMIT >> 10) + "; the S3 API's pass-through PutObject and " +
+            "UploadPart to an S3 origin are streamed and not bound by it (env OFFCACHE_MAX_BODY_KB). " +
             "Default: ${DEFAULT-VALUE}.")
     int maxBodyKb;
 

@@ -1,22 +1,17 @@
 package dev.offcache.server.cli;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -28,8 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import dev.offcache.testkit.jvm.ChildJvm;
 
 /**
  * The real {@code offcache-server} program in a child JVM (its {@code main}, its exit status, its temp dir): a
@@ -43,106 +36,13 @@ class ServerProcessTest
     private static final List<String> SMALL = List.of("-Xmx128m", "-XX:MaxDirectMemorySize=192m");
     private static final Pattern TEXT_LOG_LINE = Pattern.compile(
         "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z INFO  \\[.+] .+ - offcache L2 server listening on .*");
-    private static final String API_KEY = "API key for this run: ";
-    private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+) ");
 
     @TempDir
     Path tmp;
 
-    /** A child's merged output, drained on a thread of its own. */
-    private static final class Child
+    private ChildServer run(final List<String> jvmOptions, final String... args) throws IOException
     {
-        final Process process;
-        final List<String> lines = new ArrayList<>();
-        private final Thread reader;
-
-        Child(final Process process)
-        {
-            this.process = process;
-            this.reader = new Thread(() ->
-            {
-                try (BufferedReader in = new BufferedReader(
-                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)))
-                {
-                    for (String line = in.readLine(); null != line; line = in.readLine())
-                    {
-                        synchronized (lines)
-                        {
-                            lines.add(line);
-                            lines.notifyAll();
-                        }
-                    }
-                }
-                catch (final IOException ignored)
-                {
-                    // the child is gone
-                }
-            }, "child-output");
-            reader.setDaemon(true);
-            reader.start();
-        }
-
-        int exit() throws InterruptedException
-        {
-            assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the program should exit");
-            reader.join(10_000);
-            return process.exitValue();
-        }
-
-        List<String> output()
-        {
-            synchronized (lines)
-            {
-                return List.copyOf(lines);
-            }
-        }
-
-        /** The API key the embedded default printed (call after {@link #port()}). */
-        String apiKey()
-        {
-            for (final String line : output())
-            {
-                if (line.startsWith(API_KEY))
-                {
-                    return line.substring(API_KEY.length()).trim();
-                }
-            }
-            throw new AssertionError("no API key line: " + output());
-        }
-
-        /** Waits for the lines that name the bound port and the API key; returns the port. */
-        int port() throws InterruptedException
-        {
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            synchronized (lines)
-            {
-                while (System.nanoTime() < deadline)
-                {
-                    // the key is printed after the address: once it is there, both are
-                    if (lines.stream().anyMatch((line) -> line.startsWith(API_KEY)))
-                    {
-                        for (final String line : lines)
-                        {
-                            final Matcher matcher = LISTENING.matcher(line);
-                            if (matcher.find())
-                            {
-                                return Integer.parseInt(matcher.group(1));
-                            }
-                        }
-                    }
-                    assertTrue(process.isAlive(), () -> "the program died: " + lines);
-                    lines.wait(100);
-                }
-            }
-            throw new AssertionError("no 'listening on' and API key lines: " + output());
-        }
-    }
-
-    private Child run(final List<String> jvmOptions, final String... args) throws IOException
-    {
-        final List<String> options = new ArrayList<>(jvmOptions);
-        options.add("-Djava.io.tmpdir=" + tmp);
-        return new Child(ChildJvm.launch(options, OffcacheServerCommand.class, args));
+        return ChildServer.launch(tmp, jvmOptions, args);
     }
 
     private List<Path> temporarySsdDirs() throws IOException
@@ -154,7 +54,7 @@ class ServerProcessTest
     }
 
     /** Exit 2, exactly one line from the program, no stack trace, nothing left behind; returns the line. */
-    private String refusedStart(final Child child) throws Exception
+    private String refusedStart(final ChildServer child) throws Exception
     {
         assertEquals(2, child.exit(), () -> String.join("\n", child.output()));
         final List<String> output = child.output();
@@ -216,7 +116,7 @@ class ServerProcessTest
     @Test
     void sigtermReportsNotReadyWhileServingThenExits143() throws Exception
     {
-        final Child child = run(SMALL, "--listen", "127.0.0.1:0", "--ram-mb", "16",
+        final ChildServer child = run(SMALL, "--listen", "127.0.0.1:0", "--ram-mb", "16",
             "--shutdown-unready-seconds", "3");
         final int port = child.port();
         final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -259,7 +159,7 @@ class ServerProcessTest
     @Test
     void jsonLogsAreOneObjectPerLine() throws Exception
     {
-        final Child child = run(SMALL, "--listen", "127.0.0.1:0", "--ram-mb", "16", "--log-format", "json");
+        final ChildServer child = run(SMALL, "--listen", "127.0.0.1:0", "--ram-mb", "16", "--log-format", "json");
         child.port();
         child.process.destroy();
         assertEquals(143, child.exit(), () -> String.join("\n", child.output()));
