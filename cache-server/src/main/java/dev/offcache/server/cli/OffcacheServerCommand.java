@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import dev.offcache.origin.s3.S3Origin;
 import dev.offcache.range.config.InvalidSettingException;
@@ -395,8 +396,15 @@ public final class OffcacheServerCommand implements Callable<Integer>
         Map.entry("shutdownGrace", "--shutdown-grace-seconds"),
         Map.entry("unreadyDelay", "--shutdown-unready-seconds"));
 
+    /** How long a shutdown during the start waits for it to stop before it removes the temporary directory. */
+    private static final long STOP_DURING_STARTUP_WAIT_MS = 5_000;
+
     private final CountDownLatch stopped = new CountDownLatch(1);
+    private final CountDownLatch startReturned = new CountDownLatch(1);
     private volatile ServerProgram program;
+    private volatile boolean stopRequested;
+    private volatile boolean startFailed;
+    private volatile Path temporaryDisk;
 
     /**
      * Runs the program.
@@ -478,14 +486,79 @@ public final class OffcacheServerCommand implements Callable<Integer>
         {
             System.setProperty(ACCESS_LOG_LEVEL_PROPERTY, "INFO");
         }
-        final ServerProgram running = start();
-        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        // before the start, so a signal while it runs (the RAM tier's pre-touch takes seconds per GiB) still cleans up
+        Runtime.getRuntime().addShutdownHook(new Thread(this::stopOnSignal, "offcache-shutdown"));
+        try
         {
-            running.close();
-            stopped.countDown();
-        }, "offcache-shutdown"));
+            start();
+        }
+        catch (final StoppedDuringStartup ex)
+        {
+            // the shutdown hook reports it and the JVM exits with the signal's status
+            return 0;
+        }
+        finally
+        {
+            startReturned.countDown();
+        }
         stopped.await();
         return 0;
+    }
+
+    /**
+     * The shutdown hook (SIGTERM, SIGINT, or an exit): closes the running program; during the start, it asks the
+     * start to stop, waits for it a while (it stops at its next step; the RAM tier's allocation is one step), prints
+     * one line and removes the temporary SSD directory, whether or not the start came back.
+     */
+    private void stopOnSignal()
+    {
+        stopRequested = true;
+        try
+        {
+            startReturned.await(STOP_DURING_STARTUP_WAIT_MS, TimeUnit.MILLISECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        final ServerProgram running = program;
+        if (null != running)
+        {
+            running.close();
+        }
+        else if (!startFailed)
+        {
+            final Path disk = temporaryDisk;
+            final PrintWriter err = spec.commandLine().getErr();
+            err.println("offcache-server: stopped during start-up, before serving" + (null == disk ? "" :
+                "; removed the temporary SSD directory " + disk));
+            err.flush();
+            if (null != disk)
+            {
+                ServerProgram.deleteTree(disk);
+            }
+        }
+        stopped.countDown();
+    }
+
+    /** A start that a shutdown (a signal) asked to stop: what it had made is released. */
+    private static final class StoppedDuringStartup extends RuntimeException
+    {
+        private static final long serialVersionUID = 1L;
+
+        StoppedDuringStartup()
+        {
+            super("stopped during start-up", null, false, false);
+        }
+    }
+
+    /** Throws when a shutdown asked the start to stop. */
+    private void stopIfRequested()
+    {
+        if (stopRequested)
+        {
+            throw new StoppedDuringStartup();
+        }
     }
 
     /**
@@ -495,6 +568,23 @@ public final class OffcacheServerCommand implements Callable<Integer>
      * @throws Exception when the options are invalid or the server cannot start.
      */
     public ServerProgram start() throws Exception
+    {
+        try
+        {
+            return startChecked();
+        }
+        catch (final StoppedDuringStartup ex)
+        {
+            throw ex;
+        }
+        catch (final Exception | Error ex)
+        {
+            startFailed = true;
+            throw ex;
+        }
+    }
+
+    private ServerProgram startChecked() throws Exception
     {
         validate();
         warnAboutUnknownVariables();
@@ -543,17 +633,21 @@ public final class OffcacheServerCommand implements Callable<Integer>
             s3Keys = null != s3ApiKeys ? S3Credentials.parse(s3ApiKeys) : S3Credentials.generate(new SecureRandom());
         }
         // Checked before anything is made, so a refused start leaves nothing behind.
-        DirectMemory.check(ServerProgram.storeContext(this).directMemoryBytes(), ramMb);
+        final long storeBytes = ServerProgram.storeContext(this).directMemoryBytes();
+        DirectMemory.check(storeBytes, ramMb);
+        new MachineMemory().check(storeBytes, ramMb);
         final boolean diskIsTemp = null == diskPath;
         if (!diskIsTemp)
         {
             requireWritableDirectory(diskPath);
         }
         final Path disk = diskIsTemp ? Files.createTempDirectory("offcache-ssd-") : diskPath;
+        temporaryDisk = diskIsTemp ? disk : null;
         final ServerProgram started;
         final ObjectStore origin;
         try
         {
+            stopIfRequested();
             if (http)
             {
                 origin = new HttpOrigin(httpOriginUri(), Duration.ofMillis(originTimeoutMs));
@@ -567,6 +661,11 @@ public final class OffcacheServerCommand implements Callable<Integer>
                 origin = new FileSystemOrigin(dir, fetchThreads);
             }
             started = ServerProgram.start(this, keys, exampleKey, origin, disk, diskIsTemp, s3Keys);
+            if (stopRequested)
+            {
+                started.close();
+                throw new StoppedDuringStartup();
+            }
         }
         catch (final Exception | Error ex)
         {

@@ -73,6 +73,12 @@ final class ChildServer
         return new ChildServer(ChildJvm.launch(options, OffcacheServerCommand.class, args));
     }
 
+    /** SIGTERM through the process handle: {@link Process#destroy()} would also close the pipe still being read. */
+    void terminate()
+    {
+        process.toHandle().destroy();
+    }
+
     int exit() throws InterruptedException
     {
         assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the program should exit");

@@ -110,7 +110,7 @@ class RefusedWritesTest
         }
         finally
         {
-            child.process.destroy();
+            child.terminate();
             child.exit();
         }
     }

@@ -144,7 +144,7 @@ class SecretsInLogsTest
         }
         finally
         {
-            child.process.destroy();
+            child.terminate();
             assertEquals(143, child.exit());
             output = child.output();
         }

@@ -105,6 +105,44 @@ class ServerProcessTest
     }
 
     @Test
+    void ramTierAboveThePhysicalMemoryIsRefusedBeforeAllocating() throws Exception
+    {
+        final MachineMemory machine = new MachineMemory();
+        final long limit = machine.cgroupLimitBytes() >= 0 ?
+            Math.min(machine.cgroupLimitBytes(), machine.physicalBytes()) : machine.physicalBytes();
+        final long limitMb = (limit + (1 << 20) - 1) >> 20;
+        final long ramMb = limitMb + 1024;
+        // a direct-memory limit that holds it, so only the machine's memory refuses it (as under the launcher, which
+        // sets the limit to the RAM tier + 512 MiB)
+        final String line = refusedStart(run(List.of("-Xmx128m", "-XX:MaxDirectMemorySize=" + (ramMb + 2048) + "m"),
+            "--listen", "127.0.0.1:0", "--ram-mb", Long.toString(ramMb)));
+        assertTrue(line.startsWith("offcache-server: --ram-mb (env OFFCACHE_RAM_MB): " + ramMb + " needs "), line);
+        assertTrue(line.contains(" MiB of memory (RAM slab and spill slots "), line);
+        assertTrue(line.contains("but this machine has " + limitMb + " MiB of physical memory") ||
+            line.contains("but this container's memory limit (cgroup) is " + limitMb + " MiB"), line);
+        assertTrue(line.endsWith(": lower --ram-mb"), line);
+    }
+
+    @Test
+    void sigtermDuringStartupPrintsALineAndRemovesTheTemporaryDirectory() throws Exception
+    {
+        // the RAM tier is zeroed as it is allocated (~75 MB/s on the shared build machine, seconds at any rate)
+        final ChildServer child = run(List.of("-Xmx128m", "-XX:MaxDirectMemorySize=1g"), "--listen", "127.0.0.1:0",
+            "--ram-mb", "512");
+        child.await((line) -> line.contains("allocating the RAM tier: 512 MiB"), 60_000);
+        assertEquals(1, temporarySsdDirs().size(), "the temporary SSD directory exists while the tier is allocated");
+        child.terminate(); // SIGTERM
+        assertEquals(143, child.exit(), () -> String.join("\n", child.output()));
+        final List<String> output = child.output();
+        assertFalse(output.stream().anyMatch((line) -> line.contains("listening on")), () -> String.join("\n",
+            output));
+        assertEquals(1, output.stream().filter((line) -> line.startsWith("offcache-server: stopped during start-up, " +
+            "before serving; removed the temporary SSD directory " + tmp.resolve("offcache-ssd-"))).count(),
+            () -> String.join("\n", output));
+        assertEquals(List.of(), temporarySsdDirs());
+    }
+
+    @Test
     void aComponentRefusingItsSettingIsOneLineNamingTheFlag() throws Exception
     {
         final String line = refusedStart(run(SMALL, "--listen", "127.0.0.1:0", "--ram-mb", "16",
@@ -125,7 +163,7 @@ class ServerProcessTest
         assertEquals(200, client.send(HttpRequest.newBuilder(ready).build(),
             HttpResponse.BodyHandlers.ofString()).statusCode());
 
-        child.process.destroy(); // SIGTERM
+        child.terminate(); // SIGTERM
         HttpResponse<String> answer = null;
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline)
@@ -161,7 +199,7 @@ class ServerProcessTest
     {
         final ChildServer child = run(SMALL, "--listen", "127.0.0.1:0", "--ram-mb", "16", "--log-format", "json");
         child.port();
-        child.process.destroy();
+        child.terminate();
         assertEquals(143, child.exit(), () -> String.join("\n", child.output()));
         final ObjectMapper json = new ObjectMapper();
         int logLines = 0;
