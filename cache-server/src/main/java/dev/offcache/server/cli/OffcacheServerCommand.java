@@ -8,6 +8,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -32,6 +33,7 @@ import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
 import dev.offcache.server.http.ListenFailedException;
 import dev.offcache.server.http.TransportKind;
+import dev.offcache.server.metrics.BuildInfo;
 import dev.offcache.server.s3.BucketOrigins;
 import dev.offcache.server.s3.S3Buckets;
 import dev.offcache.server.s3.S3Credentials;
@@ -52,7 +54,8 @@ import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
 @Command(
     name = "offcache-server",
     mixinStandardHelpOptions = true,
-    version = "offcache-server 0.1.0",
+    abbreviateSynopsis = true,
+    versionProvider = OffcacheServerCommand.Version.class,
     sortOptions = false,
     description = {
         "The offcache shared L2 cache server: HTTP byte-range reads over a RAM + SSD tiered cache in front of an " +
@@ -336,6 +339,16 @@ public final class OffcacheServerCommand implements Callable<Integer>
             "Default: ${DEFAULT-VALUE}.")
     boolean accessLog;
 
+    /** {@code --version}: the build's version, the one {@code offcache_build_info} on {@code /metrics} shows. */
+    static final class Version implements CommandLine.IVersionProvider
+    {
+        @Override
+        public String[] getVersion()
+        {
+            return new String[] {"offcache-server " + BuildInfo.VERSION};
+        }
+    }
+
     /** The system property the built-in Logback configurations read for the level of {@code offcache.access}. */
     static final String ACCESS_LOG_LEVEL_PROPERTY = "offcache.access.level";
 
@@ -362,6 +375,54 @@ public final class OffcacheServerCommand implements Callable<Integer>
     /** Variables the launcher script reads, not the program. */
     private static final List<String> LAUNCHER_VARIABLES =
         List.of("OFFCACHE_JAVA_OPTS", "OFFCACHE_HEAP_MB", "OFFCACHE_YOUNG_MB", "OFFCACHE_DIRECT_MB");
+
+    /**
+     * The sections of {@code --help}, each a heading and its options in order; every option is in one (a test holds
+     * them to it), so the list reads by topic instead of as one long run.
+     */
+    static final Map<String, List<String>> HELP_SECTIONS = helpSections();
+
+    private static Map<String, List<String>> helpSections()
+    {
+        final Map<String, List<String>> sections = new LinkedHashMap<>();
+        sections.put("Origin (one of them; none: the embedded sample directory)", List.of("--origin-dir",
+            "--http-origin", "--s3-endpoint", "--s3-bucket", "--bucket-dirs", "--s3-region", "--s3-access-key",
+            "--s3-secret-key", "--fetch-threads"));
+        sections.put("Listener and authentication", List.of("--listen", "--api-keys", "--disable-auth",
+            "--allowed-prefixes", "--transport", "--io-threads"));
+        sections.put("S3 API (a listener of its own)", List.of("--s3-api-listen", "--s3-api-keys", "--s3-api-bucket",
+            "--s3-api-domain", "--s3-api-region", "--s3-api-writes"));
+        sections.put("Tiers: RAM and SSD", List.of("--ram-mb", "--disk-path", "--disk-mb", "--ssd-scrub-mb-per-s",
+            "--ssd-read-threads", "--ssd-open-files"));
+        sections.put("Engine (the same settings and variables as an engine process)", List.of("--block-size-kb",
+            "--fetch-permits", "--demand-reserved-permits", "--max-coalesced-get-bytes", "--origin-timeout-ms",
+            "--max-objects"));
+        sections.put("Requests, connections and shutdown", List.of("--memory-budget-mb", "--max-connections",
+            "--max-connections-per-address", "--request-read-timeout-ms", "--max-ranges", "--max-body-kb",
+            "--max-key-length", "--prefetch-queue", "--prefetch-threads", "--shutdown-grace-seconds",
+            "--shutdown-unready-seconds"));
+        sections.put("Logs and counters", List.of("--log-format", "--access-log", "--range-counters-file",
+            "--server-counters-file"));
+        sections.put("Configuration and help", List.of(EnvironmentDefaults.CONFIG, "--help", "--version"));
+        return sections;
+    }
+
+    /** {@code --help}'s option list, section by section ({@link #HELP_SECTIONS}). */
+    private static String sectionedOptionList(final CommandLine.Help help)
+    {
+        final StringBuilder out = new StringBuilder();
+        for (final Map.Entry<String, List<String>> section : HELP_SECTIONS.entrySet())
+        {
+            final CommandLine.Help.Layout layout = help.createDefaultLayout();
+            for (final String name : section.getValue())
+            {
+                layout.addOption(help.commandSpec().findOption(name), help.createDefaultParamLabelRenderer());
+            }
+            out.append(System.lineSeparator()).append(section.getKey()).append(':').append(System.lineSeparator())
+                .append(layout);
+        }
+        return out.toString();
+    }
 
     /** The engine's settings ({@link RangeCacheBuilder}'s method names) each engine flag sets. */
     static final Map<String, String> ENGINE_FLAGS = Map.of(
@@ -444,16 +505,21 @@ public final class OffcacheServerCommand implements Callable<Integer>
         command.defaults = defaults;
         final CommandLine commandLine = new CommandLine(command);
         commandLine.setDefaultValueProvider(defaults);
+        commandLine.getHelpSectionMap().put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_OPTION_LIST,
+            OffcacheServerCommand::sectionedOptionList);
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);
         commandLine.setParameterExceptionHandler((ex, args) ->
         {
             final PrintWriter err = ex.getCommandLine().getErr();
             String message = ex.getMessage();
-            if (null != ex.getArgSpec() && defaults.isSet(ex.getArgSpec()))
+            // a value given on the command line is the flag's, whatever the environment or the file say
+            final boolean onCommandLine = ex.getArgSpec() instanceof CommandLine.Model.OptionSpec option &&
+                isGiven(option, args);
+            if (!onCommandLine && null != ex.getArgSpec() && defaults.isSet(ex.getArgSpec()))
             {
                 message += " (set by environment variable " + EnvironmentDefaults.variableOf(ex.getArgSpec()) + ")";
             }
-            else if (null != ex.getArgSpec() && defaults.isSetByFile(ex.getArgSpec()))
+            else if (!onCommandLine && null != ex.getArgSpec() && defaults.isSetByFile(ex.getArgSpec()))
             {
                 message += " (set in " + defaults.configFile() + ")";
             }
@@ -472,6 +538,22 @@ public final class OffcacheServerCommand implements Callable<Integer>
             throw ex;
         });
         return commandLine;
+    }
+
+    /** Whether the command line gives an option ({@code --flag VALUE} or {@code --flag=VALUE}). */
+    private static boolean isGiven(final CommandLine.Model.OptionSpec option, final String[] args)
+    {
+        for (final String arg : args)
+        {
+            for (final String name : option.names())
+            {
+                if (arg.equals(name) || arg.startsWith(name + "="))
+                {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     @Override
@@ -693,7 +775,7 @@ public final class OffcacheServerCommand implements Callable<Integer>
             out.println("Try it:");
             out.println("  curl -H 'Authorization: Bearer " + exampleKey + "' -r 0-99 " + base + "/obj/" +
                 SampleObjects.HELLO);
-            out.println("  curl -H 'Authorization: Bearer " + exampleKey + "' -o /dev/null -w '%{http_code} " +
+            out.println("  curl -s -H 'Authorization: Bearer " + exampleKey + "' -o /dev/null -w '%{http_code} " +
                 "%{size_download}\\n' " + base + "/obj/" + SampleObjects.RANDOM);
         }
         printS3Api(out, started, s3Keys);
@@ -1033,11 +1115,21 @@ public final class OffcacheServerCommand implements Callable<Integer>
         }
     }
 
-    private static String describe(final Exception ex)
+    /**
+     * A file-system failure in words, naming its file once at most (an exception's message is often the path).
+     *
+     * @param ex the failure.
+     * @return the words.
+     */
+    static String describe(final Exception ex)
     {
         if (ex instanceof AccessDeniedException)
         {
             return "permission denied";
+        }
+        if (ex instanceof NoSuchFileException)
+        {
+            return "no such file";
         }
         if (ex instanceof FileAlreadyExistsException || ex instanceof NotDirectoryException)
         {

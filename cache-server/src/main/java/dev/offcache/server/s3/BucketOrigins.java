@@ -138,9 +138,11 @@ public final class BucketOrigins implements ObjectStore
     {
     }
 
+    /** A key of no served bucket: its message names the served ones (the namespace is an opaque digest). */
     private <T> CompletableFuture<T> missing(final String key)
     {
-        return CompletableFuture.failedFuture(new ObjectNotFoundException(namespace, key));
+        return CompletableFuture.failedFuture(new ObjectNotFoundException("the served buckets (" +
+            String.join(", ", byName.keySet()) + "; keys are BUCKET/KEY)", key));
     }
 
     @Override
