@@ -120,7 +120,7 @@ final class S3BodyStreamer extends ChannelInboundHandlerAdapter
 
     /**
      * A write to a read-only endpoint ({@code --s3-api-writes REFUSE}) that would not reach the S3 front as a whole
-     * request (it asks {@code 100-continue}, or its body is chunked, of unknown length or over {@code
+     * request (it asks {@code 100-continue}, or its body is chunked or over {@code
      * --max-body-kb}): it goes on at once with its body unclaimed, so it is refused like any other write, with the
      * same error, counters and access-log line, and the client is not asked for a body that would be thrown away.
      */
@@ -131,8 +131,9 @@ final class S3BodyStreamer extends ChannelInboundHandlerAdapter
         {
             return false;
         }
-        if (!HttpUtil.is100ContinueExpected(request) && HttpUtil.isContentLengthSet(request) &&
-            !HttpUtil.isTransferEncodingChunked(request) && HttpUtil.getContentLength(request, -1L) <= maxBodyBytes)
+        // a small whole body (or none: no length, not chunked) is aggregated and refused like any request
+        if (!HttpUtil.is100ContinueExpected(request) && !HttpUtil.isTransferEncodingChunked(request) &&
+            HttpUtil.getContentLength(request, 0L) <= maxBodyBytes)
         {
             return false;
         }
