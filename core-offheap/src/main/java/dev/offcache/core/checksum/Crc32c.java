@@ -122,6 +122,82 @@ public final class Crc32c
         return (int) crc.getValue();
     }
 
+    /**
+     * The CRC32C of two byte ranges one after the other, from the CRC32C of each and the second one's length, without
+     * the bytes (zlib's {@code crc32_combine}, for the Castagnoli polynomial): per-chunk checksums of a block give the
+     * whole block's, and a part's checksum and the checksums of the bytes around it give the chunk's.
+     *
+     * @param crc1    the CRC32C of the first range.
+     * @param crc2    the CRC32C of the second range.
+     * @param length2 the second range's length, &ge; 0.
+     * @return the CRC32C of the first range followed by the second.
+     */
+    public static int combine(final int crc1, final int crc2, final long length2)
+    {
+        if (length2 < 0)
+        {
+            throw new IllegalArgumentException("negative length " + length2);
+        }
+        return multiplyModP(xPow8n(length2), crc1) ^ crc2;
+    }
+
+    /** The reflected CRC-32C polynomial. */
+    private static final int POLY = 0x82F63B78;
+    /** x^(2^k) mod p(x) for k = 0..31, reflected. */
+    private static final int[] X2N = x2nTable();
+
+    private static int[] x2nTable()
+    {
+        final int[] table = new int[32];
+        int p = 1 << 30; // x^1
+        table[0] = p;
+        for (int k = 1; k < 32; k++)
+        {
+            p = multiplyModP(p, p);
+            table[k] = p;
+        }
+        return table;
+    }
+
+    /** a(x) * b(x) mod p(x), both reflected. */
+    private static int multiplyModP(final int a, final int b)
+    {
+        int m = 1 << 31;
+        int p = 0;
+        int bb = b;
+        while (true)
+        {
+            if ((a & m) != 0)
+            {
+                p ^= bb;
+                if ((a & (m - 1)) == 0)
+                {
+                    return p;
+                }
+            }
+            m >>>= 1;
+            bb = (bb & 1) != 0 ? (bb >>> 1) ^ POLY : bb >>> 1;
+        }
+    }
+
+    /** x^(8n) mod p(x), reflected: the operator that appends n zero bytes. */
+    private static int xPow8n(final long n)
+    {
+        int p = 1 << 31; // x^0
+        long rest = n;
+        int k = 3;
+        while (rest != 0)
+        {
+            if ((rest & 1) != 0)
+            {
+                p = multiplyModP(X2N[k & 31], p);
+            }
+            rest >>>= 1;
+            k++;
+        }
+        return p;
+    }
+
     private static final class Scratch
     {
         final CRC32C crc = new CRC32C();

@@ -24,6 +24,31 @@ class Crc32cTest
     }
 
     @Test
+    void combineOfTwoRangesIsTheCrcOfBothInARow()
+    {
+        final Random random = new Random(7);
+        final byte[] bytes = new byte[300_000];
+        random.nextBytes(bytes);
+        final int[] cuts = {0, 1, 7, 64, 4095, 65_536, 65_537, 150_000, 299_999, 300_000};
+        for (final int cut : cuts)
+        {
+            final int whole = reference(bytes, 0, bytes.length);
+            final int first = reference(bytes, 0, cut);
+            final int second = reference(bytes, cut, bytes.length - cut);
+            assertEquals(whole, Crc32c.combine(first, second, bytes.length - cut), "cut at " + cut);
+        }
+        // chunk by chunk, as a block's per-chunk checksums give the block's
+        int combined = reference(bytes, 0, 0);
+        for (int at = 0; at < bytes.length; at += 65_536)
+        {
+            final int length = Math.min(65_536, bytes.length - at);
+            combined = Crc32c.combine(combined, reference(bytes, at, length), length);
+        }
+        assertEquals(reference(bytes, 0, bytes.length), combined);
+        assertThrows(IllegalArgumentException.class, () -> Crc32c.combine(0, 0, -1));
+    }
+
+    @Test
     void knownCheckValueOfStandardVector()
     {
         // The CRC-32C check value of "123456789" from the Castagnoli/iSCSI catalogue.
