@@ -339,6 +339,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
      */
     private void startRepair(final long position, final int length)
     {
+        metrics.repairedChunks.increment();
         final RepairSink sink = new RepairSink();
         try
         {
@@ -417,16 +418,32 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
 
     /**
      * A whole block's CRC is the one recorded when its slot was filled (no pass over the bytes here; a slot damaged
-     * since then is caught by the client); a part of a block, or a slot without one, is computed now.
+     * since then is caught by the client). A part's is computed now, in the same pass that checks the 64 KiB chunks it
+     * touches against the CRCs recorded at the fill: a slot damaged since gets a CRC that does not match the bytes
+     * sent (the complement of theirs), so the client takes the chunk from the origin instead (counted in
+     * {@code damaged_ram_chunks}; the slot is dropped when it is evicted: its spill fails the same check). A slot
+     * without recorded CRCs gets the CRC of its bytes.
      */
-    private static long chunkCrc(final BlockRef ref, final int offset, final int length)
+    private long chunkCrc(final BlockRef ref, final int offset, final int length)
     {
         final long recorded = ref.crc32c();
-        if (offset == 0 && length == ref.length() && recorded >= 0)
+        final int blockLength = ref.length();
+        if (offset == 0 && length == blockLength && recorded >= 0)
         {
             return recorded;
         }
-        return Crc32c.compute(ref.buffer(), offset, length) & 0xFFFF_FFFFL;
+        final int[] chunks = ref.chunkCrc32c();
+        if (null == chunks)
+        {
+            return Crc32c.compute(ref.buffer(), offset, length) & 0xFFFF_FFFFL;
+        }
+        final long checked = Crc32c.checkedPart(ref.buffer(), blockLength, chunks, offset, length);
+        if (checked >= 0)
+        {
+            return checked;
+        }
+        metrics.damagedRamChunks.increment();
+        return ~Crc32c.compute(ref.buffer(), offset, length) & 0xFFFF_FFFFL;
     }
 
     private int trailerBytes()

@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 
 import dev.offcache.core.checksum.Crc32c;
 import dev.offcache.core.slab.BlockSlab;
-import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -43,10 +42,10 @@ public final class BlockFileFormat
     public static final short VERSION = 3;
     /** The previous version, still read: no chunk CRCs (its whole block is one chunk). */
     public static final short LEGACY_VERSION = 2;
-    /** log2 of the chunk size whose CRC32C each block file records (64 KiB). */
-    public static final int CHUNK_SHIFT = 16;
+    /** log2 of the chunk size whose CRC32C each block file records (64 KiB, as RAM slots do). */
+    public static final int CHUNK_SHIFT = Crc32c.CHUNK_SHIFT;
     /** The chunk size whose CRC32C each block file records. */
-    public static final int CHUNK_SIZE = 1 << CHUNK_SHIFT;
+    public static final int CHUNK_SIZE = Crc32c.CHUNK_SIZE;
     /** Bytes before the data: one page. */
     public static final int HEADER_LENGTH = 4096;
 
@@ -93,64 +92,15 @@ public final class BlockFileFormat
          * @param length     the data length.
          * @param sequence   the publication sequence number.
          * @param objectSize the object's size, or -1 when not known.
-         * @param chunkCrcs  the CRC32C of each {@link #CHUNK_SIZE} chunk ({@link #chunkCrcs}).
+         * @param chunkCrcs  the CRC32C of each {@link #CHUNK_SIZE} chunk ({@link Crc32c#chunks}).
          * @return the header, its whole-data CRC combined from the chunks'.
          */
         public static Header of(final ObjectName name, final long blockIndex, final int length, final long sequence,
             final long objectSize, final int[] chunkCrcs)
         {
-            return new Header(name, blockIndex, length, combine(chunkCrcs, CHUNK_SIZE, length), sequence, objectSize,
-                CHUNK_SIZE, chunkCrcs);
+            return new Header(name, blockIndex, length, Crc32c.combine(chunkCrcs, CHUNK_SIZE, length), sequence,
+                objectSize, CHUNK_SIZE, chunkCrcs);
         }
-    }
-
-    /**
-     * How many chunks a block of {@code length} bytes has.
-     *
-     * @param length the data length, &gt; 0.
-     * @return the chunk count.
-     */
-    public static int chunkCount(final int length)
-    {
-        return (int) ((length + (long) CHUNK_SIZE - 1) >>> CHUNK_SHIFT);
-    }
-
-    /**
-     * The CRC32C of each {@link #CHUNK_SIZE} chunk of {@code source[offset, offset + length)}: one pass over the bytes.
-     *
-     * @param source the bytes.
-     * @param offset where they start.
-     * @param length how many, &gt; 0.
-     * @return one CRC per chunk.
-     */
-    public static int[] chunkCrcs(final DirectBuffer source, final int offset, final int length)
-    {
-        final int[] crcs = new int[chunkCount(length)];
-        for (int i = 0; i < crcs.length; i++)
-        {
-            final int at = i << CHUNK_SHIFT;
-            crcs[i] = Crc32c.compute(source, offset + at, Math.min(CHUNK_SIZE, length - at));
-        }
-        return crcs;
-    }
-
-    /**
-     * The CRC32C of a whole block from its chunks' ({@link Crc32c#combine}), no pass over the bytes.
-     *
-     * @param chunkCrcs the chunks' CRCs.
-     * @param chunkSize the chunk size.
-     * @param length    the block's length.
-     * @return the block's CRC32C.
-     */
-    public static int combine(final int[] chunkCrcs, final int chunkSize, final int length)
-    {
-        int crc = chunkCrcs[0];
-        for (int i = 1; i < chunkCrcs.length; i++)
-        {
-            final long at = (long) i * chunkSize;
-            crc = Crc32c.combine(crc, chunkCrcs[i], Math.min(chunkSize, length - at));
-        }
-        return crc;
     }
 
     /** Why a header could not be decoded. */
@@ -198,7 +148,7 @@ public final class BlockFileFormat
         final byte[] key = header.name().objectKey().getBytes(StandardCharsets.UTF_8);
         final ByteBuffer buffer = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
         final int[] chunks = header.chunkCrcs();
-        if (header.chunkSize() != CHUNK_SIZE || chunks.length != chunkCount(header.length()))
+        if (header.chunkSize() != CHUNK_SIZE || chunks.length != Crc32c.chunkCount(header.length()))
         {
             throw new IllegalArgumentException("a header of version " + VERSION + " records a CRC per " + CHUNK_SIZE +
                 "-byte chunk: " + chunks.length + " CRCs of " + header.chunkSize() + " for " + header.length());
@@ -261,7 +211,7 @@ public final class BlockFileFormat
         {
             throw new BadHeaderException(Problem.CORRUPT, "bad chunk shift " + buffer.getShort(CHUNK_SHIFT_OFFSET));
         }
-        final int tableLength = legacy ? 0 : chunkCount(length) * Integer.BYTES;
+        final int tableLength = legacy ? 0 : Crc32c.chunkCount(length) * Integer.BYTES;
         final int tableOffset = NAMES_OFFSET + namespaceLength + keyLength;
         if (tableOffset + (long) tableLength > Math.min(buffer.limit(), HEADER_LENGTH))
         {
@@ -308,7 +258,7 @@ public final class BlockFileFormat
             {
                 chunkCrcs[i] = buffer.getInt(tableOffset + i * Integer.BYTES);
             }
-            if (combine(chunkCrcs, CHUNK_SIZE, length) != crc)
+            if (Crc32c.combine(chunkCrcs, CHUNK_SIZE, length) != crc)
             {
                 throw new BadHeaderException(Problem.CORRUPT, "chunk CRCs do not combine to the data CRC");
             }

@@ -160,6 +160,16 @@ public final class SsdTier implements AutoCloseable
         {
             return verified;
         }
+
+        int chunkSize()
+        {
+            return chunkSize;
+        }
+
+        int[] chunkCrcs()
+        {
+            return chunkCrcs;
+        }
     }
 
     private SsdTier(final Path dir, final long capacityBytes, final int maxOpenFiles, final TierMetrics metrics)
@@ -490,7 +500,7 @@ public final class SsdTier implements AutoCloseable
             sequence = nextSequence++;
         }
         final BlockFileFormat.Header header = BlockFileFormat.Header.of(name, blockIndex, length, sequence,
-            Math.max(-1, objectSize), BlockFileFormat.chunkCrcs(source, offset, length));
+            Math.max(-1, objectSize), Crc32c.chunks(source, offset, length));
         if (crc32c >= 0 && header.crc() != (int) crc32c)
         {
             LOG.warn("block {} of {} no longer matches the CRC32C of its fill: not written to SSD", blockIndex, name);

@@ -129,6 +129,71 @@ class PartialBlockIntegrityTest
         }
     }
 
+    @Test
+    void aRamSlotDamagedSinceItsFillNeverReachesTheClientOrL1() throws Exception
+    {
+        object = L2HttpServerTest.random(4 * BLOCK, 34);
+        final Path originDir = tmp.resolve("origin");
+        Files.createDirectories(originDir.resolve("lake"));
+        Files.write(originDir.resolve(KEY), object);
+        try (ServerHarness harness = new ServerHarness(BLOCK, originDir, tmp.resolve("ssd"), 8, 64L * BLOCK,
+            TransportKind.AUTO, 0, UnaryOperator.identity(), UnaryOperator.identity()))
+        {
+            final HttpResponse<byte[]> first = HTTP.send(HttpRequest.newBuilder(URI.create(harness.base() + "/obj/" +
+                KEY)).header("Authorization", "Bearer " + ServerHarness.KEY).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+            assertArrayEquals(object, first.body());
+            final long blockKey = dev.offcache.range.store.BlockKeys.pack(objectId(harness), 1);
+            assertTrue(harness.store.inRam(blockKey), "a demand read keeps the block in RAM");
+            final int damaged = BLOCK / 2 + 100;
+            final dev.offcache.core.slab.BlockRef slot = harness.store.acquireInMemory(blockKey);
+            slot.buffer().putByte(damaged, (byte) (slot.buffer().getByte(damaged) ^ 0x5A));
+            slot.release();
+            final int serverGets = harness.origin.gets();
+
+            // a part over the damaged chunk, a part of another chunk of the same block, the whole block
+            final long[][] ranges = {{BLOCK + damaged - 100, 200}, {BLOCK + 1000, 200}, {BLOCK, BLOCK}};
+            final int[] fallbacks = {1, 0, 1};
+            final long[] damagedChunks = {1, 1, 1};
+            for (int i = 0; i < ranges.length; i++)
+            {
+                clientOrigin = new CountingOrigin(new FileSystemOrigin(originDir, 2));
+                try (L2Origin client = client(harness, clientOrigin))
+                {
+                    assertBytes("range " + i, ranges[i], readThroughClient(client, ranges[i]));
+                    assertEquals(fallbacks[i], client.metrics().readFallbacks(FallbackReason.CHECKSUM), "range " + i);
+                    assertEquals(damagedChunks[i], harness.server.metrics().damagedRamChunks(), "range " + i);
+                }
+            }
+            // through an engine with L1: the cold read and the same read from L1
+            clientOrigin = new CountingOrigin(new FileSystemOrigin(originDir, 2));
+            final L2Origin client = client(harness, clientOrigin);
+            try (RangeCache engine = RangeCache.newBuilder().origin(client).blockSize(ENGINE_BLOCK)
+                .l1CapacityBytes(64L * ENGINE_BLOCK).build())
+            {
+                assertBytes("engine, cold", ranges[0], readThroughEngine(engine, ranges[0]));
+                assertEquals(1, client.metrics().readFallbacks(FallbackReason.CHECKSUM));
+                assertBytes("engine, from L1", ranges[0], readThroughEngine(engine, ranges[0]));
+                assertEquals(1, client.metrics().readFallbacks(FallbackReason.CHECKSUM), "from L1: no read");
+            }
+            assertEquals(2, harness.server.metrics().damagedRamChunks());
+            assertEquals(serverGets, harness.origin.gets(), "the server served everything from RAM");
+        }
+    }
+
+    /** The engine's id of {@link #KEY} in the harness's server. */
+    private static long objectId(final ServerHarness harness)
+    {
+        for (long id = 0; id < 1_000; id++)
+        {
+            if (KEY.equals(harness.cache.objectKey(id)))
+            {
+                return id;
+            }
+        }
+        throw new AssertionError("no id for " + KEY);
+    }
+
     private void readDamaged(final ServerHarness harness, final Reader reader, final Shape shape, final Where where,
         final int block, final String name) throws Exception
     {
