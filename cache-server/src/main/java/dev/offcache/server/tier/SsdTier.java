@@ -46,6 +46,10 @@ import org.slf4j.LoggerFactory;
  * one wipes the tier (logged and counted). Thread-safe: the index is guarded by this object's monitor; file I/O
  * runs outside it. Memory: the tier owns no off-heap memory; reads fill buffers their callers own.
  *
+ * <p>Each block file records a CRC32C per 64 KiB chunk beside the whole block's ({@link BlockFileFormat}): a read of
+ * a part of a block checks the chunks it touches on every read ({@link #readPart}), so no byte of a part goes out
+ * unchecked, however long ago the block's last whole check was.
+ *
  * <p>Verified blocks are sent from their files ({@link #openVerified}) through a bounded cache of open descriptors
  * (least recently used closed first): a hit costs no open or close, only a lookup. The engine's packed block keys are
  * indexed too, beside the durable names, so a hit allocates nothing; a key is learned on its first lookup by name.
