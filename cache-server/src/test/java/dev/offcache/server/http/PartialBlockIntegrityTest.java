@@ -181,6 +181,112 @@ class PartialBlockIntegrityTest
         }
     }
 
+    @Test
+    void concurrentReadersOfPartsOfOneDamagedBlockAllGetTheOriginsBytesFromOneRefetch() throws Exception
+    {
+        object = L2HttpServerTest.random(6 * BLOCK, 35);
+        final Path originDir = tmp.resolve("origin");
+        Files.createDirectories(originDir.resolve("lake"));
+        Files.write(originDir.resolve(KEY), object);
+        try (ServerHarness harness = new ServerHarness(BLOCK, originDir, tmp.resolve("ssd"), 8, 64L * BLOCK,
+            TransportKind.AUTO, 0, UnaryOperator.identity(), UnaryOperator.identity()))
+        {
+            harness.prefetchToSsd(KEY, object.length, 6);
+            assertArrayEquals(object, HTTP.send(HttpRequest.newBuilder(URI.create(harness.base() + "/obj/" + KEY))
+                .header("Authorization", "Bearer " + ServerHarness.KEY).build(),
+                HttpResponse.BodyHandlers.ofByteArray()).body());
+            for (int round = 0; round < 3; round++)
+            {
+                final int block = 1 + round;
+                final Path file = fileOf(block);
+                // one byte in each chunk: whatever part a reader asks for, it touches a damaged chunk
+                for (int chunk = 0; chunk < 4; chunk++)
+                {
+                    flipByte(file, BlockFileFormat.HEADER_LENGTH + chunk * 65_536L + 333);
+                }
+                final int serverGets = harness.origin.gets();
+                final long repairedBefore = harness.server.metrics().repairedChunks();
+                final int readers = 8;
+                final java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(readers);
+                final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(
+                    readers);
+                final List<java.util.concurrent.Future<Integer>> results = new java.util.ArrayList<>();
+                for (int r = 0; r < readers; r++)
+                {
+                    final int reader = r;
+                    results.add(pool.submit(() -> readPartConcurrently(harness, originDir, block, reader, start)));
+                }
+                int wrong = 0;
+                for (final java.util.concurrent.Future<Integer> result : results)
+                {
+                    wrong += result.get(60, TimeUnit.SECONDS);
+                }
+                pool.shutdown();
+                assertEquals(0, wrong, "round " + round + ": wrong bytes");
+                assertFalse(Files.exists(file), "round " + round + ": the block file is dropped");
+                assertTrue(harness.server.metrics().repairedChunks() > repairedBefore, "round " + round);
+                final List<CountingOrigin.Get> log = harness.origin.log();
+                final long refetches = log.subList(serverGets, log.size()).stream()
+                    .filter((get) -> get.offset() <= (long) block * BLOCK &&
+                        get.offset() + get.length() >= (long) (block + 1) * BLOCK)
+                    .count();
+                assertEquals(1, refetches, "round " + round + ": one refetch for every reader: " + log);
+            }
+            assertEquals(0, harness.server.metrics().streamsAborted(), "no response was cut");
+        }
+    }
+
+    /**
+     * One reader of a part of {@code block}: a plain GET, a checksummed GET through the L2 client, or a vectored read
+     * through it ({@code POST /ranges}), by {@code reader}; returns its wrong bytes.
+     */
+    private int readPartConcurrently(final ServerHarness harness, final Path originDir, final int block,
+        final int reader, final java.util.concurrent.CyclicBarrier start) throws Exception
+    {
+        final long at = (long) block * BLOCK + 1000 + reader * 20_000L;
+        final int length = 30_000 + reader * 3_000;
+        final byte[] want = new byte[length];
+        System.arraycopy(object, (int) at, want, 0, length);
+        final byte[] got;
+        start.await(30, TimeUnit.SECONDS);
+        if (reader % 3 == 0)
+        {
+            got = HTTP.send(HttpRequest.newBuilder(URI.create(harness.base() + "/obj/" + KEY))
+                .header("Authorization", "Bearer " + ServerHarness.KEY)
+                .header("Range", "bytes=" + at + "-" + (at + length - 1)).build(),
+                HttpResponse.BodyHandlers.ofByteArray()).body();
+        }
+        else
+        {
+            try (L2Origin client = client(harness, new CountingOrigin(new FileSystemOrigin(originDir, 2))))
+            {
+                final ByteBuffer destination = ByteBuffer.allocateDirect(length);
+                if (reader % 3 == 1)
+                {
+                    client.read(KEY, at, destination).get(30, TimeUnit.SECONDS);
+                }
+                else
+                {
+                    client.readVectored(KEY, new long[] {at}, new ByteBuffer[] {destination},
+                        dev.offcache.range.store.FetchClass.DEMAND, null).get(30, TimeUnit.SECONDS);
+                }
+                assertEquals(0, client.metrics().readFallbacks(FallbackReason.CHECKSUM), "the server repaired it");
+                got = new byte[length];
+                destination.get(0, got);
+            }
+        }
+        if (got.length != length)
+        {
+            return length;
+        }
+        int wrong = 0;
+        for (int i = 0; i < length; i++)
+        {
+            wrong += want[i] == got[i] ? 0 : 1;
+        }
+        return wrong;
+    }
+
     /** The engine's id of {@link #KEY} in the harness's server. */
     private static long objectId(final ServerHarness harness)
     {
