@@ -79,6 +79,8 @@ public final class HttpMetrics implements AutoCloseable
         PREFETCH_COMPLETED(MetricNames.labelled(PREFETCH, "outcome", "completed")),
         PREFETCH_FAILED(MetricNames.labelled(PREFETCH, "outcome", "failed")),
         STREAMS_ABORTED("offcache_server_http_streams_aborted_total"),
+        REPAIRED_CHUNKS("offcache_server_http_repaired_chunks_total"),
+        DAMAGED_RAM_CHUNKS("offcache_server_http_damaged_ram_chunks_total"),
         INTERIM_RESPONSES("offcache_server_http_interim_responses_total"),
         CONNECTIONS_REFUSED("offcache_server_http_connections_refused_total");
 
@@ -101,6 +103,8 @@ public final class HttpMetrics implements AutoCloseable
     final AtomicCounter prefetchCompleted;
     final AtomicCounter prefetchFailed;
     final AtomicCounter streamsAborted;
+    final AtomicCounter repairedChunks;
+    final AtomicCounter damagedRamChunks;
     final AtomicCounter interimResponses;
     final AtomicCounter connectionsRefused;
     private final ConcurrentHistogram firstByteMicros = new ConcurrentHistogram(3_600_000_000L, 2);
@@ -153,6 +157,8 @@ public final class HttpMetrics implements AutoCloseable
         prefetchCompleted = region.newCounter(Scalar.PREFETCH_COMPLETED.label);
         prefetchFailed = region.newCounter(Scalar.PREFETCH_FAILED.label);
         streamsAborted = region.newCounter(Scalar.STREAMS_ABORTED.label);
+        repairedChunks = region.newCounter(Scalar.REPAIRED_CHUNKS.label);
+        damagedRamChunks = region.newCounter(Scalar.DAMAGED_RAM_CHUNKS.label);
         interimResponses = region.newCounter(Scalar.INTERIM_RESPONSES.label);
         connectionsRefused = region.newCounter(Scalar.CONNECTIONS_REFUSED.label);
     }
@@ -263,6 +269,28 @@ public final class HttpMetrics implements AutoCloseable
     }
 
     /**
+     * Parts of SSD blocks that failed their chunk check as they were read to be sent, and were read again from the
+     * origin in their place.
+     *
+     * @return the count.
+     */
+    public long repairedChunks()
+    {
+        return region.value(repairedChunks);
+    }
+
+    /**
+     * Parts of RAM blocks whose chunks no longer matched the CRC32Cs of their fill when sent checksummed: sent with a
+     * CRC that does not match, so the client took them from the origin.
+     *
+     * @return the count.
+     */
+    public long damagedRamChunks()
+    {
+        return region.value(damagedRamChunks);
+    }
+
+    /**
      * Connections closed by a limit.
      *
      * @return the count.
@@ -328,6 +356,12 @@ public final class HttpMetrics implements AutoCloseable
                 region.value(responseBytes))
             .counter("offcache_server_http_streams_aborted_total", "Responses cut after headers were sent.",
                 region.value(streamsAborted))
+            .counter("offcache_server_http_repaired_chunks_total",
+                "Parts of SSD blocks that failed their chunk check when read to be sent, read from the origin instead.",
+                region.value(repairedChunks))
+            .counter("offcache_server_http_damaged_ram_chunks_total",
+                "Parts of RAM blocks that failed their chunk check when sent checksummed (sent with a failing CRC).",
+                region.value(damagedRamChunks))
             .counter("offcache_server_http_connections_refused_total", "Connections closed: over the limit.",
                 region.value(connectionsRefused))
             .counter("offcache_server_http_interim_responses_total",

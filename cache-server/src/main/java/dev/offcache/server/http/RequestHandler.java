@@ -830,8 +830,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         final long startNanos,
         final SizeProbe probe)
     {
-        final ResponseStream writer = new ResponseStream(ctx, this, resources, inFlight, endpoint, lengths, framed,
-            checksummed, response, keepAlive, startNanos);
+        final ResponseStream writer = new ResponseStream(ctx, this, resources, key, inFlight, endpoint, lengths,
+            framed, checksummed, response, keepAlive, startNanos);
         current = writer;
         writer.accessLog(access);
         access = null;

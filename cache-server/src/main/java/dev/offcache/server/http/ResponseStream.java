@@ -1,7 +1,6 @@
 package dev.offcache.server.http;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -14,6 +13,8 @@ import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.engine.BlockStream;
 import dev.offcache.range.engine.StreamSink;
 import dev.offcache.range.store.BlockFile;
+import dev.offcache.range.store.DamagedBlockException;
+import dev.offcache.server.source.RangeSource;
 import dev.offcache.server.source.BlockByteBuf;
 import dev.offcache.server.source.BlockFileRegion;
 import dev.offcache.server.log.RateLimitedWarning;
@@ -38,12 +39,19 @@ import io.netty.handler.codec.http.LastHttpContent;
  * failure after the headers cuts the connection, so the client sees a body shorter than its {@code Content-Length}
  * (the L2 client then completes the rest from the origin).
  *
+ * <p>A part of an SSD block is never sent from its file: it is read on the SSD tier's threads, which check the chunks
+ * it touches against the CRC32C recorded for them when the block was written ({@link BlockFile#readAsync}), and sent
+ * from memory. A part that fails the check ({@link DamagedBlockException}: the tier dropped the block) is read again
+ * through a stream of its own (a <em>repair</em>), which finds the block missing and fetches it from the origin; the
+ * response goes on after it, so no damaged byte goes out and the reader never sees the damage.
+ *
  * <p>With {@code framed}, each range is preceded by its length as an 8-byte little-endian integer
  * ({@code POST /ranges}). With {@code checksummed}, each chunk (the part of the range in one block) is followed by
  * the CRC32C of its bytes, 4 bytes big-endian ({@code Offcache-Checksum: crc32c}, see {@code docs/cache-server.md}):
  * a whole SSD block sent from its file carries the CRC recorded when the block was written, so damage on disk since
  * its last check reaches the client as a mismatch, not as wrong bytes; other chunks carry the CRC of the bytes read
- * to send them. Not thread-safe: every method runs on the channel's event loop.
+ * to send them (checked against the recorded chunk CRCs first, for a part of an SSD block). Not thread-safe: every
+ * method runs on the channel's event loop.
  */
 final class ResponseStream implements StreamSink, ChannelFutureListener
 {
@@ -60,6 +68,8 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
 
     private final ChannelHandlerContext ctx;
     private final RequestHandler handler;
+    private final RangeSource source;
+    private final String key;
     private final ServerState.InFlight inFlight;
     private final MemoryBudget budget;
     private final HttpMetrics metrics;
@@ -79,9 +89,13 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
     private boolean finished;
     /** A part of a block file is being read on the SSD tier's threads: nothing else goes out until it has. */
     private boolean reading;
-    /** The stream completed while a part was being read: complete the response once it is written. */
+    /** The stream completed while a part was being read or repaired: complete the response once it is written. */
     private boolean completeAfterRead;
+    /** The repair completed while its part was being read: the body's stream goes on once it is written. */
+    private boolean completeRepairAfterRead;
     private BlockStream stream;
+    /** Re-reads a chunk that failed its store's check; while it runs, the body's own stream waits. Null when none. */
+    private BlockStream repair;
     /** The request's access-log record, or {@code null} when the access log is off. */
     private AccessLog access;
     /** Body bytes of the object handed to the connection, for the access log. */
@@ -91,6 +105,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         final ChannelHandlerContext ctx,
         final RequestHandler handler,
         final ServerResources resources,
+        final String key,
         final ServerState.InFlight inFlight,
         final Endpoint endpoint,
         final long[] lengths,
@@ -102,6 +117,8 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
     {
         this.checksummed = checksummed;
         this.ctx = ctx;
+        this.key = key;
+        this.source = resources.source();
         this.handler = handler;
         this.inFlight = inFlight;
         this.budget = resources.budget();
@@ -147,6 +164,11 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         final int length)
     {
         writeFramesUpTo(range);
+        return memoryChunk(ref, offset, length);
+    }
+
+    private boolean memoryChunk(final BlockRef ref, final int offset, final int length)
+    {
         final long checksum = checksummed ? chunkCrc(ref, offset, length) : -1;
         // the HTTP encoder takes a bare ByteBuf as body content once the headers went out: no wrapper per chunk
         return writeChecksum(write(BlockByteBuf.wrap(ref, offset, length), length), checksum);
@@ -157,15 +179,27 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         final int length)
     {
         writeFramesUpTo(range);
+        return fileChunk(position, file, offset, length);
+    }
+
+    /**
+     * A whole block goes out from its file (sendfile), with the CRC recorded when it was written when checksummed (not
+     * one of the bytes sent: a file damaged since is caught by the client); a part is read and checked first.
+     */
+    private boolean fileChunk(final long position, final BlockFile file, final int offset, final int length)
+    {
+        if (offset != 0 || length != file.length())
+        {
+            return writeFromFile(position, file, offset, length);
+        }
         if (checksummed)
         {
-            if (offset == 0 && length == file.length() && file.crc32c() >= 0)
+            final long recorded = file.crc32c();
+            if (recorded < 0)
             {
-                // the CRC recorded with the block, not one of the bytes sent: a file damaged since is caught
-                final long recorded = file.crc32c();
-                return writeChecksum(write(new BlockFileRegion(file, offset, length), length), recorded);
+                return writeFromFile(position, file, offset, length);
             }
-            return writeFromFile(file, offset, length);
+            return writeChecksum(write(new BlockFileRegion(file, offset, length), length), recorded);
         }
         return write(new BlockFileRegion(file, offset, length), length);
     }
@@ -174,6 +208,11 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
     public boolean onCopy(final int range, final long position, final ByteBuffer copy)
     {
         writeFramesUpTo(range);
+        return copyChunk(copy);
+    }
+
+    private boolean copyChunk(final ByteBuffer copy)
+    {
         final int length = copy.remaining();
         final ByteBuf buf;
         try
@@ -189,30 +228,25 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
     }
 
     /**
-     * A part of a block file (no recorded CRC covers it): read on the SSD tier's reader threads (never here, on the
-     * event loop), then checksummed and sent from memory. The stream pauses meanwhile, so the body stays in order.
+     * A part of a block file: read on the SSD tier's reader threads (never here, on the event loop), which check it
+     * against the chunk CRCs recorded with the block, then sent from memory (with the CRC of its bytes when
+     * checksummed). The stream pauses meanwhile, so the body stays in order.
      */
-    private boolean writeFromFile(final BlockFile file, final int offset, final int length)
+    private boolean writeFromFile(final long position, final BlockFile file, final int offset, final int length)
     {
-        final ByteBuf buf = ctx.alloc().directBuffer(length + Integer.BYTES);
+        final ByteBuf buf = ctx.alloc().directBuffer(length + trailerBytes());
         reading = true;
         paused = true;
-        final CompletableFuture<Void> read;
+        CompletableFuture<Void> read;
         try
         {
             read = file.readAsync(offset, buf.nioBuffer(0, length));
         }
         catch (final RuntimeException ex)
         {
-            onFileRead(file, buf, length, ex);
-            return false;
+            read = CompletableFuture.failedFuture(ex);
         }
-        if (read.isCompletedExceptionally())
-        {
-            onFileRead(file, buf, length, failureOf(read));
-            return false;
-        }
-        if (read.isDone())
+        if (read.isDone() && !read.isCompletedExceptionally())
         {
             // read on this thread (a store without reader threads): send it as any chunk
             reading = false;
@@ -221,11 +255,12 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
             buf.writerIndex(length);
             return write(withTrailer(buf, length), length);
         }
+        // a failure goes through the executor too: a repair it starts must not resume the stream inside its drain
         read.whenComplete((ignored, error) ->
         {
             try
             {
-                ctx.executor().execute(() -> onFileRead(file, buf, length, error));
+                ctx.executor().execute(() -> onFileRead(position, file, buf, length, error));
             }
             catch (final RejectedExecutionException ex)
             {
@@ -238,8 +273,12 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         return false;
     }
 
-    /** The part of a block file is in (or failed): it goes out with its CRC, then the stream goes on. */
-    private void onFileRead(final BlockFile file, final ByteBuf buf, final int length, final Throwable error)
+    /**
+     * The part of a block file is in (or failed): it goes out with its CRC, then the stream goes on. A part that
+     * failed its check is read again by a repair stream.
+     */
+    private void onFileRead(
+        final long position, final BlockFile file, final ByteBuf buf, final int length, final Throwable error)
     {
         file.release();
         reading = false;
@@ -249,22 +288,37 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
             budget.release(length);
             if (!finished)
             {
-                onError(error instanceof CompletionException && null != error.getCause() ? error.getCause() : error);
+                final Throwable cause = unwrap(error);
+                if (cause instanceof DamagedBlockException && null == repair)
+                {
+                    startRepair(position, length);
+                }
+                else
+                {
+                    onError(cause);
+                }
             }
             return;
         }
         buf.writerIndex(length);
         final boolean more = write(withTrailer(buf, length), length);
-        if (completeAfterRead)
+        if (completeRepairAfterRead)
+        {
+            completeRepairAfterRead = false;
+            repairDone();
+            return;
+        }
+        if (null == repair && completeAfterRead)
         {
             completeAfterRead = false;
             onComplete();
             return;
         }
-        if (more && null != stream)
+        final BlockStream active = null != repair ? repair : stream;
+        if (more && null != active)
         {
             paused = false;
-            stream.resume();
+            active.resume();
         }
         else
         {
@@ -272,31 +326,124 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         }
     }
 
-    private static Throwable failureOf(final CompletableFuture<Void> done)
+    private static Throwable unwrap(final Throwable error)
     {
+        return error instanceof CompletionException && null != error.getCause() ? error.getCause() : error;
+    }
+
+    /**
+     * Reads {@code [position, position + length)} of the object again through a stream of its own: the store dropped
+     * the damaged block, so the lookup misses and the bytes come from the origin (or a fetch in flight for the block).
+     * Its chunks go out in the place of the failed one (same range frame, same CRC framing: the part lies in one
+     * block); the body's own stream waits (paused) and goes on when the repair completes.
+     */
+    private void startRepair(final long position, final int length)
+    {
+        metrics.repairedChunks.increment();
+        final RepairSink sink = new RepairSink();
         try
         {
-            done.join();
-            return new IllegalStateException("read completed without failing");
+            repair = source.openStream(key, new long[] {position}, new long[] {length}, budget, ctx.executor(), sink);
         }
-        catch (final CompletionException | CancellationException ex)
+        catch (final RuntimeException ex)
         {
-            return null == ex.getCause() ? ex : ex.getCause();
+            onError(ex);
+            return;
+        }
+        paused = false;
+        repair.start();
+    }
+
+    /** The repair handed over its last chunk: the body's own stream goes on. */
+    private void repairDone()
+    {
+        repair = null;
+        if (completeAfterRead)
+        {
+            completeAfterRead = false;
+            onComplete();
+            return;
+        }
+        paused = true;
+        resumeIfReady();
+    }
+
+    /** Takes a repair stream's chunks as the body's own (no range frames: the failed chunk's frame is written). */
+    private final class RepairSink implements StreamSink
+    {
+        @Override
+        public boolean onMemory(final int range, final long position, final BlockRef ref, final int offset,
+            final int length)
+        {
+            return memoryChunk(ref, offset, length);
+        }
+
+        @Override
+        public boolean onFile(final int range, final long position, final BlockFile file, final int offset,
+            final int length)
+        {
+            return fileChunk(position, file, offset, length);
+        }
+
+        @Override
+        public boolean onCopy(final int range, final long position, final ByteBuffer copy)
+        {
+            return copyChunk(copy);
+        }
+
+        @Override
+        public void onIdle()
+        {
+            flush();
+        }
+
+        @Override
+        public void onComplete()
+        {
+            if (reading)
+            {
+                // its last chunk is still being read from a file: onFileRead ends the repair after sending it
+                completeRepairAfterRead = true;
+                return;
+            }
+            repairDone();
+        }
+
+        @Override
+        public void onError(final Throwable error)
+        {
+            ResponseStream.this.onError(error);
         }
     }
 
     /**
      * A whole block's CRC is the one recorded when its slot was filled (no pass over the bytes here; a slot damaged
-     * since then is caught by the client); a part of a block, or a slot without one, is computed now.
+     * since then is caught by the client). A part's is computed now, in the same pass that checks the 64 KiB chunks it
+     * touches against the CRCs recorded at the fill: a slot damaged since gets a CRC that does not match the bytes
+     * sent (the complement of theirs), so the client takes the chunk from the origin instead (counted in
+     * {@code damaged_ram_chunks}; the slot is dropped when it is evicted: its spill fails the same check). A slot
+     * without recorded CRCs gets the CRC of its bytes.
      */
-    private static long chunkCrc(final BlockRef ref, final int offset, final int length)
+    private long chunkCrc(final BlockRef ref, final int offset, final int length)
     {
         final long recorded = ref.crc32c();
-        if (offset == 0 && length == ref.length() && recorded >= 0)
+        final int blockLength = ref.length();
+        if (offset == 0 && length == blockLength && recorded >= 0)
         {
             return recorded;
         }
-        return Crc32c.compute(ref.buffer(), offset, length) & 0xFFFF_FFFFL;
+        final int[] chunks = ref.chunkCrc32c();
+        if (null == chunks)
+        {
+            return Crc32c.compute(ref.buffer(), offset, length) & 0xFFFF_FFFFL;
+        }
+        final long checked = Crc32c.checkedPart(ref.buffer(), blockLength, chunks, offset, length);
+        if (checked >= 0)
+        {
+            return checked;
+        }
+        metrics.damagedRamChunks.increment();
+        return ~Crc32c.compute(ref.buffer(), offset, length) & 0xFFFF_FFFFL;
     }
 
     private int trailerBytes()
@@ -348,9 +495,9 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
     @Override
     public void onComplete()
     {
-        if (reading)
+        if (reading || null != repair)
         {
-            // the last chunk is still being read from its file: complete after it went out
+            // the last chunk is still being read from its file or repaired: complete after it went out
             completeAfterRead = true;
             return;
         }
@@ -384,6 +531,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         CUT_STREAMS.warn("response body failed after its headers, cutting the connection: {}", error.toString());
         metrics.streamsAborted.increment();
         finished = true;
+        cancelStreams();
         inFlight.end();
         logCut();
         // what was handed over goes out first (the headers at least), then the connection closes short of the
@@ -418,15 +566,26 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
     /** The connection is gone: the stream returns what it holds. */
     void abort()
     {
-        if (null != stream)
-        {
-            stream.cancel();
-        }
+        cancelStreams();
         if (!finished)
         {
             finished = true;
             inFlight.end();
             logCut();
+        }
+    }
+
+    /** The body's stream and a repair return what they hold (a no-op for one that has ended). */
+    private void cancelStreams()
+    {
+        if (null != repair)
+        {
+            repair.cancel();
+            repair = null;
+        }
+        if (null != stream)
+        {
+            stream.cancel();
         }
     }
 
@@ -443,7 +602,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         if (paused && !reading && !finished && chunksInFlight < MAX_CHUNKS_IN_FLIGHT && ctx.channel().isWritable())
         {
             paused = false;
-            stream.resume();
+            (null != repair ? repair : stream).resume();
         }
     }
 

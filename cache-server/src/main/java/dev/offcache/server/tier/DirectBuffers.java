@@ -33,16 +33,7 @@ final class DirectBuffers
         final ByteBuffer view = viewOf(target, offset, length);
         if (null != view)
         {
-            long filePosition = position;
-            while (view.hasRemaining())
-            {
-                final int read = channel.read(view, filePosition);
-                if (read < 0)
-                {
-                    throw new EOFException("file ended at " + filePosition);
-                }
-                filePosition += read;
-            }
+            readFully(channel, position, view);
             return;
         }
         final ByteBuffer staging = STAGING.get();
@@ -63,6 +54,34 @@ final class DirectBuffers
             target.putBytes(offset + done, staging, 0, chunk);
             done += chunk;
         }
+    }
+
+    /**
+     * Reads from {@code position} until {@code target} is full, with positional reads (the channel's own position is
+     * left alone); the target's position moves to its limit.
+     */
+    static void readFully(final FileChannel channel, final long position, final ByteBuffer target) throws IOException
+    {
+        long filePosition = position;
+        while (target.hasRemaining())
+        {
+            final int read = channel.read(target, filePosition);
+            if (read < 0)
+            {
+                throw new EOFException("file ended at " + filePosition);
+            }
+            filePosition += read;
+        }
+    }
+
+    /**
+     * This thread's off-heap staging buffer ({@value #STAGING_BYTES} bytes), for a caller that reads bytes only to
+     * look at them; the buffer is the thread's, and readFully and writeFully of Agrona buffers without a
+     * {@link ByteBuffer} use it too, so the caller is done with it before calling them.
+     */
+    static ByteBuffer staging()
+    {
+        return STAGING.get();
     }
 
     static void writeFully(

@@ -12,8 +12,9 @@ import java.util.Objects;
  */
 public record ObjectName(String namespace, String objectKey)
 {
-    /** Largest UTF-8 size of namespace plus object key that a block file header can hold. */
-    public static final int MAX_ENCODED_BYTES = BlockFileFormat.HEADER_LENGTH - BlockFileFormat.NAMES_OFFSET;
+    /** Largest UTF-8 size of namespace plus object key that a block file header can hold beside its chunk CRCs. */
+    public static final int MAX_ENCODED_BYTES = BlockFileFormat.HEADER_LENGTH - BlockFileFormat.NAMES_OFFSET -
+        BlockFileFormat.MAX_CHUNK_TABLE_BYTES;
 
     /**
      * Validates the name.

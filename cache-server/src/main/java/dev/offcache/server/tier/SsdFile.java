@@ -15,23 +15,30 @@ import dev.offcache.range.store.BlockFile;
  * tier's descriptor cache holds one reference while the file is cached; each reader holds one until its file region
  * is written. The channel closes when the last reference goes, so a file the tier evicts or drops (and unlinks) stays
  * readable for the regions still being sent, and its disk space comes back when they are done.
+ *
+ * <p>A whole block goes out with sendfile, with the CRC32C recorded when it was written ({@link #crc32c()}); a part of
+ * one is read with {@link #readAsync}, which checks the chunks it touches against their recorded CRCs first.
  */
 public final class SsdFile extends AbstractRefCounted implements BlockFile
 {
+    private final SsdTier tier;
+    private final SsdTier.Entry entry;
     private final FileChannel channel;
-    private final int length;
-    private final int crc;
     private final Executor readers;
 
-    SsdFile(final FileChannel channel, final int length, final int crc, final Executor readers)
+    SsdFile(final SsdTier tier, final SsdTier.Entry entry, final FileChannel channel, final Executor readers)
     {
+        this.tier = tier;
+        this.entry = entry;
         this.channel = channel;
-        this.length = length;
-        this.crc = crc;
         this.readers = readers;
     }
 
-    /** On the SSD tier's reader threads when it has them (never on the caller's event loop). */
+    /**
+     * On the SSD tier's reader threads when it has them (never on the caller's event loop), each chunk the part
+     * touches checked against the CRC32C recorded for it ({@link SsdTier#readPart}): a damaged one fails the read with
+     * {@link dev.offcache.range.store.DamagedBlockException} and the block is dropped.
+     */
     @Override
     public CompletableFuture<Void> readAsync(final int offsetInBlock, final ByteBuffer destination)
     {
@@ -53,14 +60,22 @@ public final class SsdFile extends AbstractRefCounted implements BlockFile
 
     private CompletableFuture<Void> readHere(final int offsetInBlock, final ByteBuffer destination)
     {
-        return BlockFile.super.readAsync(offsetInBlock, destination);
+        try
+        {
+            tier.readPart(entry, channel, offsetInBlock, destination);
+            return CompletableFuture.completedFuture(null);
+        }
+        catch (final IOException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
     }
 
     /** The data CRC32C from the block's header, as written with the block. */
     @Override
     public long crc32c()
     {
-        return crc & 0xFFFF_FFFFL;
+        return entry.crc() & 0xFFFF_FFFFL;
     }
 
     @Override
@@ -78,7 +93,7 @@ public final class SsdFile extends AbstractRefCounted implements BlockFile
     @Override
     public int length()
     {
-        return length;
+        return entry.length();
     }
 
     /** Closes the descriptor once neither the tier's cache nor a reader holds it. */
@@ -101,6 +116,6 @@ public final class SsdFile extends AbstractRefCounted implements BlockFile
     @Override
     public String toString()
     {
-        return "SSD block file of " + length + " bytes";
+        return "SSD block file of " + entry.length() + " bytes";
     }
 }

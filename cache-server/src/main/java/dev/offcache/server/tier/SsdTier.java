@@ -1,5 +1,6 @@
 package dev.offcache.server.tier;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -27,6 +28,7 @@ import java.util.stream.Stream;
 
 import dev.offcache.core.checksum.Crc32c;
 import dev.offcache.range.store.BlockKeys;
+import dev.offcache.range.store.DamagedBlockException;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -44,6 +46,10 @@ import org.slf4j.LoggerFactory;
  * one wipes the tier (logged and counted). Thread-safe: the index is guarded by this object's monitor; file I/O
  * runs outside it. Memory: the tier owns no off-heap memory; reads fill buffers their callers own.
  *
+ * <p>Each block file records a CRC32C per 64 KiB chunk beside the whole block's ({@link BlockFileFormat}): a read of
+ * a part of a block checks the chunks it touches on every read ({@link #readPart}), so no byte of a part goes out
+ * unchecked, however long ago the block's last whole check was.
+ *
  * <p>Verified blocks are sent from their files ({@link #openVerified}) through a bounded cache of open descriptors
  * (least recently used closed first): a hit costs no open or close, only a lookup. The engine's packed block keys are
  * indexed too, beside the durable names, so a hit allocates nothing; a key is learned on its first lookup by name.
@@ -52,6 +58,12 @@ public final class SsdTier implements AutoCloseable
 {
     /** The layout version written to the {@code FORMAT} file. */
     public static final String FORMAT_LINE = "offcache-ssd-tier " + BlockFileFormat.VERSION;
+    /**
+     * The layout of the previous block format: kept, not wiped (its files are read, a part of one checked by reading
+     * the whole block), and the {@code FORMAT} file rewritten, since every file names its own version.
+     */
+    static final String LEGACY_FORMAT_LINE = "offcache-ssd-tier " + BlockFileFormat.LEGACY_VERSION;
+
     /** Verified block files kept open for sending, by default. */
     public static final int DEFAULT_OPEN_FILES = 1024;
 
@@ -93,13 +105,23 @@ public final class SsdTier implements AutoCloseable
         private final int crc;
         private final Path path;
         private final long objectSize;
+        private final int chunkSize;
+        private final int[] chunkCrcs;
         private volatile boolean verified;
         /** The engine's packed key this entry was last found under (guarded by the tier), or -1. */
         private long blockKey = -1;
 
-        Entry(final BlockName block, final long sequence, final int length, final int crc, final Path path,
-            final long objectSize)
+        Entry(final BlockName block, final long sequence, final BlockFileFormat.Header header, final Path path)
         {
+            this(block, sequence, header.length(), header.crc(), path, header.objectSize(), header.chunkSize(),
+                header.chunkCrcs());
+        }
+
+        Entry(final BlockName block, final long sequence, final int length, final int crc, final Path path,
+            final long objectSize, final int chunkSize, final int[] chunkCrcs)
+        {
+            this.chunkSize = chunkSize;
+            this.chunkCrcs = chunkCrcs;
             this.objectSize = objectSize;
             this.block = block;
             this.sequence = sequence;
@@ -141,6 +163,16 @@ public final class SsdTier implements AutoCloseable
         boolean verified()
         {
             return verified;
+        }
+
+        int chunkSize()
+        {
+            return chunkSize;
+        }
+
+        int[] chunkCrcs()
+        {
+            return chunkCrcs;
         }
     }
 
@@ -205,7 +237,7 @@ public final class SsdTier implements AutoCloseable
         if (Files.exists(format))
         {
             final String line = Files.readString(format, StandardCharsets.UTF_8).trim();
-            if (!FORMAT_LINE.equals(line))
+            if (!FORMAT_LINE.equals(line) && !LEGACY_FORMAT_LINE.equals(line))
             {
                 LOG.warn("SSD tier at {} has unknown format '{}', expected '{}': wiping it", dir, line, FORMAT_LINE);
                 metrics.ssdFormatWipes.increment();
@@ -276,13 +308,7 @@ public final class SsdTier implements AutoCloseable
             }
             header.flip();
             final BlockFileFormat.Header decoded = BlockFileFormat.decode(header, channel.size());
-            return new Entry(
-                new BlockName(decoded.name(), decoded.blockIndex()),
-                decoded.sequence(),
-                decoded.length(),
-                decoded.crc(),
-                file,
-                decoded.objectSize());
+            return new Entry(new BlockName(decoded.name(), decoded.blockIndex()), decoded.sequence(), decoded, file);
         }
         catch (final BlockFileFormat.BadHeaderException ex)
         {
@@ -430,9 +456,11 @@ public final class SsdTier implements AutoCloseable
      * spill) is either published before the drop and dropped with the rest, or refused at publication; it never
      * outlives the overwrite under the name, neither in this process nor after a restart.
      *
-     * <p>The caller may already know the bytes' CRC32C (a RAM slot records it at fill), so a spill does not compute
-     * it again. The file gets that CRC: bytes damaged in RAM since the fill fail the check when the file is first
-     * read, as a damaged file.
+     * <p>The file records the CRC32C of each chunk ({@link BlockFileFormat#CHUNK_SIZE}) of the bytes, computed here in
+     * one pass, and the whole block's, combined from them. The caller may already know the bytes' CRC32C (a RAM slot
+     * records it at fill): then the chunks' must combine to it, or the bytes changed since it was taken (a slot
+     * damaged in RAM) and the block is not written (counted in {@code ram_corrupt_blocks}), so a chunk CRC never
+     * vouches for bytes that differ from those first checksummed.
      *
      * @param name       the object's name.
      * @param blockIndex the block index.
@@ -475,7 +503,14 @@ public final class SsdTier implements AutoCloseable
             }
             sequence = nextSequence++;
         }
-        final int crc = crc32c >= 0 ? (int) crc32c : Crc32c.compute(source, offset, length);
+        final BlockFileFormat.Header header = BlockFileFormat.Header.of(name, blockIndex, length, sequence,
+            Math.max(-1, objectSize), Crc32c.chunks(source, offset, length));
+        if (crc32c >= 0 && header.crc() != (int) crc32c)
+        {
+            LOG.warn("block {} of {} no longer matches the CRC32C of its fill: not written to SSD", blockIndex, name);
+            metrics.ramCorruptBlocks.increment();
+            return false;
+        }
         final Path target = pathOf(sequence);
         final Path temp = target.resolveSibling(sequence + TEMP_SUFFIX);
         try
@@ -484,8 +519,7 @@ public final class SsdTier implements AutoCloseable
             try (FileChannel channel = FileChannel.open(
                 temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))
             {
-                writeFully(channel, BlockFileFormat.encode(
-                    new BlockFileFormat.Header(name, blockIndex, length, crc, sequence, Math.max(-1, objectSize))));
+                writeFully(channel, BlockFileFormat.encode(header));
                 DirectBuffers.writeFully(channel, source, offset, length);
                 channel.force(true);
             }
@@ -508,7 +542,7 @@ public final class SsdTier implements AutoCloseable
         }
         // not verified yet: even a block this process wrote is read back and checked once before it is sent
         // straight from its file, so damage done to the file after the write is caught like any other
-        final Entry entry = new Entry(block, sequence, length, crc, target, objectSize);
+        final Entry entry = new Entry(block, sequence, header, target);
         synchronized (this)
         {
             if (null != names && !name.equals(names.nameOf(objectId)))
@@ -629,6 +663,80 @@ public final class SsdTier implements AutoCloseable
         }
         entry.verified = true;
         return true;
+    }
+
+    /**
+     * Reads a part of a block file into {@code destination} (from its position, which is left as it was) and checks
+     * every chunk the part touches against the CRC32C recorded for it when the block was written: the part's bytes
+     * are read once, straight into the destination, and the bytes of those chunks around the part into a scratch
+     * buffer. A block whose chunk fails is dropped (counted in {@code ssd_corrupt_blocks} and
+     * {@code ssd_chunk_mismatches}) and the read fails with {@link DamagedBlockException}: nothing of it is handed
+     * out, and the block is fetched again. A file of the legacy format is one chunk: the whole block is read. Runs on
+     * the caller's thread (the tier's readers, through {@link SsdFile#readAsync}).
+     *
+     * @param entry         the block.
+     * @param channel       its open file.
+     * @param offsetInBlock the part's first byte.
+     * @param destination   where its bytes go.
+     * @throws IOException when the part lies outside the block, the file cannot be read, or a chunk fails.
+     */
+    void readPart(final Entry entry, final FileChannel channel, final int offsetInBlock, final ByteBuffer destination)
+        throws IOException
+    {
+        final int length = destination.remaining();
+        if (offsetInBlock < 0 || offsetInBlock > entry.length() - length)
+        {
+            throw new EOFException("part [" + offsetInBlock + ", +" + length + ") outside the block of " +
+                entry.length() + " bytes");
+        }
+        if (length == 0)
+        {
+            return;
+        }
+        final int base = destination.position();
+        DirectBuffers.readFully(channel, BlockFileFormat.HEADER_LENGTH + (long) offsetInBlock, destination);
+        destination.position(base);
+        final int end = offsetInBlock + length;
+        final int chunk = entry.chunkSize;
+        for (int c = offsetInBlock / chunk, last = (end - 1) / chunk; c <= last; c++)
+        {
+            final int chunkStart = c * chunk;
+            final int chunkEnd = (int) Math.min((long) chunkStart + chunk, entry.length());
+            final int from = Math.max(chunkStart, offsetInBlock);
+            final int to = Math.min(chunkEnd, end);
+            int crc = Crc32c.compute(destination, base + from - offsetInBlock, to - from);
+            if (from > chunkStart || to < chunkEnd)
+            {
+                // the chunk's bytes around the part, through this thread's staging buffer
+                final ByteBuffer staging = DirectBuffers.staging();
+                crc = Crc32c.combine(crcOfFile(channel, chunkStart, from - chunkStart, staging), crc, to - from);
+                crc = Crc32c.combine(crc, crcOfFile(channel, to, chunkEnd - to, staging), chunkEnd - to);
+            }
+            if (crc != entry.chunkCrcs[c])
+            {
+                metrics.ssdChunkMismatches.increment();
+                drop(entry, "CRC32C mismatch in the chunk at " + chunkStart + " of a partial read");
+                throw new DamagedBlockException("block " + entry.block().blockIndex() + " of " +
+                    entry.block().name() + " failed its chunk check at " + chunkStart);
+            }
+        }
+    }
+
+    /** The CRC32C of {@code length} data bytes of a block file from {@code from}, read through {@code scratch}. */
+    private static int crcOfFile(final FileChannel channel, final int from, final int length, final ByteBuffer scratch)
+        throws IOException
+    {
+        int crc = 0;
+        int done = 0;
+        while (done < length)
+        {
+            final int n = Math.min(scratch.capacity(), length - done);
+            scratch.clear().limit(n);
+            DirectBuffers.readFully(channel, BlockFileFormat.HEADER_LENGTH + (long) from + done, scratch);
+            crc = done == 0 ? Crc32c.compute(scratch, 0, n) : Crc32c.combine(crc, Crc32c.compute(scratch, 0, n), n);
+            done += n;
+        }
+        return crc;
     }
 
     /**
@@ -773,7 +881,7 @@ public final class SsdTier implements AutoCloseable
             // evicted between lookup and open (NoSuchFileException), or unreadable: the caller takes another path
             return null;
         }
-        final SsdFile opened = new SsdFile(channel, entry.length(), entry.crc(), fileReaders);
+        final SsdFile opened = new SsdFile(this, entry, channel, fileReaders);
         SsdFile result = opened;
         SsdFile evicted = null;
         synchronized (this)

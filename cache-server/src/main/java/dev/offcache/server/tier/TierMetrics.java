@@ -43,6 +43,8 @@ public final class TierMetrics implements AutoCloseable
         SSD_ZERO_COPY_READS("offcache_server_ssd_zero_copy_reads_total"),
         SSD_SCRUBBED_BLOCKS("offcache_server_ssd_scrubbed_blocks_total"),
         SSD_CORRUPT_BLOCKS("offcache_server_ssd_corrupt_blocks_total"),
+        SSD_CHUNK_MISMATCHES("offcache_server_ssd_chunk_mismatches_total"),
+        RAM_CORRUPT_BLOCKS("offcache_server_ram_corrupt_blocks_total"),
         SSD_LENGTH_MISMATCHES("offcache_server_ssd_length_mismatches_total"),
         SSD_TORN_WRITES_DISCARDED("offcache_server_ssd_torn_writes_discarded_total"),
         SSD_FORMAT_WIPES("offcache_server_ssd_format_wipes_total"),
@@ -75,6 +77,8 @@ public final class TierMetrics implements AutoCloseable
     final AtomicCounter ssdZeroCopyReads;
     final AtomicCounter ssdScrubbedBlocks;
     final AtomicCounter ssdCorruptBlocks;
+    final AtomicCounter ssdChunkMismatches;
+    final AtomicCounter ramCorruptBlocks;
     final AtomicCounter ssdLengthMismatches;
     final AtomicCounter ssdTornWritesDiscarded;
     final AtomicCounter ssdFormatWipes;
@@ -118,6 +122,8 @@ ramEvictions = region.newCounter(Counter.RAM_EVICTIONS.label);
         ssdZeroCopyReads = region.newCounter(Counter.SSD_ZERO_COPY_READS.label);
         ssdScrubbedBlocks = region.newCounter(Counter.SSD_SCRUBBED_BLOCKS.label);
         ssdCorruptBlocks = region.newCounter(Counter.SSD_CORRUPT_BLOCKS.label);
+        ssdChunkMismatches = region.newCounter(Counter.SSD_CHUNK_MISMATCHES.label);
+        ramCorruptBlocks = region.newCounter(Counter.RAM_CORRUPT_BLOCKS.label);
         ssdLengthMismatches = region.newCounter(Counter.SSD_LENGTH_MISMATCHES.label);
         ssdTornWritesDiscarded = region.newCounter(Counter.SSD_TORN_WRITES_DISCARDED.label);
         ssdFormatWipes = region.newCounter(Counter.SSD_FORMAT_WIPES.label);
@@ -223,6 +229,28 @@ ramEvictions = region.newCounter(Counter.RAM_EVICTIONS.label);
     }
 
     /**
+     * Reads of a part of an SSD block whose chunks failed their recorded CRC32C (the block was dropped; also counted
+     * in {@link #ssdCorruptBlocks()}).
+     *
+     * @return the count.
+     */
+    public long ssdChunkMismatches()
+    {
+        return read(ssdChunkMismatches);
+    }
+
+    /**
+     * RAM blocks whose bytes no longer matched the CRC32C taken when they were filled, found when they were spilled or
+     * a part of them was sent: dropped.
+     *
+     * @return the count.
+     */
+    public long ramCorruptBlocks()
+    {
+        return read(ramCorruptBlocks);
+    }
+
+    /**
      * Tier wipes and block files discarded because of an unknown on-disk format version.
      *
      * @return the count.
@@ -305,6 +333,12 @@ ramEvictions = region.newCounter(Counter.RAM_EVICTIONS.label);
                 "SSD blocks re-read and CRC-checked by the background scrub.", read(ssdScrubbedBlocks))
             .counter("offcache_server_ssd_corrupt_blocks_total", "SSD blocks dropped: failed verification.",
                 read(ssdCorruptBlocks))
+            .counter("offcache_server_ssd_chunk_mismatches_total",
+                "Reads of a part of an SSD block that found a chunk failing its recorded CRC32C (the block dropped).",
+                read(ssdChunkMismatches))
+            .counter("offcache_server_ram_corrupt_blocks_total",
+                "RAM blocks whose bytes no longer matched the CRC32C of their fill (dropped, not spilled or sent).",
+                read(ramCorruptBlocks))
             .counter("offcache_server_ssd_length_mismatches_total", "SSD blocks not promoted: wrong length.",
                 read(ssdLengthMismatches))
             .counter("offcache_server_ssd_torn_writes_discarded_total", "Temp files of interrupted writes deleted.",

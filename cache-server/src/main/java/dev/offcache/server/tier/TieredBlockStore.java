@@ -515,8 +515,10 @@ public final class TieredBlockStore implements BlockStore
             slot.release();
             return null;
         }
-        // the CRC the read just checked the bytes against: kept with the slot for whole-block answers and spills
-        slot.length(read).crc32c(entry.crc());
+        // the CRCs the read just checked the bytes against: kept with the slot for answers and spills (a file of the
+        // legacy format has no chunk CRCs: taken from the bytes just checked)
+        slot.length(read).crc32c(entry.crc()).chunkCrc32c(
+            entry.chunkSize() == Crc32c.CHUNK_SIZE ? entry.chunkCrcs() : Crc32c.chunks(slot.buffer(), 0, read));
         metrics.ramPromotions.increment();
         return ram.publish(blockKey, slot, false);
     }
@@ -602,8 +604,10 @@ public final class TieredBlockStore implements BlockStore
             slot.release();
             return false;
         }
-        // one CRC per block, at fill: checksummed answers of the whole block and its spill to SSD reuse it
-        slot.crc32c(Crc32c.compute(slot.buffer(), 0, length));
+        // one pass per block, at fill: a CRC per 64 KiB chunk (checksummed answers of a part check the chunks they
+        // touch) and the whole block's from them (reused by whole-block answers and by its spill to SSD)
+        final int[] chunks = Crc32c.chunks(slot.buffer(), 0, length);
+        slot.crc32c(Crc32c.combine(chunks, Crc32c.CHUNK_SIZE, length)).chunkCrc32c(chunks);
         return ram.publishUnread(blockKey, slot, true);
     }
 

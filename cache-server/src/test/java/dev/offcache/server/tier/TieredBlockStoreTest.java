@@ -23,6 +23,7 @@ import dev.offcache.core.checksum.Crc32c;
 import dev.offcache.core.region.MappedRegion;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.store.BlockKeys;
+import dev.offcache.range.store.DamagedBlockException;
 import dev.offcache.range.store.FetchClass;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -470,7 +471,7 @@ class TieredBlockStoreTest
     }
 
     @Test
-    void aSlotDamagedInRamAfterItsFillIsCaughtWhenItsSpillIsReadBack() throws Exception
+    void aSlotDamagedInRamAfterItsFillIsNotSpilled() throws Exception
     {
         final TestNames names = new TestNames(1);
         try (TieredBlockStore store = open(names, 2, 16))
@@ -484,10 +485,15 @@ class TieredBlockStoreTest
             {
                 put(store, names, "d", i, BLOCK, FetchClass.DEMAND);
             }
-            awaitOnSsd(store, key);
+            // RAM holds blocks 2 and 3: 0 and 1 were evicted and queued for the spill writer, in that order
+            awaitOnSsd(store, names.blockKey("d", 1));
             assertTrue(store.awaitSpillsWritten(10_000));
-            assertNull(read(store, names, "d", 0), "the spill carries the fill's CRC, so the damage is not served");
-            assertEquals(1, store.metrics().ssdCorruptBlocks());
+            // the spill's chunk CRCs combine to the fill's CRC or the block is not written: a chunk CRC never vouches
+            // for bytes damaged since the fill (before, the file got the fill's CRC and its first read dropped it)
+            assertFalse(store.onSsd(key), "the damaged slot was not spilled");
+            assertEquals(1, store.metrics().ramCorruptBlocks());
+            assertNull(read(store, names, "d", 0), "the damage is not served");
+            assertEquals(0, store.metrics().ssdCorruptBlocks());
         }
     }
 
@@ -629,6 +635,98 @@ class TieredBlockStoreTest
         finally
         {
             pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aPartIsCheckedAgainstItsChunksAndAVersion2FileIsKeptAndCheckedWhole() throws Exception
+    {
+        final int length = 4 * BlockFileFormat.CHUNK_SIZE - 5000;
+        final UnsafeBuffer bytes = new UnsafeBuffer(new byte[length]);
+        for (int i = 0; i < length; i++)
+        {
+            bytes.putByte(i, (byte) (i * 13));
+        }
+        final ObjectName current = new ObjectName("ns", "current");
+        final ObjectName old = new ObjectName("ns", "old");
+        final Path oldFile;
+        try (TierMetrics metrics = new TierMetrics();
+            SsdTier ssd = SsdTier.open(dir.resolve("v"), 16L * length, metrics))
+        {
+            assertTrue(ssd.write(current, 0, bytes, 0, length));
+            assertTrue(ssd.write(old, 0, bytes, 0, length));
+            oldFile = ssd.pathOf(old, 0);
+        }
+        // the second file as the previous version wrote it: no chunk CRCs, the short at 6 reserved, the old layout line
+        rewriteAsVersion2(oldFile);
+        Files.writeString(dir.resolve("v").resolve("FORMAT"), "offcache-ssd-tier 2\n", StandardCharsets.UTF_8);
+        try (TierMetrics metrics = new TierMetrics();
+            SsdTier ssd = SsdTier.open(dir.resolve("v"), 16L * length, metrics))
+        {
+            assertEquals(0, metrics.ssdFormatWipes(), "a version 2 tier is kept");
+            assertEquals(2, ssd.blockCount());
+            assertEquals(SsdTier.FORMAT_LINE,
+                Files.readString(dir.resolve("v").resolve("FORMAT"), StandardCharsets.UTF_8).trim());
+            final UnsafeBuffer staging = new UnsafeBuffer(ByteBuffer.allocateDirect(length));
+            assertEquals(length, ssd.read(current, 0, staging));
+            assertEquals(length, ssd.read(old, 0, staging), "a version 2 file is read and checked");
+            final SsdFile currentFile = ssd.openVerified(current, 0, length);
+            final SsdFile legacy = ssd.openVerified(old, 0, length);
+            try
+            {
+                // a part across two chunks, from each file: the file's bytes
+                for (final SsdFile file : List.of(currentFile, legacy))
+                {
+                    final ByteBuffer part = ByteBuffer.allocateDirect(3000);
+                    file.readAsync(BlockFileFormat.CHUNK_SIZE - 1000, part).get(10, TimeUnit.SECONDS);
+                    for (int i = 0; i < 3000; i++)
+                    {
+                        assertEquals((byte) ((BlockFileFormat.CHUNK_SIZE - 1000 + i) * 13), part.get(i));
+                    }
+                }
+                // a byte of the last chunk damaged in both: a part of the first chunk of the current file reads on
+                // (its chunk is intact), the version 2 file is one chunk and fails
+                flipByte(ssd.pathOf(current, 0), BlockFileFormat.HEADER_LENGTH + length - 10);
+                flipByte(oldFile, BlockFileFormat.HEADER_LENGTH + length - 10);
+                currentFile.readAsync(100, ByteBuffer.allocateDirect(1000)).get(10, TimeUnit.SECONDS);
+                final java.util.concurrent.ExecutionException failed = assertThrows(
+                    java.util.concurrent.ExecutionException.class,
+                    () -> legacy.readAsync(100, ByteBuffer.allocateDirect(1000)).get(10, TimeUnit.SECONDS));
+                assertTrue(failed.getCause() instanceof DamagedBlockException, failed.toString());
+                assertNull(ssd.pathOf(old, 0), "dropped");
+                assertFalse(Files.exists(oldFile));
+                // the current file's damaged chunk fails too, and drops it
+                final java.util.concurrent.ExecutionException chunk = assertThrows(
+                    java.util.concurrent.ExecutionException.class,
+                    () -> currentFile.readAsync(length - 20, ByteBuffer.allocateDirect(5)).get(10, TimeUnit.SECONDS));
+                assertTrue(chunk.getCause() instanceof DamagedBlockException, chunk.toString());
+                assertNull(ssd.pathOf(current, 0));
+                assertEquals(2, metrics.ssdChunkMismatches());
+                assertEquals(2, metrics.ssdCorruptBlocks());
+            }
+            finally
+            {
+                currentFile.release();
+                legacy.release();
+            }
+        }
+    }
+
+    /** Rewrites a block file's header in the version 2 layout (no chunk CRCs), the data left as it is. */
+    private static void rewriteAsVersion2(final Path file) throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            final ByteBuffer header = ByteBuffer.allocate(BlockFileFormat.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+            channel.read(header, 0);
+            final int names = (header.getShort(32) & 0xFFFF) + (header.getShort(34) & 0xFFFF);
+            final byte[] v2 = new byte[BlockFileFormat.HEADER_LENGTH];
+            final ByteBuffer out = ByteBuffer.wrap(v2).order(ByteOrder.LITTLE_ENDIAN);
+            out.put(0, header.array(), 0, BlockFileFormat.NAMES_OFFSET + names);
+            out.putShort(4, BlockFileFormat.LEGACY_VERSION).putShort(6, (short) 0);
+            final UnsafeBuffer view = new UnsafeBuffer(v2);
+            out.putInt(36, Crc32c.compute(view, 0, 36) * 31 + Crc32c.compute(view, 40, 8 + names));
+            channel.write(out.clear(), 0);
         }
     }
 

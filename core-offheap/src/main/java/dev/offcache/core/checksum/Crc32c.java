@@ -122,6 +122,179 @@ public final class Crc32c
         return (int) crc.getValue();
     }
 
+    /** log2 of the chunk size at which blocks record a CRC32C per chunk (64 KiB), in RAM slots and SSD block files. */
+    public static final int CHUNK_SHIFT = 16;
+    /** The chunk size at which blocks record a CRC32C per chunk. */
+    public static final int CHUNK_SIZE = 1 << CHUNK_SHIFT;
+
+    /**
+     * How many {@link #CHUNK_SIZE} chunks a block of {@code length} bytes has.
+     *
+     * @param length the block's length, &ge; 0.
+     * @return the chunk count.
+     */
+    public static int chunkCount(final int length)
+    {
+        return (int) ((length + (long) CHUNK_SIZE - 1) >>> CHUNK_SHIFT);
+    }
+
+    /**
+     * The CRC32C of each {@link #CHUNK_SIZE} chunk of {@code buffer[offset, offset + length)} (the last one shorter):
+     * one pass over the bytes; {@link #combine(int[], int, int)} gives the whole range's from them.
+     *
+     * @param buffer the bytes.
+     * @param offset where they start.
+     * @param length how many, &gt; 0.
+     * @return one CRC per chunk.
+     */
+    public static int[] chunks(final DirectBuffer buffer, final int offset, final int length)
+    {
+        final int[] crcs = new int[chunkCount(length)];
+        for (int i = 0; i < crcs.length; i++)
+        {
+            final int at = i << CHUNK_SHIFT;
+            crcs[i] = compute(buffer, offset + at, Math.min(CHUNK_SIZE, length - at));
+        }
+        return crcs;
+    }
+
+    /**
+     * The CRC32C of a whole block from its chunks', with no pass over the bytes.
+     *
+     * @param chunkCrcs the chunks' CRCs, at least one.
+     * @param chunkSize the chunk size (the last chunk may be shorter).
+     * @param length    the block's length.
+     * @return the block's CRC32C.
+     */
+    public static int combine(final int[] chunkCrcs, final int chunkSize, final int length)
+    {
+        int crc = chunkCrcs[0];
+        for (int i = 1; i < chunkCrcs.length; i++)
+        {
+            final long at = (long) i * chunkSize;
+            crc = combine(crc, chunkCrcs[i], Math.min(chunkSize, length - at));
+        }
+        return crc;
+    }
+
+    /**
+     * Checks the {@link #CHUNK_SIZE} chunks that {@code [offset, offset + length)} of a block in memory touches against
+     * the CRCs recorded for them, and gives the part's own CRC32C from the same pass (each chunk's bytes around the
+     * part are read too, the part's once).
+     *
+     * @param block       the block's bytes, from index 0.
+     * @param blockLength the block's length.
+     * @param chunkCrcs   the CRC of each chunk, as {@link #chunks} gave them when the block was filled.
+     * @param offset      the part's first byte.
+     * @param length      the part's length, &gt; 0.
+     * @return the part's CRC32C as an unsigned value, or -1 when a chunk no longer matches.
+     */
+    public static long checkedPart(
+        final DirectBuffer block, final int blockLength, final int[] chunkCrcs, final int offset, final int length)
+    {
+        final int end = offset + length;
+        long part = -1;
+        for (int c = offset >>> CHUNK_SHIFT, last = (end - 1) >>> CHUNK_SHIFT; c <= last; c++)
+        {
+            final int chunkStart = c << CHUNK_SHIFT;
+            final int chunkEnd = Math.min(chunkStart + CHUNK_SIZE, blockLength);
+            final int from = Math.max(chunkStart, offset);
+            final int to = Math.min(chunkEnd, end);
+            final int inside = compute(block, from, to - from);
+            int crc = inside;
+            if (from > chunkStart)
+            {
+                crc = combine(compute(block, chunkStart, from - chunkStart), crc, to - from);
+            }
+            if (to < chunkEnd)
+            {
+                crc = combine(crc, compute(block, to, chunkEnd - to), chunkEnd - to);
+            }
+            if (crc != chunkCrcs[c])
+            {
+                return -1;
+            }
+            part = part < 0 ? inside & 0xFFFF_FFFFL : combine((int) part, inside, to - from) & 0xFFFF_FFFFL;
+        }
+        return part;
+    }
+
+    /**
+     * The CRC32C of two byte ranges one after the other, from the CRC32C of each and the second one's length, without
+     * the bytes (zlib's {@code crc32_combine}, for the Castagnoli polynomial): per-chunk checksums of a block give the
+     * whole block's, and a part's checksum and the checksums of the bytes around it give the chunk's.
+     *
+     * @param crc1    the CRC32C of the first range.
+     * @param crc2    the CRC32C of the second range.
+     * @param length2 the second range's length, &ge; 0.
+     * @return the CRC32C of the first range followed by the second.
+     */
+    public static int combine(final int crc1, final int crc2, final long length2)
+    {
+        if (length2 < 0)
+        {
+            throw new IllegalArgumentException("negative length " + length2);
+        }
+        return multiplyModP(xPow8n(length2), crc1) ^ crc2;
+    }
+
+    /** The reflected CRC-32C polynomial. */
+    private static final int POLY = 0x82F63B78;
+    /** x^(2^k) mod p(x) for k = 0..31, reflected. */
+    private static final int[] X2N = x2nTable();
+
+    private static int[] x2nTable()
+    {
+        final int[] table = new int[32];
+        int p = 1 << 30; // x^1
+        table[0] = p;
+        for (int k = 1; k < 32; k++)
+        {
+            p = multiplyModP(p, p);
+            table[k] = p;
+        }
+        return table;
+    }
+
+    /** a(x) * b(x) mod p(x), both reflected. */
+    private static int multiplyModP(final int a, final int b)
+    {
+        int m = 1 << 31;
+        int p = 0;
+        int bb = b;
+        while (true)
+        {
+            if ((a & m) != 0)
+            {
+                p ^= bb;
+                if ((a & (m - 1)) == 0)
+                {
+                    return p;
+                }
+            }
+            m >>>= 1;
+            bb = (bb & 1) != 0 ? (bb >>> 1) ^ POLY : bb >>> 1;
+        }
+    }
+
+    /** x^(8n) mod p(x), reflected: the operator that appends n zero bytes. */
+    private static int xPow8n(final long n)
+    {
+        int p = 1 << 31; // x^0
+        long rest = n;
+        int k = 3;
+        while (rest != 0)
+        {
+            if ((rest & 1) != 0)
+            {
+                p = multiplyModP(X2N[k & 31], p);
+            }
+            rest >>>= 1;
+            k++;
+        }
+        return p;
+    }
+
     private static final class Scratch
     {
         final CRC32C crc = new CRC32C();

@@ -46,6 +46,8 @@ public final class BlockRef extends AbstractRefCounted
     private volatile int length;
     /** The CRC32C of the {@code length} bytes in use, unsigned, or -1 when the writer recorded none. */
     private volatile long crc32c = -1;
+    /** The CRC32C of each {@code Crc32c.CHUNK_SIZE} chunk of the bytes in use, or null when none was recorded. */
+    private volatile int[] chunkCrc32c;
 
     BlockRef(final BlockSlab slab, final int slotIndex, final UnsafeBuffer view)
     {
@@ -114,6 +116,7 @@ public final class BlockRef extends AbstractRefCounted
         }
         this.length = length;
         this.crc32c = -1;
+        this.chunkCrc32c = null;
         return this;
     }
 
@@ -131,6 +134,35 @@ public final class BlockRef extends AbstractRefCounted
         checkLive();
         this.crc32c = crc & 0xFFFF_FFFFL;
         return this;
+    }
+
+    /**
+     * Records the CRC32C of each 64 KiB chunk of the bytes in use ({@link dev.offcache.core.checksum.Crc32c#chunks}),
+     * taken by the writer in the same pass as the whole block's, so a reader that sends a part of the block can check
+     * the chunks it touches ({@link dev.offcache.core.checksum.Crc32c#checkedPart}). Set after {@link #length(int)}
+     * (which forgets it) and before publishing the handle; the array is the handle's from then on, never changed.
+     *
+     * @param crcs one CRC per chunk.
+     * @return this handle.
+     * @throws IllegalStateException if every reference has been released.
+     */
+    public BlockRef chunkCrc32c(final int[] crcs)
+    {
+        checkLive();
+        this.chunkCrc32c = crcs;
+        return this;
+    }
+
+    /**
+     * Returns the per-chunk CRC32Cs the writer recorded for the bytes in use.
+     *
+     * @return one CRC per 64 KiB chunk (read only), or null when none was recorded.
+     * @throws IllegalStateException if every reference has been released.
+     */
+    public int[] chunkCrc32c()
+    {
+        checkLive();
+        return chunkCrc32c;
     }
 
     /**

@@ -24,6 +24,61 @@ class Crc32cTest
     }
 
     @Test
+    void combineOfTwoRangesIsTheCrcOfBothInARow()
+    {
+        final Random random = new Random(7);
+        final byte[] bytes = new byte[300_000];
+        random.nextBytes(bytes);
+        final int[] cuts = {0, 1, 7, 64, 4095, 65_536, 65_537, 150_000, 299_999, 300_000};
+        for (final int cut : cuts)
+        {
+            final int whole = reference(bytes, 0, bytes.length);
+            final int first = reference(bytes, 0, cut);
+            final int second = reference(bytes, cut, bytes.length - cut);
+            assertEquals(whole, Crc32c.combine(first, second, bytes.length - cut), "cut at " + cut);
+        }
+        // chunk by chunk, as a block's per-chunk checksums give the block's
+        int combined = reference(bytes, 0, 0);
+        for (int at = 0; at < bytes.length; at += 65_536)
+        {
+            final int length = Math.min(65_536, bytes.length - at);
+            combined = Crc32c.combine(combined, reference(bytes, at, length), length);
+        }
+        assertEquals(reference(bytes, 0, bytes.length), combined);
+        assertThrows(IllegalArgumentException.class, () -> Crc32c.combine(0, 0, -1));
+    }
+
+    @Test
+    void aPartIsCheckedAgainstTheChunksItTouchesAndGetsItsOwnCrc()
+    {
+        final Random random = new Random(11);
+        final byte[] bytes = new byte[4 * Crc32c.CHUNK_SIZE + 1234];
+        random.nextBytes(bytes);
+        final UnsafeBuffer block = new UnsafeBuffer(bytes);
+        final int[] chunks = Crc32c.chunks(block, 0, bytes.length);
+        assertEquals(5, chunks.length);
+        assertEquals(reference(bytes, 0, bytes.length), Crc32c.combine(chunks, Crc32c.CHUNK_SIZE, bytes.length));
+        for (int i = 0; i < 200; i++)
+        {
+            final int offset = random.nextInt(bytes.length);
+            final int length = 1 + random.nextInt(bytes.length - offset);
+            assertEquals(reference(bytes, offset, length) & 0xFFFF_FFFFL,
+                Crc32c.checkedPart(block, bytes.length, chunks, offset, length), offset + "+" + length);
+        }
+        // one byte of chunk 2 damaged: a part touching chunk 2 fails, one beside it does not
+        final int damaged = 2 * Crc32c.CHUNK_SIZE + 777;
+        bytes[damaged] ^= 0x5A;
+        assertEquals(-1, Crc32c.checkedPart(block, bytes.length, chunks, damaged - 10, 20));
+        assertEquals(-1, Crc32c.checkedPart(block, bytes.length, chunks, 2 * Crc32c.CHUNK_SIZE + 1000, 10),
+            "the damage is in the chunk, not in the part: still caught");
+        assertEquals(-1, Crc32c.checkedPart(block, bytes.length, chunks, 0, bytes.length));
+        assertEquals(reference(bytes, 100, 1000) & 0xFFFF_FFFFL,
+            Crc32c.checkedPart(block, bytes.length, chunks, 100, 1000));
+        assertEquals(reference(bytes, 3 * Crc32c.CHUNK_SIZE, 5000) & 0xFFFF_FFFFL,
+            Crc32c.checkedPart(block, bytes.length, chunks, 3 * Crc32c.CHUNK_SIZE, 5000));
+    }
+
+    @Test
     void knownCheckValueOfStandardVector()
     {
         // The CRC-32C check value of "123456789" from the Castagnoli/iSCSI catalogue.

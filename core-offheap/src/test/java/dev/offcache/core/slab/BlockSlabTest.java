@@ -76,6 +76,24 @@ class BlockSlabTest
     }
 
     @Test
+    void aNewLengthForgetsTheRecordedChecksums()
+    {
+        try (BlockSlab slab = BlockSlab.anonymous(4L * SLOT, SLOT))
+        {
+            final BlockRef ref = slab.tryAllocate();
+            final int[] chunks = {1, 2};
+            ref.length(100).crc32c(-7).chunkCrc32c(chunks);
+            assertEquals(0xFFFF_FFF9L, ref.crc32c());
+            assertTrue(chunks == ref.chunkCrc32c());
+            ref.length(50);
+            assertEquals(-1, ref.crc32c(), "new bytes: the old CRC no longer describes them");
+            assertNull(ref.chunkCrc32c());
+            ref.release();
+            assertThrows(IllegalStateException.class, ref::chunkCrc32c);
+        }
+    }
+
+    @Test
     void allocatesEverySlotOnceThenReportsExhaustion()
     {
         try (BlockSlab slab = BlockSlab.anonymous(8L * SLOT, SLOT))

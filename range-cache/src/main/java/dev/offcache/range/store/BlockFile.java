@@ -56,14 +56,16 @@ public interface BlockFile extends RefCounted
     /**
      * Reads {@code destination.remaining()} bytes of the block from {@code offsetInBlock} into {@code destination}
      * (from its position, which is left as it was), for a reader that needs the bytes rather than sendfile (a part of
-     * a block whose CRC32C must be sent with it). A store with reader threads (the L2 server's SSD tier) reads there,
-     * so an event loop never waits for the disk; the default reads on the calling thread. The caller keeps its
-     * reference until the future completes.
+     * a block, which the L2 server never sends from the file). A store with reader threads (the L2 server's SSD tier)
+     * reads there, so an event loop never waits for the disk; the default reads on the calling thread. The caller
+     * keeps its reference until the future completes. A store that records checksums of parts of its blocks checks
+     * the bytes before it completes, and fails with {@link DamagedBlockException} (having dropped the block) when
+     * they no longer match: the reader then fetches them again rather than use any of them.
      *
      * @param offsetInBlock the first byte, within the block.
      * @param destination   where the bytes go; the caller owns it and leaves it alone until completion.
      * @return completes when the bytes are in; fails with an {@link java.io.IOException} when the file ends early or
-     *     cannot be read.
+     *     cannot be read, or with {@link DamagedBlockException} when they fail the store's check.
      */
     default CompletableFuture<Void> readAsync(final int offsetInBlock, final ByteBuffer destination)
     {
