@@ -120,11 +120,13 @@ public final class L2Command implements Runnable
 
     private ShardedL2Origin newRouter()
     {
-        // a slow first answer (a cold JVM, a cold server) is still the L2's answer here, not a reason to give up:
-        // the engine's 500 ms abandon timeout becomes --timeout-ms, unless OFFCACHE_L2_ABANDON_TIMEOUT_MS says
+        // a slow first answer (a cold JVM, a busy machine) is still the L2's answer here, not a reason to give up or
+        // to mark a server unhealthy: the engine's 500 ms abandon and health timeouts become --timeout-ms, unless
+        // OFFCACHE_L2_ABANDON_TIMEOUT_MS / OFFCACHE_L2_HEALTH_TIMEOUT_MS say otherwise
         final ShardedL2Context ctx = new ShardedL2Context()
             .origin(new NoOrigin())
             .client((client) -> client.abandonTimeout(Duration.ofMillis(timeoutMs)))
+            .healthTimeout(Duration.ofMillis(timeoutMs))
             .fromEnvironment(env);
         if (servers != null)
         {
@@ -165,6 +167,14 @@ public final class L2Command implements Runnable
         final StringBuilder out = new StringBuilder();
         if (router != null)
         {
+            for (final String op : List.of("read", "head"))
+            {
+                if (router.noServer(op) > 0)
+                {
+                    out.append(out.length() == 0 ? "; fallbacks:" : ",").append(" no server available for ")
+                        .append(router.noServer(op)).append(' ').append(op).append("(s)");
+                }
+            }
             for (final L2Shard shard : router.servers())
             {
                 for (final FallbackReason reason : FallbackReason.values())

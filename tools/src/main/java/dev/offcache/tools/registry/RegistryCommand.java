@@ -137,7 +137,7 @@ public final class RegistryCommand implements Runnable
                 "${DEFAULT-VALUE}).")
         String egressHost;
 
-        @Option(names = "--timeout-ms", defaultValue = "20000",
+        @Option(names = "--timeout-ms", defaultValue = "30000",
             description = "How long to wait for a session and for the answer (default ${DEFAULT-VALUE}).")
         long timeoutMs;
 
