@@ -88,7 +88,8 @@ public final class LocalS3Origin
             ", region " + S3ProxyServer.REGION + ", access key " + S3ProxyServer.ACCESS_KEY + ", secret key " +
             S3ProxyServer.SECRET_KEY);
         out.println("sample dataset: s3://" + BUCKET + "/" + SampleDataset.PREFIX + " (" + SampleDataset.FILES +
-            " Parquet files, " + SampleDataset.FILES * SampleDataset.ROWS_PER_FILE + " rows: id, day, country, amount)");
+            " Parquet files, " + SampleDataset.FILES * SampleDataset.ROWS_PER_FILE +
+            " rows: id, day, country, amount)");
         out.println("Try it:");
         out.println("  " + keys + " aws --endpoint-url " + endpoint + " s3 ls s3://" + BUCKET + "/" +
             SampleDataset.PREFIX);

@@ -98,9 +98,11 @@ public final class ReportCommand implements Callable<Integer>
         // re-rendered in place (the results lie in the report directory), the run's output directory is this one
         final boolean inPlace = json != null && out.toAbsolutePath().normalize().equals(
             json.toAbsolutePath().normalize().getParent());
-        final UnaryOperator<String> shownAs = inPlace ?
-            new RecordedPaths(runInfo == null ? null : runInfo.rerunCommand(), out)::relocate : UnaryOperator.identity();
-        final String rerun = command != null ? command : runInfo == null ? null : shownAs.apply(runInfo.rerunCommand());
+        final String recordedRun = runInfo == null ? null : runInfo.rerunCommand();
+        final UnaryOperator<String> shownAs = inPlace ? new RecordedPaths(recordedRun, out)::relocate :
+            UnaryOperator.identity();
+        final String recorded = runInfo == null ? null : shownAs.apply(runInfo.rerunCommand());
+        final String rerun = command != null ? command : recorded;
         final String jmhCommand = runInfo == null ? null : shownAs.apply(runInfo.command());
         final List<MeasurementFile> shown = copies.stream().map(f -> new MeasurementFile(f.source(), f.suite(),
             f.title(), shownAs.apply(f.command()), f.machine(), f.loadAtStart(), f.loadAtEnd(), f.startedAt(),

@@ -120,7 +120,8 @@ public record OriginTraffic(List<String> counters, List<Row> rows)
             .append(perOperation ? "per " + ("ops".equals(per) ? "operation" : per.replaceAll("s$", "")) :
                 "(totals over the measurement iterations)")
             .append(", beside the time\n\n");
-        md.append("Exact counts from the benchmark's own counters (JMH auxiliary counters): they do not depend on the " +
+        md.append("Exact counts from the benchmark's own counters (JMH auxiliary counters): they do not depend on " +
+            "the " +
             "machine's load, the times do.\n\n");
         md.append("| impl | params | time | ±");
         counters.forEach(name -> md.append(" | ").append(name));

@@ -53,7 +53,8 @@ class OriginTrafficTest
     void theReportShowsTheTableInTheScanSuiteOnly(@org.junit.jupiter.api.io.TempDir final Path out) throws Exception
     {
         final ReportWriter.Written written = ReportWriter.write(new ReportInput("traffic", COMMITTED.toString(), null,
-            null, MachineInfo.current(), null, null, JmhResultReader.read(COMMITTED), List.of(), List.of(), List.of()), out);
+            null, MachineInfo.current(), null, null, JmhResultReader.read(COMMITTED), List.of(), List.of(), List.of()),
+            out);
         final String md = java.nio.file.Files.readString(written.markdown());
         final int scan = md.indexOf("## engine.ParquetScanBenchmark");
         final int next = md.indexOf("\n## ", scan + 1);

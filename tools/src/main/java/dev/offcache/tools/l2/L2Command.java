@@ -285,8 +285,9 @@ public final class L2Command implements Runnable
                     throw new NotServedException(key + ": " + fallbacks + " read(s) fell back from " + owner.id());
                 }
                 final PrintWriter err = spec.commandLine().getErr();
+                final long hits = owner.client().metrics().get(L2ClientMetrics.Counter.L2_HITS);
                 err.println("offcache-l2: " + key + ": " + copied + " bytes (" + first + "-" + (first + copied - 1) +
-                    ") from " + owner.id() + ", l2 hits " + owner.client().metrics().get(L2ClientMetrics.Counter.L2_HITS));
+                    ") from " + owner.id() + ", l2 hits " + hits);
                 err.flush();
             }
         }

@@ -74,7 +74,8 @@ class RegistryCommandTest
         assertEquals(new Run(0, "s1/c1 pending j1\ns1/c2 pending j3\n2 entries\n", ""), run("entries"));
         assertEquals(new Run(0, "STALE\n", ""), run("abort", "--session", "s1", "--cache", "c1", "--job", "j2"));
         assertEquals(new Run(0, "ABORTED\n", ""), run("abort", "--session", "s1", "--cache", "c1", "--job", "j1"));
-        assertEquals(new Run(0, "removed s1/c2 pending j3\n", ""), run("invalidate", "--session", "s1", "--cache", "c2"));
+        assertEquals(new Run(0, "removed s1/c2 pending j3\n", ""),
+            run("invalidate", "--session", "s1", "--cache", "c2"));
         assertEquals(new Run(0, "0 entries\n", ""), run("entries"));
     }
 
