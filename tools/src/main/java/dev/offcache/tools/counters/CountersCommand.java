@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 import dev.offcache.range.metrics.CountersFile;
+import dev.offcache.tools.ToolCommandLine;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -19,7 +20,7 @@ import picocli.CommandLine.Parameters;
  * last values after it stopped). Reads only; the file stays as it is.
  */
 @Command(name = "offcache-counters", mixinStandardHelpOptions = true,
-    versionProvider = CountersCommand.Version.class,
+    versionProvider = ToolCommandLine.Version.class,
     description = "Prints the counters of an offcache counters file, one 'name value' line each, in the order " +
         "they were registered.")
 public final class CountersCommand implements Runnable
@@ -51,18 +52,7 @@ public final class CountersCommand implements Runnable
      */
     public static CommandLine commandLine()
     {
-        final CommandLine commandLine = new CommandLine(new CountersCommand());
-        commandLine.setExecutionExceptionHandler((ex, cl, parsed) ->
-        {
-            if (ex instanceof IllegalArgumentException)
-            {
-                cl.getErr().println("offcache-counters: " + ex.getMessage());
-                cl.getErr().flush();
-                return cl.getCommandSpec().exitCodeOnInvalidInput();
-            }
-            throw ex;
-        });
-        return commandLine;
+        return ToolCommandLine.of(new CountersCommand(), "offcache-counters");
     }
 
     @Override
@@ -82,16 +72,5 @@ public final class CountersCommand implements Runnable
             }
         }
         out.flush();
-    }
-
-    /** The build's version, from the jar's manifest when there is one. */
-    static final class Version implements CommandLine.IVersionProvider
-    {
-        @Override
-        public String[] getVersion()
-        {
-            final String version = CountersCommand.class.getPackage().getImplementationVersion();
-            return new String[] {"offcache-counters " + (version == null ? "(development build)" : version)};
-        }
     }
 }

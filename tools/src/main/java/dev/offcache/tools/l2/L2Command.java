@@ -22,6 +22,7 @@ import dev.offcache.range.l2.shard.L2Shard;
 import dev.offcache.range.l2.shard.ShardedL2Context;
 import dev.offcache.range.l2.shard.ShardedL2Origin;
 import dev.offcache.range.origin.ObjectNotFoundException;
+import dev.offcache.tools.ToolCommandLine;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -37,15 +38,13 @@ import picocli.CommandLine.Parameters;
  *
  * <p>Exit status: 0 with the bytes, 1 when no L2 server served them (the reason on stderr), 2 for bad arguments.
  */
-@Command(name = "offcache-l2", mixinStandardHelpOptions = true, versionProvider = L2Command.Version.class,
+@Command(name = "offcache-l2", mixinStandardHelpOptions = true,
+    versionProvider = ToolCommandLine.Version.class,
     description = "Reads from the L2 servers as the engine's sharded client would: which server owns a key, and " +
         "its bytes (never from the origin).",
     subcommands = {L2Command.Owner.class, L2Command.Get.class})
 public final class L2Command implements Runnable
 {
-    /** Exit status when the L2 servers did not serve the read. */
-    public static final int NOT_SERVED = 1;
-
     private static final int CHUNK = 1 << 20;
 
     private final Map<String, String> env;
@@ -86,24 +85,7 @@ public final class L2Command implements Runnable
      */
     public static CommandLine commandLine(final Map<String, String> env)
     {
-        final CommandLine commandLine = new CommandLine(new L2Command(env));
-        commandLine.setExecutionExceptionHandler((ex, cl, parsed) ->
-        {
-            if (ex instanceof NotServedException)
-            {
-                cl.getErr().println("offcache-l2: " + ex.getMessage());
-                cl.getErr().flush();
-                return NOT_SERVED;
-            }
-            if (ex instanceof IllegalArgumentException)
-            {
-                cl.getErr().println("offcache-l2: " + ex.getMessage());
-                cl.getErr().flush();
-                return cl.getCommandSpec().exitCodeOnInvalidInput();
-            }
-            throw ex;
-        });
-        return commandLine;
+        return ToolCommandLine.of(new L2Command(env), "offcache-l2");
     }
 
     @Override
@@ -143,21 +125,22 @@ public final class L2Command implements Runnable
         }
         catch (final TimeoutException ex)
         {
-            throw new NotServedException(what + ": no answer within " + timeoutMs + " ms");
+            throw new ToolCommandLine.Unavailable(what + ": no answer within " + timeoutMs + " ms");
         }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-            throw new NotServedException(what + ": interrupted");
+            throw new ToolCommandLine.Unavailable(what + ": interrupted");
         }
         catch (final ExecutionException ex)
         {
             final Throwable cause = ex.getCause();
             if (cause instanceof ObjectNotFoundException)
             {
-                throw new NotServedException(what + ": not found (" + cause.getMessage() + ")");
+                throw new ToolCommandLine.Unavailable(what + ": not found (" + cause.getMessage() + ")");
             }
-            throw new NotServedException(what + ": not served by L2 (" + cause.getMessage() + ")" + fallbacks());
+            throw new ToolCommandLine.Unavailable(what + ": not served by L2 (" + cause.getMessage() + ")" +
+                fallbacks());
         }
     }
 
@@ -254,7 +237,7 @@ public final class L2Command implements Runnable
                 final L2Shard owner = router.ownerOf(key);
                 if (owner == null)
                 {
-                    throw new NotServedException(key + ": no L2 server is available");
+                    throw new ToolCommandLine.Unavailable(key + ": no L2 server is available");
                 }
                 final long first;
                 final long end;
@@ -282,7 +265,8 @@ public final class L2Command implements Runnable
                 final long fallbacks = owner.client().metrics().readFallbacksTotal();
                 if (fallbacks > 0)
                 {
-                    throw new NotServedException(key + ": " + fallbacks + " read(s) fell back from " + owner.id());
+                    throw new ToolCommandLine.Unavailable(key + ": " + fallbacks + " read(s) fell back from " +
+                        owner.id());
                 }
                 final PrintWriter err = spec.commandLine().getErr();
                 final long hits = owner.client().metrics().get(L2ClientMetrics.Counter.L2_HITS);
@@ -351,28 +335,6 @@ public final class L2Command implements Runnable
         public void close() throws IOException
         {
             flush();
-        }
-    }
-
-    /** The L2 tier did not serve the read (exit status {@link #NOT_SERVED}). */
-    static final class NotServedException extends RuntimeException
-    {
-        private static final long serialVersionUID = 1L;
-
-        NotServedException(final String message)
-        {
-            super(message);
-        }
-    }
-
-    /** The build's version, from the jar's manifest when there is one. */
-    static final class Version implements CommandLine.IVersionProvider
-    {
-        @Override
-        public String[] getVersion()
-        {
-            final String version = L2Command.class.getPackage().getImplementationVersion();
-            return new String[] {"offcache-l2 " + (version == null ? "(development build)" : version)};
         }
     }
 }

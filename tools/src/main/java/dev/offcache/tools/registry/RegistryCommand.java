@@ -20,6 +20,7 @@ import dev.offcache.registry.state.Materialized;
 import dev.offcache.registry.state.Pending;
 import dev.offcache.registry.state.PartitionLocation;
 import dev.offcache.registry.state.RemovedEntry;
+import dev.offcache.tools.ToolCommandLine;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -31,9 +32,11 @@ import picocli.CommandLine.Parameters;
  * {@link RegistryClusterClient} session of its own (connect, one command, close); the answers are the cluster's,
  * exactly as a scheduler would get them.
  *
- * <p>Exit status: 0 with an answer, 1 when the cluster did not answer in time, 2 for bad arguments.
+ * <p>Exit status ({@link ToolCommandLine}): 0 with an answer, 1 when the cluster did not answer in time, 2 for bad
+ * arguments.
  */
-@Command(name = "offcache-registry", mixinStandardHelpOptions = true, versionProvider = RegistryCommand.Version.class,
+@Command(name = "offcache-registry", mixinStandardHelpOptions = true,
+    versionProvider = ToolCommandLine.Version.class,
     description = "Runs a registry cluster member, or sends one command to a running cluster and prints the answer.",
     subcommands = {
         RegistryCommand.Member.class,
@@ -44,9 +47,6 @@ import picocli.CommandLine.Parameters;
         RegistryCommand.Entries.class})
 public final class RegistryCommand implements Runnable
 {
-    /** Exit status when the cluster did not answer in time. */
-    public static final int NO_ANSWER = 1;
-
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -67,24 +67,7 @@ public final class RegistryCommand implements Runnable
      */
     public static CommandLine commandLine()
     {
-        final CommandLine commandLine = new CommandLine(new RegistryCommand());
-        commandLine.setExecutionExceptionHandler((ex, cl, parsed) ->
-        {
-            if (ex instanceof NoAnswerException)
-            {
-                cl.getErr().println("offcache-registry: " + ex.getMessage());
-                cl.getErr().flush();
-                return NO_ANSWER;
-            }
-            if (ex instanceof IllegalArgumentException)
-            {
-                cl.getErr().println("offcache-registry: " + ex.getMessage());
-                cl.getErr().flush();
-                return cl.getCommandSpec().exitCodeOnInvalidInput();
-            }
-            throw ex;
-        });
-        return commandLine;
+        return ToolCommandLine.of(new RegistryCommand(), "offcache-registry");
     }
 
     @Override
@@ -153,17 +136,18 @@ public final class RegistryCommand implements Runnable
             }
             catch (final TimeoutException ex)
             {
-                throw new NoAnswerException("no answer from the cluster at " + hosts + " (port base " + portBase +
+                throw new ToolCommandLine.Unavailable("no answer from the cluster at " + hosts + " (port base " +
+                    portBase +
                     ") within " + timeoutMs + " ms");
             }
             catch (final InterruptedException ex)
             {
                 Thread.currentThread().interrupt();
-                throw new NoAnswerException("interrupted");
+                throw new ToolCommandLine.Unavailable("interrupted");
             }
             catch (final ExecutionException ex)
             {
-                throw new NoAnswerException("the command failed: " + ex.getCause());
+                throw new ToolCommandLine.Unavailable("the command failed: " + ex.getCause());
             }
             catch (final RuntimeException ex)
             {
@@ -171,7 +155,8 @@ public final class RegistryCommand implements Runnable
                 {
                     throw ex;
                 }
-                throw new NoAnswerException("cannot reach the cluster at " + hosts + " (port base " + portBase +
+                throw new ToolCommandLine.Unavailable("cannot reach the cluster at " + hosts + " (port base " +
+                    portBase +
                     "): " + ex.getMessage());
             }
         }
@@ -359,27 +344,5 @@ public final class RegistryCommand implements Runnable
                 .append(location.partitionId());
         }
         return out.toString();
-    }
-
-    /** The cluster did not answer (exit status {@link #NO_ANSWER}). */
-    static final class NoAnswerException extends RuntimeException
-    {
-        private static final long serialVersionUID = 1L;
-
-        NoAnswerException(final String message)
-        {
-            super(message);
-        }
-    }
-
-    /** The build's version, from the jar's manifest when there is one. */
-    static final class Version implements CommandLine.IVersionProvider
-    {
-        @Override
-        public String[] getVersion()
-        {
-            final String version = RegistryCommand.class.getPackage().getImplementationVersion();
-            return new String[] {"offcache-registry " + (version == null ? "(development build)" : version)};
-        }
     }
 }

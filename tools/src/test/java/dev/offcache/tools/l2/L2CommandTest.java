@@ -20,6 +20,7 @@ import dev.offcache.range.l2.shard.RendezvousHash;
 import dev.offcache.range.l2.shard.ShardedL2Context;
 import dev.offcache.server.cli.OffcacheServerCommand;
 import dev.offcache.server.cli.ServerProgram;
+import dev.offcache.tools.ToolRun;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -88,17 +89,17 @@ class L2CommandTest
         {
             final String key = "lake/t/part-" + i + ".bin";
             final String owner = expectedOwner(key);
-            assertEquals(new Run(0, key + " " + owner + "\n", ""), run("owner", key));
+            assertEquals(new ToolRun(0, key + " " + owner + "\n", ""), run("owner", key));
 
             final Path whole = tmp.resolve("whole-" + i);
-            final Run get = run("get", key, "-o", whole.toString());
+            final ToolRun get = run("get", key, "-o", whole.toString());
             assertEquals(0, get.status(), get.toString());
             assertArrayEquals(object, Files.readAllBytes(whole));
             assertTrue(get.err().startsWith("offcache-l2: " + key + ": " + object.length + " bytes (0-" +
                 (object.length - 1) + ") from " + owner + ","), get.err());
 
             final Path part = tmp.resolve("part-" + i);
-            final Run range = run("get", key, "--range", "70000-150000", "-o", part.toString());
+            final ToolRun range = run("get", key, "--range", "70000-150000", "-o", part.toString());
             assertEquals(0, range.status(), range.toString());
             assertArrayEquals(Arrays.copyOfRange(object, 70000, 150001), Files.readAllBytes(part));
         }
@@ -112,13 +113,13 @@ class L2CommandTest
         for (int i = 0; i < 8; i++)
         {
             final String key = "lake/t/part-" + i + ".bin";
-            final Run get = run("get", key, "-o", tmp.resolve("whole-" + i).toString());
+            final ToolRun get = run("get", key, "-o", tmp.resolve("whole-" + i).toString());
             assertEquals(0, get.status(), get.toString());
             owned[Arrays.asList(ids).indexOf(expectedOwner(key))]++;
         }
         for (int s = 0; s < servers.length; s++)
         {
-            final Run counters = new Run(dev.offcache.tools.counters.CountersCommand.commandLine(),
+            final ToolRun counters = new ToolRun(dev.offcache.tools.counters.CountersCommand.commandLine(),
                 counters(s).toString(), "--match", "^offcache_server_http_requests_total\\{endpoint=\"obj\"");
             assertEquals(0, counters.status(), counters.toString());
             long requests = 0;
@@ -132,7 +133,7 @@ class L2CommandTest
             // per key its owner answered one HEAD (the size) and one ranged GET (the object is under 1 MiB)
             assertEquals(2L * owned[s], requests, ids[s] + ": " + counters.out());
         }
-        final Run notAFile = new Run(dev.offcache.tools.counters.CountersCommand.commandLine(),
+        final ToolRun notAFile = new ToolRun(dev.offcache.tools.counters.CountersCommand.commandLine(),
             origin.resolve("lake/t/part-0.bin").toString());
         assertEquals(2, notAFile.status(), notAFile.toString());
         assertTrue(notAFile.err().startsWith("offcache-counters: "), notAFile.err());
@@ -141,17 +142,17 @@ class L2CommandTest
     @Test
     void failuresExitNonZeroWithOneLine() throws Exception
     {
-        final Run missing = run("get", "lake/t/nope.bin", "-o", tmp.resolve("nope").toString());
+        final ToolRun missing = run("get", "lake/t/nope.bin", "-o", tmp.resolve("nope").toString());
         assertEquals(1, missing.status(), missing.toString());
         assertTrue(missing.err().startsWith("offcache-l2: lake/t/nope.bin"), missing.err());
 
-        final Run badRange = run("get", "lake/t/part-0.bin", "--range", "9-3");
+        final ToolRun badRange = run("get", "lake/t/part-0.bin", "--range", "9-3");
         assertEquals(2, badRange.status(), badRange.toString());
         assertTrue(badRange.err().contains("--range"), badRange.err());
 
         stop();
         final Path none = tmp.resolve("none");
-        final Run down = run("get", "lake/t/part-0.bin", "-o", none.toString(), "--timeout-ms", "10000");
+        final ToolRun down = run("get", "lake/t/part-0.bin", "-o", none.toString(), "--timeout-ms", "10000");
         assertEquals(1, down.status(), down.toString());
         assertTrue(down.err().contains("not served by L2"), down.err());
         assertEquals(0, Files.exists(none) ? Files.size(none) : 0, "no bytes from anywhere else");
@@ -182,27 +183,11 @@ class L2CommandTest
         return best;
     }
 
-    private Run run(final String... args)
+    private ToolRun run(final String... args)
     {
         final String[] all = Arrays.copyOf(args, args.length + 2);
         all[args.length] = "--servers";
         all[args.length + 1] = serverList;
-        return new Run(L2Command.commandLine(Map.of("OFFCACHE_L2_API_KEY", KEY)), all);
-    }
-
-    /** One run's exit status and output. */
-    record Run(int status, String out, String err)
-    {
-        Run(final CommandLine commandLine, final String... args)
-        {
-            this(commandLine, new StringWriter(), new StringWriter(), args);
-        }
-
-        private Run(final CommandLine commandLine, final StringWriter out, final StringWriter err,
-            final String... args)
-        {
-            this(commandLine.setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args),
-                out.toString(), err.toString());
-        }
+        return new ToolRun(L2Command.commandLine(Map.of("OFFCACHE_L2_API_KEY", KEY)), all);
     }
 }

@@ -1,7 +1,5 @@
 package dev.offcache.tools.registry;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -10,10 +8,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import dev.offcache.registry.clustered.RegistryClusterMember;
 import dev.offcache.testkit.net.LoopbackPorts;
+import dev.offcache.tools.ToolRun;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -65,27 +63,30 @@ class RegistryCommandTest
     @Test
     void theAnswersAreTheClustersFromOneCommandToTheNext()
     {
-        assertEquals(new Run(0, "0 entries\n", ""), run("entries"));
-        assertEquals(new Run(0, "absent\n", ""), run("lookup", "--session", "s1", "--cache", "c1"));
-        assertEquals(new Run(0, "claimed\n", ""), run("acquire", "--session", "s1", "--cache", "c1", "--job", "j1"));
-        assertEquals(new Run(0, "wait j1\n", ""), run("acquire", "--session", "s1", "--cache", "c1", "--job", "j2"));
-        assertEquals(new Run(0, "pending j1\n", ""), run("lookup", "--session", "s1", "--cache", "c1"));
-        assertEquals(new Run(0, "claimed\n", ""), run("acquire", "--session", "s1", "--cache", "c2", "--job", "j3"));
-        assertEquals(new Run(0, "s1/c1 pending j1\ns1/c2 pending j3\n2 entries\n", ""), run("entries"));
-        assertEquals(new Run(0, "STALE\n", ""), run("abort", "--session", "s1", "--cache", "c1", "--job", "j2"));
-        assertEquals(new Run(0, "ABORTED\n", ""), run("abort", "--session", "s1", "--cache", "c1", "--job", "j1"));
-        assertEquals(new Run(0, "removed s1/c2 pending j3\n", ""),
+        assertEquals(new ToolRun(0, "0 entries\n", ""), run("entries"));
+        assertEquals(new ToolRun(0, "absent\n", ""), run("lookup", "--session", "s1", "--cache", "c1"));
+        assertEquals(new ToolRun(0, "claimed\n", ""),
+            run("acquire", "--session", "s1", "--cache", "c1", "--job", "j1"));
+        assertEquals(new ToolRun(0, "wait j1\n", ""),
+            run("acquire", "--session", "s1", "--cache", "c1", "--job", "j2"));
+        assertEquals(new ToolRun(0, "pending j1\n", ""), run("lookup", "--session", "s1", "--cache", "c1"));
+        assertEquals(new ToolRun(0, "claimed\n", ""),
+            run("acquire", "--session", "s1", "--cache", "c2", "--job", "j3"));
+        assertEquals(new ToolRun(0, "s1/c1 pending j1\ns1/c2 pending j3\n2 entries\n", ""), run("entries"));
+        assertEquals(new ToolRun(0, "STALE\n", ""), run("abort", "--session", "s1", "--cache", "c1", "--job", "j2"));
+        assertEquals(new ToolRun(0, "ABORTED\n", ""), run("abort", "--session", "s1", "--cache", "c1", "--job", "j1"));
+        assertEquals(new ToolRun(0, "removed s1/c2 pending j3\n", ""),
             run("invalidate", "--session", "s1", "--cache", "c2"));
-        assertEquals(new Run(0, "0 entries\n", ""), run("entries"));
+        assertEquals(new ToolRun(0, "0 entries\n", ""), run("entries"));
     }
 
     @Test
     void aBadArgumentExitsTwoNamingIt()
     {
-        final Run empty = run("lookup", "--session", "", "--cache", "c1");
+        final ToolRun empty = run("lookup", "--session", "", "--cache", "c1");
         assertEquals(2, empty.status(), empty.toString());
         assertTrue(empty.err().contains("sessionId"), empty.err());
-        final Run missing = run("acquire", "--session", "s1", "--cache", "c1");
+        final ToolRun missing = run("acquire", "--session", "s1", "--cache", "c1");
         assertEquals(2, missing.status(), missing.toString());
         assertTrue(missing.err().contains("--job"), missing.err());
     }
@@ -94,35 +95,19 @@ class RegistryCommandTest
     void anUnreachableClusterExitsOneWithinTheTimeout()
     {
         final long start = System.nanoTime();
-        final Run run = new Run(RegistryCommand.commandLine(), "entries", "--hosts", "127.0.0.1",
+        final ToolRun run = new ToolRun(RegistryCommand.commandLine(), "entries", "--hosts", "127.0.0.1",
             "--port-base", Integer.toString(portBase + 50), "--egress", "127.0.0.1", "--timeout-ms", "1500");
         assertEquals(1, run.status(), run.toString());
         assertTrue(run.err().startsWith("offcache-registry: "), run.err());
         assertTrue(System.nanoTime() - start < 20_000_000_000L, "gave up within the timeout");
     }
 
-    private static Run run(final String... args)
+    private static ToolRun run(final String... args)
     {
         final String[] all = new String[args.length + 6];
         System.arraycopy(args, 0, all, 0, args.length);
         System.arraycopy(new String[] {"--hosts", "127.0.0.1", "--port-base", Integer.toString(portBase),
             "--egress", "127.0.0.1"}, 0, all, args.length, 6);
-        return new Run(RegistryCommand.commandLine(), all);
-    }
-
-    /** One run's exit status and output. */
-    record Run(int status, String out, String err)
-    {
-        Run(final CommandLine commandLine, final String... args)
-        {
-            this(commandLine, new StringWriter(), new StringWriter(), args);
-        }
-
-        private Run(final CommandLine commandLine, final StringWriter out, final StringWriter err,
-            final String... args)
-        {
-            this(commandLine.setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args),
-                out.toString(), err.toString());
-        }
+        return new ToolRun(RegistryCommand.commandLine(), all);
     }
 }
