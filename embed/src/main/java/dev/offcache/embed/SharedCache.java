@@ -46,6 +46,7 @@ public final class SharedCache implements AutoCloseable
                 .blockSize(settings.blockSize())
                 .fetchPermits(settings.fetchPermits(), Math.max(1, settings.fetchPermits() / 4))
                 .coalesceGapBytes(settings.coalesceGapBytes())
+                .countersFile(CountersFileSetting.next())
                 .build();
         }
         catch (final RuntimeException | Error ex)

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -14,6 +15,7 @@ import dev.offcache.perf.jmh.JmhResult;
 import dev.offcache.perf.jmh.JmhResultReader;
 import dev.offcache.perf.measure.MeasurementFile;
 import dev.offcache.perf.report.MachineInfo;
+import dev.offcache.perf.report.RecordedPaths;
 import dev.offcache.perf.report.RepoPaths;
 import dev.offcache.perf.report.ReportInput;
 import dev.offcache.perf.report.ReportWriter;
@@ -91,8 +93,20 @@ public final class ReportCommand implements Callable<Integer>
                 "No run-info.json came with the results, so the machine below is the one the report was written on.") :
             "Recorded by `offcache-perf run` (profile " + runInfo.profile() + ", started " + runInfo.startedAt() +
                 ", " + runInfo.elapsedSeconds() + " s).";
-        final String rerun = command != null ? command : runInfo == null ? null : runInfo.rerunCommand();
-        final String jmhCommand = runInfo == null ? null : runInfo.command();
+        // copied first: a recorded path is shown as its copy in this directory when there is one
+        final List<MeasurementFile> copies = MeasurementInputs.copyInto(measurements, out);
+        // re-rendered in place (the results lie in the report directory), the run's output directory is this one
+        final boolean inPlace = json != null && out.toAbsolutePath().normalize().equals(
+            json.toAbsolutePath().normalize().getParent());
+        final String recordedRun = runInfo == null ? null : runInfo.rerunCommand();
+        final UnaryOperator<String> shownAs = inPlace ? new RecordedPaths(recordedRun, out)::relocate :
+            UnaryOperator.identity();
+        final String recorded = runInfo == null ? null : shownAs.apply(runInfo.rerunCommand());
+        final String rerun = command != null ? command : recorded;
+        final String jmhCommand = runInfo == null ? null : shownAs.apply(runInfo.command());
+        final List<MeasurementFile> shown = copies.stream().map(f -> new MeasurementFile(f.source(), f.suite(),
+            f.title(), shownAs.apply(f.command()), f.machine(), f.loadAtStart(), f.loadAtEnd(), f.startedAt(),
+            f.notes(), f.measurements())).toList();
         final List<String> allNotes = new ArrayList<>(notes);
         if (runInfo != null && Profile.SMOKE.cliName().equals(runInfo.profile()))
         {
@@ -100,7 +114,7 @@ public final class ReportCommand implements Callable<Integer>
         }
         final ReportWriter.Written written = ReportWriter.write(new ReportInput(title,
             json == null ? null : RepoPaths.display(json), rerun, jmhCommand, machine, machineNote,
-            runInfo == null ? null : runInfo.loadAfter(), results, MeasurementInputs.copyInto(measurements, out),
+            runInfo == null ? null : runInfo.loadAfter(), results, shown,
             allNotes, runInfo == null ? List.of() : runInfo.planned()), out);
         spec.commandLine().getOut().println("[perf] report: " + written.markdown() + " (" + results.size() +
             " results, " + written.measurementSuites().size() +

@@ -149,7 +149,11 @@ public final class ReportWriter
         md.append("How to read it: **speedup** is how many times better offcache is than the baseline " +
             "(ours ÷ baseline for throughput, baseline ÷ ours for time per operation), so above 1× offcache wins. " +
             "The **verdict** names a winner only when the two 99.9% confidence intervals do not overlap; " +
-            "*no error bars* means a single measurement iteration, where no winner can be claimed. " +
+            "*no error bars* means a single measurement iteration, or a measurement of fewer than " +
+            MeasuredPair.MIN_REPEATS + " repeats (the range of two runs is no interval), where no winner can be " +
+            "claimed. " +
+            "**Origin traffic** (engine-level suites) is what the origin served per operation, counted exactly by " +
+            "the benchmark beside its time: GETs, bytes, metadata calls, the reason to buy a cache. " +
             "**alloc** is bytes allocated per operation (`gc.alloc.rate.norm`, from `-prof gc`). " +
             "Each suite's **speedup chart** draws one bar per pair on a log axis centred at 1× " +
             "(a 0.5× and a 2× are bars of one length pointing opposite ways), with the speedups both intervals " +
@@ -406,6 +410,11 @@ public final class ReportWriter
                     file -> ChartWriter.percentiles(suite.shortName() + " — latency p50 and p99", entry.getValue(),
                         file));
             }
+        }
+        final OriginTraffic traffic = OriginTraffic.of(suite);
+        if (traffic != null)
+        {
+            traffic.appendTo(md);
         }
         if (!suite.standalone().isEmpty())
         {

@@ -4,9 +4,14 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * How long a run takes at least, from the number of benchmark runs (parameter combinations) and the effective JMH
- * options: {@code runs × forks × (warm-up iterations × time + measurement iterations × time)}. JVM start-up and
- * benchmark set-up per fork come on top (seconds each; suites that start servers or a cluster take longer).
+ * How long a run takes, from the number of benchmark runs (parameter combinations) and the effective JMH options:
+ * {@code runs × forks × (warm-up iterations × time + measurement iterations × time)} of iterations, plus
+ * {@value #FORK_SECONDS} s per fork for the JVM's start-up and the benchmark's trial set-up. That second term is why
+ * the {@code quick} profile's estimate used to be half the real time: a quick fork iterates for 3.5 s, about what
+ * starting it costs (a fresh JVM loading the benchmarks jar, then the trial's set-up: files generated, servers and
+ * clusters started), while a {@code full} fork iterates for 20 s, so there the same cost hid in the rounding.
+ * Measured: the committed {@code full} run (quiet machine) spent about 1.3 s per fork beyond its iterations; a
+ * {@code quick} run of the slab and engine suites at load 18-27 spent 2.8 s (slab) to 7-25 s (engine) per fork.
  *
  * @param runs             benchmark runs (parameter combinations, each mode counted).
  * @param forks            forks per run.
@@ -18,6 +23,9 @@ import java.util.Locale;
 public record RunEstimate(int runs, int forks, int warmupIterations, double warmupSeconds, int iterations,
     double iterationSeconds)
 {
+    /** Start-up and trial set-up per fork on a quiet machine, in seconds (see above). */
+    public static final double FORK_SECONDS = 2.0;
+
     /**
      * Reads the effective options from a JMH argument list (the last occurrence wins, as in JMH), with JMH's
      * defaults for what is not given: {@code -f 5 -wi 5 -w 10s -i 5 -r 10s}.
@@ -62,6 +70,26 @@ public record RunEstimate(int runs, int forks, int warmupIterations, double warm
     }
 
     /**
+     * The time spent starting forks and setting up their trials ({@link #FORK_SECONDS} each).
+     *
+     * @return seconds.
+     */
+    public double forkSecondsTotal()
+    {
+        return (double) runs * forks * FORK_SECONDS;
+    }
+
+    /**
+     * Iterations and forks together: what the run takes on a quiet machine, about.
+     *
+     * @return seconds.
+     */
+    public double totalSeconds()
+    {
+        return iterationSecondsTotal() + forkSecondsTotal();
+    }
+
+    /**
      * The estimate in words, for the progress output.
      *
      * @return for example {@code 58 runs × 3 forks × (5 × 2 s + 5 × 2 s) = 58 min of iterations, plus ...}.
@@ -69,9 +97,11 @@ public record RunEstimate(int runs, int forks, int warmupIterations, double warm
     public String describe()
     {
         return String.format(Locale.ROOT, "%d runs × %d fork%s × (%d × %s warm-up + %d × %s measurement) = %s of " +
-            "iterations, plus JVM start-up and set-up per fork (seconds each; more for suites that start servers " +
-            "or a cluster)", runs, forks, forks == 1 ? "" : "s", warmupIterations, time(warmupSeconds), iterations,
-            time(iterationSeconds), duration(iterationSecondsTotal()));
+            "iterations, plus %d forks × ~%s of JVM start-up and set-up = %s: about %s on a quiet machine (suites " +
+            "that start servers or generate data take longer, and a loaded machine several times that)", runs,
+            forks, forks == 1 ? "" : "s", warmupIterations, time(warmupSeconds), iterations, time(iterationSeconds),
+            duration(iterationSecondsTotal()), runs * forks, time(FORK_SECONDS), duration(forkSecondsTotal()),
+            duration(totalSeconds()));
     }
 
     /**

@@ -418,10 +418,13 @@ public final class RegistryClusterMember implements AutoCloseable
      */
     public static final class Context
     {
+        /** The default {@link #portBase(int)}. */
+        public static final int DEFAULT_PORT_BASE = 20_000;
+
         private final ConcludeOnce concluded = new ConcludeOnce();
         private int memberId = -1;
         private List<String> hosts;
-        private int portBase = 20_000;
+        private int portBase = DEFAULT_PORT_BASE;
         private int clusterId;
         private File memberDir;
         private String aeronDirectoryName;

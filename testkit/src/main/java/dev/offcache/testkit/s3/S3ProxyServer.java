@@ -8,6 +8,7 @@ import java.util.Properties;
 import org.gaul.s3proxy.AuthenticationType;
 import org.gaul.s3proxy.S3Proxy;
 import org.jclouds.ContextBuilder;
+import org.jclouds.blobstore.BlobStore;
 import org.jclouds.blobstore.BlobStoreContext;
 
 /**
@@ -46,6 +47,20 @@ public final class S3ProxyServer implements AutoCloseable
      */
     public static S3ProxyServer start(final String... buckets) throws Exception
     {
+        return startOn(0, buckets);
+    }
+
+    /**
+     * Starts a proxy on a given port of 127.0.0.1 with the given buckets (the local S3 origin of {@code offcache-demo},
+     * which prints its port for others to use).
+     *
+     * @param port    the port, or 0 for an ephemeral one.
+     * @param buckets buckets to create.
+     * @return the running proxy.
+     * @throws Exception when it does not start within 30 seconds (or the port is taken).
+     */
+    public static S3ProxyServer startOn(final int port, final String... buckets) throws Exception
+    {
         final BlobStoreContext blobs = ContextBuilder.newBuilder("transient")
             .credentials("identity", "credential")
             .overrides(new Properties())
@@ -57,7 +72,7 @@ public final class S3ProxyServer implements AutoCloseable
             final CountingBlobStore counting = new CountingBlobStore(blobs.getBlobStore(), () -> self[0].counters);
             proxy = S3Proxy.builder()
                 .blobStore(counting)
-                .endpoint(URI.create("http://127.0.0.1:0"))
+                .endpoint(URI.create("http://127.0.0.1:" + port))
                 .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
                 .build();
             self[0] = new S3ProxyServer(blobs, proxy);
@@ -96,6 +111,19 @@ public final class S3ProxyServer implements AutoCloseable
     public void createBucket(final String bucket)
     {
         blobs.getBlobStore().createContainerInLocation(null, bucket);
+    }
+
+    /**
+     * Stores an object (straight into the blob store: not counted as origin traffic).
+     *
+     * @param bucket an existing bucket.
+     * @param key    the object key.
+     * @param bytes  its content.
+     */
+    public void put(final String bucket, final String key, final byte[] bytes)
+    {
+        final BlobStore store = blobs.getBlobStore();
+        store.putBlob(bucket, store.blobBuilder(key).payload(bytes).contentLength(bytes.length).build());
     }
 
     /**
