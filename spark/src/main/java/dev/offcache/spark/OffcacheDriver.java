@@ -169,6 +169,17 @@ public final class OffcacheDriver implements AutoCloseable
         return sc;
     }
 
+    /** Executors registered and not removed, with their registration (tests kill them by pid). */
+    java.util.Map<String, Messages.Register> registeredExecutors()
+    {
+        final java.util.Map<String, Messages.Register> registered = new java.util.TreeMap<>();
+        for (final ExecutorDirectory.Member member : directory.members())
+        {
+            registered.put(member.registration.executorId(), member.registration);
+        }
+        return registered;
+    }
+
     CompletableFuture<CacheEntry> lookup(final CacheKey key)
     {
         return registry.lookup(key);
