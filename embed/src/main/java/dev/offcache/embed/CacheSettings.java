@@ -4,6 +4,8 @@ import java.io.Serializable;
 import java.util.Locale;
 import java.util.function.Function;
 
+import dev.offcache.core.slab.BlockSlab;
+
 /**
  * The settings of a shared engine cache, read from an engine's own configuration (Hadoop {@code Configuration},
  * Iceberg catalog properties, Spark's {@code spark.hadoop.*}) under {@code offcache.*} keys. Two adapters with equal
@@ -16,23 +18,27 @@ import java.util.function.Function;
  * <tr><td>{@code offcache.l1.mb}</td><td>200</td><td>RAM capacity of the JVM's L1 (0: no store, reads pass
  * through)</td></tr>
  * <tr><td>{@code offcache.block.size}</td><td>256 KiB</td><td>bytes per block, a power of two in [4 KiB, 16 MiB];
- * {@code K}/{@code M} suffixes</td></tr>
+ * {@code K}/{@code M} suffixes (the engine's own default is 1 MiB: see {@link #DEFAULT_BLOCK_SIZE} for why a scan
+ * engine's is smaller)</td></tr>
  * <tr><td>{@code offcache.metadata.cache.mb}</td><td>50</td><td>parsed Parquet footers held</td></tr>
- * <tr><td>{@code offcache.io.threads}</td><td>16</td><td>origin reads in flight (fetch permits)</td></tr>
+ * <tr><td>{@code offcache.fetch.permits}</td><td>16</td><td>origin reads in flight, a quarter reserved for demand
+ * (the engine's fetch permits, and its L1 default); the older key {@code offcache.io.threads} is read when this one
+ * is not set</td></tr>
  * <tr><td>{@code offcache.coalesce.gap}</td><td>1 MiB</td><td>the largest gap between two missing runs of one
- * read that a GET reads through instead of a second GET ({@code K}/{@code M} suffixes, 0 for none)</td></tr>
+ * read that a GET reads through instead of a second GET ({@code K}/{@code M} suffixes, 0 for none; the engine's own
+ * default is none: see {@link #DEFAULT_COALESCE_GAP_BYTES} for why a scan engine reads through)</td></tr>
  * <tr><td>{@code offcache.l2.*}</td><td>no L2</td><td>the L2 servers misses go through ({@link L2Settings})</td></tr>
  * </table>
  *
  * @param l1Bytes            the L1 capacity; 0 for pass-through.
  * @param blockSize          bytes per block.
  * @param metadataCacheBytes the footer cache's capacity.
- * @param ioThreads          origin reads in flight.
+ * @param fetchPermits       origin reads in flight.
  * @param coalesceGapBytes   the largest gap of missing blocks one read's GET reads through.
  * @param l2                 the L2 servers and the locations they serve ({@link L2Settings#NONE} for none).
  */
 public record CacheSettings(
-    long l1Bytes, int blockSize, long metadataCacheBytes, int ioThreads, int coalesceGapBytes, L2Settings l2)
+    long l1Bytes, int blockSize, long metadataCacheBytes, int fetchPermits, int coalesceGapBytes, L2Settings l2)
     implements Serializable
 {
     /** Key of the L1 capacity in MiB. */
@@ -41,7 +47,9 @@ public record CacheSettings(
     public static final String BLOCK_SIZE = "offcache.block.size";
     /** Key of the footer cache capacity in MiB. */
     public static final String METADATA_CACHE_MB = "offcache.metadata.cache.mb";
-    /** Key of the origin reads in flight. */
+    /** Key of the origin reads in flight (the engine's fetch permits). */
+    public static final String FETCH_PERMITS = "offcache.fetch.permits";
+    /** The older key of {@link #FETCH_PERMITS}, still read when that one is not set: it never counted threads. */
     public static final String IO_THREADS = "offcache.io.threads";
     /**
      * The default block size, 256 KiB: a column chunk's first and last block are read whole, so smaller blocks
@@ -64,11 +72,11 @@ public record CacheSettings(
      * @param l1Bytes            the L1 capacity; 0 for pass-through.
      * @param blockSize          bytes per block.
      * @param metadataCacheBytes the footer cache's capacity.
-     * @param ioThreads          origin reads in flight.
+     * @param fetchPermits       origin reads in flight.
      */
-    public CacheSettings(final long l1Bytes, final int blockSize, final long metadataCacheBytes, final int ioThreads)
+    public CacheSettings(final long l1Bytes, final int blockSize, final long metadataCacheBytes, final int fetchPermits)
     {
-        this(l1Bytes, blockSize, metadataCacheBytes, ioThreads, DEFAULT_COALESCE_GAP_BYTES, L2Settings.NONE);
+        this(l1Bytes, blockSize, metadataCacheBytes, fetchPermits, DEFAULT_COALESCE_GAP_BYTES, L2Settings.NONE);
     }
 
     /**
@@ -84,10 +92,10 @@ public record CacheSettings(
         {
             throw new IllegalArgumentException("invalid " + L1_MB + ": must be >= 0, got " + (l1Bytes >> 20));
         }
-        if (Integer.bitCount(blockSize) != 1 || blockSize < 4096 || blockSize > (16 << 20))
+        if (!BlockSlab.isSlotSize(blockSize))
         {
-            throw new IllegalArgumentException("invalid " + BLOCK_SIZE + ": must be a power of two in [4K, 16M], got " +
-                blockSize);
+            throw new IllegalArgumentException("invalid " + BLOCK_SIZE + ": must be a power of two in [" +
+                (BlockSlab.MIN_SLOT_SIZE >> 10) + "K, " + (BlockSlab.MAX_SLOT_SIZE >> 20) + "M], got " + blockSize);
         }
         if (l1Bytes > 0 && l1Bytes < blockSize)
         {
@@ -98,9 +106,10 @@ public record CacheSettings(
         {
             throw new IllegalArgumentException("invalid " + METADATA_CACHE_MB + ": must be >= 0");
         }
-        if (ioThreads < 2 || ioThreads > 1024)
+        if (fetchPermits < 2 || fetchPermits > 1024)
         {
-            throw new IllegalArgumentException("invalid " + IO_THREADS + ": must be in [2, 1024], got " + ioThreads);
+            throw new IllegalArgumentException("invalid " + FETCH_PERMITS + ": must be in [2, 1024], got " +
+                fetchPermits);
         }
         if (coalesceGapBytes < 0 || coalesceGapBytes > (8 << 20))
         {
@@ -146,7 +155,7 @@ public record CacheSettings(
             mebibytes(lookup, L1_MB, d.l1Bytes),
             (int) bytes(lookup, BLOCK_SIZE, d.blockSize),
             mebibytes(lookup, METADATA_CACHE_MB, d.metadataCacheBytes),
-            (int) number(lookup, IO_THREADS, d.ioThreads),
+            (int) number(lookup, FETCH_PERMITS, number(lookup, IO_THREADS, d.fetchPermits)),
             (int) Math.min(Integer.MAX_VALUE, bytes(lookup, COALESCE_GAP, d.coalesceGapBytes)),
             L2Settings.from(lookup, env));
     }

@@ -44,7 +44,7 @@ public final class SharedCache implements AutoCloseable
                 .l1CapacityBytes(settings.l1Bytes())
                 .l1StoreFactory(L1BlockStore::create)
                 .blockSize(settings.blockSize())
-                .fetchPermits(settings.ioThreads(), Math.max(1, settings.ioThreads() / 4))
+                .fetchPermits(settings.fetchPermits(), Math.max(1, settings.fetchPermits() / 4))
                 .coalesceGapBytes(settings.coalesceGapBytes())
                 .build();
         }
@@ -228,9 +228,7 @@ public final class SharedCache implements AutoCloseable
      */
     public String prometheusText()
     {
-        final MetricFamilies out = new MetricFamilies();
-        collectInto(out);
-        return out.toText();
+        return MetricFamilies.textOf(this::collectInto);
     }
 
     /**

@@ -138,4 +138,21 @@ class JvmCachesTest
             () -> CacheSettings.from((k) -> CacheSettings.COALESCE_GAP.equals(k) ? "9M" : null));
         assertTrue(gap.getMessage().contains(CacheSettings.COALESCE_GAP), gap.getMessage());
     }
+
+    @Test
+    void fetchPermitsReadTheOlderKeyWhenTheirOwnIsUnset()
+    {
+        assertEquals(8, CacheSettings.from((k) -> CacheSettings.IO_THREADS.equals(k) ? "8" : null).fetchPermits());
+        assertEquals(12, CacheSettings.from((k) -> switch (k)
+        {
+            case CacheSettings.FETCH_PERMITS -> "12";
+            case CacheSettings.IO_THREADS -> "8";
+            default -> null;
+        }).fetchPermits(), "the new key wins");
+        assertEquals(16, CacheSettings.from((k) -> null).fetchPermits(), "the engine's L1 default");
+        final IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+            () -> CacheSettings.from((k) -> CacheSettings.FETCH_PERMITS.equals(k) ? "1" : null));
+        assertTrue(bad.getMessage().contains(CacheSettings.FETCH_PERMITS), bad.getMessage());
+        assertEquals(CacheSettings.DEFAULT_BLOCK_SIZE, CacheSettings.defaults().blockSize());
+    }
 }

@@ -132,6 +132,6 @@ class L2SettingsTest
             assertEquals(settings, in.readObject());
         }
         assertFalse(settings.equals(new CacheSettings(8L << 20, settings.blockSize(), settings.metadataCacheBytes(),
-            settings.ioThreads())), "L2 settings are part of the cache's identity");
+            settings.fetchPermits())), "L2 settings are part of the cache's identity");
     }
 }

@@ -57,7 +57,7 @@ public final class EnvironmentDefaults implements CommandLine.IDefaultValueProvi
             }
             catch (final IOException | IllegalArgumentException ex)
             {
-                configError = "cannot read " + configFile + ": " + ex.getMessage();
+                configError = "cannot read " + configFile + ": " + OffcacheServerCommand.describe(ex);
             }
         }
     }

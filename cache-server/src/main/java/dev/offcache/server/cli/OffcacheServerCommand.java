@@ -8,6 +8,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -20,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import dev.offcache.origin.s3.S3Origin;
 import dev.offcache.range.config.InvalidSettingException;
@@ -31,6 +33,7 @@ import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
 import dev.offcache.server.http.ListenFailedException;
 import dev.offcache.server.http.TransportKind;
+import dev.offcache.server.metrics.BuildInfo;
 import dev.offcache.server.s3.BucketOrigins;
 import dev.offcache.server.s3.S3Buckets;
 import dev.offcache.server.s3.S3Credentials;
@@ -51,7 +54,8 @@ import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
 @Command(
     name = "offcache-server",
     mixinStandardHelpOptions = true,
-    version = "offcache-server 0.1.0",
+    abbreviateSynopsis = true,
+    versionProvider = OffcacheServerCommand.Version.class,
     sortOptions = false,
     description = {
         "The offcache shared L2 cache server: HTTP byte-range reads over a RAM + SSD tiered cache in front of an " +
@@ -188,8 +192,9 @@ public final class OffcacheServerCommand implements Callable<Integer>
     @Option(names = "--s3-api-writes", defaultValue = "REFUSE", paramLabel = "MODE",
         description = "S3 writes: ${COMPLETION-CANDIDATES} (env OFFCACHE_S3_API_WRITES). REFUSE answers " +
             "AccessDenied, as a read-only endpoint; PASS_THROUGH writes PutObject, DeleteObject and (to an S3 " +
-            "origin) multipart uploads to the origin and warms the cache with the new object; a part must fit " +
-            "--max-body-kb. Default: ${DEFAULT-VALUE}.")
+            "origin) multipart uploads to the origin and warms the cache with the new object. PutObject and " +
+            "UploadPart bodies to an S3 origin are streamed, whatever their size; a directory or HTTP origin's " +
+            "PutObject body must fit --max-body-kb. Default: ${DEFAULT-VALUE}.")
     S3WriteMode s3ApiWrites;
 
     @Option(names = "--transport", defaultValue = "AUTO", paramLabel = "KIND",
@@ -293,8 +298,9 @@ public final class OffcacheServerCommand implements Callable<Integer>
 
     @Option(names = "--max-body-kb",
         defaultValue = "" + (L2HttpServer.Context.DEFAULT_MAX_BODY_BYTES >> 10), paramLabel = "KB",
-        description = "Largest request body, from " + (L2HttpServer.Context.MIN_MAX_BODY_BYTES >> 10) + " to " +
-            (L2HttpServer.Context.MAX_BODY_BYTES_LIMIT >> 10) + " (env OFFCACHE_MAX_BODY_KB). " +
+        description = "Largest request body held whole, from " + (L2HttpServer.Context.MIN_MAX_BODY_BYTES >> 10) +
+            " to " + (L2HttpServer.Context.MAX_BODY_BYTES_LIMIT >> 10) + "; the S3 API's pass-through PutObject and " +
+            "UploadPart to an S3 origin are streamed and not bound by it (env OFFCACHE_MAX_BODY_KB). " +
             "Default: ${DEFAULT-VALUE}.")
     int maxBodyKb;
 
@@ -333,6 +339,16 @@ public final class OffcacheServerCommand implements Callable<Integer>
             "Default: ${DEFAULT-VALUE}.")
     boolean accessLog;
 
+    /** {@code --version}: the build's version, the one {@code offcache_build_info} on {@code /metrics} shows. */
+    static final class Version implements CommandLine.IVersionProvider
+    {
+        @Override
+        public String[] getVersion()
+        {
+            return new String[] {"offcache-server " + BuildInfo.VERSION};
+        }
+    }
+
     /** The system property the built-in Logback configurations read for the level of {@code offcache.access}. */
     static final String ACCESS_LOG_LEVEL_PROPERTY = "offcache.access.level";
 
@@ -359,6 +375,54 @@ public final class OffcacheServerCommand implements Callable<Integer>
     /** Variables the launcher script reads, not the program. */
     private static final List<String> LAUNCHER_VARIABLES =
         List.of("OFFCACHE_JAVA_OPTS", "OFFCACHE_HEAP_MB", "OFFCACHE_YOUNG_MB", "OFFCACHE_DIRECT_MB");
+
+    /**
+     * The sections of {@code --help}, each a heading and its options in order; every option is in one (a test holds
+     * them to it), so the list reads by topic instead of as one long run.
+     */
+    static final Map<String, List<String>> HELP_SECTIONS = helpSections();
+
+    private static Map<String, List<String>> helpSections()
+    {
+        final Map<String, List<String>> sections = new LinkedHashMap<>();
+        sections.put("Origin (one of them; none: the embedded sample directory)", List.of("--origin-dir",
+            "--http-origin", "--s3-endpoint", "--s3-bucket", "--bucket-dirs", "--s3-region", "--s3-access-key",
+            "--s3-secret-key", "--fetch-threads"));
+        sections.put("Listener and authentication", List.of("--listen", "--api-keys", "--disable-auth",
+            "--allowed-prefixes", "--transport", "--io-threads"));
+        sections.put("S3 API (a listener of its own)", List.of("--s3-api-listen", "--s3-api-keys", "--s3-api-bucket",
+            "--s3-api-domain", "--s3-api-region", "--s3-api-writes"));
+        sections.put("Tiers: RAM and SSD", List.of("--ram-mb", "--disk-path", "--disk-mb", "--ssd-scrub-mb-per-s",
+            "--ssd-read-threads", "--ssd-open-files"));
+        sections.put("Engine (the same settings and variables as an engine process)", List.of("--block-size-kb",
+            "--fetch-permits", "--demand-reserved-permits", "--max-coalesced-get-bytes", "--origin-timeout-ms",
+            "--max-objects"));
+        sections.put("Requests, connections and shutdown", List.of("--memory-budget-mb", "--max-connections",
+            "--max-connections-per-address", "--request-read-timeout-ms", "--max-ranges", "--max-body-kb",
+            "--max-key-length", "--prefetch-queue", "--prefetch-threads", "--shutdown-grace-seconds",
+            "--shutdown-unready-seconds"));
+        sections.put("Logs and counters", List.of("--log-format", "--access-log", "--range-counters-file",
+            "--server-counters-file"));
+        sections.put("Configuration and help", List.of(EnvironmentDefaults.CONFIG, "--help", "--version"));
+        return sections;
+    }
+
+    /** {@code --help}'s option list, section by section ({@link #HELP_SECTIONS}). */
+    private static String sectionedOptionList(final CommandLine.Help help)
+    {
+        final StringBuilder out = new StringBuilder();
+        for (final Map.Entry<String, List<String>> section : HELP_SECTIONS.entrySet())
+        {
+            final CommandLine.Help.Layout layout = help.createDefaultLayout();
+            for (final String name : section.getValue())
+            {
+                layout.addOption(help.commandSpec().findOption(name), help.createDefaultParamLabelRenderer());
+            }
+            out.append(System.lineSeparator()).append(section.getKey()).append(':').append(System.lineSeparator())
+                .append(layout);
+        }
+        return out.toString();
+    }
 
     /** The engine's settings ({@link RangeCacheBuilder}'s method names) each engine flag sets. */
     static final Map<String, String> ENGINE_FLAGS = Map.of(
@@ -393,8 +457,15 @@ public final class OffcacheServerCommand implements Callable<Integer>
         Map.entry("shutdownGrace", "--shutdown-grace-seconds"),
         Map.entry("unreadyDelay", "--shutdown-unready-seconds"));
 
+    /** How long a shutdown during the start waits for it to stop before it removes the temporary directory. */
+    private static final long STOP_DURING_STARTUP_WAIT_MS = 5_000;
+
     private final CountDownLatch stopped = new CountDownLatch(1);
+    private final CountDownLatch startReturned = new CountDownLatch(1);
     private volatile ServerProgram program;
+    private volatile boolean stopRequested;
+    private volatile boolean startFailed;
+    private volatile Path temporaryDisk;
 
     /**
      * Runs the program.
@@ -434,16 +505,21 @@ public final class OffcacheServerCommand implements Callable<Integer>
         command.defaults = defaults;
         final CommandLine commandLine = new CommandLine(command);
         commandLine.setDefaultValueProvider(defaults);
+        commandLine.getHelpSectionMap().put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_OPTION_LIST,
+            OffcacheServerCommand::sectionedOptionList);
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);
         commandLine.setParameterExceptionHandler((ex, args) ->
         {
             final PrintWriter err = ex.getCommandLine().getErr();
             String message = ex.getMessage();
-            if (null != ex.getArgSpec() && defaults.isSet(ex.getArgSpec()))
+            // a value given on the command line is the flag's, whatever the environment or the file say
+            final boolean onCommandLine = ex.getArgSpec() instanceof CommandLine.Model.OptionSpec option &&
+                isGiven(option, args);
+            if (!onCommandLine && null != ex.getArgSpec() && defaults.isSet(ex.getArgSpec()))
             {
                 message += " (set by environment variable " + EnvironmentDefaults.variableOf(ex.getArgSpec()) + ")";
             }
-            else if (null != ex.getArgSpec() && defaults.isSetByFile(ex.getArgSpec()))
+            else if (!onCommandLine && null != ex.getArgSpec() && defaults.isSetByFile(ex.getArgSpec()))
             {
                 message += " (set in " + defaults.configFile() + ")";
             }
@@ -464,6 +540,22 @@ public final class OffcacheServerCommand implements Callable<Integer>
         return commandLine;
     }
 
+    /** Whether the command line gives an option ({@code --flag VALUE} or {@code --flag=VALUE}). */
+    private static boolean isGiven(final CommandLine.Model.OptionSpec option, final String[] args)
+    {
+        for (final String arg : args)
+        {
+            for (final String name : option.names())
+            {
+                if (arg.equals(name) || arg.startsWith(name + "="))
+                {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     @Override
     public Integer call() throws Exception
     {
@@ -476,14 +568,79 @@ public final class OffcacheServerCommand implements Callable<Integer>
         {
             System.setProperty(ACCESS_LOG_LEVEL_PROPERTY, "INFO");
         }
-        final ServerProgram running = start();
-        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        // before the start, so a signal while it runs (the RAM tier's pre-touch takes seconds per GiB) still cleans up
+        Runtime.getRuntime().addShutdownHook(new Thread(this::stopOnSignal, "offcache-shutdown"));
+        try
         {
-            running.close();
-            stopped.countDown();
-        }, "offcache-shutdown"));
+            start();
+        }
+        catch (final StoppedDuringStartup ex)
+        {
+            // the shutdown hook reports it and the JVM exits with the signal's status
+            return 0;
+        }
+        finally
+        {
+            startReturned.countDown();
+        }
         stopped.await();
         return 0;
+    }
+
+    /**
+     * The shutdown hook (SIGTERM, SIGINT, or an exit): closes the running program; during the start, it asks the
+     * start to stop, waits for it a while (it stops at its next step; the RAM tier's allocation is one step), prints
+     * one line and removes the temporary SSD directory, whether or not the start came back.
+     */
+    private void stopOnSignal()
+    {
+        stopRequested = true;
+        try
+        {
+            startReturned.await(STOP_DURING_STARTUP_WAIT_MS, TimeUnit.MILLISECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        final ServerProgram running = program;
+        if (null != running)
+        {
+            running.close();
+        }
+        else if (!startFailed)
+        {
+            final Path disk = temporaryDisk;
+            final PrintWriter err = spec.commandLine().getErr();
+            err.println("offcache-server: stopped during start-up, before serving" + (null == disk ? "" :
+                "; removed the temporary SSD directory " + disk));
+            err.flush();
+            if (null != disk)
+            {
+                ServerProgram.deleteTree(disk);
+            }
+        }
+        stopped.countDown();
+    }
+
+    /** A start that a shutdown (a signal) asked to stop: what it had made is released. */
+    private static final class StoppedDuringStartup extends RuntimeException
+    {
+        private static final long serialVersionUID = 1L;
+
+        StoppedDuringStartup()
+        {
+            super("stopped during start-up", null, false, false);
+        }
+    }
+
+    /** Throws when a shutdown asked the start to stop. */
+    private void stopIfRequested()
+    {
+        if (stopRequested)
+        {
+            throw new StoppedDuringStartup();
+        }
     }
 
     /**
@@ -493,6 +650,23 @@ public final class OffcacheServerCommand implements Callable<Integer>
      * @throws Exception when the options are invalid or the server cannot start.
      */
     public ServerProgram start() throws Exception
+    {
+        try
+        {
+            return startChecked();
+        }
+        catch (final StoppedDuringStartup ex)
+        {
+            throw ex;
+        }
+        catch (final Exception | Error ex)
+        {
+            startFailed = true;
+            throw ex;
+        }
+    }
+
+    private ServerProgram startChecked() throws Exception
     {
         validate();
         warnAboutUnknownVariables();
@@ -541,17 +715,21 @@ public final class OffcacheServerCommand implements Callable<Integer>
             s3Keys = null != s3ApiKeys ? S3Credentials.parse(s3ApiKeys) : S3Credentials.generate(new SecureRandom());
         }
         // Checked before anything is made, so a refused start leaves nothing behind.
-        DirectMemory.check(ServerProgram.storeContext(this).directMemoryBytes(), ramMb);
+        final long storeBytes = ServerProgram.storeContext(this).directMemoryBytes();
+        DirectMemory.check(storeBytes, ramMb);
+        new MachineMemory().check(storeBytes, ramMb);
         final boolean diskIsTemp = null == diskPath;
         if (!diskIsTemp)
         {
             requireWritableDirectory(diskPath);
         }
         final Path disk = diskIsTemp ? Files.createTempDirectory("offcache-ssd-") : diskPath;
+        temporaryDisk = diskIsTemp ? disk : null;
         final ServerProgram started;
         final ObjectStore origin;
         try
         {
+            stopIfRequested();
             if (http)
             {
                 origin = new HttpOrigin(httpOriginUri(), Duration.ofMillis(originTimeoutMs));
@@ -565,6 +743,11 @@ public final class OffcacheServerCommand implements Callable<Integer>
                 origin = new FileSystemOrigin(dir, fetchThreads);
             }
             started = ServerProgram.start(this, keys, exampleKey, origin, disk, diskIsTemp, s3Keys);
+            if (stopRequested)
+            {
+                started.close();
+                throw new StoppedDuringStartup();
+            }
         }
         catch (final Exception | Error ex)
         {
@@ -592,7 +775,7 @@ public final class OffcacheServerCommand implements Callable<Integer>
             out.println("Try it:");
             out.println("  curl -H 'Authorization: Bearer " + exampleKey + "' -r 0-99 " + base + "/obj/" +
                 SampleObjects.HELLO);
-            out.println("  curl -H 'Authorization: Bearer " + exampleKey + "' -o /dev/null -w '%{http_code} " +
+            out.println("  curl -s -H 'Authorization: Bearer " + exampleKey + "' -o /dev/null -w '%{http_code} " +
                 "%{size_download}\\n' " + base + "/obj/" + SampleObjects.RANDOM);
         }
         printS3Api(out, started, s3Keys);
@@ -932,11 +1115,21 @@ public final class OffcacheServerCommand implements Callable<Integer>
         }
     }
 
-    private static String describe(final Exception ex)
+    /**
+     * A file-system failure in words, naming its file once at most (an exception's message is often the path).
+     *
+     * @param ex the failure.
+     * @return the words.
+     */
+    static String describe(final Exception ex)
     {
         if (ex instanceof AccessDeniedException)
         {
             return "permission denied";
+        }
+        if (ex instanceof NoSuchFileException)
+        {
+            return "no such file";
         }
         if (ex instanceof FileAlreadyExistsException || ex instanceof NotDirectoryException)
         {

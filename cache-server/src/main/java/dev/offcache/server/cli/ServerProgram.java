@@ -105,6 +105,8 @@ public final class ServerProgram implements AutoCloseable
             origin.close();
             throw ex;
         }
+        // the slab is zeroed as it is allocated: seconds per GiB on a busy machine, so say what the start is doing
+        LOG.info("allocating the RAM tier: {} MiB", options.ramMb);
         try
         {
             store = TieredBlockStore.open(storeContext(options).ssdDir(diskPath).names(names)
@@ -394,12 +396,16 @@ public final class ServerProgram implements AutoCloseable
     }
 
     /**
-     * Deletes a temporary SSD directory and everything in it; a failure is logged, not thrown.
+     * Deletes a temporary SSD directory and everything in it, if it is still there; a failure is logged, not thrown.
      *
      * @param dir the directory.
      */
     static void deleteTree(final Path dir)
     {
+        if (!Files.exists(dir))
+        {
+            return;
+        }
         try (Stream<Path> paths = Files.walk(dir))
         {
             for (final Path path : paths.sorted(Comparator.reverseOrder()).toList())

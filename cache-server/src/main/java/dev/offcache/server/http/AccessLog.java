@@ -2,6 +2,7 @@ package dev.offcache.server.http;
 
 import java.net.SocketAddress;
 
+import dev.offcache.server.log.Secrets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,6 +18,9 @@ import io.netty.handler.codec.http.HttpRequest;
  * GET /obj/data/part-0.parquet range=0-99 status=206 bytes=100 us=412 api=obj client=/127.0.0.1:50412
  * GET /obj/big.bin range=- status=200 bytes=2097152 us=9120 api=obj client=/127.0.0.1:50414 cut
  * </pre>
+ * The target's signing query parameters (a presigned URL's {@code X-Amz-Signature}, {@code X-Amz-Credential},
+ * {@code X-Amz-Security-Token}, SigV2's {@code Signature} and {@code AWSAccessKeyId}) show as {@code REDACTED}
+ * ({@link Secrets}), whatever Logback configuration writes the line; no header is logged.
  * {@code bytes} counts the body bytes of the object handed to the connection (without {@code /ranges} length
  * prefixes or CRC trailers; for an error, its JSON body), {@code us} the microseconds from the request's arrival.
  * A {@code POST /ranges} shows its range count ({@code range=3 ranges}).
@@ -65,8 +69,8 @@ final class AccessLog
         {
             return null;
         }
-        return new AccessLog(request.method().name(), request.uri(), request.headers().get(HttpHeaderNames.RANGE),
-            startNanos, client);
+        return new AccessLog(request.method().name(), Secrets.redactTarget(request.uri()),
+            request.headers().get(HttpHeaderNames.RANGE), startNanos, client);
     }
 
     /**

@@ -635,12 +635,12 @@ public final class L2HttpServer implements AutoCloseable
                     {
                         // pass-through writes to an S3 origin stream their bodies past the aggregator's bound
                         // (an empty PutObject too: it sees requests before the bodiless shortcut)
-                        channel.pipeline().addLast("s3-body", new S3BodyStreamer(s3));
+                        channel.pipeline().addLast("s3-body", new S3BodyStreamer(s3, ctx.maxBodyBytes));
                     }
                     channel.pipeline()
                         .addLast("bodiless", new BodilessRequests())
                         .addLast("aggregator", null == s3 ? new HttpObjectAggregator(ctx.maxBodyBytes) :
-                            new S3Aggregator(ctx.maxBodyBytes, s3.writes()))
+                            new S3Aggregator(ctx.maxBodyBytes))
                         .addLast("handler", null == s3 ? new RequestHandler(resources) :
                             new RequestHandler(resources, new S3Front(s3, resources)));
                 }

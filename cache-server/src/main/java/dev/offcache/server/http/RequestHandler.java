@@ -16,6 +16,7 @@ import dev.offcache.range.engine.ByteRange;
 import dev.offcache.range.engine.SizeProbe;
 import dev.offcache.range.origin.ObjectNotFoundException;
 import dev.offcache.server.log.RateLimitedWarning;
+import dev.offcache.server.log.Secrets;
 import dev.offcache.server.source.RangeSource;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufOutputStream;
@@ -152,7 +153,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
             }
             catch (final RuntimeException ex)
             {
-                LOG.warn("unexpected failure handling {} {}", request.method(), request.uri(), ex);
+                LOG.warn("unexpected failure handling {} {}", request.method(), Secrets.redactTarget(request.uri()), ex);
                 if (busy)
                 {
                     respond(ctx, Endpoint.OTHER, HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error", false);

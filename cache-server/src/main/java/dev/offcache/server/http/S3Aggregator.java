@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 
 import dev.offcache.server.s3.S3ErrorCode;
 import dev.offcache.server.s3.S3Exception;
-import dev.offcache.server.s3.S3WriteMode;
 import dev.offcache.server.s3.S3Xml;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
@@ -15,7 +14,6 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -24,29 +22,20 @@ import io.netty.handler.codec.http.HttpVersion;
 /**
  * The S3 listener's request aggregator: as Netty's, bounded by {@code --max-body-kb}, but a body over the bound is
  * refused the way S3 refuses it ({@code EntityTooLarge} in an XML error document) and the connection closed, rather
- * than with a bare 413 an S3 client cannot parse. A write that asks {@code Expect: 100-continue} of a read-only
- * endpoint is refused ({@code AccessDenied}) before its body is sent, as S3 refuses a write it will not take.
+ * than with a bare 413 an S3 client cannot parse. (A write to a read-only endpoint never gets here unless its body
+ * is small and whole: {@link S3BodyStreamer} hands it on at its head, for the S3 front to refuse.)
  */
 final class S3Aggregator extends HttpObjectAggregator
 {
-    private final S3WriteMode writes;
-
-    S3Aggregator(final int maxBodyBytes, final S3WriteMode writes)
+    S3Aggregator(final int maxBodyBytes)
     {
         super(maxBodyBytes);
-        this.writes = writes;
     }
 
     @Override
     protected Object newContinueResponse(
         final HttpMessage start, final int maxContentLength, final ChannelPipeline pipeline)
     {
-        if (start instanceof HttpRequest request && writes == S3WriteMode.REFUSE &&
-            (HttpMethod.PUT.equals(request.method()) || HttpMethod.POST.equals(request.method())))
-        {
-            return refusal(HttpResponseStatus.FORBIDDEN, new S3Exception(S3ErrorCode.ACCESS_DENIED,
-                "offcache serves this endpoint read-only"), request.uri());
-        }
         final Object standard = super.newContinueResponse(start, maxContentLength, pipeline);
         if (standard instanceof FullHttpResponse response && response.status().code() == 413 &&
             start instanceof HttpRequest request)

@@ -4,7 +4,9 @@ import java.nio.channels.ClosedChannelException;
 
 import dev.offcache.server.s3.S3Api;
 import dev.offcache.server.s3.S3Exception;
+import dev.offcache.server.s3.S3Operation;
 import dev.offcache.server.s3.S3Request;
+import dev.offcache.server.s3.S3WriteMode;
 import dev.offcache.server.s3.UploadStream;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -28,8 +30,10 @@ import io.netty.handler.codec.http.LastHttpContent;
  * dev.offcache.server.s3.S3Service#streams}): such a request goes on as a {@link Streamed} request with an empty
  * content and its body in an {@link UploadStream}, which the codec's pieces are handed to in order, so neither
  * {@code --max-body-kb} nor the part size bounds them and memory stays bounded by {@link #MAX_BUFFERED_BYTES} per
- * connection (reading pauses while the origin lags). Every other request passes to the aggregator unchanged. One
- * per connection; runs on its event loop.
+ * connection (reading pauses while the origin lags). A write to a read-only endpoint that the aggregator would
+ * answer itself (one that expects {@code 100-continue}, or whose body is over the bound) goes on the same way, its
+ * body unclaimed, to be refused by the S3 front. Every other request passes to the aggregator unchanged. One per
+ * connection; runs on its event loop.
  */
 final class S3BodyStreamer extends ChannelInboundHandlerAdapter
 {
@@ -39,11 +43,13 @@ final class S3BodyStreamer extends ChannelInboundHandlerAdapter
     private static final long MAX_STREAMED_LENGTH = 5L << 30;
 
     private final S3Api api;
+    private final int maxBodyBytes;
     private UploadStream current;
 
-    S3BodyStreamer(final S3Api api)
+    S3BodyStreamer(final S3Api api, final int maxBodyBytes)
     {
         this.api = api;
+        this.maxBodyBytes = maxBodyBytes;
     }
 
     @Override
@@ -61,6 +67,16 @@ final class S3BodyStreamer extends ChannelInboundHandlerAdapter
             {
                 body.end();
             }
+            return;
+        }
+        if (msg instanceof HttpRequest request && !(msg instanceof FullHttpRequest) &&
+            request.decoderResult().isSuccess() && refusedAtItsHead(request))
+        {
+            // no 100 Continue (the Expect header stays, it may be signed): the S3 front answers the refusal
+            // (counted, logged) and, as the body is not all in, closes the connection, dropping whatever of it the
+            // client sends anyway
+            current = new UploadStream(ctx.executor(), NO_READ_CONTROL, MAX_BUFFERED_BYTES);
+            ctx.fireChannelRead(new Streamed(request, current));
             return;
         }
         if (msg instanceof HttpRequest request && !(msg instanceof FullHttpRequest) &&
@@ -102,6 +118,37 @@ final class S3BodyStreamer extends ChannelInboundHandlerAdapter
         ctx.fireChannelRead(msg);
     }
 
+    /**
+     * A write to a read-only endpoint ({@code --s3-api-writes REFUSE}) that would not reach the S3 front as a whole
+     * request (it asks {@code 100-continue}, or its body is chunked or over {@code
+     * --max-body-kb}): it goes on at once with its body unclaimed, so it is refused like any other write, with the
+     * same error, counters and access-log line, and the client is not asked for a body that would be thrown away.
+     */
+    private boolean refusedAtItsHead(final HttpRequest request)
+    {
+        if (api.writes() != S3WriteMode.REFUSE ||
+            !(HttpMethod.PUT.equals(request.method()) || HttpMethod.POST.equals(request.method())))
+        {
+            return false;
+        }
+        // a small whole body (or none: no length, not chunked) is aggregated and refused like any request
+        if (!HttpUtil.is100ContinueExpected(request) && !HttpUtil.isTransferEncodingChunked(request) &&
+            HttpUtil.getContentLength(request, 0L) <= maxBodyBytes)
+        {
+            return false;
+        }
+        try
+        {
+            return api.parser().parse(request.method().name(), request.uri(), request.headers()).operation().kind() ==
+                S3Operation.Kind.WRITE;
+        }
+        catch (final S3Exception ex)
+        {
+            // answered by the S3 front from the aggregated request
+            return false;
+        }
+    }
+
     private boolean streams(final HttpRequest request)
     {
         if (!HttpMethod.PUT.equals(request.method()) || !HttpUtil.isContentLengthSet(request) ||
@@ -126,6 +173,20 @@ final class S3BodyStreamer extends ChannelInboundHandlerAdapter
             return false;
         }
     }
+
+    /** A refused body is dropped as it arrives; reading never pauses for it. */
+    private static final UploadStream.Reads NO_READ_CONTROL = new UploadStream.Reads()
+    {
+        @Override
+        public void pause()
+        {
+        }
+
+        @Override
+        public void resume()
+        {
+        }
+    };
 
     @Override
     public void channelInactive(final ChannelHandlerContext ctx) throws Exception

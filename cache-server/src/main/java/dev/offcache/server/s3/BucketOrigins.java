@@ -12,6 +12,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongConsumer;
 
+import dev.offcache.range.origin.BlockProgress;
 import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectNotFoundException;
 import dev.offcache.range.origin.ObjectStore;
@@ -30,6 +31,8 @@ public final class BucketOrigins implements ObjectStore
     private final AutoCloseable shared;
     private final String namespace;
     private final boolean readsReportSize;
+    private final boolean answersCarrySize;
+    private final boolean readsBlocks;
 
     /**
      * The origins of the served buckets.
@@ -47,6 +50,8 @@ public final class BucketOrigins implements ObjectStore
         this.shared = shared;
         final StringBuilder mapping = new StringBuilder();
         boolean sizes = true;
+        boolean answerSizes = true;
+        boolean blocks = true;
         for (final Map.Entry<String, ObjectStore> entry : byName.entrySet())
         {
             if (!S3Buckets.isValidName(entry.getKey()))
@@ -55,8 +60,12 @@ public final class BucketOrigins implements ObjectStore
             }
             mapping.append(entry.getKey()).append('=').append(entry.getValue().namespace()).append('\n');
             sizes &= entry.getValue().readsReportSize();
+            answerSizes &= entry.getValue().readAnswersCarrySize();
+            blocks &= entry.getValue().readsBlocks();
         }
         this.readsReportSize = sizes;
+        this.answersCarrySize = answerSizes;
+        this.readsBlocks = blocks;
         try
         {
             final byte[] digest = MessageDigest.getInstance("SHA-256")
@@ -129,9 +138,11 @@ public final class BucketOrigins implements ObjectStore
     {
     }
 
+    /** A key of no served bucket: its message names the served ones (the namespace is an opaque digest). */
     private <T> CompletableFuture<T> missing(final String key)
     {
-        return CompletableFuture.failedFuture(new ObjectNotFoundException(namespace, key));
+        return CompletableFuture.failedFuture(new ObjectNotFoundException("the served buckets (" +
+            String.join(", ", byName.keySet()) + "; keys are BUCKET/KEY)", key));
     }
 
     @Override
@@ -178,6 +189,32 @@ public final class BucketOrigins implements ObjectStore
         final Routed routed = route(key);
         return null == routed ? missing(key) :
             routed.origin().read(routed.key(), offset, destination, fetchClass, objectSize);
+    }
+
+    /**
+     * Whether every bucket's reads tell the object's size, as each bucket's own origin says: then a new object's
+     * first GET costs no HEAD before it, as with one bucket.
+     */
+    @Override
+    public boolean readAnswersCarrySize()
+    {
+        return answersCarrySize;
+    }
+
+    @Override
+    public boolean readsBlocks()
+    {
+        return readsBlocks;
+    }
+
+    @Override
+    public CompletableFuture<Integer> readBlocks(
+        final String key, final long offset, final ByteBuffer[] destinations, final FetchClass fetchClass,
+        final LongConsumer objectSize, final BlockProgress progress)
+    {
+        final Routed routed = route(key);
+        return null == routed ? missing(key) :
+            routed.origin().readBlocks(routed.key(), offset, destinations, fetchClass, objectSize, progress);
     }
 
     @Override

@@ -246,8 +246,7 @@ public final class TieredBlockStore implements BlockStore
          */
         public Context validate()
         {
-            if (blockSize < BlockSlab.MIN_SLOT_SIZE || blockSize > BlockSlab.MAX_SLOT_SIZE ||
-                Integer.bitCount(blockSize) != 1)
+            if (!BlockSlab.isSlotSize(blockSize))
             {
                 throw InvalidSettingException.of("blockSize", "must be a power of two from " +
                     BlockSlab.MIN_SLOT_SIZE + " to " + BlockSlab.MAX_SLOT_SIZE + " bytes, was " + blockSize);

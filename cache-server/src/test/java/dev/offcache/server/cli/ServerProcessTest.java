@@ -1,22 +1,17 @@
 package dev.offcache.server.cli;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -28,8 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import dev.offcache.testkit.jvm.ChildJvm;
 
 /**
  * The real {@code offcache-server} program in a child JVM (its {@code main}, its exit status, its temp dir): a
@@ -43,106 +36,13 @@ class ServerProcessTest
     private static final List<String> SMALL = List.of("-Xmx128m", "-XX:MaxDirectMemorySize=192m");
     private static final Pattern TEXT_LOG_LINE = Pattern.compile(
         "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z INFO  \\[.+] .+ - offcache L2 server listening on .*");
-    private static final String API_KEY = "API key for this run: ";
-    private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+) ");
 
     @TempDir
     Path tmp;
 
-    /** A child's merged output, drained on a thread of its own. */
-    private static final class Child
+    private ChildServer run(final List<String> jvmOptions, final String... args) throws IOException
     {
-        final Process process;
-        final List<String> lines = new ArrayList<>();
-        private final Thread reader;
-
-        Child(final Process process)
-        {
-            this.process = process;
-            this.reader = new Thread(() ->
-            {
-                try (BufferedReader in = new BufferedReader(
-                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)))
-                {
-                    for (String line = in.readLine(); null != line; line = in.readLine())
-                    {
-                        synchronized (lines)
-                        {
-                            lines.add(line);
-                            lines.notifyAll();
-                        }
-                    }
-                }
-                catch (final IOException ignored)
-                {
-                    // the child is gone
-                }
-            }, "child-output");
-            reader.setDaemon(true);
-            reader.start();
-        }
-
-        int exit() throws InterruptedException
-        {
-            assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the program should exit");
-            reader.join(10_000);
-            return process.exitValue();
-        }
-
-        List<String> output()
-        {
-            synchronized (lines)
-            {
-                return List.copyOf(lines);
-            }
-        }
-
-        /** The API key the embedded default printed (call after {@link #port()}). */
-        String apiKey()
-        {
-            for (final String line : output())
-            {
-                if (line.startsWith(API_KEY))
-                {
-                    return line.substring(API_KEY.length()).trim();
-                }
-            }
-            throw new AssertionError("no API key line: " + output());
-        }
-
-        /** Waits for the lines that name the bound port and the API key; returns the port. */
-        int port() throws InterruptedException
-        {
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            synchronized (lines)
-            {
-                while (System.nanoTime() < deadline)
-                {
-                    // the key is printed after the address: once it is there, both are
-                    if (lines.stream().anyMatch((line) -> line.startsWith(API_KEY)))
-                    {
-                        for (final String line : lines)
-                        {
-                            final Matcher matcher = LISTENING.matcher(line);
-                            if (matcher.find())
-                            {
-                                return Integer.parseInt(matcher.group(1));
-                            }
-                        }
-                    }
-                    assertTrue(process.isAlive(), () -> "the program died: " + lines);
-                    lines.wait(100);
-                }
-            }
-            throw new AssertionError("no 'listening on' and API key lines: " + output());
-        }
-    }
-
-    private Child run(final List<String> jvmOptions, final String... args) throws IOException
-    {
-        final List<String> options = new ArrayList<>(jvmOptions);
-        options.add("-Djava.io.tmpdir=" + tmp);
-        return new Child(ChildJvm.launch(options, OffcacheServerCommand.class, args));
+        return ChildServer.launch(tmp, jvmOptions, args);
     }
 
     private List<Path> temporarySsdDirs() throws IOException
@@ -154,7 +54,7 @@ class ServerProcessTest
     }
 
     /** Exit 2, exactly one line from the program, no stack trace, nothing left behind; returns the line. */
-    private String refusedStart(final Child child) throws Exception
+    private String refusedStart(final ChildServer child) throws Exception
     {
         assertEquals(2, child.exit(), () -> String.join("\n", child.output()));
         final List<String> output = child.output();
@@ -205,6 +105,44 @@ class ServerProcessTest
     }
 
     @Test
+    void ramTierAboveThePhysicalMemoryIsRefusedBeforeAllocating() throws Exception
+    {
+        final MachineMemory machine = new MachineMemory();
+        final long limit = machine.cgroupLimitBytes() >= 0 ?
+            Math.min(machine.cgroupLimitBytes(), machine.physicalBytes()) : machine.physicalBytes();
+        final long limitMb = (limit + (1 << 20) - 1) >> 20;
+        final long ramMb = limitMb + 1024;
+        // a direct-memory limit that holds it, so only the machine's memory refuses it (as under the launcher, which
+        // sets the limit to the RAM tier + 512 MiB)
+        final String line = refusedStart(run(List.of("-Xmx128m", "-XX:MaxDirectMemorySize=" + (ramMb + 2048) + "m"),
+            "--listen", "127.0.0.1:0", "--ram-mb", Long.toString(ramMb)));
+        assertTrue(line.startsWith("offcache-server: --ram-mb (env OFFCACHE_RAM_MB): " + ramMb + " needs "), line);
+        assertTrue(line.contains(" MiB of memory (RAM slab and spill slots "), line);
+        assertTrue(line.contains("but this machine has " + limitMb + " MiB of physical memory") ||
+            line.contains("but this container's memory limit (cgroup) is " + limitMb + " MiB"), line);
+        assertTrue(line.endsWith(": lower --ram-mb"), line);
+    }
+
+    @Test
+    void sigtermDuringStartupPrintsALineAndRemovesTheTemporaryDirectory() throws Exception
+    {
+        // the RAM tier is zeroed as it is allocated (~75 MB/s on the shared build machine, seconds at any rate)
+        final ChildServer child = run(List.of("-Xmx128m", "-XX:MaxDirectMemorySize=1g"), "--listen", "127.0.0.1:0",
+            "--ram-mb", "512");
+        child.await((line) -> line.contains("allocating the RAM tier: 512 MiB"), 60_000);
+        assertEquals(1, temporarySsdDirs().size(), "the temporary SSD directory exists while the tier is allocated");
+        child.terminate(); // SIGTERM
+        assertEquals(143, child.exit(), () -> String.join("\n", child.output()));
+        final List<String> output = child.output();
+        assertFalse(output.stream().anyMatch((line) -> line.contains("listening on")), () -> String.join("\n",
+            output));
+        assertEquals(1, output.stream().filter((line) -> line.startsWith("offcache-server: stopped during start-up, " +
+            "before serving; removed the temporary SSD directory " + tmp.resolve("offcache-ssd-"))).count(),
+            () -> String.join("\n", output));
+        assertEquals(List.of(), temporarySsdDirs());
+    }
+
+    @Test
     void aComponentRefusingItsSettingIsOneLineNamingTheFlag() throws Exception
     {
         final String line = refusedStart(run(SMALL, "--listen", "127.0.0.1:0", "--ram-mb", "16",
@@ -216,7 +154,7 @@ class ServerProcessTest
     @Test
     void sigtermReportsNotReadyWhileServingThenExits143() throws Exception
     {
-        final Child child = run(SMALL, "--listen", "127.0.0.1:0", "--ram-mb", "16",
+        final ChildServer child = run(SMALL, "--listen", "127.0.0.1:0", "--ram-mb", "16",
             "--shutdown-unready-seconds", "3");
         final int port = child.port();
         final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -225,7 +163,7 @@ class ServerProcessTest
         assertEquals(200, client.send(HttpRequest.newBuilder(ready).build(),
             HttpResponse.BodyHandlers.ofString()).statusCode());
 
-        child.process.destroy(); // SIGTERM
+        child.terminate(); // SIGTERM
         HttpResponse<String> answer = null;
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline)
@@ -259,9 +197,9 @@ class ServerProcessTest
     @Test
     void jsonLogsAreOneObjectPerLine() throws Exception
     {
-        final Child child = run(SMALL, "--listen", "127.0.0.1:0", "--ram-mb", "16", "--log-format", "json");
+        final ChildServer child = run(SMALL, "--listen", "127.0.0.1:0", "--ram-mb", "16", "--log-format", "json");
         child.port();
-        child.process.destroy();
+        child.terminate();
         assertEquals(143, child.exit(), () -> String.join("\n", child.output()));
         final ObjectMapper json = new ObjectMapper();
         int logLines = 0;

@@ -110,13 +110,18 @@ public final class MappedRegion implements AutoCloseable
         return mapNewFile(file, size, MAPPING_SIZE);
     }
 
-    static MappedRegion mapNewFile(final Path file, final long size, final int mappingSize)
+    private static void checkFileAndMappingSize(final Path file, final int mappingSize)
     {
         if (file == null)
         {
             throw new NullPointerException("file");
         }
         checkMappingSize(mappingSize);
+    }
+
+    static MappedRegion mapNewFile(final Path file, final long size, final int mappingSize)
+    {
+        checkFileAndMappingSize(file, mappingSize);
         if (size <= 0)
         {
             throw new IllegalArgumentException("region size must be > 0: " + size + " for " + file);
@@ -173,11 +178,7 @@ public final class MappedRegion implements AutoCloseable
 
     static MappedRegion mapExistingFile(final Path file, final boolean readOnly, final int mappingSize)
     {
-        if (file == null)
-        {
-            throw new NullPointerException("file");
-        }
-        checkMappingSize(mappingSize);
+        checkFileAndMappingSize(file, mappingSize);
         try (FileChannel channel = readOnly ?
             FileChannel.open(file, StandardOpenOption.READ) :
             FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))

@@ -44,6 +44,18 @@ public final class BlockSlab implements AutoCloseable
      */
     public static final int MAX_SLOT_SIZE = 16 * 1024 * 1024;
 
+    /**
+     * The one block-size rule, for a slot and so for every block size built on one (the engine's, the stores', the
+     * adapters'): a power of two in [{@link #MIN_SLOT_SIZE}, {@link #MAX_SLOT_SIZE}].
+     *
+     * @param size bytes.
+     * @return whether {@code size} is a valid slot size.
+     */
+    public static boolean isSlotSize(final int size)
+    {
+        return size >= MIN_SLOT_SIZE && size <= MAX_SLOT_SIZE && Integer.bitCount(size) == 1;
+    }
+
     private static final long CLOSED = 1L << 62;
     private static final byte[] NO_BYTES = new byte[0];
 
@@ -436,7 +448,7 @@ public final class BlockSlab implements AutoCloseable
         public Context conclude()
         {
             concluded.conclude(this);
-            if (slotSize < MIN_SLOT_SIZE || slotSize > MAX_SLOT_SIZE || Integer.bitCount(slotSize) != 1)
+            if (!isSlotSize(slotSize))
             {
                 throw new IllegalArgumentException("slotSize must be a power of two in [" + MIN_SLOT_SIZE + ", " +
                     MAX_SLOT_SIZE + "]: " + slotSize);

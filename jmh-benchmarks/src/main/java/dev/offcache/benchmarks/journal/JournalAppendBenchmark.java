@@ -6,10 +6,8 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Comparator;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -27,6 +25,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import dev.offcache.benchmarks.BenchmarkFiles;
 import dev.offcache.core.journal.Journal;
 
 /**
@@ -105,10 +104,7 @@ public class JournalAppendBenchmark
         journal.close();
         channel.close();
         BufferUtil.free(payload);
-        try (Stream<Path> files = Files.walk(dir))
-        {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        BenchmarkFiles.deleteTree(dir);
     }
 
     /**

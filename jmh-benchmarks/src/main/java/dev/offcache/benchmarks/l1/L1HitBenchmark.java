@@ -4,13 +4,12 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.offcache.benchmarks.BenchmarkFiles;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l1.L1BlockStore;
@@ -170,13 +169,7 @@ public class L1HitBenchmark
         {
             throw new IllegalStateException("slots leaked: " + store + ", " + engineStore);
         }
-        try (Stream<Path> files = Files.walk(root))
-        {
-            for (final Path file : files.sorted(Comparator.reverseOrder()).toList())
-            {
-                Files.delete(file);
-            }
-        }
+        BenchmarkFiles.deleteTree(root);
     }
 
     /**

@@ -6,10 +6,8 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -27,6 +25,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
+import dev.offcache.benchmarks.BenchmarkFiles;
 import dev.offcache.benchmarks.transport.NettyPayloadClient;
 import dev.offcache.benchmarks.transport.NettyPayloadServer;
 import dev.offcache.range.engine.RangeCacheBuilder;
@@ -167,10 +166,7 @@ public class L2ClientReadBenchmark
         tcpServer.close();
         server.close();
         cache.close();
-        try (Stream<Path> files = Files.walk(dir))
-        {
-            files.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
-        }
+        BenchmarkFiles.deleteTree(dir);
     }
 
     private long nextOffset()

@@ -6,10 +6,8 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -23,6 +21,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
+import dev.offcache.benchmarks.BenchmarkFiles;
 import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l2.L2Origin;
@@ -178,10 +177,7 @@ public class L2ColdReadBenchmark
         server.close();
         cache.close();
         direct.close();
-        try (Stream<Path> files = Files.walk(dir))
-        {
-            files.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
-        }
+        BenchmarkFiles.deleteTree(dir);
     }
 
     /**

@@ -7,12 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -26,6 +24,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
+import dev.offcache.benchmarks.BenchmarkFiles;
 import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l2.shard.L2Shard;
@@ -146,10 +145,7 @@ public class ShardedL2ReadBenchmark
         {
             server.close();
         }
-        try (Stream<Path> files = Files.walk(dir))
-        {
-            files.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
-        }
+        BenchmarkFiles.deleteTree(dir);
     }
 
     /**

@@ -4,10 +4,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -23,6 +21,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
+import dev.offcache.benchmarks.BenchmarkFiles;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l1.L1BlockStore;
 import dev.offcache.range.metrics.MetricNames;
@@ -147,10 +146,7 @@ public class RangeMissPathBenchmark
     {
         directOrigin.close();
         BufferUtil.free(destinationMemory);
-        try (Stream<Path> files = Files.walk(root))
-        {
-            files.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
-        }
+        BenchmarkFiles.deleteTree(root);
     }
 
     /**

@@ -8,12 +8,10 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
@@ -42,6 +40,7 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 
+import dev.offcache.benchmarks.BenchmarkFiles;
 import dev.offcache.server.cli.OffcacheServerCommand;
 import dev.offcache.server.cli.ServerProgram;
 import dev.offcache.testkit.s3.S3ProxyServer;
@@ -184,10 +183,7 @@ public class S3ApiReadBenchmark
         {
             proxy.close();
         }
-        try (Stream<Path> files = Files.walk(dir))
-        {
-            files.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
-        }
+        BenchmarkFiles.deleteTree(dir);
     }
 
     private long nextOffset()

@@ -7,9 +7,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -27,6 +25,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import dev.offcache.benchmarks.BenchmarkFiles;
 import dev.offcache.core.shuffle.MappedPartition;
 import dev.offcache.core.shuffle.PartitionId;
 import dev.offcache.core.shuffle.PartitionWriter;
@@ -115,10 +114,7 @@ public class PartitionReadBenchmark
         openPartition.close();
         openChannel.close();
         BufferUtil.free(readBuffer);
-        try (Stream<Path> files = Files.walk(workDir))
-        {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        BenchmarkFiles.deleteTree(workDir);
     }
 
     /**

@@ -3,13 +3,12 @@ package dev.offcache.benchmarks.tier;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.offcache.benchmarks.BenchmarkFiles;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.core.slab.BlockSlab;
 import dev.offcache.range.store.BlockKeys;
@@ -137,13 +136,7 @@ public class RamTierHitBenchmark
         {
             throw new IllegalStateException("slots leaked: " + store.liveSlots());
         }
-        try (Stream<Path> files = Files.walk(dir))
-        {
-            for (final Path file : files.sorted(Comparator.reverseOrder()).toList())
-            {
-                Files.delete(file);
-            }
-        }
+        BenchmarkFiles.deleteTree(dir);
     }
 
     /**

@@ -502,46 +502,19 @@ public final class BlockStream
         return true;
     }
 
+    /** Single flight ({@link BlockFetcher#claim}): joins the block's fetch in flight, or owns one for the open run. */
     private void fetch(final Slot slot)
     {
-        final BlockFetcher fetcher = cache.fetcher();
-        while (true)
+        if (sendRequest == null)
         {
-            final BlockFetch existing = fetcher.inFlight(slot.blockKey);
-            if (existing != null)
-            {
-                slot.fetch = existing;
-                slot.state = PENDING;
-                if (fetcher.join(existing, slot, true))
-                {
-                    return;
-                }
-                fetcher.forget(existing);
-                continue;
-            }
-            final BlockFetch fetch = new BlockFetch(slot.blockKey, slot.blockIndex, slot.blockLength,
-                FetchClass.DEMAND, useStore);
-            if (sendRequest == null)
-            {
-                sendRequest = this::onSendRequested;
-            }
-            // before the fetch can be joined: a joiner must be able to ask for the run to be sent
-            fetch.sendRequest(sendRequest);
-            slot.fetch = fetch;
-            slot.state = PENDING;
-            fetch.join(slot);
-            if (fetcher.tryOwn(fetch) != null)
-            {
-                continue;
-            }
-            // A fetch of this block may have finished between the lookup and the claim: look once more (not
-            // counted: it is the same lookup).
-            if (useStore && cache.completeFromMemory(fetch, slot.blockKey, slot.blockLength))
-            {
-                return;
-            }
-            runs().add(fetch);
-            return;
+            sendRequest = this::onSendRequested;
+        }
+        // the second look after a claim is in memory only (not counted: it is the same lookup)
+        final BlockFetch owned = cache.fetcher().claim(slot, slot.blockKey, slot.blockIndex, slot.blockLength,
+            FetchClass.DEMAND, useStore ? cache.memoryLookup() : null, sendRequest);
+        if (owned != null)
+        {
+            runs().add(owned);
         }
     }
 
@@ -549,7 +522,7 @@ public final class BlockStream
     {
         if (runs == null)
         {
-            runs = cache.fetcher().assembler(entry.key, objectSize, null, false);
+            runs = cache.fetcher().assembler(entry.key, objectSize, null, false, null);
         }
         return runs;
     }
@@ -822,6 +795,14 @@ public final class BlockStream
                 file = null;
                 copy = null;
             }
+        }
+
+        /** Single flight tells the fetch the slot waits on before the slot can hear of it. */
+        @Override
+        public void waitsOn(final long index, final BlockFetch blockFetch, final boolean owner)
+        {
+            fetch = blockFetch;
+            state = PENDING;
         }
 
         @Override

@@ -15,8 +15,8 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import dev.offcache.core.slab.BlockRef;
-import dev.offcache.range.fetch.BlockFetch;
 import dev.offcache.range.fetch.BlockFetcher;
+import dev.offcache.range.fetch.BlockLookup;
 import dev.offcache.range.metrics.CacheStats;
 import dev.offcache.range.metrics.RangeMetrics;
 import dev.offcache.range.metrics.ReadStatistics;
@@ -49,6 +49,10 @@ public final class RangeCache implements AutoCloseable
     private final BlockStore store;
     private final RangeMetrics metrics;
     private final BlockFetcher fetcher;
+    /** Single flight's second look in the store, any tier ({@link #acquire}). */
+    private final BlockLookup storeLookup = this::acquire;
+    /** Single flight's second look in the store's memory only ({@link #acquireInMemory}). */
+    private final BlockLookup memoryLookup = this::acquireInMemory;
     private final ObjectDirectory directory;
     private final ScheduledExecutorService timer;
     private final int blockSize;
@@ -1167,6 +1171,16 @@ public final class RangeCache implements AutoCloseable
         return false;
     }
 
+    BlockLookup storeLookup()
+    {
+        return storeLookup;
+    }
+
+    BlockLookup memoryLookup()
+    {
+        return memoryLookup;
+    }
+
     BlockRef acquire(final long blockKey, final int expectedLength)
     {
         if (store == null)
@@ -1184,31 +1198,6 @@ public final class RangeCache implements AutoCloseable
             return null;
         }
         return checked(ref, expectedLength);
-    }
-
-    /**
-     * A fetch just claimed for a block that another fetch may have stored since the caller looked: completes it from
-     * the store's memory (its waiters get the block) and forgets it, so nothing is sent for it.
-     *
-     * @return whether the block was in memory and the fetch is done.
-     */
-    boolean completeFromMemory(final BlockFetch fetch, final long blockKey, final int expectedLength)
-    {
-        final BlockRef ref = acquireInMemory(blockKey, expectedLength);
-        if (ref == null)
-        {
-            return false;
-        }
-        try
-        {
-            fetch.complete(ref.buffer(), 0, ref.length());
-        }
-        finally
-        {
-            ref.release();
-            fetcher.forget(fetch);
-        }
-        return true;
     }
 
     /** The store's memory-resident block, never waiting; store failures and wrong lengths are fallbacks (misses). */

@@ -396,7 +396,7 @@ public final class RangeCacheBuilder
      */
     public RangeCacheBuilder validate()
     {
-        if (blockSize < MIN_BLOCK_SIZE || blockSize > MAX_BLOCK_SIZE || Integer.bitCount(blockSize) != 1)
+        if (!BlockSlab.isSlotSize(blockSize))
         {
             throw invalid("blockSize", "must be a power of two from " + MIN_BLOCK_SIZE + " to " + MAX_BLOCK_SIZE +
                 " bytes, was " + blockSize);

@@ -9,6 +9,7 @@ import org.agrona.MutableDirectBuffer;
 
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.fetch.BlockFetch;
+import dev.offcache.range.fetch.BlockFetcher;
 import dev.offcache.range.fetch.BlockWaiter;
 import dev.offcache.range.fetch.RunAssembler;
 import dev.offcache.range.metrics.ReadStatistics;
@@ -359,7 +360,7 @@ final class ReadOperation implements BlockWaiter
         for (long b = from; b < to; b++)
         {
             final long blockKey = BlockKeys.pack(entry.id, b);
-            if (cache.contains(blockKey) || cache.fetcher().inFlight(blockKey) != null)
+            if (cache.contains(blockKey) || cache.fetcher().isFetching(blockKey))
             {
                 return;
             }
@@ -367,10 +368,9 @@ final class ReadOperation implements BlockWaiter
         for (long b = from; b < to; b++)
         {
             // a gap block is never an object's last block: a full block, whether the size is known or not
-            final BlockFetch fetch = new BlockFetch(BlockKeys.pack(entry.id, b), b, cache.blockSize(), fetchClass,
-                true);
-            fetch.join(this);
-            if (cache.fetcher().tryOwn(fetch) != null)
+            final BlockFetch fetch = cache.fetcher().claimIdle(this, BlockKeys.pack(entry.id, b), b, cache.blockSize(),
+                fetchClass);
+            if (fetch == null)
             {
                 // another read claimed it since the check: the run ends here and the next block starts a new one
                 return;
@@ -390,7 +390,8 @@ final class ReadOperation implements BlockWaiter
     }
 
     /**
-     * Serves a block from the store, joins its fetch in flight, or owns a new fetch (returned).
+     * Serves a block from the store, or else hands it to single flight ({@link BlockFetcher#claim}): joins its fetch
+     * in flight, or owns a new fetch (returned).
      */
     private BlockFetch resolve(final int slot)
     {
@@ -399,72 +400,34 @@ final class ReadOperation implements BlockWaiter
         // -1: the object's size is not known yet; a cached block is then taken at whatever length it has
         final int blockLength = objectSize < 0 ? -1 : cache.blockLength(blockIndex, objectSize);
         cache.metrics().blockRequest();
-        boolean counted = false;
-        while (true)
+        if (!bypass && serveFromStore(blockKey, blockIndex, blockLength))
         {
-            if (!bypass && serveFromStore(blockKey, blockIndex, blockLength, !counted))
+            return null;
+        }
+        cache.metrics().blockMiss();
+        if (stats != null)
+        {
+            stats.miss();
+        }
+        return cache.fetcher().claim(this, blockKey, blockIndex, blockLength, fetchClass,
+            bypass ? null : cache.storeLookup(), null);
+    }
+
+    /** With counters: which blocks this read joined (counted when they arrive, see {@link #onBlock}). */
+    @Override
+    public void waitsOn(final long blockIndex, final BlockFetch fetch, final boolean owner)
+    {
+        if (joined != null)
+        {
+            final int slot = Arrays.binarySearch(blocks, blockIndex);
+            if (slot >= 0)
             {
-                return null;
+                joined[slot] = !owner;
             }
-            if (!counted)
-            {
-                cache.metrics().blockMiss();
-                if (stats != null)
-                {
-                    stats.miss();
-                }
-                counted = true;
-            }
-            final BlockFetch existing = cache.fetcher().inFlight(blockKey);
-            if (existing != null)
-            {
-                if (joined != null)
-                {
-                    // marked before the join: the fetch may complete on another thread as soon as it is joined
-                    joined[slot] = true;
-                }
-                if (cache.fetcher().join(existing, this, fetchClass == FetchClass.DEMAND))
-                {
-                    return null;
-                }
-                if (joined != null)
-                {
-                    joined[slot] = false;
-                }
-                cache.fetcher().forget(existing);
-                continue;
-            }
-            final BlockFetch fetch = new BlockFetch(blockKey, blockIndex,
-                blockLength < 0 ? cache.blockSize() : blockLength, fetchClass, !bypass);
-            fetch.join(this);
-            if (cache.fetcher().tryOwn(fetch) != null)
-            {
-                continue;
-            }
-            // A fetch of this block may have finished between our probe and our claim: look once more.
-            if (!bypass)
-            {
-                final BlockRef ref = cache.acquire(blockKey, blockLength);
-                if (ref != null)
-                {
-                    try
-                    {
-                        fetch.complete(ref.buffer(), 0, ref.length());
-                    }
-                    finally
-                    {
-                        ref.release();
-                        cache.fetcher().forget(fetch);
-                    }
-                    return null;
-                }
-            }
-            return fetch;
         }
     }
 
-    private boolean serveFromStore(
-        final long blockKey, final long blockIndex, final int blockLength, final boolean count)
+    private boolean serveFromStore(final long blockKey, final long blockIndex, final int blockLength)
     {
         if (fetchClass == FetchClass.PREFETCH)
         {
@@ -473,10 +436,7 @@ final class ReadOperation implements BlockWaiter
             {
                 return false;
             }
-            if (count)
-            {
-                cache.metrics().blockHit(0);
-            }
+            cache.metrics().blockHit(0);
             blockDone();
             return true;
         }
@@ -504,21 +464,10 @@ final class ReadOperation implements BlockWaiter
         {
             ref.release();
         }
-        if (count)
-        {
-            cache.metrics().blockHit(copied);
-        }
+        cache.metrics().blockHit(copied);
         if (stats != null)
         {
-            // a block first counted as a miss and then found stored counts with the misses
-            if (count)
-            {
-                stats.hits(1, copied);
-            }
-            else
-            {
-                stats.missBytes(copied);
-            }
+            stats.hits(1, copied);
         }
         blockDone();
         return true;

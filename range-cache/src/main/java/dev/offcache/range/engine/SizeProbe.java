@@ -130,6 +130,13 @@ public final class SizeProbe implements BlockWaiter
         arrive();
     }
 
+    /** The fetch a probed block waits on, when it joins another reader's (an owned one is recorded by start). */
+    @Override
+    public void waitsOn(final long blockIndex, final BlockFetch fetch, final boolean owner)
+    {
+        fetches[(int) (blockIndex - firstBlock)] = owner ? null : fetch;
+    }
+
     private void start()
     {
         cache.directory().sizeKnown(entry).thenAccept(size::complete);
@@ -145,45 +152,20 @@ public final class SizeProbe implements BlockWaiter
                 {
                     continue;
                 }
-                while (true)
+                // the waiter hears of each block exactly once, whatever single flight does with it
+                pending.incrementAndGet();
+                // the size is not known: a whole block is asked for, cut to the object's end by the answer
+                final BlockFetch owned = fetcher.claim(this, blockKey, blockIndex, -1, FetchClass.DEMAND,
+                    cache.memoryLookup(), null);
+                if (owned != null)
                 {
-                    final BlockFetch existing = fetcher.inFlight(blockKey);
-                    if (existing != null)
-                    {
-                        pending.incrementAndGet();
-                        if (fetcher.join(existing, this, true))
-                        {
-                            fetches[i] = existing;
-                            break;
-                        }
-                        pending.decrementAndGet();
-                        fetcher.forget(existing);
-                        continue;
-                    }
-                    // the size is not known: a whole block is asked for, cut to the object's end by the answer
-                    final BlockFetch fetch = new BlockFetch(blockKey, blockIndex, cache.blockSize(), FetchClass.DEMAND,
-                        true);
-                    pending.incrementAndGet();
-                    fetch.join(this);
-                    if (fetcher.tryOwn(fetch) != null)
-                    {
-                        // another reader claimed the block meanwhile: this fetch never runs, join that one
-                        pending.decrementAndGet();
-                        continue;
-                    }
-                    if (cache.completeFromMemory(fetch, blockKey, -1))
-                    {
-                        // a fetch of it finished between the look and the claim: the store served this one
-                        break;
-                    }
-                    fetches[i] = fetch;
+                    fetches[i] = owned;
                     if (runs == null)
                     {
                         runs = fetcher.assembler(entry.key, -1, (learned) -> cache.learnedSize(entry, learned),
-                            false);
+                            false, null);
                     }
-                    runs.add(fetch);
-                    break;
+                    runs.add(owned);
                 }
             }
         }

@@ -8,8 +8,9 @@ import org.agrona.DirectBuffer;
 import dev.offcache.range.store.FetchClass;
 
 /**
- * One block being fetched from the origin, shared by every read that wants it (single flight). Waiters join
- * until the fetch completes; a waiter that arrives later finds it done and looks in the store instead.
+ * One block being fetched from the origin, shared by every read that wants it (single flight, see
+ * {@link BlockFetcher#claim}). Waiters join until the fetch completes; a waiter that arrives later finds it done and
+ * looks in the store instead.
  *
  * <p>Memory: holds no bytes; the fetcher hands each waiter a view of its staging buffer during completion.
  */
@@ -46,7 +47,7 @@ public final class BlockFetch
      * @param fetchClass the class of the read that owns it.
      * @param admit      whether the fetched block should be offered to the store.
      */
-    public BlockFetch(
+    BlockFetch(
         final long blockKey, final long blockIndex, final int length, final FetchClass fetchClass, final boolean admit)
     {
         this.blockKey = blockKey;
@@ -82,7 +83,7 @@ public final class BlockFetch
      *
      * @param request asks the owner to submit its open run now; runs quickly on the joiner's thread.
      */
-    public void sendRequest(final Runnable request)
+    void sendRequest(final Runnable request)
     {
         this.sendRequest = request;
     }
@@ -138,7 +139,7 @@ public final class BlockFetch
      * @param length the block's length (shorter than {@link #expectedLength()} only for the last block of an object
      *               whose size was learned by this fetch).
      */
-    public void complete(final DirectBuffer source, final int offset, final int length)
+    void complete(final DirectBuffer source, final int offset, final int length)
     {
         final BlockWaiter[] toWake = finish();
         for (final BlockWaiter waiter : toWake)
@@ -159,7 +160,7 @@ public final class BlockFetch
      *
      * @param cause the error.
      */
-    public void fail(final Throwable cause)
+    void fail(final Throwable cause)
     {
         final BlockWaiter[] toWake = finish();
         for (final BlockWaiter waiter : toWake)
@@ -181,7 +182,7 @@ public final class BlockFetch
      *
      * @param objectSize the size the answer told, or -1.
      */
-    public void completePastEnd(final long objectSize)
+    void completePastEnd(final long objectSize)
     {
         final BlockWaiter[] toWake = finish();
         for (final BlockWaiter waiter : toWake)

@@ -26,7 +26,8 @@ import dev.offcache.range.store.BlockStore;
 import dev.offcache.range.store.FetchClass;
 
 /**
- * Fetches missing blocks from the origin: keeps the in-flight blocks (single flight), runs the requests that the
+ * Fetches missing blocks from the origin: keeps the in-flight blocks (single flight: {@link #claim} is the one way a
+ * reader joins or owns a block's fetch), runs the requests that the
  * reads' {@link RunAssembler}s close (at most {@code maxRunBlocks} blocks each, one GET, or one vectored read for an
  * origin that reads several ranges at once) under the {@link FetchPermits}, and on completion offers each block to
  * the store and hands it to its waiters.
@@ -141,47 +142,157 @@ public final class BlockFetcher implements AutoCloseable
     }
 
     /**
-     * The fetch of a block, if one is in flight.
+     * Single flight, the one protocol every reader follows (a read, a stream, a size probe) for a block it did not
+     * find in the store: join the block's fetch in flight, or own a new fetch. An owned fetch is looked up in the
+     * store once more ({@code store}), since a fetch of the block may have finished between the reader's look and its
+     * claim: the store then serves it (its waiters, and any reader that joined it meanwhile, get the block) and
+     * nothing is sent. Otherwise the owned fetch is the caller's, to add to its {@link RunAssembler} at once: a block
+     * others may join must be sent, never stranded.
+     *
+     * <p>Whatever the outcome, the waiter hears of the block exactly once ({@link BlockWaiter#onBlock},
+     * {@link BlockWaiter#onBlockFailed} or {@link BlockWaiter#onBlockPastEnd}), and before it can, it is told which
+     * fetch it waits on ({@link BlockWaiter#waitsOn}; told again if that fetch turns out to be over and another is
+     * tried).
+     *
+     * @param waiter         who waits for the block.
+     * @param blockKey       the store key.
+     * @param blockIndex     the index in its object.
+     * @param expectedLength the block's length, or -1 when the object's size is not known yet (a whole block is asked
+     *                       for, cut to the object's end by the answer; the store's copy is taken at any length).
+     * @param fetchClass     the reader's class: a demand reader promotes a prefetch it joins.
+     * @param store          where an owned fetch looks again, and whether the fetched block is offered to the
+     *                       store; null for a reader that bypasses the store.
+     * @param sendRequest    for an owner that keeps runs open: asks it to send its open run now (a joiner calls it,
+     *                       see {@link RunAssembler}); null otherwise.
+     * @return the new fetch the caller owns and must add to its runs, or null when the waiter joined a fetch in flight
+     *         or was served from the store.
+     */
+    public BlockFetch claim(
+        final BlockWaiter waiter,
+        final long blockKey,
+        final long blockIndex,
+        final int expectedLength,
+        final FetchClass fetchClass,
+        final BlockLookup store,
+        final Runnable sendRequest)
+    {
+        final boolean demand = fetchClass == FetchClass.DEMAND;
+        final int length = expectedLength < 0 ? blockSize : expectedLength;
+        while (true)
+        {
+            final BlockFetch existing = inFlight(blockKey);
+            if (existing != null)
+            {
+                // told before the join: the fetch may complete on another thread as soon as it is joined
+                waiter.waitsOn(blockIndex, existing, false);
+                if (join(existing, waiter, demand))
+                {
+                    return null;
+                }
+                // over between the look and the join: forget it (it is being forgotten) and look again
+                forget(existing);
+                continue;
+            }
+            final BlockFetch fetch = own(waiter, blockKey, blockIndex, length, fetchClass, store != null, sendRequest);
+            if (fetch == null)
+            {
+                // another reader claimed the block meanwhile: join that one
+                continue;
+            }
+            return null != store && servedFromStore(fetch, store, expectedLength) ? null : fetch;
+        }
+    }
+
+    /**
+     * Owns the fetch of a block nobody fetches, for a read-through of blocks the reader does not need (a short gap
+     * one GET reads through rather than two GETs around it): the single-flight claim of {@link #claim} without the
+     * join and without a second look in the store (the caller looked). When another reader claimed the block first,
+     * nothing happens and the waiter hears nothing of it.
+     *
+     * @param waiter     told of the block (it is told it owns the fetch first, {@link BlockWaiter#waitsOn}).
+     * @param blockKey   the store key.
+     * @param blockIndex the index in its object.
+     * @param length     the block's length.
+     * @param fetchClass the reader's class.
+     * @return the new fetch the caller owns and must add to its runs, or null when the block is fetched already.
+     */
+    public BlockFetch claimIdle(
+        final BlockWaiter waiter, final long blockKey, final long blockIndex, final int length,
+        final FetchClass fetchClass)
+    {
+        return own(waiter, blockKey, blockIndex, length, fetchClass, true, null);
+    }
+
+    /**
+     * Whether a fetch of the block is in flight now (a hint: it may end, or begin, at once).
      *
      * @param blockKey the store key.
-     * @return the fetch or {@code null}.
+     * @return whether a fetch of the block is registered.
      */
-    public BlockFetch inFlight(final long blockKey)
+    public boolean isFetching(final long blockKey)
+    {
+        return inFlight.containsKey(blockKey);
+    }
+
+    /** A new fetch with its waiter, registered unless one is in flight already (then null: it never runs). */
+    private BlockFetch own(
+        final BlockWaiter waiter, final long blockKey, final long blockIndex, final int length,
+        final FetchClass fetchClass, final boolean admit, final Runnable sendRequest)
+    {
+        final BlockFetch fetch = new BlockFetch(blockKey, blockIndex, length, fetchClass, admit);
+        if (null != sendRequest)
+        {
+            // before the fetch can be joined: a joiner must be able to ask for the run to be sent
+            fetch.sendRequest(sendRequest);
+        }
+        waiter.waitsOn(blockIndex, fetch, true);
+        fetch.join(waiter);
+        return tryOwn(fetch) == null ? fetch : null;
+    }
+
+    /** The second look of {@link #claim}: the store holds the block now, so it completes the fetch just claimed. */
+    private boolean servedFromStore(final BlockFetch fetch, final BlockLookup store, final int expectedLength)
+    {
+        final BlockRef ref = store.acquire(fetch.blockKey, expectedLength);
+        if (null == ref)
+        {
+            return false;
+        }
+        try
+        {
+            fetch.complete(ref.buffer(), 0, ref.length());
+        }
+        finally
+        {
+            ref.release();
+            forget(fetch);
+        }
+        return true;
+    }
+
+    /** The fetch of a block, if one is in flight, else null. */
+    BlockFetch inFlight(final long blockKey)
     {
         return inFlight.get(blockKey);
     }
 
-    /**
-     * Registers a new fetch unless one is already in flight for the block.
-     *
-     * @param fetch the new fetch.
-     * @return {@code null} when {@code fetch} now owns the block, else the fetch already in flight.
-     */
-    public BlockFetch tryOwn(final BlockFetch fetch)
+    /** Registers a new fetch unless one is in flight for the block: null when {@code fetch} now owns it. */
+    BlockFetch tryOwn(final BlockFetch fetch)
     {
         return inFlight.putIfAbsent(fetch.blockKey, fetch);
     }
 
-    /**
-     * Forgets a fetch that is over, so the next reader looks in the store or fetches again.
-     *
-     * @param fetch the fetch.
-     */
-    public void forget(final BlockFetch fetch)
+    /** Forgets a fetch that is over, so the next reader looks in the store or fetches again. */
+    void forget(final BlockFetch fetch)
     {
         inFlight.remove(fetch.blockKey, fetch);
     }
 
     /**
-     * Joins a demand reader to a block in flight, promoting its run if it is prefetch, and asking its owner to send
-     * the run at once if the owner is still growing it.
-     *
-     * @param fetch  the fetch.
-     * @param waiter the reader.
-     * @param demand whether the reader is demand.
-     * @return false when the fetch is already over.
+     * Joins a reader to a block in flight, promoting its run if the reader is demand and the run prefetch, and asking
+     * its owner to send the run at once if the owner is still growing it; false when the fetch is already over.
      */
-    public boolean join(final BlockFetch fetch, final BlockWaiter waiter, final boolean demand)
+    boolean join(final BlockFetch fetch, final BlockWaiter waiter, final boolean demand)
     {
         if (!fetch.join(waiter))
         {
@@ -202,23 +313,8 @@ public final class BlockFetcher implements AutoCloseable
     }
 
     /**
-     * A run builder for one read's owned blocks (see {@link RunAssembler}).
-     *
-     * @param key          the object key.
-     * @param objectSize   the object's size, or -1 when not known yet (a cold read: whole blocks are asked for).
-     * @param sizeListener told the size a cold run learns, before its blocks complete; may be null.
-     * @param gatherSpans  whether one request may carry several ranges (only when the origin reads them together).
-     * @return a new assembler, owned by the caller.
-     */
-    public RunAssembler assembler(
-        final String key, final long objectSize, final LongConsumer sizeListener, final boolean gatherSpans)
-    {
-        return assembler(key, objectSize, sizeListener, gatherSpans, null);
-    }
-
-    /**
-     * A run builder for one read's owned blocks that counts the origin requests it sends in the read's counters
-     * (and hands them to each run, {@link FetchRun#statistics()}).
+     * A run builder for the blocks one reader owns ({@link #claim}), which counts the origin requests it sends in the
+     * reader's counters, if any (and hands them to each run, {@link FetchRun#statistics()}).
      *
      * @param key          the object key.
      * @param objectSize   the object's size, or -1 when not known yet (a cold read: whole blocks are asked for).

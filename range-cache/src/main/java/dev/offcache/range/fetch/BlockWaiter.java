@@ -41,4 +41,18 @@ public interface BlockWaiter
         onBlockFailed(blockIndex, new IllegalArgumentException("block " + blockIndex +
             " lies past the end of the object" + (objectSize >= 0 ? " (" + objectSize + " bytes)" : "")));
     }
+
+    /**
+     * Told by single flight ({@link BlockFetcher#claim}) which fetch the waiter is about to wait on, before it can
+     * hear of the block: a fetch in flight it joins, or a new one it owns. Told again when that fetch turns out to be
+     * over (or claimed by another reader first) and another is tried: the last call is the one that holds. Runs on the
+     * claiming thread; the default records nothing.
+     *
+     * @param blockIndex the block's index in its object.
+     * @param fetch      the fetch.
+     * @param owner      whether the waiter owns it (else it joins another reader's fetch).
+     */
+    default void waitsOn(final long blockIndex, final BlockFetch fetch, final boolean owner)
+    {
+    }
 }

@@ -112,11 +112,10 @@ public final class FetchPermits
                 prefetchQueue.remove(run);
                 demandQueue.addLast(run);
             }
-            else if (run.holdsPrefetchPermit)
+            else
             {
                 // Running: it now counts as demand, which frees a prefetch permit.
-                run.holdsPrefetchPermit = false;
-                runningPrefetch--;
+                returnPrefetchPermit(run);
             }
             toLaunch = drainQueues();
         }
@@ -139,11 +138,7 @@ public final class FetchPermits
         try
         {
             running--;
-            if (run.holdsPrefetchPermit)
-            {
-                run.holdsPrefetchPermit = false;
-                runningPrefetch--;
-            }
+            returnPrefetchPermit(run);
             toLaunch = drainQueues();
         }
         finally
@@ -151,6 +146,16 @@ public final class FetchPermits
             lock.unlock();
         }
         launchAll(toLaunch);
+    }
+
+    /** A run that holds a prefetch permit gives it back (under the lock). */
+    private void returnPrefetchPermit(final FetchRun run)
+    {
+        if (run.holdsPrefetchPermit)
+        {
+            run.holdsPrefetchPermit = false;
+            runningPrefetch--;
+        }
     }
 
     /**

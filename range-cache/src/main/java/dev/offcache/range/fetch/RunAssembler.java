@@ -63,7 +63,7 @@ public final class RunAssembler
      * Adds an owned block: submits the open run first when the block does not extend it, and the run with this block
      * when it reaches the cap.
      *
-     * @param fetch a block the owner claimed ({@link BlockFetcher#tryOwn}) and did not find in the store.
+     * @param fetch a block the owner claimed ({@link BlockFetcher#claim}, {@link BlockFetcher#claimIdle}).
      * @return how many blocks this call submitted (0 when the block only joined the open run).
      */
     public int add(final BlockFetch fetch)

@@ -1025,8 +1025,7 @@ public final class L1BlockStore implements BlockStore, EvictionStats
         public Context conclude()
         {
             concluded.conclude(this);
-            if (blockSize < BlockSlab.MIN_SLOT_SIZE || blockSize > BlockSlab.MAX_SLOT_SIZE ||
-                Integer.bitCount(blockSize) != 1)
+            if (!BlockSlab.isSlotSize(blockSize))
             {
                 throw new IllegalArgumentException("L1 block size must be a power of two in [" +
                     BlockSlab.MIN_SLOT_SIZE + ", " + BlockSlab.MAX_SLOT_SIZE + "]: " + blockSize);

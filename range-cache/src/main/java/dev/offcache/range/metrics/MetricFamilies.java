@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
@@ -212,6 +213,20 @@ public final class MetricFamilies
             }
         }
         return out.build();
+    }
+
+    /**
+     * The families one collector adds, in the Prometheus text format ({@link #toText()}): the exposition of a
+     * component without a registry of its own.
+     *
+     * @param collector adds its families, as a {@code collectInto(MetricFamilies)} does.
+     * @return the exposition text.
+     */
+    public static String textOf(final Consumer<MetricFamilies> collector)
+    {
+        final MetricFamilies out = new MetricFamilies();
+        collector.accept(out);
+        return out.toText();
     }
 
     /**

@@ -373,9 +373,7 @@ public final class RangeMetrics implements AutoCloseable
      */
     public String toPrometheusText()
     {
-        final MetricFamilies out = new MetricFamilies();
-        collectInto(out);
-        return out.toText();
+        return MetricFamilies.textOf(this::collectInto);
     }
 
     /**

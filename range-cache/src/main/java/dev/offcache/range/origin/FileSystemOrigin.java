@@ -457,6 +457,13 @@ public final class FileSystemOrigin implements ObjectStore
 
     private FileChannel open(final Path file, final String key) throws IOException
     {
+        // Only a regular file is an object (as only regular files are listed and sized): a directory opens for
+        // reading on Linux, with the directory's size and reads that fail after a 200 went out, and opening a FIFO
+        // waits for a writer.
+        if (!Files.isRegularFile(file))
+        {
+            throw new ObjectNotFoundException(namespace, key);
+        }
         try
         {
             return FileChannel.open(file, StandardOpenOption.READ);

@@ -5,11 +5,9 @@ package dev.offcache.range.policy;
  * against. Low-priority (prefetch) entries enter at the LRU end, so they go first unless read. Single-threaded;
  * allocates nothing after construction.
  */
-public final class LruPolicy implements EvictionPolicy
+public final class LruPolicy extends QueuedPolicy
 {
     private static final int QUEUE = 0;
-
-    private final KeyQueues queues;
 
     /**
      * Creates an LRU policy.
@@ -18,31 +16,7 @@ public final class LruPolicy implements EvictionPolicy
      */
     public LruPolicy(final int capacity)
     {
-        queues = new KeyQueues(capacity, 1);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int capacity()
-    {
-        return queues.capacity();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int size()
-    {
-        return queues.size();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public boolean contains(final long key)
-    {
-        return queues.nodeOf(key) != KeyQueues.NONE;
+        super(capacity, 1);
     }
 
     /**
@@ -86,19 +60,5 @@ public final class LruPolicy implements EvictionPolicy
     public void add(final long key, final boolean lowPriority)
     {
         queues.insert(key, QUEUE, lowPriority);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public boolean remove(final long key)
-    {
-        final int node = queues.nodeOf(key);
-        if (node == KeyQueues.NONE)
-        {
-            return false;
-        }
-        queues.delete(node);
-        return true;
     }
 }

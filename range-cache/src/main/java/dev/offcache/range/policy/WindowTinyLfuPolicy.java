@@ -23,7 +23,7 @@ package dev.offcache.range.policy;
  * entries move between window and main lazily, there is no doorkeeper Bloom filter and no random admission of warm
  * candidates. Single-threaded; allocates nothing after construction.
  */
-public final class WindowTinyLfuPolicy implements EvictionPolicy
+public final class WindowTinyLfuPolicy extends QueuedPolicy
 {
     private static final int WINDOW = 0;
     private static final int PROBATION = 1;
@@ -35,7 +35,6 @@ public final class WindowTinyLfuPolicy implements EvictionPolicy
     private static final double STEP_DECAY = 0.98;
     private static final double RESTART_THRESHOLD = 0.05;
 
-    private final KeyQueues queues;
     private final FrequencySketch sketch;
     private final boolean adaptive;
     private final int sampleSize;
@@ -68,11 +67,7 @@ public final class WindowTinyLfuPolicy implements EvictionPolicy
      */
     public WindowTinyLfuPolicy(final int capacity, final double windowFraction, final boolean adaptive)
     {
-        if (!(windowFraction > 0 && windowFraction < 1))
-        {
-            throw new IllegalArgumentException("windowFraction must be in (0, 1): " + windowFraction);
-        }
-        queues = new KeyQueues(capacity, 3);
+        super(checkWindow(capacity, windowFraction), 3);
         sketch = new FrequencySketch(capacity);
         this.adaptive = adaptive;
         sampleSize = (int) Math.min(Integer.MAX_VALUE, 10L * capacity);
@@ -80,28 +75,14 @@ public final class WindowTinyLfuPolicy implements EvictionPolicy
         setWindow(Math.max(1, (int) (capacity * windowFraction)));
     }
 
-    /**
-     * {@inheritDoc}
-     */
-    public int capacity()
+    /** Checks the window share before the queues are made; returns the capacity. */
+    private static int checkWindow(final int capacity, final double windowFraction)
     {
-        return queues.capacity();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int size()
-    {
-        return queues.size();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public boolean contains(final long key)
-    {
-        return queues.nodeOf(key) != KeyQueues.NONE;
+        if (!(windowFraction > 0 && windowFraction < 1))
+        {
+            throw new IllegalArgumentException("windowFraction must be in (0, 1): " + windowFraction);
+        }
+        return capacity;
     }
 
     /**
@@ -201,20 +182,6 @@ public final class WindowTinyLfuPolicy implements EvictionPolicy
         {
             queues.moveToTail(queues.head(WINDOW), PROBATION);
         }
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public boolean remove(final long key)
-    {
-        final int node = queues.nodeOf(key);
-        if (node == KeyQueues.NONE)
-        {
-            return false;
-        }
-        queues.delete(node);
-        return true;
     }
 
     /**

@@ -218,9 +218,17 @@ public final class HashTrie<K, V>
          */
         abstract boolean isSinglePair();
 
-        abstract Object firstKey();
+        /** The key of a single-pair node: its slots hold key and value first. */
+        final Object firstKey()
+        {
+            return slots()[0];
+        }
 
-        abstract Object firstValue();
+        /** The value of a single-pair node. */
+        final Object firstValue()
+        {
+            return slots()[1];
+        }
 
         /**
          * Content of the node for iteration: pairs (key at even, value at odd indexes) up to {@link #pairSlots()},
@@ -338,18 +346,6 @@ public final class HashTrie<K, V>
         boolean isSinglePair()
         {
             return nodeMap == 0 && Integer.bitCount(dataMap) == 1;
-        }
-
-        @Override
-        Object firstKey()
-        {
-            return content[0];
-        }
-
-        @Override
-        Object firstValue()
-        {
-            return content[1];
         }
 
         @Override
@@ -500,18 +496,6 @@ public final class HashTrie<K, V>
         boolean isSinglePair()
         {
             return pairs.length == 2;
-        }
-
-        @Override
-        Object firstKey()
-        {
-            return pairs[0];
-        }
-
-        @Override
-        Object firstValue()
-        {
-            return pairs[1];
         }
 
         @Override

@@ -30,18 +30,6 @@ final class Fetch
         final MutableDirectBuffer destination,
         final int destinationOffset,
         final ChunkHandler handler,
-        final long timeoutNs)
-    {
-        this(id, offset, length, destination, destinationOffset, handler, timeoutNs, null);
-    }
-
-    Fetch(
-        final String id,
-        final long offset,
-        final long length,
-        final MutableDirectBuffer destination,
-        final int destinationOffset,
-        final ChunkHandler handler,
         final long timeoutNs,
         final ClientDuty duty)
     {

@@ -5,17 +5,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.offcache.core.config.ConcludeOnce;
-import dev.offcache.transport.media.AgentIdle;
 import dev.offcache.transport.media.TransportChannels;
+import dev.offcache.transport.media.TransportContext;
 import dev.offcache.transport.server.PayloadServer;
 import dev.offcache.transport.wire.ErrorCode;
 import dev.offcache.transport.wire.FrameHeader;
-import io.aeron.Aeron;
 import org.agrona.CloseHelper;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 /**
@@ -45,7 +42,7 @@ public final class PayloadClient implements AutoCloseable
         this.ctx = ctx;
         this.submissions = new ManyToOneConcurrentArrayQueue<>(ctx.maxQueuedFetches);
         this.agent = new PayloadClientAgent(ctx, submissions);
-        this.duty = new ClientDuty(agent, submissions, ctx.idleStrategy);
+        this.duty = new ClientDuty(agent, submissions, ctx.idleStrategy());
         this.runner = duty.runner();
     }
 
@@ -245,7 +242,7 @@ public final class PayloadClient implements AutoCloseable
     /**
      * Configuration of a {@link PayloadClient}.
      */
-    public static final class Context
+    public static final class Context extends TransportContext<Context>
     {
         /**
          * Default response stream ids are {@code RESPONSE_STREAM_ID_BASE | (clientId & 0x3FFFF) << 12 | n}, where
@@ -255,83 +252,22 @@ public final class PayloadClient implements AutoCloseable
         public static final int RESPONSE_STREAM_ID_BASE = 0x4000_0000;
         private static final AtomicInteger CLIENTS_IN_PROCESS = new AtomicInteger();
 
-        private Aeron aeron;
-        private String requestChannel;
-        private int requestStreamId = PayloadServer.Context.DEFAULT_REQUEST_STREAM_ID;
         private String responseChannel;
         private int responseStreamId;
-        private IdleStrategy idleStrategy = AgentIdle.standard();
         private long fetchTimeoutNs = TimeUnit.SECONDS.toNanos(10);
         private long helloIntervalNs = TimeUnit.MILLISECONDS.toNanos(20);
         private int maxQueuedFetches = 4096;
-        private int fragmentLimit = 64;
-        private String clientName = "payload-client";
-        private final ConcludeOnce concluded = new ConcludeOnce();
 
-        /**
-         * Sets the connected client to use (not owned).
-         *
-         * @param aeron the connected client to use (not owned).
-         * @return this.
-         */
-        public Context aeron(final Aeron aeron)
+        /** A context with the client's defaults: 64 response fragments per duty cycle, named "payload-client". */
+        public Context()
         {
-            this.aeron = aeron;
+            super(64, "payload-client");
+        }
+
+        @Override
+        protected Context self()
+        {
             return this;
-        }
-
-        /**
-         * Returns the Aeron client.
-         *
-         * @return the Aeron client.
-         */
-        public Aeron aeron()
-        {
-            return aeron;
-        }
-
-        /**
-         * Sets the server's request channel.
-         *
-         * @param channel the server's request channel.
-         * @return this.
-         */
-        public Context requestChannel(final String channel)
-        {
-            this.requestChannel = channel;
-            return this;
-        }
-
-        /**
-         * Returns the server's request channel.
-         *
-         * @return the server's request channel.
-         */
-        public String requestChannel()
-        {
-            return requestChannel;
-        }
-
-        /**
-         * Sets the server's request stream id.
-         *
-         * @param streamId the server's request stream id.
-         * @return this.
-         */
-        public Context requestStreamId(final int streamId)
-        {
-            this.requestStreamId = streamId;
-            return this;
-        }
-
-        /**
-         * Returns the server's request stream id.
-         *
-         * @return the server's request stream id.
-         */
-        public int requestStreamId()
-        {
-            return requestStreamId;
         }
 
         /**
@@ -379,18 +315,6 @@ public final class PayloadClient implements AutoCloseable
         public int responseStreamId()
         {
             return responseStreamId;
-        }
-
-        /**
-         * Sets how the duty cycle idles.
-         *
-         * @param idleStrategy how the duty cycle idles.
-         * @return this.
-         */
-        public Context idleStrategy(final IdleStrategy idleStrategy)
-        {
-            this.idleStrategy = idleStrategy;
-            return this;
         }
 
         /**
@@ -450,28 +374,6 @@ public final class PayloadClient implements AutoCloseable
         }
 
         /**
-         * Sets response fragments read per duty cycle.
-         *
-         * @param limit response fragments read per duty cycle.
-         * @return this.
-         */
-        public Context fragmentLimit(final int limit)
-        {
-            this.fragmentLimit = limit;
-            return this;
-        }
-
-        /**
-         * Returns response fragments read per duty cycle.
-         *
-         * @return response fragments read per duty cycle.
-         */
-        public int fragmentLimit()
-        {
-            return fragmentLimit;
-        }
-
-        /**
          * Sets the agent's role name suffix.
          *
          * @param name the agent's role name suffix.
@@ -479,8 +381,7 @@ public final class PayloadClient implements AutoCloseable
          */
         public Context clientName(final String name)
         {
-            this.clientName = name;
-            return this;
+            return name(name);
         }
 
         /**
@@ -490,7 +391,7 @@ public final class PayloadClient implements AutoCloseable
          */
         public String clientName()
         {
-            return clientName;
+            return name();
         }
 
         /**
@@ -500,18 +401,10 @@ public final class PayloadClient implements AutoCloseable
          */
         public Context conclude()
         {
-            concluded.conclude(this);
-            if (aeron == null)
-            {
-                throw new IllegalArgumentException("aeron must be set");
-            }
-            if (requestChannel == null || requestChannel.isBlank())
-            {
-                throw new IllegalArgumentException("requestChannel must be set");
-            }
+            concludeCommon();
             if (responseChannel == null)
             {
-                responseChannel = TransportChannels.isIpc(requestChannel) ?
+                responseChannel = TransportChannels.isIpc(requestChannel()) ?
                     TransportChannels.IPC : TransportChannels.udp("127.0.0.1", 0);
             }
             if (responseChannel.length() > FrameHeader.MAX_CHANNEL_LENGTH - 16)
@@ -520,18 +413,14 @@ public final class PayloadClient implements AutoCloseable
             }
             if (responseStreamId == 0)
             {
-                responseStreamId = RESPONSE_STREAM_ID_BASE | (int) (aeron.clientId() & 0x3FFFFL) << 12 |
+                responseStreamId = RESPONSE_STREAM_ID_BASE | (int) (aeron().clientId() & 0x3FFFFL) << 12 |
                     (CLIENTS_IN_PROCESS.getAndIncrement() & 0xFFF);
-            }
-            if (idleStrategy == null)
-            {
-                throw new IllegalArgumentException("idleStrategy must not be null");
             }
             if (fetchTimeoutNs <= 0 || helloIntervalNs <= 0)
             {
                 throw new IllegalArgumentException("fetchTimeoutNs and helloIntervalNs must be positive");
             }
-            if (maxQueuedFetches < 1 || fragmentLimit < 1)
+            if (maxQueuedFetches < 1 || fragmentLimit() < 1)
             {
                 throw new IllegalArgumentException("maxQueuedFetches and fragmentLimit must be >= 1");
             }

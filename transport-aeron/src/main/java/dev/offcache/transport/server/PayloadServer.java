@@ -3,13 +3,11 @@ package dev.offcache.transport.server;
 import java.util.concurrent.TimeUnit;
 
 import dev.offcache.core.agent.AgentErrors;
-import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.transport.media.AeronMedia;
 import dev.offcache.transport.media.AgentHost;
-import dev.offcache.transport.media.AgentIdle;
 import dev.offcache.transport.media.TransportChannels;
+import dev.offcache.transport.media.TransportContext;
 import dev.offcache.transport.source.PayloadSource;
-import io.aeron.Aeron;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
@@ -35,7 +33,7 @@ public final class PayloadServer implements AutoCloseable
         // A failed duty cycle counts as a transport error (the counter the agent frees on close; the runner stops
         // counting once it is closed).
         this.runner = ctx.agentHost == null ?
-            AgentErrors.runner(ctx.idleStrategy, agent.counters().errors, agent) : null;
+            AgentErrors.runner(ctx.idleStrategy(), agent.counters().errors, agent) : null;
     }
 
     /**
@@ -99,10 +97,10 @@ public final class PayloadServer implements AutoCloseable
     /**
      * Configuration of a {@link PayloadServer}.
      */
-    public static final class Context
+    public static final class Context extends TransportContext<Context>
     {
         /** Default request stream id. */
-        public static final int DEFAULT_REQUEST_STREAM_ID = 7001;
+        public static final int DEFAULT_REQUEST_STREAM_ID = TransportContext.DEFAULT_REQUEST_STREAM_ID;
         /** Default chunk payload: 256 KiB, small enough to interleave requests fairly, big enough to amortise. */
         public static final int DEFAULT_CHUNK_LENGTH = 256 * 1024;
 
@@ -112,11 +110,7 @@ public final class PayloadServer implements AutoCloseable
          */
         public static final int DEFAULT_LOOPBACK_MTU = 65504;
 
-        private Aeron aeron;
-        private String requestChannel;
-        private int requestStreamId = DEFAULT_REQUEST_STREAM_ID;
         private PayloadSource payloadSource;
-        private IdleStrategy idleStrategy = AgentIdle.standard();
         private AgentHost agentHost;
         private int chunkLength = DEFAULT_CHUNK_LENGTH;
         private int responseTermLength = AeronMedia.Context.DEFAULT_UDP_TERM_LENGTH;
@@ -126,74 +120,17 @@ public final class PayloadServer implements AutoCloseable
         private int maxInFlightRequests = 256;
         private int maxInFlightPerClient = 64;
         private long requestTimeoutNs = TimeUnit.SECONDS.toNanos(30);
-        private int fragmentLimit = 32;
-        private String serverName = "payload-server";
-        private final ConcludeOnce concluded = new ConcludeOnce();
 
-        /**
-         * Sets the connected client to use (not owned).
-         *
-         * @param aeron the connected client to use (not owned).
-         * @return this.
-         */
-        public Context aeron(final Aeron aeron)
+        /** A context with the server's defaults: 32 request fragments per duty cycle, named "payload-server". */
+        public Context()
         {
-            this.aeron = aeron;
+            super(32, "payload-server");
+        }
+
+        @Override
+        protected Context self()
+        {
             return this;
-        }
-
-        /**
-         * Returns the Aeron client.
-         *
-         * @return the Aeron client.
-         */
-        public Aeron aeron()
-        {
-            return aeron;
-        }
-
-        /**
-         * Sets where requests arrive: {@code aeron:ipc} or {@code aeron:udp?endpoint=host:port}.
-         *
-         * @param channel where requests arrive: {@code aeron:ipc} or {@code aeron:udp?endpoint=host:port}.
-         * @return this.
-         */
-        public Context requestChannel(final String channel)
-        {
-            this.requestChannel = channel;
-            return this;
-        }
-
-        /**
-         * Returns the request channel.
-         *
-         * @return the request channel.
-         */
-        public String requestChannel()
-        {
-            return requestChannel;
-        }
-
-        /**
-         * Sets request stream id.
-         *
-         * @param streamId request stream id.
-         * @return this.
-         */
-        public Context requestStreamId(final int streamId)
-        {
-            this.requestStreamId = streamId;
-            return this;
-        }
-
-        /**
-         * Returns request stream id.
-         *
-         * @return request stream id.
-         */
-        public int requestStreamId()
-        {
-            return requestStreamId;
         }
 
         /**
@@ -216,19 +153,6 @@ public final class PayloadServer implements AutoCloseable
         public PayloadSource payloadSource()
         {
             return payloadSource;
-        }
-
-        /**
-         * Sets how the duty cycle idles when there is nothing to do or every client is
-         *
-         * @param idleStrategy how the duty cycle idles when there is nothing to do or every client is
-         *                     back-pressured.
-         * @return this.
-         */
-        public Context idleStrategy(final IdleStrategy idleStrategy)
-        {
-            this.idleStrategy = idleStrategy;
-            return this;
         }
 
         /**
@@ -415,28 +339,6 @@ public final class PayloadServer implements AutoCloseable
         }
 
         /**
-         * Sets fragments read from the request subscription per duty cycle.
-         *
-         * @param limit fragments read from the request subscription per duty cycle.
-         * @return this.
-         */
-        public Context fragmentLimit(final int limit)
-        {
-            this.fragmentLimit = limit;
-            return this;
-        }
-
-        /**
-         * Returns fragments read per duty cycle.
-         *
-         * @return fragments read per duty cycle.
-         */
-        public int fragmentLimit()
-        {
-            return fragmentLimit;
-        }
-
-        /**
          * Sets used in counter labels and the agent's role name.
          *
          * @param name used in counter labels and the agent's role name.
@@ -444,8 +346,7 @@ public final class PayloadServer implements AutoCloseable
          */
         public Context serverName(final String name)
         {
-            this.serverName = name;
-            return this;
+            return name(name);
         }
 
         /**
@@ -455,7 +356,7 @@ public final class PayloadServer implements AutoCloseable
          */
         public String serverName()
         {
-            return serverName;
+            return name();
         }
 
         /**
@@ -465,22 +366,10 @@ public final class PayloadServer implements AutoCloseable
          */
         public Context conclude()
         {
-            concluded.conclude(this);
-            if (aeron == null)
-            {
-                throw new IllegalArgumentException("aeron must be set");
-            }
-            if (requestChannel == null || requestChannel.isBlank())
-            {
-                throw new IllegalArgumentException("requestChannel must be set");
-            }
+            concludeCommon();
             if (payloadSource == null)
             {
                 throw new IllegalArgumentException("payloadSource must be set");
-            }
-            if (idleStrategy == null)
-            {
-                throw new IllegalArgumentException("idleStrategy must not be null");
             }
             if (chunkLength < 1024)
             {
@@ -499,9 +388,9 @@ public final class PayloadServer implements AutoCloseable
             {
                 throw new IllegalArgumentException("requestTimeoutNs must be positive: " + requestTimeoutNs);
             }
-            if (fragmentLimit < 1)
+            if (fragmentLimit() < 1)
             {
-                throw new IllegalArgumentException("fragmentLimit must be >= 1: " + fragmentLimit);
+                throw new IllegalArgumentException("fragmentLimit must be >= 1: " + fragmentLimit());
             }
             return this;
         }

@@ -60,8 +60,8 @@ class LateDeliveryProperties
             destinations[f] = destination;
             fetches[f] = streamMode ?
                 new Fetch("f" + f, 0, -1, null, 0, (buffer, offset, length, position, total) ->
-                    destination.putBytes((int) position, buffer, offset, length), 1) :
-                new Fetch("f" + f, 0, -1, destination, 0, null, 1);
+                    destination.putBytes((int) position, buffer, offset, length), 1, null) :
+                new Fetch("f" + f, 0, -1, destination, 0, null, 1, null);
             fetches[f].correlationId = 500 + f;
             inFlight.put(fetches[f].correlationId, fetches[f]);
         }
@@ -167,7 +167,7 @@ class LateDeliveryProperties
                 }
                 pieceFinishedBeforeCancelReturned.set(!cancelReturned.get());
             }
-        }, 1);
+        }, 1, null);
         fetch.correlationId = 7;
         inFlight.put(7, fetch);
         final byte[] message = ResponseAssemblerProperties.chunkMessage(7, 0, 3000, 0, source, 3000);

@@ -67,8 +67,8 @@ class ResponseAssemblerProperties
             destinations.add(destination);
             final Fetch fetch = streamMode ?
                 new Fetch("f" + f, 0, -1, null, 0, (buffer, offset, length, position, total) ->
-                    destination.putBytes((int) position, buffer, offset, length), 1) :
-                new Fetch("f" + f, 0, -1, destination, 0, null, 1);
+                    destination.putBytes((int) position, buffer, offset, length), 1, null) :
+                new Fetch("f" + f, 0, -1, destination, 0, null, 1, null);
             fetch.correlationId = 1000 + f;
             fetch.sent = true;
             fetches.add(fetch);

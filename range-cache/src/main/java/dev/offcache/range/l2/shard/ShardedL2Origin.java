@@ -417,9 +417,7 @@ public final class ShardedL2Origin extends ForwardingObjectStore
      */
     public String toPrometheusText()
     {
-        final MetricFamilies out = new MetricFamilies();
-        collectInto(out);
-        return out.toText();
+        return MetricFamilies.textOf(this::collectInto);
     }
 
     /**

@@ -1,0 +1,4 @@
+/**
+ * Benchmarks of the append-only journal.
+ */
+package dev.offcache.benchmarks.journal;

@@ -1,0 +1,4 @@
+/**
+ * Benchmarks of the range cache's miss path against reading the origin directly.
+ */
+package dev.offcache.benchmarks.range;

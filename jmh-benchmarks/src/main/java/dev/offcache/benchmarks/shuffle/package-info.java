@@ -1,0 +1,4 @@
+/**
+ * Benchmarks of shuffle partition reads.
+ */
+package dev.offcache.benchmarks.shuffle;

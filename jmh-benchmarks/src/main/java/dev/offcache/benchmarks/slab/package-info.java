@@ -1,0 +1,4 @@
+/**
+ * Benchmarks of slab slot allocation.
+ */
+package dev.offcache.benchmarks.slab;

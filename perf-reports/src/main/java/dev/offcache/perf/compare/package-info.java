@@ -1,0 +1,4 @@
+/**
+ * Comparing two runs' results and measurements, with a verdict per change.
+ */
+package dev.offcache.perf.compare;

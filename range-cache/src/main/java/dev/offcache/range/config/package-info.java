@@ -1,0 +1,4 @@
+/**
+ * Reading settings from the environment, and the error that names a bad setting.
+ */
+package dev.offcache.range.config;

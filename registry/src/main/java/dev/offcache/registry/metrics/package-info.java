@@ -1,0 +1,4 @@
+/**
+ * The registry's counters.
+ */
+package dev.offcache.registry.metrics;

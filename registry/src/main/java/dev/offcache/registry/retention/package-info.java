@@ -1,0 +1,4 @@
+/**
+ * Retention: the policy and the sweeper that evicts entries past it.
+ */
+package dev.offcache.registry.retention;

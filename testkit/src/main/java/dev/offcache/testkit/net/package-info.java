@@ -1,0 +1,4 @@
+/**
+ * Loopback ports for tests and benchmarks.
+ */
+package dev.offcache.testkit.net;

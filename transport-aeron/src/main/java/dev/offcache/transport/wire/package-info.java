@@ -1,0 +1,4 @@
+/**
+ * The wire format: frame types, headers and error codes.
+ */
+package dev.offcache.transport.wire;
