@@ -1,0 +1,129 @@
+package dev.offcache.spark;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import dev.offcache.registry.state.Materialized;
+import dev.offcache.registry.state.PartitionLocation;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * offcache across executor JVMs: Spark's {@code local-cluster[2,1,1024]} (a master and two workers in this JVM, each
+ * worker forking one executor JVM with the test class path, as Spark's own suites run), payload servers on
+ * 127.0.0.1. The cached partitions are written on both executors and read back where they live; an executor killed
+ * with SIGKILL between two actions loses its partitions and the next action still gets the right rows.
+ */
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class OffcacheLocalClusterTest
+{
+    private static final long ROWS = 400_000;
+    private static final int PARTITIONS = 8;
+
+    private static Path root;
+    private static SparkSession spark;
+
+    @BeforeAll
+    static void startCluster() throws Exception
+    {
+        root = Files.createTempDirectory("offcache-spark-cluster");
+        // Spark's test mode lets local-cluster executors start from the test class path without a distribution.
+        System.setProperty("spark.testing", "1");
+        final String flags =
+            System.getProperty("offcache.jvm.flags", "--add-opens java.base/jdk.internal.misc=ALL-UNNAMED");
+        spark = SparkSession.builder()
+            .master("local-cluster[2,1,1024]")
+            .appName("offcache-local-cluster-test")
+            .config("spark.ui.enabled", "false")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1")
+            .config("spark.executorEnv.SPARK_SCALA_VERSION", "2.13")
+            .config("spark.executorEnv.SPARK_LOCAL_IP", "127.0.0.1")
+            .config("spark.executor.extraJavaOptions", flags)
+            .config("spark.sql.shuffle.partitions", "4")
+            .config("spark.plugins", OffcachePlugin.class.getName())
+            .config("spark.sql.extensions", OffcacheSparkExtensions.class.getName())
+            .config(OffcacheSettings.EXECUTOR_DIR, root.toString())
+            .config(OffcacheSettings.TRANSPORT_HOST, "127.0.0.1")
+            .config(OffcacheSettings.HEARTBEAT_INTERVAL_MS, "200")
+            .getOrCreate();
+        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (OffcacheDriver.current().registeredExecutors().size() < 2)
+        {
+            assertFalse(spark.sparkContext().isStopped(), "the application stopped while executors started");
+            assertTrue(System.nanoTime() < deadline, "2 executors did not register with offcache");
+            Thread.sleep(100);
+        }
+    }
+
+    @AfterAll
+    static void stopCluster() throws IOException
+    {
+        if (spark != null)
+        {
+            spark.stop();
+        }
+        System.clearProperty("spark.testing");
+        OffcacheExecutor.deleteRecursively(root);
+    }
+
+    private static Dataset<Row> source()
+    {
+        return spark.range(0, ROWS, 1, PARTITIONS).selectExpr("id",
+            "CASE WHEN id % 7 = 0 THEN NULL ELSE concat('row-', id) END AS s",
+            "CAST(id AS DECIMAL(30, 4)) / 7 AS d");
+    }
+
+    private static Row digest(final Dataset<Row> df)
+    {
+        return df.selectExpr("count(*)", "sum(id)", "bit_xor(xxhash64(id, s, d))").collectAsList().get(0);
+    }
+
+    @Test
+    void partitionsLiveOnBothExecutorsAreReadWhereTheyLiveAndSurviveAKilledExecutor() throws Exception
+    {
+        final Row expected = digest(source());
+        final Dataset<Row> cached = OffcacheDatasets.cache(source());
+        final OffcacheCounters before = OffcacheDatasets.counters();
+        assertEquals(expected, digest(cached));
+        assertEquals(expected, digest(cached));
+        final Materialized entry = assertInstanceOf(Materialized.class, OffcacheDatasets.entryOf(cached));
+        final Map<String, Messages.Register> executors = OffcacheDriver.current().registeredExecutors();
+        assertEquals(2, entry.locations().stream().map(PartitionLocation::executorId).distinct().count(),
+            "partitions on both executors: " + entry.locations());
+        Thread.sleep(600);
+        final OffcacheCounters warm = OffcacheDatasets.counters();
+        assertEquals(1, warm.materializationJobs() - before.materializationJobs());
+        assertEquals(1, warm.hits() - before.hits());
+        assertTrue(warm.localReads() - before.localReads() > 0, "local reads " + warm);
+        assertEquals(2L * PARTITIONS, (warm.localReads() + warm.remoteReads() + warm.recomputes()) -
+            (before.localReads() + before.remoteReads() + before.recomputes()), "every partition read once per action");
+
+        final String victim = entry.locations().get(0).executorId();
+        final long pid = executors.get(victim).pid();
+        assertTrue(ProcessHandle.of(pid).orElseThrow().destroyForcibly());
+        assertEquals(expected, digest(cached), "the action after the kill");
+        assertEquals(expected, digest(cached));
+        final Materialized after = assertInstanceOf(Materialized.class, OffcacheDatasets.entryOf(cached));
+        assertNotEquals(entry.jobId(), after.jobId(), "re-materialized");
+        assertFalse(after.locations().stream().anyMatch(l -> l.executorId().equals(victim)));
+        final OffcacheCounters end = OffcacheDatasets.counters();
+        assertTrue(end.invalidations() > warm.invalidations(), "invalidation counted");
+        assertEquals(1, end.materializationJobs() - warm.materializationJobs(), "one re-materialization: " + end);
+    }
+}
