@@ -153,7 +153,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
             }
             catch (final RuntimeException ex)
             {
-                LOG.warn("unexpected failure handling {} {}", request.method(), Secrets.redactTarget(request.uri()), ex);
+                LOG.warn("unexpected failure handling {} {}", request.method(),
+                    Secrets.redactTarget(request.uri()), ex);
                 if (busy)
                 {
                     respond(ctx, Endpoint.OTHER, HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error", false);

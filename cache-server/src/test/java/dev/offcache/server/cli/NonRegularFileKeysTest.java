@@ -81,7 +81,8 @@ class NonRegularFileKeysTest
     {
         final Path dir = origin("lake");
         try (ServerProgram program = start("--listen", "127.0.0.1:0", "--origin-dir", dir.toString(),
-            "--disable-auth", "--ram-mb", "16", "--memory-budget-mb", "16", "--disk-path", tmp.resolve("ssd").toString(),
+            "--disable-auth", "--ram-mb", "16", "--memory-budget-mb", "16",
+            "--disk-path", tmp.resolve("ssd").toString(),
             "--s3-api-listen", "127.0.0.1:0"))
         {
             final String base = "http://127.0.0.1:" + program.server().address().getPort() + "/obj/";
@@ -115,7 +116,8 @@ class NonRegularFileKeysTest
         final Path lake = origin("lake");
         final Path logs = origin("logs");
         try (ServerProgram program = start("--listen", "127.0.0.1:0", "--bucket-dirs", "lake=" + lake + ",logs=" + logs,
-            "--disable-auth", "--ram-mb", "16", "--memory-budget-mb", "16", "--disk-path", tmp.resolve("ssd").toString()))
+            "--disable-auth", "--ram-mb", "16", "--memory-budget-mb", "16",
+            "--disk-path", tmp.resolve("ssd").toString()))
         {
             final String base = "http://127.0.0.1:" + program.server().address().getPort() + "/obj/";
             for (final String key : List.of("lake/sub", "logs/sub/deeper", "logs/pipe"))

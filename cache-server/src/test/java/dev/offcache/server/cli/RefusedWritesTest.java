@@ -82,7 +82,8 @@ class RefusedWritesTest
                 "--data-binary", "small")))
             {
                 final List<String> args = new java.util.ArrayList<>(List.of("-X", "PUT", "--aws-sigv4",
-                    "aws:amz:us-east-1:s3", "--user", ID + ":" + SECRET, "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD"));
+                    "aws:amz:us-east-1:s3", "--user", ID + ":" + SECRET,
+                    "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD"));
                 args.addAll(body);
                 args.add(endpoint + "/offcache/curl.bin");
                 final Curl.Result put = Curl.run(args.toArray(new String[0]));
