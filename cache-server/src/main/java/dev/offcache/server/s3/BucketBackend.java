@@ -8,6 +8,7 @@ import java.util.concurrent.Flow;
 import dev.offcache.range.origin.ListPage;
 import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
+import dev.offcache.range.origin.ObjectMetadata;
 
 /**
  * What the S3 endpoint asks of the storage behind one bucket. Object metadata comes from the cache (one origin HEAD
@@ -60,7 +61,7 @@ public interface BucketBackend
     CompletableFuture<ObjectInfo> put(String key, ByteBuffer bytes);
 
     /**
-     * Whether writes of this bucket stream their bodies to the origin ({@link #put(String, long, Flow.Publisher)},
+     * Whether writes of this bucket stream their bodies to the origin ({@link #put(String, long, ObjectMetadata, Flow.Publisher)},
      * {@link #uploadPart(String, String, int, long, Flow.Publisher)}) rather than taking them whole.
      *
      * @return true for an S3 origin.
@@ -72,15 +73,16 @@ public interface BucketBackend
 
     /**
      * Writes an object through to the origin from a stream, as {@link #put(String, ByteBuffer)} does with a whole
-     * body; only where {@link #streamsWrites()}.
+     * body, stored with the write's headers; only where {@link #streamsWrites()}.
      *
-     * @param key    a validated key.
-     * @param length the object's length.
-     * @param body   its bytes, subscribed to once.
+     * @param key      a validated key.
+     * @param length   the object's length.
+     * @param metadata the headers to store with it.
+     * @param body     its bytes, subscribed to once.
      * @return the new version's metadata once the origin has it.
      */
     default CompletableFuture<ObjectInfo> put(
-        final String key, final long length, final Flow.Publisher<ByteBuffer> body)
+        final String key, final long length, final ObjectMetadata metadata, final Flow.Publisher<ByteBuffer> body)
     {
         throw new UnsupportedOperationException("streamed writes");
     }
@@ -113,10 +115,11 @@ public interface BucketBackend
     /**
      * Starts a multipart upload in the origin.
      *
-     * @param key a validated key.
+     * @param key      a validated key.
+     * @param metadata the headers the object is to be stored with.
      * @return the upload id; fails with {@link S3Exception} ({@code NotImplemented}) when the origin takes none.
      */
-    CompletableFuture<String> createMultipartUpload(String key);
+    CompletableFuture<String> createMultipartUpload(String key, ObjectMetadata metadata);
 
     /**
      * Writes one part of an upload to the origin.

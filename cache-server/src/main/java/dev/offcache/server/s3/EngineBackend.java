@@ -10,6 +10,7 @@ import dev.offcache.range.engine.ByteRange;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
+import dev.offcache.range.origin.ObjectMetadata;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.tier.ObjectName;
 import dev.offcache.server.tier.TieredBlockStore;
@@ -76,8 +77,7 @@ public final class EngineBackend extends OriginBackend
     @Override
     public CompletableFuture<ObjectInfo> stat(final String key)
     {
-        return cache.statAsync(cacheKey(key)).thenApply((info) -> keyPrefix.isEmpty() ? info :
-            new ObjectInfo(key, info.size(), info.lastModifiedMillis(), info.etag()));
+        return cache.statAsync(cacheKey(key)).thenApply((info) -> info.withKey(key));
     }
 
     @Override
@@ -88,11 +88,13 @@ public final class EngineBackend extends OriginBackend
     }
 
     @Override
-    public CompletableFuture<ObjectInfo> put(final String key, final long length, final Flow.Publisher<ByteBuffer> body)
+    public CompletableFuture<ObjectInfo> put(
+        final String key, final long length, final ObjectMetadata metadata, final Flow.Publisher<ByteBuffer> body)
     {
         final MultipartUploads uploads = multipart();
         final String cacheKey = cacheKey(key);
-        return written(key, cacheKey, () -> invalidatedAround(cacheKey, () -> uploads.putObject(key, length, body)));
+        return written(key, cacheKey, () -> invalidatedAround(cacheKey, () ->
+            uploads.putObject(key, length, metadata, body)));
     }
 
     @Override
@@ -137,8 +139,7 @@ public final class EngineBackend extends OriginBackend
                     }
                 });
             }
-            return keyPrefix.isEmpty() ? info : new ObjectInfo(key, info.size(), info.lastModifiedMillis(),
-                info.etag());
+            return info.withKey(key);
         });
     }
 

@@ -8,6 +8,7 @@ import java.util.concurrent.Flow;
 import dev.offcache.range.origin.ListPage;
 import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
+import dev.offcache.range.origin.ObjectMetadata;
 import dev.offcache.range.origin.ObjectStore;
 
 /**
@@ -77,9 +78,10 @@ public class OriginBackend implements BucketBackend
     }
 
     @Override
-    public CompletableFuture<ObjectInfo> put(final String key, final long length, final Flow.Publisher<ByteBuffer> body)
+    public CompletableFuture<ObjectInfo> put(
+        final String key, final long length, final ObjectMetadata metadata, final Flow.Publisher<ByteBuffer> body)
     {
-        return multipart().putObject(key, length, body).thenCompose((v) -> origin.stat(key));
+        return multipart().putObject(key, length, metadata, body).thenCompose((v) -> origin.stat(key));
     }
 
     @Override
@@ -113,9 +115,9 @@ public class OriginBackend implements BucketBackend
     }
 
     @Override
-    public CompletableFuture<String> createMultipartUpload(final String key)
+    public CompletableFuture<String> createMultipartUpload(final String key, final ObjectMetadata metadata)
     {
-        return multipart().createMultipartUpload(key);
+        return multipart().createMultipartUpload(key, metadata);
     }
 
     @Override

@@ -29,6 +29,8 @@ public enum S3ErrorCode
         "The provided 'x-amz-content-sha256' header does not match what was computed."),
     /** A parameter or header value is not acceptable. */
     INVALID_ARGUMENT("InvalidArgument", 400, "Invalid Argument"),
+    /** A write's stored headers exceed what S3 keeps with an object. */
+    METADATA_TOO_LARGE("MetadataTooLarge", 400, "Your metadata headers exceed the maximum allowed metadata size."),
     /** The request is not valid as a whole (for example, a signature version this endpoint does not take). */
     INVALID_REQUEST("InvalidRequest", 400, "Invalid Request"),
     /** An object key longer than the endpoint allows. */

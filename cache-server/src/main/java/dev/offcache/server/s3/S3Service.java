@@ -14,6 +14,7 @@ import dev.offcache.range.engine.ByteRange;
 import dev.offcache.range.origin.ListPage;
 import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
+import dev.offcache.range.origin.ObjectMetadata;
 import dev.offcache.range.origin.ObjectNotFoundException;
 import dev.offcache.server.http.ObjectKeyPolicy;
 import dev.offcache.server.http.RangeHeader;
@@ -339,10 +340,11 @@ public final class S3Service
             case PUT_OBJECT:
             {
                 final String key = checkKey(request.key());
+                final ObjectMetadata metadata = ObjectHeaders.written(headers);
                 final CompletableFuture<ObjectInfo> put;
                 if (null != upload)
                 {
-                    put = bucket.backend().put(key, upload.claim(auth, headers), upload);
+                    put = bucket.backend().put(key, upload.claim(auth, headers), metadata, upload);
                 }
                 else
                 {
@@ -366,7 +368,7 @@ public final class S3Service
             case CREATE_MULTIPART_UPLOAD:
             {
                 final String key = checkKey(request.key());
-                return bucket.backend().createMultipartUpload(key).thenApply((uploadId) ->
+                return bucket.backend().createMultipartUpload(key, ObjectHeaders.written(headers)).thenApply((uploadId) ->
                     complete(200, S3Xml.initiateMultipartUpload(bucket.name(), key, uploadId)));
             }
             case UPLOAD_PART:

@@ -6,6 +6,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Flow;
@@ -40,6 +42,7 @@ import dev.offcache.range.origin.ListPage;
 import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectKeys;
+import dev.offcache.range.origin.ObjectMetadata;
 import dev.offcache.range.origin.ObjectNotFoundException;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
@@ -55,6 +58,8 @@ import dev.offcache.range.store.FetchClass;
  */
 public final class S3Origin implements ObjectStore, MultipartUploads
 {
+    /** S3's content type of an object written without one. */
+    private static final String DEFAULT_CONTENT_TYPE = "binary/octet-stream";
     private final S3AsyncClient client;
     private final String bucket;
     private final String namespace;
@@ -188,7 +193,7 @@ public final class S3Origin implements ObjectStore, MultipartUploads
                     throw translate(error, key, null, "HEAD");
                 }
                 return new ObjectInfo(key, response.contentLength(), millisOf(response.lastModified()),
-                    response.eTag());
+                    response.eTag(), ObjectMetadata.of(response.sdkHttpResponse().headers()));
             });
     }
 
@@ -339,10 +344,12 @@ public final class S3Origin implements ObjectStore, MultipartUploads
     }
 
     @Override
-    public CompletableFuture<String> createMultipartUpload(final String key)
+    public CompletableFuture<String> createMultipartUpload(final String key, final ObjectMetadata metadata)
     {
         ObjectKeys.validate(key);
-        return client.createMultipartUpload((b) -> b.bucket(bucket).key(key))
+        return client.createMultipartUpload((b) -> b.bucket(bucket).key(key)
+                .contentType(contentTypeOf(metadata))
+                .overrideConfiguration((o) -> storedHeaders(metadata).forEach(o::putHeader)))
             .handle((response, error) ->
             {
                 if (error != null)
@@ -377,7 +384,7 @@ public final class S3Origin implements ObjectStore, MultipartUploads
     {
         ObjectKeys.validate(key);
         return client.uploadPart((b) -> b.bucket(bucket).key(key).uploadId(uploadId).partNumber(partNumber)
-                .contentLength(length), streamed(length, body))
+                .contentLength(length), streamed(length, DEFAULT_CONTENT_TYPE, body))
             .handle((response, error) ->
             {
                 if (error != null)
@@ -389,26 +396,64 @@ public final class S3Origin implements ObjectStore, MultipartUploads
     }
 
     @Override
-    public CompletableFuture<Void> putObject(final String key, final long length, final Flow.Publisher<ByteBuffer> body)
+    public CompletableFuture<Void> putObject(
+        final String key, final long length, final ObjectMetadata metadata, final Flow.Publisher<ByteBuffer> body)
     {
         ObjectKeys.validate(key);
-        return client.putObject((b) -> b.bucket(bucket).key(key).contentLength(length), streamed(length, body))
+        final String contentType = contentTypeOf(metadata);
+        final String contentEncoding = metadata.get("content-encoding");
+        return client.putObject((b) -> b.bucket(bucket).key(key).contentLength(length).contentType(contentType)
+                .contentEncoding(contentEncoding)
+                .overrideConfiguration((o) -> storedHeaders(metadata).forEach(o::putHeader)),
+                streamed(length, contentType, body))
             .handle((response, error) ->
             {
                 if (error != null)
                 {
-                    throw translate(error, key, null, "PUT");
+                    throw translateMultipart(error, key, "PutObject");
                 }
                 return null;
             });
     }
 
+    /** S3's content type of an object written without one (the SDK would send its own default otherwise). */
+    private static String contentTypeOf(final ObjectMetadata metadata)
+    {
+        final String contentType = metadata.get("content-type");
+        return null == contentType ? DEFAULT_CONTENT_TYPE : contentType;
+    }
+
+    /**
+     * The stored headers of a write other than those the SDK sets itself from the request (the content type and
+     * encoding, which its chunked encoding and signing depend on), sent as they came: user metadata, cache control,
+     * expiry, storage class, server-side encryption...
+     */
+    private static Map<String, List<String>> storedHeaders(final ObjectMetadata metadata)
+    {
+        final Map<String, List<String>> headers = new TreeMap<>();
+        metadata.forEach((name, value) ->
+        {
+            if (!"content-type".equals(name) && !"content-encoding".equals(name))
+            {
+                headers.put(name, List.of(value));
+            }
+        });
+        return headers;
+    }
+
     /** A request body of known length over a stream, so the SDK sends it as it comes instead of buffering it. */
-    private static AsyncRequestBody streamed(final long length, final Flow.Publisher<ByteBuffer> body)
+    private static AsyncRequestBody streamed(
+        final long length, final String contentType, final Flow.Publisher<ByteBuffer> body)
     {
         final org.reactivestreams.Publisher<ByteBuffer> adapted = FlowAdapters.toPublisher(body);
         return new AsyncRequestBody()
         {
+            @Override
+            public String contentType()
+            {
+                return contentType;
+            }
+
             @Override
             public Optional<Long> contentLength()
             {
@@ -491,7 +536,10 @@ public final class S3Origin implements ObjectStore, MultipartUploads
         client.close();
     }
 
-    /** A refusal of a multipart call keeps the bucket's own code (NoSuchUpload, InvalidPart...); the rest as ever. */
+    /**
+     * A refusal of a write (a 4xx, or 501 for a header the bucket does not implement) keeps the bucket's own code
+     * (NoSuchUpload, InvalidPart, NotImplemented...); the rest as ever.
+     */
     private RuntimeException translateMultipart(final Throwable error, final String key, final String op)
     {
         Throwable cause = error;
@@ -499,7 +547,8 @@ public final class S3Origin implements ObjectStore, MultipartUploads
         {
             cause = cause.getCause();
         }
-        if (cause instanceof S3Exception s3 && s3.statusCode() >= 400 && s3.statusCode() < 500 &&
+        if (cause instanceof S3Exception s3 && (s3.statusCode() >= 400 && s3.statusCode() < 500 ||
+            s3.statusCode() == 501) &&
             null != s3.awsErrorDetails() && null != s3.awsErrorDetails().errorCode())
         {
             return new RefusedException(s3.awsErrorDetails().errorCode(), s3.statusCode(),

@@ -88,10 +88,11 @@ public interface MultipartUploads
     /**
      * Starts an upload.
      *
-     * @param key the object key.
+     * @param key      the object key.
+     * @param metadata the headers the object is to be stored with ({@code Content-Type}, user metadata...).
      * @return the upload id.
      */
-    CompletableFuture<String> createMultipartUpload(String key);
+    CompletableFuture<String> createMultipartUpload(String key, ObjectMetadata metadata);
 
     /**
      * Writes one part.
@@ -122,12 +123,14 @@ public interface MultipartUploads
      * Writes a whole object from a stream, as {@link ObjectStore#put} without holding it: the body is subscribed to
      * once; an error from it fails the write (the origin keeps the previous version, if any).
      *
-     * @param key    the object key.
-     * @param length the object's length in bytes: exactly what the body publishes.
-     * @param body   the object's bytes (each buffer is the origin's once published).
+     * @param key      the object key.
+     * @param length   the object's length in bytes: exactly what the body publishes.
+     * @param metadata the headers the object is stored with ({@code Content-Type}, user metadata...).
+     * @param body     the object's bytes (each buffer is the origin's once published).
      * @return completes when the origin has the object.
      */
-    CompletableFuture<Void> putObject(String key, long length, Flow.Publisher<ByteBuffer> body);
+    CompletableFuture<Void> putObject(
+        String key, long length, ObjectMetadata metadata, Flow.Publisher<ByteBuffer> body);
 
     /**
      * Lists the parts written so far.

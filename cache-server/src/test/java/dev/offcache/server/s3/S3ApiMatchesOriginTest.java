@@ -1,0 +1,315 @@
+package dev.offcache.server.s3;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+
+import dev.offcache.server.cli.ServerProgram;
+import dev.offcache.testkit.s3.S3ProxyServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.ContentStreamProvider;
+import software.amazon.awssdk.http.SdkHttpMethod;
+import software.amazon.awssdk.http.SdkHttpRequest;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
+import software.amazon.awssdk.http.auth.aws.signer.AwsV4FamilyHttpSigner;
+import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner;
+import software.amazon.awssdk.identity.spi.AwsCredentialsIdentity;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The S3 endpoint in front of S3Proxy answers as S3Proxy does: each request is sent, signed alike, to the server and
+ * straight to S3Proxy, and the two answers are compared — status, error code, the headers S3 defines for the
+ * request, and the body (bytes of objects). Where S3Proxy departs from S3's documentation the test expects S3's
+ * answer and says so. Writes go through the server's pass-through and are read back at S3Proxy.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class S3ApiMatchesOriginTest
+{
+    private static final String ID = S3ApiClientsTest.ID;
+    private static final String SECRET = S3ApiClientsTest.SECRET;
+    /**
+     * The headers S3 defines on object answers, compared between the two answers. Not {@code Accept-Ranges}: S3
+     * sends it on every object answer, S3Proxy does not (the server does, as S3).
+     */
+    private static final List<String> OBJECT_HEADERS = List.of("content-type", "content-length", "content-range",
+        "etag", "last-modified", "cache-control", "expires", "content-encoding", "content-language",
+        "content-disposition", "x-amz-storage-class", "x-amz-mp-parts-count", "x-amz-website-redirect-location");
+
+    private final HttpClient http = HttpClient.newHttpClient();
+    private S3ProxyServer proxy;
+    private S3Client direct;
+    private Path scratch;
+    private ServerProgram program;
+    private URI endpoint;
+    private S3Client client;
+
+    @BeforeAll
+    void start() throws Exception
+    {
+        proxy = S3ProxyServer.start("lake", "logs");
+        direct = sdk(proxy.endpoint(), S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY);
+        scratch = Files.createTempDirectory("offcache-s3-same");
+        program = S3ApiClientsTest.startProgram(List.of("--s3-endpoint", proxy.endpoint().toString(),
+            "--s3-bucket", "lake,logs", "--s3-access-key", S3ProxyServer.ACCESS_KEY, "--s3-secret-key",
+            S3ProxyServer.SECRET_KEY), scratch.resolve("ssd"), "32", "--s3-api-writes", "PASS_THROUGH");
+        endpoint = URI.create("http://127.0.0.1:" + program.server().s3Address().getPort());
+        client = sdk(endpoint, ID, SECRET);
+    }
+
+    @AfterAll
+    void stop() throws Exception
+    {
+        client.close();
+        program.close();
+        direct.close();
+        proxy.close();
+        S3ApiClientsTest.deleteTree(scratch);
+    }
+
+    private static S3Client sdk(final URI at, final String id, final String secret)
+    {
+        return S3Client.builder()
+            .endpointOverride(at)
+            .region(Region.US_EAST_1)
+            .forcePathStyle(true)
+            .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(id, secret)))
+            .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+            .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+            .httpClientBuilder(Apache5HttpClient.builder())
+            .build();
+    }
+
+    // ---- object metadata ---------------------------------------------------------------------------------------
+
+    @Test
+    void storedHeadersOfAnObjectWrittenAtTheOriginAreReturnedOnGetAndHead() throws Exception
+    {
+        final byte[] bytes = bytes(150_000, 11);
+        direct.putObject((r) -> r.bucket("lake").key("meta/at-origin.json").contentType("application/json")
+            .cacheControl("max-age=60").contentDisposition("attachment; filename=\"a.json\"")
+            .contentEncoding("gzip").contentLanguage("fr").expires(Instant.parse("2031-01-02T03:04:05Z"))
+            .metadata(Map.of("owner", "team-a", "Mixed-Case", "v 1")), RequestBody.fromBytes(bytes));
+        for (int round = 0; round < 2; round++)
+        {
+            // the second round from the cache: the metadata is kept with the version's size and tag
+            same("GET", "/lake/meta/at-origin.json", Map.of(), true);
+            same("HEAD", "/lake/meta/at-origin.json", Map.of(), false);
+            same("GET", "/lake/meta/at-origin.json", Map.of("Range", "bytes=100-70000"), true);
+            same("GET", "/lake/meta/at-origin.json?response-content-type=text%2Fplain", Map.of(), true);
+        }
+        final Answer head = send(endpoint, ID, SECRET, "HEAD", "/lake/meta/at-origin.json", Map.of(), null);
+        assertEquals("application/json", head.header("content-type"));
+        assertEquals("team-a", head.header("x-amz-meta-owner"));
+        assertEquals("v 1", head.header("x-amz-meta-mixed-case"));
+        assertEquals("bytes", head.acceptRanges());
+    }
+
+    @Test
+    void passThroughWritesCarryEveryStoredHeaderToTheOrigin() throws Exception
+    {
+        final byte[] bytes = bytes(70_000, 12);
+        client.putObject((r) -> r.bucket("lake").key("meta/put.bin").contentType("image/png")
+            .cacheControl("no-cache").contentDisposition("inline").contentLanguage("de")
+            .expires(Instant.parse("2030-05-06T07:08:09Z")).metadata(Map.of("color", "blue")),
+            RequestBody.fromBytes(bytes));
+        final HeadObjectResponse atOrigin = direct.headObject((r) -> r.bucket("lake").key("meta/put.bin"));
+        assertEquals("image/png", atOrigin.contentType());
+        assertEquals("no-cache", atOrigin.cacheControl());
+        assertEquals("inline", atOrigin.contentDisposition());
+        assertEquals("de", atOrigin.contentLanguage());
+        assertEquals("Mon, 06 May 2030 07:08:09 GMT",
+            atOrigin.sdkHttpResponse().firstMatchingHeader("Expires").orElse(null));
+        assertEquals(Map.of("color", "blue"), atOrigin.metadata());
+        same("HEAD", "/lake/meta/put.bin", Map.of(), false);
+        same("GET", "/lake/meta/put.bin", Map.of(), true);
+        // a header the origin does not implement is the origin's refusal (S3Proxy: 501 NotImplemented), as straight
+        same("PUT", "/lake/meta/redirect.bin", Map.of("x-amz-website-redirect-location", "/elsewhere"), false,
+            bytes);
+
+        // a put without a content type is stored with S3's default, as S3 does
+        client.putObject((r) -> r.bucket("logs").key("meta/plain.bin"), RequestBody.fromBytes(bytes));
+        direct.putObject((r) -> r.bucket("logs").key("meta/plain-direct.bin"), RequestBody.fromBytes(bytes));
+        assertEquals(direct.headObject((r) -> r.bucket("logs").key("meta/plain-direct.bin")).contentType(),
+            direct.headObject((r) -> r.bucket("logs").key("meta/plain.bin")).contentType());
+
+        // multipart: the headers of CreateMultipartUpload are the object's
+        final String upload = client.createMultipartUpload((r) -> r.bucket("lake").key("meta/mp.bin")
+            .contentType("text/csv").contentLanguage("en").metadata(Map.of("rows", "42"))).uploadId();
+        final String tag = client.uploadPart((r) -> r.bucket("lake").key("meta/mp.bin").uploadId(upload)
+            .partNumber(1), RequestBody.fromBytes(bytes)).eTag();
+        client.completeMultipartUpload((r) -> r.bucket("lake").key("meta/mp.bin").uploadId(upload)
+            .multipartUpload((m) -> m.parts(CompletedPart.builder().partNumber(1).eTag(tag).build())));
+        final HeadObjectResponse mp = direct.headObject((r) -> r.bucket("lake").key("meta/mp.bin"));
+        assertEquals("text/csv", mp.contentType());
+        assertEquals("en", mp.contentLanguage());
+        assertEquals(Map.of("rows", "42"), mp.metadata());
+        same("HEAD", "/lake/meta/mp.bin", Map.of(), false);
+    }
+
+    @Test
+    void anOverwriteThroughTheCacheReplacesTheMetadataItReturns() throws Exception
+    {
+        final byte[] bytes = bytes(10_000, 13);
+        client.putObject((r) -> r.bucket("logs").key("meta/over.bin").contentType("text/one")
+            .metadata(Map.of("v", "1")), RequestBody.fromBytes(bytes));
+        same("HEAD", "/logs/meta/over.bin", Map.of(), false);
+        client.putObject((r) -> r.bucket("logs").key("meta/over.bin").contentType("text/two")
+            .metadata(Map.of("v", "2")), RequestBody.fromBytes(bytes));
+        final Answer after = same("GET", "/logs/meta/over.bin", Map.of(), true);
+        assertEquals("text/two", after.header("content-type"));
+        assertEquals("2", after.header("x-amz-meta-v"));
+    }
+
+    @Test
+    void awsChunkedIsNotPartOfTheStoredContentEncoding() throws Exception
+    {
+        final byte[] bytes = bytes(5_000, 14);
+        // sent by the SDK as an aws-chunked body (payload signing over http) with the object's own coding
+        client.putObject((r) -> r.bucket("lake").key("meta/chunked.gz").contentEncoding("gzip"),
+            RequestBody.fromBytes(bytes));
+        assertEquals("gzip", direct.headObject((r) -> r.bucket("lake").key("meta/chunked.gz")).contentEncoding());
+        final Answer through = same("HEAD", "/lake/meta/chunked.gz", Map.of(), false);
+        assertEquals("gzip", through.header("content-encoding"));
+    }
+
+    // ---- comparing answers -------------------------------------------------------------------------------------
+
+    /** Sends a request to the server and to S3Proxy and asserts the answers are the same; returns the server's. */
+    private Answer same(final String method, final String pathAndQuery, final Map<String, String> headers,
+        final boolean compareBody) throws Exception
+    {
+        return same(method, pathAndQuery, headers, compareBody, null);
+    }
+
+    private Answer same(final String method, final String pathAndQuery, final Map<String, String> headers,
+        final boolean compareBody, final byte[] requestBody) throws Exception
+    {
+        final Answer origin = send(proxy.endpoint(), S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY, method,
+            pathAndQuery, headers, requestBody);
+        final Answer through = send(endpoint, ID, SECRET, method, pathAndQuery, headers, requestBody);
+        final String what = method + " " + pathAndQuery + " " + headers;
+        assertEquals(origin.status(), through.status(), what);
+        assertEquals(origin.code(), through.code(), what);
+        if (null != origin.code())
+        {
+            // an error: its status and code (the document's other elements, request ids, are each server's own)
+            return through;
+        }
+        assertEquals(origin.defined(), through.defined(), what);
+        if (compareBody)
+        {
+            assertArrayEquals(origin.body(), through.body(), what);
+        }
+        return through;
+    }
+
+    /** A request signed with SigV4 (the body's hash signed) as the SDK's signer does it. */
+    Answer send(final URI at, final String id, final String secret, final String method, final String pathAndQuery,
+        final Map<String, String> headers, final byte[] body) throws Exception
+    {
+        final SdkHttpRequest.Builder unsigned = SdkHttpRequest.builder().method(SdkHttpMethod.fromValue(method))
+            .uri(URI.create(at + pathAndQuery));
+        headers.forEach(unsigned::putHeader);
+        final byte[] payload = null == body ? new byte[0] : body;
+        final SdkHttpRequest signed = AwsV4HttpSigner.create().sign((r) -> r
+            .identity(AwsCredentialsIdentity.create(id, secret))
+            .request(unsigned.build())
+            .payload(ContentStreamProvider.fromByteArray(payload))
+            .putProperty(AwsV4FamilyHttpSigner.SERVICE_SIGNING_NAME, "s3")
+            .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1")
+            .putProperty(AwsV4FamilyHttpSigner.DOUBLE_URL_ENCODE, false)
+            .putProperty(AwsV4FamilyHttpSigner.NORMALIZE_PATH, false)
+            .putProperty(AwsV4FamilyHttpSigner.PAYLOAD_SIGNING_ENABLED, true)
+            .putProperty(AwsV4FamilyHttpSigner.CHUNK_ENCODING_ENABLED, false)).request();
+        final HttpRequest.Builder builder = HttpRequest.newBuilder(signed.getUri())
+            .method(method, null == body ? HttpRequest.BodyPublishers.noBody() :
+                HttpRequest.BodyPublishers.ofByteArray(body));
+        signed.forEachHeader((name, values) ->
+        {
+            if (!name.equalsIgnoreCase("Host") && !name.equalsIgnoreCase("Content-Length"))
+            {
+                values.forEach((value) -> builder.header(name, value));
+            }
+        });
+        final HttpResponse<byte[]> response = http.send(builder.build(), HttpResponse.BodyHandlers.ofByteArray());
+        final Map<String, String> defined = new TreeMap<>();
+        response.headers().map().forEach((name, values) ->
+        {
+            final String lower = name.toLowerCase(Locale.ROOT);
+            if (OBJECT_HEADERS.contains(lower) || lower.startsWith("x-amz-meta-"))
+            {
+                defined.put(lower, String.join(",", values));
+            }
+        });
+        return new Answer(response.statusCode(), defined, response.body(),
+            response.headers().firstValue("Accept-Ranges").orElse(null));
+    }
+
+    /** An answer: its status, the S3-defined headers, its body. */
+    record Answer(int status, Map<String, String> defined, byte[] body, String acceptRanges)
+    {
+        String header(final String name)
+        {
+            return defined.get(name);
+        }
+
+        /** The error code of an error document, or {@code null}. */
+        String code()
+        {
+            final String text = new String(body, StandardCharsets.UTF_8);
+            final int at = text.indexOf("<Code>");
+            return status < 300 || at < 0 ? null : text.substring(at + 6, text.indexOf("</Code>"));
+        }
+
+        String text()
+        {
+            return new String(body, StandardCharsets.UTF_8);
+        }
+    }
+
+    static byte[] bytes(final int size, final long seed)
+    {
+        final byte[] bytes = new byte[size];
+        new Random(seed).nextBytes(bytes);
+        return bytes;
+    }
+
+    static List<String> elements(final String xml, final String name)
+    {
+        final List<String> values = new ArrayList<>();
+        final String open = "<" + name + ">";
+        int at = xml.indexOf(open);
+        while (at >= 0)
+        {
+            final int end = xml.indexOf("</" + name + ">", at);
+            values.add(xml.substring(at + open.length(), end));
+            at = xml.indexOf(open, end);
+        }
+        return values;
+    }
+}
