@@ -36,6 +36,18 @@ public interface BucketBackend
     CompletableFuture<ObjectInfo> stat(String key);
 
     /**
+     * The version of an object and where one of its parts lies, for a {@code partNumber} read: an object not uploaded
+     * in parts has one part, the whole object; the parts of one that was are the origin's (asked once per version
+     * and part where the backend caches).
+     *
+     * @param key        a validated key.
+     * @param partNumber 1 to 10 000.
+     * @return the part; fails with {@link S3Exception} ({@code InvalidPartNumber}) for a part the object does not
+     *     have, as {@link #stat} for a missing object.
+     */
+    CompletableFuture<ObjectPart> part(String key, int partNumber);
+
+    /**
      * One page of a listing, from the origin (never cached).
      *
      * @param request what to list.

@@ -14,6 +14,8 @@ import dev.offcache.range.origin.ObjectMetadata;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.tier.ObjectName;
 import dev.offcache.server.tier.TieredBlockStore;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,11 +29,19 @@ import org.slf4j.LoggerFactory;
  */
 public final class EngineBackend extends OriginBackend
 {
+    /** Part ranges remembered: 100 bytes or so each. */
+    private static final int MAX_PARTS = 100_000;
     private static final Logger LOG = LoggerFactory.getLogger(EngineBackend.class);
 
     private final RangeCache cache;
     private final TieredBlockStore tiers;
     private final String keyPrefix;
+    /**
+     * Where the parts of multipart objects lie, as the origin answered, by key, version tag and part: a rewritten
+     * object's parts are asked again, the old version's age out.
+     */
+    private final Cache<PartKey, MultipartUploads.PartRange> parts =
+        Caffeine.newBuilder().maximumSize(MAX_PARTS).build();
 
     /**
      * The backend of the one bucket over an engine: engine keys are the bucket's keys.
@@ -78,6 +88,44 @@ public final class EngineBackend extends OriginBackend
     public CompletableFuture<ObjectInfo> stat(final String key)
     {
         return cache.statAsync(cacheKey(key)).thenApply((info) -> info.withKey(key));
+    }
+
+    /**
+     * A part of the version the cache holds; when the origin's answer is about another version (the object was
+     * rewritten behind the cache), the engine forgets the key and the part of the new version is read.
+     */
+    @Override
+    public CompletableFuture<ObjectPart> part(final String key, final int partNumber)
+    {
+        return stat(key).thenCompose((info) -> partOf(key, info, partNumber)).thenCompose((part) ->
+        {
+            if (null != part)
+            {
+                return CompletableFuture.completedFuture(part);
+            }
+            final String cacheKey = cacheKey(key);
+            forgetOnSsd(cacheKey);
+            cache.invalidate(cacheKey);
+            return super.part(key, partNumber);
+        });
+    }
+
+    /** Parts of a version never move: the origin's answer is kept, per key, tag and part (bounded). */
+    @Override
+    protected CompletableFuture<MultipartUploads.PartRange> partRange(
+        final String key, final String etag, final int partNumber)
+    {
+        final PartKey partKey = new PartKey(key, etag, partNumber);
+        final MultipartUploads.PartRange known = parts.getIfPresent(partKey);
+        if (null != known)
+        {
+            return CompletableFuture.completedFuture(known);
+        }
+        return super.partRange(key, etag, partNumber).thenApply((range) ->
+        {
+            parts.put(new PartKey(key, range.etag(), partNumber), range);
+            return range;
+        });
     }
 
     @Override
@@ -149,6 +197,10 @@ public final class EngineBackend extends OriginBackend
         final String cacheKey = cacheKey(key);
         forgetOnSsd(cacheKey);
         return cache.delete(cacheKey).thenRun(() -> forgetOnSsd(cacheKey));
+    }
+
+    private record PartKey(String key, String etag, int partNumber)
+    {
     }
 
     private void forgetOnSsd(final String cacheKey)

@@ -254,71 +254,83 @@ public final class S3Service
                 "Cannot specify both Range header and partNumber query parameter");
         }
         ObjectHeaders.checkOverrides(request.query());
-        return bucket.backend().stat(key).thenApply((info) ->
+        if (null != partNumber)
         {
-            final String etag = ObjectHeaders.etagOf(info);
-            final long lastModified = ObjectHeaders.lastModifiedOf(info);
-            final Conditions.Result condition = Conditions.evaluate(headers, etag,
-                info.hasLastModified() ? info.lastModifiedMillis() : -1, clock.millis());
-            if (condition.outcome() == Conditions.Outcome.PRECONDITION_FAILED)
+            return bucket.backend().part(key, partNumber(partNumber)).thenApply((part) ->
+                objectAnswer(bucket, key, request, headers, part.version(), part));
+        }
+        return bucket.backend().stat(key).thenApply((info) -> objectAnswer(bucket, key, request, headers, info, null));
+    }
+
+    /** The answer to a GET or HEAD of a version, or of one of its parts. */
+    private S3Answer objectAnswer(
+        final S3Buckets.Bucket bucket, final String key, final S3Request request, final HttpHeaders headers,
+        final ObjectInfo info, final ObjectPart part)
+    {
+        final String range = headers.get(HttpHeaderNames.RANGE);
+        final String etag = ObjectHeaders.etagOf(info);
+        final long lastModified = ObjectHeaders.lastModifiedOf(info);
+        final Conditions.Result condition = Conditions.evaluate(headers, etag,
+            info.hasLastModified() ? info.lastModifiedMillis() : -1, clock.millis());
+        if (condition.outcome() == Conditions.Outcome.PRECONDITION_FAILED)
+        {
+            throw new S3Exception(S3ErrorCode.PRECONDITION_FAILED).with("Condition", condition.condition());
+        }
+        final HttpHeaders out = new DefaultHttpHeaders();
+        if (condition.outcome() == Conditions.Outcome.NOT_MODIFIED)
+        {
+            out.set(HttpHeaderNames.ETAG, etag)
+                .set(HttpHeaderNames.LAST_MODIFIED, AmzDates.formatHttpDate(lastModified));
+            return new S3Answer.Complete(304, out, "");
+        }
+        ObjectHeaders.apply(out, info, request.query());
+        final long size = info.size();
+        long start = 0;
+        long length = size;
+        boolean partial = false;
+        if (null != part && part.partsCount() != ObjectPart.WHOLE)
+        {
+            // a part is a range of the object (S3 answers 206 even for the one part of a whole object)
+            start = part.start();
+            length = part.length();
+            partial = true;
+            if (part.partsCount() > 0)
             {
-                throw new S3Exception(S3ErrorCode.PRECONDITION_FAILED).with("Condition", condition.condition());
+                out.set("x-amz-mp-parts-count", part.partsCount());
             }
-            final HttpHeaders out = new DefaultHttpHeaders();
-            if (condition.outcome() == Conditions.Outcome.NOT_MODIFIED)
+        }
+        else if (null != range)
+        {
+            try
             {
-                out.set(HttpHeaderNames.ETAG, etag)
-                    .set(HttpHeaderNames.LAST_MODIFIED, AmzDates.formatHttpDate(lastModified));
-                return new S3Answer.Complete(304, out, "");
-            }
-            ObjectHeaders.apply(out, info, request.query());
-            final long size = info.size();
-            long start = 0;
-            long length = size;
-            boolean partial = false;
-            if (null != partNumber)
-            {
-                if (!"1".equals(partNumber))
-                {
-                    throw new S3Exception(S3ErrorCode.INVALID_PART_NUMBER).with("PartNumberRequested", partNumber)
-                        .with("ActualPartCount", "1");
-                }
+                final ByteRange parsed = RangeHeader.parse(range, size);
+                start = parsed.position();
+                length = parsed.length();
                 partial = true;
-                out.set("x-amz-mp-parts-count", "1");
             }
-            else if (null != range)
+            catch (final RangeHeader.RangeException ex)
             {
-                try
+                if (ex.unsatisfiable())
                 {
-                    final ByteRange parsed = RangeHeader.parse(range, size);
-                    start = parsed.position();
-                    length = parsed.length();
-                    partial = true;
+                    throw new S3Exception(S3ErrorCode.INVALID_RANGE).with("RangeRequested", range)
+                        .with("ActualObjectSize", Long.toString(size));
                 }
-                catch (final RangeHeader.RangeException ex)
-                {
-                    if (ex.unsatisfiable())
-                    {
-                        throw new S3Exception(S3ErrorCode.INVALID_RANGE).with("RangeRequested", range)
-                            .with("ActualObjectSize", Long.toString(size));
-                    }
-                    // S3 serves the whole object for a Range it cannot parse (RFC 9110: ignore it)
-                }
+                // S3 serves the whole object for a Range it cannot parse (RFC 9110: ignore it)
             }
-            out.set(HttpHeaderNames.CONTENT_LENGTH, length);
-            if (partial)
+        }
+        out.set(HttpHeaderNames.CONTENT_LENGTH, length);
+        if (partial)
+        {
+            out.set(HttpHeaderNames.CONTENT_RANGE,
+                "bytes " + start + "-" + (start + length - 1) + "/" + size);
+            if (length == 0)
             {
-                out.set(HttpHeaderNames.CONTENT_RANGE,
-                    "bytes " + start + "-" + (start + length - 1) + "/" + size);
-                if (length == 0)
-                {
-                    // only a whole empty object by partNumber gets here: S3 answers it like a plain GET
-                    out.remove(HttpHeaderNames.CONTENT_RANGE);
-                    return new S3Answer.ObjectBody(200, out, bucket.backend().cacheKey(key), 0, 0);
-                }
+                // only a whole empty object by partNumber gets here: S3 answers it like a plain GET
+                out.remove(HttpHeaderNames.CONTENT_RANGE);
+                return new S3Answer.ObjectBody(200, out, bucket.backend().cacheKey(key), 0, 0);
             }
-            return new S3Answer.ObjectBody(partial ? 206 : 200, out, bucket.backend().cacheKey(key), start, length);
-        });
+        }
+        return new S3Answer.ObjectBody(partial ? 206 : 200, out, bucket.backend().cacheKey(key), start, length);
     }
 
     private CompletableFuture<S3Answer> write(

@@ -197,6 +197,57 @@ class S3ApiMatchesOriginTest
         assertEquals("gzip", through.header("content-encoding"));
     }
 
+    // ---- parts -------------------------------------------------------------------------------------------------
+
+    @Test
+    void aPartNumberReadServesThatPartsBytesWithThePartCount() throws Exception
+    {
+        final int mib = 1024 * 1024;
+        final byte[] first = bytes(5 * mib, 21);
+        final byte[] second = bytes(300_001, 22);
+        final String upload = direct.createMultipartUpload((r) -> r.bucket("lake").key("parts/two.bin")
+            .contentType("text/two")).uploadId();
+        final String tag1 = direct.uploadPart((r) -> r.bucket("lake").key("parts/two.bin").uploadId(upload)
+            .partNumber(1), RequestBody.fromBytes(first)).eTag();
+        final String tag2 = direct.uploadPart((r) -> r.bucket("lake").key("parts/two.bin").uploadId(upload)
+            .partNumber(2), RequestBody.fromBytes(second)).eTag();
+        direct.completeMultipartUpload((r) -> r.bucket("lake").key("parts/two.bin").uploadId(upload)
+            .multipartUpload((m) -> m.parts(CompletedPart.builder().partNumber(1).eTag(tag1).build(),
+                CompletedPart.builder().partNumber(2).eTag(tag2).build())));
+        // S3Proxy does not serve parts: it answers a partNumber read with the whole object (200, no count), so
+        // the endpoint, which asks the origin where a part lies, answers as the origin — never other bytes
+        final long headsBefore = proxy.counters().heads();
+        for (int round = 0; round < 2; round++)
+        {
+            same("GET", "/lake/parts/two.bin?partNumber=1", Map.of(), true);
+            same("GET", "/lake/parts/two.bin?partNumber=2", Map.of(), true);
+            same("HEAD", "/lake/parts/two.bin?partNumber=2", Map.of(), false);
+        }
+        // S3's refusals where S3Proxy ignores the part number: part 0, and a part with a Range
+        assertEquals("InvalidArgument", send(endpoint, ID, SECRET, "GET", "/lake/parts/two.bin?partNumber=0",
+            Map.of(), null).code());
+        assertEquals("InvalidRequest", send(endpoint, ID, SECRET, "GET", "/lake/parts/two.bin?partNumber=1",
+            Map.of("Range", "bytes=0-9"), null).code());
+        // the comparison's own two HEADs straight at S3Proxy, and the server's three: the version, parts 1 and 2,
+        // each once (the second round from what the server keeps)
+        assertEquals(2 + 3, proxy.counters().heads() - headsBefore);
+        // a part past the count the object's tag gives: S3's 416 InvalidPartNumber (S3Proxy answers 200 whole)
+        final Answer third = send(endpoint, ID, SECRET, "GET", "/lake/parts/two.bin?partNumber=3", Map.of(), null);
+        assertEquals(416, third.status());
+        assertEquals("InvalidPartNumber", third.code());
+
+        // an object not uploaded in parts is its own part 1 and has no part 2, as S3 documents (206 with the whole
+        // object, 416); S3Proxy answers both with 200 and the whole object
+        direct.putObject((r) -> r.bucket("lake").key("parts/one.bin"), RequestBody.fromBytes(second));
+        final Answer whole = send(endpoint, ID, SECRET, "GET", "/lake/parts/one.bin?partNumber=1", Map.of(), null);
+        assertEquals(206, whole.status());
+        assertEquals("bytes 0-300000/300001", whole.header("content-range"));
+        assertArrayEquals(second, whole.body());
+        assertEquals(null, whole.header("x-amz-mp-parts-count"));
+        assertEquals(416, send(endpoint, ID, SECRET, "HEAD", "/lake/parts/one.bin?partNumber=2", Map.of(), null)
+            .status());
+    }
+
     // ---- comparing answers -------------------------------------------------------------------------------------
 
     /** Sends a request to the server and to S3Proxy and asserts the answers are the same; returns the server's. */

@@ -344,6 +344,34 @@ public final class S3Origin implements ObjectStore, MultipartUploads
     }
 
     @Override
+    public CompletableFuture<PartRange> partRange(final String key, final int partNumber)
+    {
+        ObjectKeys.validate(key);
+        return client.headObject((b) -> b.bucket(bucket).key(key).partNumber(partNumber))
+            .handle((response, error) ->
+            {
+                if (error != null)
+                {
+                    if (statusOf(error) == 416)
+                    {
+                        throw new RefusedException("InvalidPartNumber", 416, "part " + partNumber + " of '" + key +
+                            "' in " + namespace + " is not satisfiable");
+                    }
+                    throw translate(error, key, null, "HEAD part");
+                }
+                final String range = response.sdkHttpResponse().firstMatchingHeader("Content-Range").orElse(null);
+                final long start = rangeStart(range);
+                if (start < 0)
+                {
+                    // the whole object: an S3-compatible server that ignores partNumber (S3Proxy)
+                    return new PartRange(0, response.contentLength(), 0, response.eTag());
+                }
+                return new PartRange(start, response.contentLength(),
+                    null == response.partsCount() ? 1 : response.partsCount(), response.eTag());
+            });
+    }
+
+    @Override
     public CompletableFuture<String> createMultipartUpload(final String key, final ObjectMetadata metadata)
     {
         ObjectKeys.validate(key);
@@ -555,6 +583,24 @@ public final class S3Origin implements ObjectStore, MultipartUploads
                 op + " of '" + key + "' in " + namespace + ": " + s3.awsErrorDetails().errorMessage());
         }
         return translate(error, key, null, op);
+    }
+
+    /** The first byte of a {@code Content-Range: bytes S-E/T}, or -1 when there is none. */
+    private static long rangeStart(final String contentRange)
+    {
+        if (null == contentRange || !contentRange.regionMatches(true, 0, "bytes ", 0, 6))
+        {
+            return -1;
+        }
+        final int dash = contentRange.indexOf('-', 6);
+        try
+        {
+            return dash < 0 ? -1 : Long.parseLong(contentRange.substring(6, dash).trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            return -1;
+        }
     }
 
     private static long millisOf(final Instant time)

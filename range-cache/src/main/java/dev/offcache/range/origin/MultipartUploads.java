@@ -29,6 +29,19 @@ public interface MultipartUploads
     }
 
     /**
+     * Where one part of a completed object lies, as the origin answers a {@code HEAD} with {@code partNumber}.
+     *
+     * @param start      the part's first byte in the object.
+     * @param length     its length in bytes.
+     * @param partsCount how many parts the object has; 0 when the origin answered with the whole object rather than a
+     *                   part (a server that does not serve parts).
+     * @param etag       the tag of the object version the answer is about.
+     */
+    record PartRange(long start, long length, int partsCount, String etag)
+    {
+    }
+
+    /**
      * One page of an upload's parts.
      *
      * @param parts                the parts, by part number.
@@ -84,6 +97,16 @@ public interface MultipartUploads
             return status;
         }
     }
+
+    /**
+     * Where a part of a completed object lies (a {@code HEAD} with {@code partNumber}).
+     *
+     * @param key        the object key.
+     * @param partNumber 1 to 10 000.
+     * @return the part's range; fails with {@link RefusedException} ({@code InvalidPartNumber}) for a part the
+     *     object does not have, {@link ObjectNotFoundException} for a missing object.
+     */
+    CompletableFuture<PartRange> partRange(String key, int partNumber);
 
     /**
      * Starts an upload.
