@@ -28,6 +28,17 @@ public interface BucketBackend
     String cacheKey(String key);
 
     /**
+     * This bucket without the cache: writes of keys the cache never serves (a directory marker {@code dir/}) go
+     * straight to the origin, with nothing to forget or warm.
+     *
+     * @return the backend straight over the origin (this one when it is already).
+     */
+    default BucketBackend straight()
+    {
+        return this;
+    }
+
+    /**
      * The size, time and tag of an object (remembered by the cache for the version it holds).
      *
      * @param key a validated key.

@@ -36,6 +36,7 @@ public final class EngineBackend extends OriginBackend
     private final RangeCache cache;
     private final TieredBlockStore tiers;
     private final String keyPrefix;
+    private final OriginBackend straight;
     /**
      * Where the parts of multipart objects lie, as the origin answered, by key, version tag and part: a rewritten
      * object's parts are asked again, the old version's age out.
@@ -76,6 +77,13 @@ public final class EngineBackend extends OriginBackend
         this.cache = cache;
         this.tiers = tiers;
         this.keyPrefix = keyPrefix;
+        this.straight = new OriginBackend(origin);
+    }
+
+    @Override
+    public BucketBackend straight()
+    {
+        return straight;
     }
 
     @Override

@@ -44,6 +44,12 @@ public enum S3ErrorCode
     /** A body shorter than its declared length. */
     INCOMPLETE_BODY("IncompleteBody", 400, "You did not provide the number of bytes specified by the Content-Length " +
         "HTTP header."),
+    /** A write without a {@code Content-Length} (a chunked transfer): S3 needs its length. */
+    MISSING_CONTENT_LENGTH("MissingContentLength", 411, "You must provide the Content-Length HTTP header."),
+    /** A CORS preflight ({@code OPTIONS}) without an {@code Origin}. */
+    BAD_REQUEST("BadRequest", 400, "Insufficient information. Origin request header needed."),
+    /** A CORS preflight: this endpoint has no CORS configuration. */
+    ACCESS_FORBIDDEN("AccessForbidden", 403, "CORSResponse: CORS is not enabled for this bucket."),
     /** A body larger than the endpoint takes. */
     ENTITY_TOO_LARGE("EntityTooLarge", 400, "Your proposed upload exceeds the maximum allowed object size."),
     /** A request body that is not the XML document the operation takes. */

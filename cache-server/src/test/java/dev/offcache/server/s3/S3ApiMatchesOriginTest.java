@@ -71,11 +71,11 @@ class S3ApiMatchesOriginTest
     @BeforeAll
     void start() throws Exception
     {
-        proxy = S3ProxyServer.start("lake", "logs");
+        proxy = S3ProxyServer.start("lake", "logs", "spare");
         direct = sdk(proxy.endpoint(), S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY);
         scratch = Files.createTempDirectory("offcache-s3-same");
         program = S3ApiClientsTest.startProgram(List.of("--s3-endpoint", proxy.endpoint().toString(),
-            "--s3-bucket", "lake,logs", "--s3-access-key", S3ProxyServer.ACCESS_KEY, "--s3-secret-key",
+            "--s3-bucket", "lake,logs,spare", "--s3-access-key", S3ProxyServer.ACCESS_KEY, "--s3-secret-key",
             S3ProxyServer.SECRET_KEY), scratch.resolve("ssd"), "32", "--s3-api-writes", "PASS_THROUGH");
         endpoint = URI.create("http://127.0.0.1:" + program.server().s3Address().getPort());
         client = sdk(endpoint, ID, SECRET);
@@ -248,6 +248,182 @@ class S3ApiMatchesOriginTest
             .status());
     }
 
+    // ---- listings ----------------------------------------------------------------------------------------------
+
+    @Test
+    void listingsAreTheOriginsWithEveryKeyPageAndOwner() throws Exception
+    {
+        final List<String> keys = List.of("ls/dir/", "ls/dir/a.txt", "ls/dir/sub/", "ls/dir/sub/b.txt", "ls//double",
+            "ls/./dot", "ls/a b+c", "ls/tab\tkey", "ls/ctl\u0001key", "ls/\u00e9t\u00e9", "ls/z", "/ls-leading");
+        final List<String> stored = new ArrayList<>();
+        for (final String key : keys)
+        {
+            try
+            {
+                direct.putObject((r) -> r.bucket("logs").key(key), RequestBody.fromString(key));
+                stored.add(key);
+            }
+            catch (final software.amazon.awssdk.services.s3.model.S3Exception ex)
+            {
+                System.out.println("S3Proxy refuses the key '" + key + "': " + ex.getMessage());
+            }
+        }
+        final List<String> queries = new ArrayList<>(List.of(
+            "list-type=2&prefix=ls%2F&encoding-type=url",
+            "list-type=2&prefix=ls%2F&max-keys=2&encoding-type=url",
+            "list-type=2&prefix=ls%2F&delimiter=%2F&encoding-type=url",
+            "list-type=2&prefix=ls%2Fdir%2F&delimiter=%2F",
+            "list-type=2&prefix=ls%2Fdir%2F&fetch-owner=true",
+            "list-type=2&prefix=ls%2Fdir%2F&continuation-token=",
+            "list-type=2&prefix=ls%2Fdir%2F&start-after=ls%2Fdir%2Fa.txt",
+            "list-type=2&max-keys=3&encoding-type=url&fetch-owner=true",
+            "prefix=ls%2Fdir%2F",
+            "prefix=ls%2F&max-keys=3&encoding-type=url",
+            "prefix=ls%2F&delimiter=%2F&max-keys=1&encoding-type=url",
+            "prefix=ls%2F&marker=ls%2Fdir%2F&encoding-type=url"));
+        for (final String query : queries)
+        {
+            final Answer origin = send(proxy.endpoint(), S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY, "GET",
+                "/logs?" + query, Map.of(), null);
+            final Answer through = send(endpoint, ID, SECRET, "GET", "/logs?" + query, Map.of(), null);
+            assertEquals(origin.status(), through.status(), query);
+            assertEquals(200, through.status(), query + ": " + through.text());
+            assertEquals(listing(origin.text(), query), listing(through.text(), query), query);
+        }
+        // an empty continuation-token is echoed, as S3 does
+        assertEquals(List.of(""), elements(send(endpoint, ID, SECRET, "GET", "/logs?list-type=2&continuation-token=",
+            Map.of(), null).text().replace("<ContinuationToken/>", "<ContinuationToken></ContinuationToken>"),
+            "ContinuationToken"));
+        // every page of a paged V2 listing, following the tokens, holds the origin's keys
+        String token = null;
+        final List<String> paged = new ArrayList<>();
+        do
+        {
+            final String query = "list-type=2&prefix=ls%2F&max-keys=2&encoding-type=url" +
+                (null == token ? "" : "&continuation-token=" + java.net.URLEncoder.encode(token, StandardCharsets.UTF_8));
+            final String origin = send(proxy.endpoint(), S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY, "GET",
+                "/logs?" + query, Map.of(), null).text();
+            final String through = send(endpoint, ID, SECRET, "GET", "/logs?" + query, Map.of(), null).text();
+            final Map<String, List<String>> originPage = listing(origin, query);
+            final Map<String, List<String>> throughPage = listing(through, query);
+            if (null != token)
+            {
+                // S3Proxy URL-encodes the token it echoes under encoding-type=url; S3 echoes it as sent (the
+                // encoding is for keys, prefixes, delimiters and start-after, not the opaque token)
+                assertEquals(List.of(token), throughPage.remove("ContinuationToken"));
+                originPage.remove("ContinuationToken");
+            }
+            assertEquals(originPage, throughPage, query);
+            assertEquals(elements(through, "Key").isEmpty() ? 0 : elements(through, "Key").size(),
+                Integer.parseInt(elements(through, "KeyCount").get(0)));
+            paged.addAll(elements(through, "Key"));
+            final List<String> next = elements(through, "NextContinuationToken");
+            token = next.isEmpty() ? null : next.get(0);
+        }
+        while (null != token);
+        assertEquals(stored.stream().filter((k) -> k.startsWith("ls/")).count(), paged.size(), paged.toString());
+
+        // a directory marker written through the cache is the origin's object
+        client.putObject((r) -> r.bucket("logs").key("ls/new-dir/"), RequestBody.empty());
+        assertEquals(0L, direct.headObject((r) -> r.bucket("logs").key("ls/new-dir/")).contentLength());
+        client.deleteObject((r) -> r.bucket("logs").key("ls/new-dir/"));
+        assertEquals(404, send(proxy.endpoint(), S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY, "HEAD",
+            "/logs/ls/new-dir/", Map.of(), null).status());
+    }
+
+    /**
+     * A listing's meaning: each top-level element's text, and each {@code Contents} / {@code CommonPrefixes} entry
+     * as its sorted fields, in order. Two departures of S3Proxy from S3 are read past: its times have no
+     * milliseconds ({@code ...:54Z}, S3's {@code ...:54.000Z}: compared as instants), and it always echoes
+     * {@code ContinuationToken} and {@code StartAfter}, empty when not sent (S3 only when sent: an empty one is left
+     * out here unless the query has it), and a version 1 {@code NextMarker} without a delimiter (S3 has none).
+     */
+    private static Map<String, List<String>> listing(final String xml, final String query) throws Exception
+    {
+        final javax.xml.parsers.DocumentBuilderFactory factory = javax.xml.parsers.DocumentBuilderFactory.newInstance();
+        final org.w3c.dom.Element root = factory.newDocumentBuilder()
+            .parse(new java.io.ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8))).getDocumentElement();
+        final Map<String, List<String>> meaning = new TreeMap<>();
+        for (org.w3c.dom.Node node = root.getFirstChild(); null != node; node = node.getNextSibling())
+        {
+            if (node instanceof org.w3c.dom.Element element)
+            {
+                meaning.computeIfAbsent(element.getTagName(), (k) -> new ArrayList<>()).add(fields(element));
+            }
+        }
+        if (List.of("").equals(meaning.get("ContinuationToken")) && !query.contains("continuation-token="))
+        {
+            meaning.remove("ContinuationToken");
+        }
+        if (List.of("").equals(meaning.get("StartAfter")) && !query.contains("start-after="))
+        {
+            meaning.remove("StartAfter");
+        }
+        if (!query.contains("delimiter="))
+        {
+            // S3 gives a version 1 NextMarker only with a delimiter (the client goes on from the last key);
+            // S3Proxy gives it always
+            meaning.remove("NextMarker");
+        }
+        return meaning;
+    }
+
+    private static String fields(final org.w3c.dom.Element element)
+    {
+        final List<String> fields = new ArrayList<>();
+        boolean nested = false;
+        for (org.w3c.dom.Node node = element.getFirstChild(); null != node; node = node.getNextSibling())
+        {
+            if (node instanceof org.w3c.dom.Element child)
+            {
+                nested = true;
+                fields.add(child.getTagName() + "=" + fields(child));
+            }
+        }
+        if (!nested)
+        {
+            return "LastModified".equals(element.getTagName()) ?
+                Instant.parse(element.getTextContent()).toString() : element.getTextContent();
+        }
+        fields.sort(null);
+        return String.join(";", fields);
+    }
+
+    // ---- errors ------------------------------------------------------------------------------------------------
+
+    @Test
+    void errorsAreS3s() throws Exception
+    {
+        // a bucket the origin no longer has: NoSuchBucket on listings and reads, as the origin answers
+        direct.deleteBucket((r) -> r.bucket("spare"));
+        for (final String path : List.of("/spare?list-type=2", "/spare", "/spare?prefix=a", "/spare/some/key"))
+        {
+            assertEquals("NoSuchBucket", same("GET", path, Map.of(), false).code(), path);
+        }
+        assertEquals(404, same("HEAD", "/spare/some/key", Map.of(), false).status());
+
+        // a CORS preflight without an Origin: 400 (S3's BadRequest); with one, this endpoint has no CORS rules
+        final Answer noOrigin = send(endpoint, ID, SECRET, "OPTIONS", "/lake/k", Map.of(), null);
+        assertEquals(400, noOrigin.status());
+        assertEquals("BadRequest", noOrigin.code());
+        final Answer withOrigin = send(endpoint, ID, SECRET, "OPTIONS", "/lake/k", Map.of("Origin",
+            "http://example.test", "Access-Control-Request-Method", "GET"), null);
+        assertEquals(403, withOrigin.status());
+        assertEquals("AccessForbidden", withOrigin.code());
+
+        // a PutObject whose body comes in HTTP chunks without a length: 411 MissingContentLength, nothing written
+        final HttpRequest chunked = HttpRequest.newBuilder(URI.create(endpoint + "/lake/err/chunked.bin"))
+            .PUT(HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofByteArray(bytes(1000, 31))))
+            .header("Authorization", "AWS4-HMAC-SHA256 Credential=" + ID + "/20260101/us-east-1/s3/aws4_request, " +
+                "SignedHeaders=host, Signature=00")
+            .header("x-amz-content-sha256", "UNSIGNED-PAYLOAD").build();
+        final HttpResponse<String> refused = http.send(chunked, HttpResponse.BodyHandlers.ofString());
+        assertEquals(411, refused.statusCode(), refused.body());
+        assertEquals(List.of("MissingContentLength"), elements(refused.body(), "Code"));
+        assertEquals(404, send(proxy.endpoint(), S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY, "HEAD",
+            "/lake/err/chunked.bin", Map.of(), null).status());
+    }
+
     // ---- comparing answers -------------------------------------------------------------------------------------
 
     /** Sends a request to the server and to S3Proxy and asserts the answers are the same; returns the server's. */
@@ -266,7 +442,7 @@ class S3ApiMatchesOriginTest
         final String what = method + " " + pathAndQuery + " " + headers;
         assertEquals(origin.status(), through.status(), what);
         assertEquals(origin.code(), through.code(), what);
-        if (null != origin.code())
+        if (null != origin.code() || origin.status() >= 400)
         {
             // an error: its status and code (the document's other elements, request ids, are each server's own)
             return through;

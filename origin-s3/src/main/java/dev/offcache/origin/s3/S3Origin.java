@@ -32,6 +32,7 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.EncodingType;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -302,7 +303,10 @@ public final class S3Origin implements ObjectStore, MultipartUploads
                 .delimiter(request.delimiter())
                 .continuationToken(request.continuationToken())
                 .startAfter(null == request.continuationToken() ? request.startAfter() : null)
-                .maxKeys(request.maxKeys()))
+                .maxKeys(request.maxKeys())
+                .fetchOwner(true)
+                // keys as URL-encoded text (the SDK decodes them): a key with a control character is not XML 1.0
+                .encodingType(EncodingType.URL))
             .handle((response, error) ->
             {
                 if (error != null)
@@ -317,7 +321,7 @@ public final class S3Origin implements ObjectStore, MultipartUploads
                 for (final S3Object object : response.contents())
                 {
                     objects.add(new ObjectInfo(object.key(), object.size(), millisOf(object.lastModified()),
-                        object.eTag()));
+                        object.eTag(), listed(object)));
                 }
                 final List<String> prefixes = new ArrayList<>(response.commonPrefixes().size());
                 for (final CommonPrefix prefix : response.commonPrefixes())
@@ -442,6 +446,25 @@ public final class S3Origin implements ObjectStore, MultipartUploads
                 }
                 return null;
             });
+    }
+
+    /** What a listing says of an object beside its size, time and tag: its storage class and owner. */
+    private static ObjectMetadata listed(final S3Object object)
+    {
+        final Map<String, String> fields = new TreeMap<>();
+        if (null != object.storageClassAsString())
+        {
+            fields.put("x-amz-storage-class", object.storageClassAsString());
+        }
+        if (null != object.owner() && null != object.owner().id())
+        {
+            fields.put(ObjectMetadata.OWNER_ID, object.owner().id());
+            if (null != object.owner().displayName())
+            {
+                fields.put(ObjectMetadata.OWNER_DISPLAY_NAME, object.owner().displayName());
+            }
+        }
+        return ObjectMetadata.ofFields(fields);
     }
 
     /** S3's content type of an object written without one (the SDK would send its own default otherwise). */
@@ -654,6 +677,13 @@ public final class S3Origin implements ObjectStore, MultipartUploads
         final Throwable cause = error instanceof CompletionException && error.getCause() != null ?
             error.getCause() : error;
         final int status = statusOf(cause);
+        if (status == 404 && cause instanceof S3Exception s3 && null != s3.awsErrorDetails() &&
+            "NoSuchBucket".equals(s3.awsErrorDetails().errorCode()))
+        {
+            // not a missing object: the bucket is gone, which S3 clients are told as such
+            return new RefusedException("NoSuchBucket", 404, op + " of '" + key + "': " + namespace +
+                " does not exist");
+        }
         if (status == 404)
         {
             return new ObjectNotFoundException(namespace, key);

@@ -11,7 +11,8 @@ import java.util.function.BiConsumer;
  * {@code Cache-Control}, {@code Expires}, {@code Content-Encoding}, {@code Content-Language},
  * {@code Content-Disposition}, user metadata ({@code x-amz-meta-*}), the storage class, server-side encryption, and
  * the other {@code x-amz-*} headers S3 sets on a {@code GetObject} or {@code HeadObject} answer from what the object
- * was written with. Like the bytes they are write-once per version, so the engine keeps them with the version's size
+ * was written with. A listing's entries carry what a listing says instead: the storage class and the owner
+ * ({@link #OWNER_ID}, {@link #OWNER_DISPLAY_NAME}). Like the bytes they are write-once per version, so the engine keeps them with the version's size
  * and tag ({@link ObjectInfo#metadata()}) and a cache answers with them exactly.
  *
  * <p>Names are lower case, sorted; values as the origin sent them. Bounded: S3 caps the request headers that set
@@ -24,6 +25,10 @@ public final class ObjectMetadata
     public static final ObjectMetadata NONE = new ObjectMetadata(new String[0]);
     /** The most bytes of names and values kept: S3's limit on the request headers that set them. */
     public static final int MAX_BYTES = 8 * 1024;
+    /** In a listing's entries only: the owner's canonical id, where the origin lists it. */
+    public static final String OWNER_ID = "owner-id";
+    /** In a listing's entries only: the owner's display name, where the origin lists it. */
+    public static final String OWNER_DISPLAY_NAME = "owner-display-name";
     /** The prefix of user metadata headers. */
     public static final String USER_PREFIX = "x-amz-meta-";
 
