@@ -18,7 +18,7 @@ public final class S3RequestParser
     /** Query parameters that do not name a sub-resource: listing options, overrides, signing, SDK hints. */
     private static final Set<String> PLAIN_PARAMETERS = Set.of(
         "prefix", "delimiter", "marker", "max-keys", "encoding-type", "list-type", "continuation-token",
-        "start-after", "fetch-owner", "x-id", "versionId", "partNumber",
+        "start-after", "fetch-owner", "x-id", "versionId", "partNumber", "AWSAccessKeyId", "Signature", "Expires",
         "response-content-type", "response-content-language", "response-expires", "response-cache-control",
         "response-content-disposition", "response-content-encoding");
 

@@ -152,23 +152,33 @@ final class SigV2Verifier
             throw new S3Exception(S3ErrorCode.INVALID_ACCESS_KEY_ID).with("AWSAccessKeyId", accessKeyId);
         }
         final String stringToSign = stringToSign(method, resource, query, headers, dateLine);
-        final byte[] expected;
-        try
-        {
-            mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA1"));
-            expected = Base64.getEncoder().encode(mac.doFinal(stringToSign.getBytes(StandardCharsets.UTF_8)));
-        }
-        catch (final InvalidKeyException ex)
-        {
-            throw new IllegalStateException(ex);
-        }
-        if (!MessageDigest.isEqual(expected, signature.getBytes(StandardCharsets.UTF_8)))
+        final byte[] presented = signature.getBytes(StandardCharsets.UTF_8);
+        final int slash = resource.indexOf('/', 1);
+        // a bucket's own resource is signed as /BUCKET/ (S3's examples) or /BUCKET (as sent path-style): either
+        final String otherForm = slash < 0 ? resource + "/" : slash == resource.length() - 1 ?
+            resource.substring(0, slash) : null;
+        if (!matches(secret, stringToSign, presented) && (null == otherForm ||
+            !matches(secret, stringToSign(method, otherForm, query, headers, dateLine), presented)))
         {
             // the string to sign helps a client find its mistake; the signatures themselves are never echoed
             throw new S3Exception(S3ErrorCode.SIGNATURE_DOES_NOT_MATCH).with("AWSAccessKeyId", accessKeyId)
                 .with("StringToSign", stringToSign);
         }
         return new Authentication(accessKeyId, SignatureV4.UNSIGNED_PAYLOAD, null, null, null, null);
+    }
+
+    private boolean matches(final String secret, final String stringToSign, final byte[] presented)
+    {
+        try
+        {
+            mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA1"));
+            return MessageDigest.isEqual(
+                Base64.getEncoder().encode(mac.doFinal(stringToSign.getBytes(StandardCharsets.UTF_8))), presented);
+        }
+        catch (final InvalidKeyException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
     }
 
     /** S3's Signature Version 2 string to sign. */
