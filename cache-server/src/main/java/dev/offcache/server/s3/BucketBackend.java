@@ -84,7 +84,8 @@ public interface BucketBackend
     CompletableFuture<ObjectInfo> put(String key, ByteBuffer bytes);
 
     /**
-     * Whether writes of this bucket stream their bodies to the origin ({@link #put(String, long, ObjectMetadata, Flow.Publisher)},
+     * Whether writes of this bucket stream their bodies to the origin
+     * ({@link #put(String, long, ObjectMetadata, Flow.Publisher)},
      * {@link #uploadPart(String, String, int, long, Flow.Publisher)}) rather than taking them whole.
      *
      * @return true for an S3 origin.

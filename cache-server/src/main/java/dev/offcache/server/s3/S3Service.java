@@ -404,8 +404,9 @@ public final class S3Service
             case CREATE_MULTIPART_UPLOAD:
             {
                 final String key = writtenKey(request.key());
-                return backendFor(bucket, key).createMultipartUpload(key, ObjectHeaders.written(headers)).thenApply((uploadId) ->
-                    complete(200, S3Xml.initiateMultipartUpload(bucket.name(), key, uploadId)));
+                return backendFor(bucket, key).createMultipartUpload(key, ObjectHeaders.written(headers))
+                    .thenApply((uploadId) ->
+                        complete(200, S3Xml.initiateMultipartUpload(bucket.name(), key, uploadId)));
             }
             case UPLOAD_PART:
             {

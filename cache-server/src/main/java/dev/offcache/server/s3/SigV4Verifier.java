@@ -13,14 +13,14 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 
 /**
- * Verifies AWS Signature Version 4 on S3 requests (and hands Version 2 to {@link SigV2Verifier}), in both forms: the {@code Authorization} header and the
- * presigned URL ({@code X-Amz-Algorithm}, {@code X-Amz-Credential}, ... in the query). It rebuilds the canonical
- * request exactly as S3 defines it (path decoded once and encoded again, sorted query, the signed headers trimmed and
- * with inner blanks collapsed, the payload hash), derives the signing key of the credential scope (remembered per
- * key, day and region by {@link S3Credentials}), and compares signatures in constant time. It enforces the skew
- * window of the request time (15 minutes, as S3), the expiry of presigned URLs (at most a week), that {@code host}
- * and every {@code x-amz-*} header are signed, and that a body hashes to its signed {@code x-amz-content-sha256}
- * ({@code UNSIGNED-PAYLOAD} and the empty-body hash are the usual values of reads).
+ * Verifies AWS Signature Version 4 on S3 requests (and hands Version 2 to {@link SigV2Verifier}), in both forms: the
+ * {@code Authorization} header and the presigned URL ({@code X-Amz-Algorithm}, {@code X-Amz-Credential}, ... in the
+ * query). It rebuilds the canonical request exactly as S3 defines it (path decoded once and encoded again, sorted
+ * query, the signed headers trimmed and with inner blanks collapsed, the payload hash), derives the signing key of the
+ * credential scope (remembered per key, day and region by {@link S3Credentials}), and compares signatures in constant
+ * time. It enforces the skew window of the request time (15 minutes, as S3), the expiry of presigned URLs (at most a
+ * week), that {@code host} and every {@code x-amz-*} header are signed, and that a body hashes to its signed {@code
+ * x-amz-content-sha256} ({@code UNSIGNED-PAYLOAD} and the empty-body hash are the usual values of reads).
  *
  * <p>Each failure is an {@link S3Exception} with S3's code for it. One instance per connection (it keeps a
  * {@link Mac} and a digest); not thread-safe.

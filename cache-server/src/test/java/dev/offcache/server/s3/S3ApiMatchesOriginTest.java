@@ -300,7 +300,8 @@ class S3ApiMatchesOriginTest
         do
         {
             final String query = "list-type=2&prefix=ls%2F&max-keys=2&encoding-type=url" +
-                (null == token ? "" : "&continuation-token=" + java.net.URLEncoder.encode(token, StandardCharsets.UTF_8));
+                (null == token ? "" : "&continuation-token=" +
+                    java.net.URLEncoder.encode(token, StandardCharsets.UTF_8));
             final String origin = send(proxy.endpoint(), S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY, "GET",
                 "/logs?" + query, Map.of(), null).text();
             final String through = send(endpoint, ID, SECRET, "GET", "/logs?" + query, Map.of(), null).text();
@@ -478,7 +479,8 @@ class S3ApiMatchesOriginTest
             assertEquals("403 AccessDenied", through.get("expired"), python);
             assertEquals("200 " + sha, through.get("v2-presigned"), python);
             assertEquals("90 " + java.util.HexFormat.of().formatHex(java.security.MessageDigest
-                .getInstance("SHA-256").digest(java.util.Arrays.copyOfRange(object, 10, 100))), through.get("v2-range"));
+                .getInstance("SHA-256").digest(java.util.Arrays.copyOfRange(object, 10, 100))),
+                through.get("v2-range"));
             assertEquals("50000", through.get("v2-head"));
             assertEquals("NoSuchKey", through.get("v2-missing"));
             assertEquals("403", through.get("v2-wrong-secret"));

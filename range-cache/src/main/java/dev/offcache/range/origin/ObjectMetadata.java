@@ -11,9 +11,9 @@ import java.util.function.BiConsumer;
  * {@code Cache-Control}, {@code Expires}, {@code Content-Encoding}, {@code Content-Language},
  * {@code Content-Disposition}, user metadata ({@code x-amz-meta-*}), the storage class, server-side encryption, and
  * the other {@code x-amz-*} headers S3 sets on a {@code GetObject} or {@code HeadObject} answer from what the object
- * was written with. A listing's entries carry what a listing says instead: the storage class and the owner
- * ({@link #OWNER_ID}, {@link #OWNER_DISPLAY_NAME}). Like the bytes they are write-once per version, so the engine keeps them with the version's size
- * and tag ({@link ObjectInfo#metadata()}) and a cache answers with them exactly.
+ * was written with. Like the bytes they are write-once per version, so the engine keeps them with the version's size
+ * and tag ({@link ObjectInfo#metadata()}) and a cache answers with them exactly. A listing's entries carry what a
+ * listing says instead: the storage class and the owner ({@link #OWNER_ID}, {@link #OWNER_DISPLAY_NAME}).
  *
  * <p>Names are lower case, sorted; values as the origin sent them. Bounded: S3 caps the request headers that set
  * them at 8 KB (user metadata at 2 KB), so at most {@link #MAX_BYTES} of names and values are accepted. Immutable and
