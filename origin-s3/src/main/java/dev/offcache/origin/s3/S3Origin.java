@@ -61,6 +61,7 @@ public final class S3Origin implements ObjectStore, MultipartUploads
 {
     /** S3's content type of an object written without one. */
     private static final String DEFAULT_CONTENT_TYPE = "binary/octet-stream";
+    private static final String PROBE = "HEAD bucket";
     private final S3AsyncClient client;
     private final String bucket;
     private final String namespace;
@@ -341,7 +342,7 @@ public final class S3Origin implements ObjectStore, MultipartUploads
             {
                 if (error != null)
                 {
-                    throw translate(error, "", null, "HEAD bucket");
+                    throw translate(error, "", null, PROBE);
                 }
                 return null;
             });
@@ -677,10 +678,11 @@ public final class S3Origin implements ObjectStore, MultipartUploads
         final Throwable cause = error instanceof CompletionException && error.getCause() != null ?
             error.getCause() : error;
         final int status = statusOf(cause);
-        if (status == 404 && cause instanceof S3Exception s3 && null != s3.awsErrorDetails() &&
+        if (status == 404 && !PROBE.equals(op) && cause instanceof S3Exception s3 && null != s3.awsErrorDetails() &&
             "NoSuchBucket".equals(s3.awsErrorDetails().errorCode()))
         {
-            // not a missing object: the bucket is gone, which S3 clients are told as such
+            // not a missing object: the bucket is gone, which S3 clients are told as such (a probe stays "not
+            // found", as its callers expect)
             return new RefusedException("NoSuchBucket", 404, op + " of '" + key + "': " + namespace +
                 " does not exist");
         }
