@@ -42,6 +42,13 @@ final class S3BodyStreamer extends ChannelInboundHandlerAdapter
     /** S3's largest single PUT (object or part); a longer body is left to the aggregator, which refuses it. */
     private static final long MAX_STREAMED_LENGTH = 5L << 30;
 
+    /**
+     * Set here on a request whose body came in HTTP chunks without a length (the aggregator then gives it one, so
+     * the S3 front could no longer tell): S3 answers such a write {@code 411 MissingContentLength}. Removed from
+     * every request first, so a client cannot set it.
+     */
+    static final String UNSIZED_BODY = "x-offcache-unsized-body";
+
     private final S3Api api;
     private final int maxBodyBytes;
     private UploadStream current;
@@ -68,6 +75,14 @@ final class S3BodyStreamer extends ChannelInboundHandlerAdapter
                 body.end();
             }
             return;
+        }
+        if (msg instanceof HttpRequest request)
+        {
+            request.headers().remove(UNSIZED_BODY);
+            if (!HttpUtil.isContentLengthSet(request) && HttpUtil.isTransferEncodingChunked(request))
+            {
+                request.headers().set(UNSIZED_BODY, "true");
+            }
         }
         if (msg instanceof HttpRequest request && !(msg instanceof FullHttpRequest) &&
             request.decoderResult().isSuccess() && refusedAtItsHead(request))

@@ -12,6 +12,7 @@ import dev.offcache.server.s3.S3Answer;
 import dev.offcache.server.s3.S3Api;
 import dev.offcache.server.s3.S3ErrorCode;
 import dev.offcache.server.s3.S3Exception;
+import dev.offcache.server.s3.S3Operation;
 import dev.offcache.server.s3.S3Request;
 import dev.offcache.server.s3.S3Service;
 import dev.offcache.server.s3.SigV4Verifier;
@@ -86,12 +87,21 @@ final class S3Front
             deliver(handler, ctx, OTHER, head, S3Service.error(null, ex, requestId), requestId, keepAlive, startNanos);
             return;
         }
+        if (request.headers().contains(S3BodyStreamer.UNSIZED_BODY) &&
+            (parsed.operation() == S3Operation.PUT_OBJECT || parsed.operation() == S3Operation.UPLOAD_PART))
+        {
+            deliver(handler, ctx, endpointOf(parsed), head, S3Service.error(parsed,
+                new S3Exception(S3ErrorCode.MISSING_CONTENT_LENGTH), requestId), requestId, keepAlive, startNanos);
+            return;
+        }
         final UploadStream upload = request instanceof S3BodyStreamer.Streamed streamed ? streamed.body() : null;
         final Authentication auth;
         try
         {
             auth = null == verifier ? Authentication.DISABLED : verifier.verify(request.method().name(),
-                parsed.rawPath(), parsed.query(), request.headers(), request.content(), null != upload);
+                parsed.rawPath(), parsed.query(), request.headers(), request.content(), null != upload,
+                api.parser().isVirtualHost(request.headers()) ? "/" + parsed.bucket() + parsed.rawPath() :
+                    parsed.rawPath());
         }
         catch (final S3Exception ex)
         {

@@ -8,6 +8,7 @@ import java.util.concurrent.Flow;
 import dev.offcache.range.origin.ListPage;
 import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
+import dev.offcache.range.origin.ObjectMetadata;
 
 /**
  * What the S3 endpoint asks of the storage behind one bucket. Object metadata comes from the cache (one origin HEAD
@@ -27,12 +28,35 @@ public interface BucketBackend
     String cacheKey(String key);
 
     /**
+     * This bucket without the cache: writes of keys the cache never serves (a directory marker {@code dir/}) go
+     * straight to the origin, with nothing to forget or warm.
+     *
+     * @return the backend straight over the origin (this one when it is already).
+     */
+    default BucketBackend straight()
+    {
+        return this;
+    }
+
+    /**
      * The size, time and tag of an object (remembered by the cache for the version it holds).
      *
      * @param key a validated key.
      * @return the metadata; fails with {@link dev.offcache.range.origin.ObjectNotFoundException} when missing.
      */
     CompletableFuture<ObjectInfo> stat(String key);
+
+    /**
+     * The version of an object and where one of its parts lies, for a {@code partNumber} read: an object not uploaded
+     * in parts has one part, the whole object; the parts of one that was are the origin's (asked once per version
+     * and part where the backend caches).
+     *
+     * @param key        a validated key.
+     * @param partNumber 1 to 10 000.
+     * @return the part; fails with {@link S3Exception} ({@code InvalidPartNumber}) for a part the object does not
+     *     have, as {@link #stat} for a missing object.
+     */
+    CompletableFuture<ObjectPart> part(String key, int partNumber);
 
     /**
      * One page of a listing, from the origin (never cached).
@@ -60,7 +84,8 @@ public interface BucketBackend
     CompletableFuture<ObjectInfo> put(String key, ByteBuffer bytes);
 
     /**
-     * Whether writes of this bucket stream their bodies to the origin ({@link #put(String, long, Flow.Publisher)},
+     * Whether writes of this bucket stream their bodies to the origin
+     * ({@link #put(String, long, ObjectMetadata, Flow.Publisher)},
      * {@link #uploadPart(String, String, int, long, Flow.Publisher)}) rather than taking them whole.
      *
      * @return true for an S3 origin.
@@ -72,15 +97,16 @@ public interface BucketBackend
 
     /**
      * Writes an object through to the origin from a stream, as {@link #put(String, ByteBuffer)} does with a whole
-     * body; only where {@link #streamsWrites()}.
+     * body, stored with the write's headers; only where {@link #streamsWrites()}.
      *
-     * @param key    a validated key.
-     * @param length the object's length.
-     * @param body   its bytes, subscribed to once.
+     * @param key      a validated key.
+     * @param length   the object's length.
+     * @param metadata the headers to store with it.
+     * @param body     its bytes, subscribed to once.
      * @return the new version's metadata once the origin has it.
      */
     default CompletableFuture<ObjectInfo> put(
-        final String key, final long length, final Flow.Publisher<ByteBuffer> body)
+        final String key, final long length, final ObjectMetadata metadata, final Flow.Publisher<ByteBuffer> body)
     {
         throw new UnsupportedOperationException("streamed writes");
     }
@@ -113,10 +139,11 @@ public interface BucketBackend
     /**
      * Starts a multipart upload in the origin.
      *
-     * @param key a validated key.
+     * @param key      a validated key.
+     * @param metadata the headers the object is to be stored with.
      * @return the upload id; fails with {@link S3Exception} ({@code NotImplemented}) when the origin takes none.
      */
-    CompletableFuture<String> createMultipartUpload(String key);
+    CompletableFuture<String> createMultipartUpload(String key, ObjectMetadata metadata);
 
     /**
      * Writes one part of an upload to the origin.

@@ -157,7 +157,7 @@ public final class BucketOrigins implements ObjectStore
     {
         final Routed routed = route(key);
         return null == routed ? missing(key) : routed.origin().stat(routed.key()).thenApply((info) ->
-            new ObjectInfo(key, info.size(), info.lastModifiedMillis(), info.etag()));
+            info.withKey(key));
     }
 
     @Override

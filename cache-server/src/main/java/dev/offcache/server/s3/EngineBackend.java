@@ -10,9 +10,12 @@ import dev.offcache.range.engine.ByteRange;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
+import dev.offcache.range.origin.ObjectMetadata;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.server.tier.ObjectName;
 import dev.offcache.server.tier.TieredBlockStore;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,11 +29,20 @@ import org.slf4j.LoggerFactory;
  */
 public final class EngineBackend extends OriginBackend
 {
+    /** Part ranges remembered: 100 bytes or so each. */
+    private static final int MAX_PARTS = 100_000;
     private static final Logger LOG = LoggerFactory.getLogger(EngineBackend.class);
 
     private final RangeCache cache;
     private final TieredBlockStore tiers;
     private final String keyPrefix;
+    private final OriginBackend straight;
+    /**
+     * Where the parts of multipart objects lie, as the origin answered, by key, version tag and part: a rewritten
+     * object's parts are asked again, the old version's age out.
+     */
+    private final Cache<PartKey, MultipartUploads.PartRange> parts =
+        Caffeine.newBuilder().maximumSize(MAX_PARTS).build();
 
     /**
      * The backend of the one bucket over an engine: engine keys are the bucket's keys.
@@ -65,6 +77,13 @@ public final class EngineBackend extends OriginBackend
         this.cache = cache;
         this.tiers = tiers;
         this.keyPrefix = keyPrefix;
+        this.straight = new OriginBackend(origin);
+    }
+
+    @Override
+    public BucketBackend straight()
+    {
+        return straight;
     }
 
     @Override
@@ -76,8 +95,45 @@ public final class EngineBackend extends OriginBackend
     @Override
     public CompletableFuture<ObjectInfo> stat(final String key)
     {
-        return cache.statAsync(cacheKey(key)).thenApply((info) -> keyPrefix.isEmpty() ? info :
-            new ObjectInfo(key, info.size(), info.lastModifiedMillis(), info.etag()));
+        return cache.statAsync(cacheKey(key)).thenApply((info) -> info.withKey(key));
+    }
+
+    /**
+     * A part of the version the cache holds; when the origin's answer is about another version (the object was
+     * rewritten behind the cache), the engine forgets the key and the part of the new version is read.
+     */
+    @Override
+    public CompletableFuture<ObjectPart> part(final String key, final int partNumber)
+    {
+        return stat(key).thenCompose((info) -> partOf(key, info, partNumber)).thenCompose((part) ->
+        {
+            if (null != part)
+            {
+                return CompletableFuture.completedFuture(part);
+            }
+            final String cacheKey = cacheKey(key);
+            forgetOnSsd(cacheKey);
+            cache.invalidate(cacheKey);
+            return super.part(key, partNumber);
+        });
+    }
+
+    /** Parts of a version never move: the origin's answer is kept, per key, tag and part (bounded). */
+    @Override
+    protected CompletableFuture<MultipartUploads.PartRange> partRange(
+        final String key, final String etag, final int partNumber)
+    {
+        final PartKey partKey = new PartKey(key, etag, partNumber);
+        final MultipartUploads.PartRange known = parts.getIfPresent(partKey);
+        if (null != known)
+        {
+            return CompletableFuture.completedFuture(known);
+        }
+        return super.partRange(key, etag, partNumber).thenApply((range) ->
+        {
+            parts.put(new PartKey(key, range.etag(), partNumber), range);
+            return range;
+        });
     }
 
     @Override
@@ -88,11 +144,13 @@ public final class EngineBackend extends OriginBackend
     }
 
     @Override
-    public CompletableFuture<ObjectInfo> put(final String key, final long length, final Flow.Publisher<ByteBuffer> body)
+    public CompletableFuture<ObjectInfo> put(
+        final String key, final long length, final ObjectMetadata metadata, final Flow.Publisher<ByteBuffer> body)
     {
         final MultipartUploads uploads = multipart();
         final String cacheKey = cacheKey(key);
-        return written(key, cacheKey, () -> invalidatedAround(cacheKey, () -> uploads.putObject(key, length, body)));
+        return written(key, cacheKey, () -> invalidatedAround(cacheKey, () ->
+            uploads.putObject(key, length, metadata, body)));
     }
 
     @Override
@@ -137,8 +195,7 @@ public final class EngineBackend extends OriginBackend
                     }
                 });
             }
-            return keyPrefix.isEmpty() ? info : new ObjectInfo(key, info.size(), info.lastModifiedMillis(),
-                info.etag());
+            return info.withKey(key);
         });
     }
 
@@ -148,6 +205,10 @@ public final class EngineBackend extends OriginBackend
         final String cacheKey = cacheKey(key);
         forgetOnSsd(cacheKey);
         return cache.delete(cacheKey).thenRun(() -> forgetOnSsd(cacheKey));
+    }
+
+    private record PartKey(String key, String etag, int partNumber)
+    {
     }
 
     private void forgetOnSsd(final String cacheKey)

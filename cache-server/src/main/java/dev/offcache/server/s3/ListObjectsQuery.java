@@ -14,9 +14,12 @@ import dev.offcache.range.origin.ListPage;
  * @param delimiter         the delimiter or {@code null}.
  * @param maxKeys           the page size asked for (capped at 1000).
  * @param urlEncoded        whether keys and prefixes in the answer are URL-encoded.
- * @param continuationToken the version 2 token or {@code null}.
- * @param startAfter        version 2's {@code start-after} or version 1's {@code marker}, or {@code null}.
- * @param fetchOwner        whether the client asked for owners (they are not known; no Owner is given).
+ * @param continuationToken the version 2 token or {@code null}; empty when the client sent an empty one (echoed, as
+ *                          S3 does, and no token for the origin).
+ * @param startAfter        version 2's {@code start-after} or version 1's {@code marker}, or {@code null}; empty as
+ *                          sent.
+ * @param fetchOwner        whether the answer names each object's owner: version 1 always, version 2 with
+ *                          {@code fetch-owner=true}.
  */
 public record ListObjectsQuery(
     boolean version2,
@@ -75,9 +78,9 @@ public record ListObjectsQuery(
             null == delimiter || delimiter.isEmpty() ? null : delimiter,
             maxKeys,
             null != encoding,
-            version2 ? emptyToNull(S3Request.parameter(query, "continuation-token")) : null,
-            emptyToNull(S3Request.parameter(query, version2 ? "start-after" : "marker")),
-            version2 && "true".equals(S3Request.parameter(query, "fetch-owner")));
+            version2 ? S3Request.parameter(query, "continuation-token") : null,
+            S3Request.parameter(query, version2 ? "start-after" : "marker"),
+            !version2 || "true".equals(S3Request.parameter(query, "fetch-owner")));
     }
 
     /**
@@ -88,11 +91,6 @@ public record ListObjectsQuery(
     public ListPage.Request toPageRequest()
     {
         return new ListPage.Request(prefix, delimiter, continuationToken, startAfter, maxKeys);
-    }
-
-    private static String emptyToNull(final String value)
-    {
-        return null == value || value.isEmpty() ? null : value;
     }
 
     private static S3Exception invalid(final String message, final String name, final String value)

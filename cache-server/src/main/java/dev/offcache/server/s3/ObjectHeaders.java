@@ -1,15 +1,22 @@
 package dev.offcache.server.s3;
 
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 
 import dev.offcache.range.origin.ObjectInfo;
+import dev.offcache.range.origin.ObjectMetadata;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 
 /**
  * The headers S3 puts on an object's {@code GET} and {@code HEAD} answers: a stable {@code ETag} and
- * {@code Last-Modified} per object version, {@code Accept-Ranges}, S3's default {@code Content-Type}
- * ({@code binary/octet-stream}), and the {@code response-*} query overrides a signed request may ask for. The same
+ * {@code Last-Modified} per object version, {@code Accept-Ranges}, the headers stored with the version
+ * ({@link ObjectMetadata}: {@code Content-Type} — S3's default {@code binary/octet-stream} when none —, user metadata,
+ * {@code Cache-Control}...), and the {@code response-*} query overrides a signed request may ask for; and the stored
+ * headers a write carries ({@link #written}). The same
  * tag appears in listings ({@link #etagOf}), so a client that lists and then reads with {@code If-Match} (S3A does)
  * is answered consistently. Stateless and thread-safe.
  */
@@ -25,6 +32,11 @@ public final class ObjectHeaders
         {"response-content-disposition", "Content-Disposition"},
         {"response-content-encoding", "Content-Encoding"},
     };
+
+    /** Headers a write may carry that S3 acts on but does not return as such on reads. */
+    private static final Set<String> WRITE_ONLY = Set.of("x-amz-tagging", "x-amz-acl",
+        "x-amz-server-side-encryption-context", "x-amz-grant-full-control", "x-amz-grant-read",
+        "x-amz-grant-read-acp", "x-amz-grant-write-acp");
 
     private ObjectHeaders()
     {
@@ -88,7 +100,65 @@ public final class ObjectHeaders
     }
 
     /**
-     * Sets the headers of an object answer.
+     * The headers a write ({@code PutObject}, {@code CreateMultipartUpload}) asks the object to be stored with, to
+     * pass on to the origin: every header S3 stores ({@link ObjectMetadata#isStored}) and the write-only ones
+     * ({@code x-amz-tagging}, {@code x-amz-acl}, the SSE context), with {@code aws-chunked} taken out of
+     * {@code Content-Encoding} (it describes the transfer, not the object: S3 does not store it).
+     *
+     * @param headers the request's headers.
+     * @return the metadata.
+     * @throws S3Exception ({@code MetadataTooLarge}) past {@link ObjectMetadata#MAX_BYTES}.
+     */
+    public static ObjectMetadata written(final HttpHeaders headers)
+    {
+        final Map<String, String> fields = new TreeMap<>();
+        for (final Map.Entry<String, String> header : headers)
+        {
+            final String name = header.getKey().toLowerCase(Locale.ROOT);
+            if (!ObjectMetadata.isStored(name) && !WRITE_ONLY.contains(name))
+            {
+                continue;
+            }
+            String value = header.getValue();
+            if ("content-encoding".equals(name))
+            {
+                value = withoutAwsChunked(value);
+                if (value.isEmpty())
+                {
+                    continue;
+                }
+            }
+            fields.merge(name, value, (a, b) -> a + "," + b);
+        }
+        try
+        {
+            return ObjectMetadata.ofFields(fields);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new S3Exception(S3ErrorCode.METADATA_TOO_LARGE).with("MaxSizeAllowed",
+                Integer.toString(ObjectMetadata.MAX_BYTES));
+        }
+    }
+
+    /** A {@code Content-Encoding} without its {@code aws-chunked} coding, as S3 stores it. */
+    static String withoutAwsChunked(final String contentEncoding)
+    {
+        final StringBuilder out = new StringBuilder(contentEncoding.length());
+        for (final String coding : contentEncoding.split(","))
+        {
+            final String trimmed = coding.trim();
+            if (!trimmed.isEmpty() && !"aws-chunked".equalsIgnoreCase(trimmed))
+            {
+                out.append(out.length() == 0 ? "" : ",").append(trimmed);
+            }
+        }
+        return out.toString();
+    }
+
+    /**
+     * Sets the headers of an object answer: the version's tag and time, its stored headers (S3's default
+     * {@code Content-Type} when it has none), then the {@code response-*} overrides.
      *
      * @param out   the response headers.
      * @param info  the version.
@@ -101,6 +171,21 @@ public final class ObjectHeaders
             .set(HttpHeaderNames.LAST_MODIFIED, AmzDates.formatHttpDate(lastModifiedOf(info)))
             .set(HttpHeaderNames.ACCEPT_RANGES, "bytes")
             .set(HttpHeaderNames.CONTENT_TYPE, DEFAULT_CONTENT_TYPE);
+        info.metadata().forEach(out::set);
+        final String encoding = info.metadata().get("content-encoding");
+        if (null != encoding && encoding.toLowerCase(Locale.ROOT).contains("aws-chunked"))
+        {
+            // stored by an origin that kept the transfer coding of an aws-chunked upload: S3 never returns it
+            final String stored = withoutAwsChunked(encoding);
+            if (stored.isEmpty())
+            {
+                out.remove(HttpHeaderNames.CONTENT_ENCODING);
+            }
+            else
+            {
+                out.set(HttpHeaderNames.CONTENT_ENCODING, stored);
+            }
+        }
         if (null == query)
         {
             return;

@@ -8,6 +8,7 @@ import java.util.concurrent.Flow;
 import dev.offcache.range.origin.ListPage;
 import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
+import dev.offcache.range.origin.ObjectMetadata;
 import dev.offcache.range.origin.ObjectStore;
 
 /**
@@ -53,6 +54,63 @@ public class OriginBackend implements BucketBackend
     }
 
     @Override
+    public CompletableFuture<ObjectPart> part(final String key, final int partNumber)
+    {
+        return stat(key).thenCompose((info) -> partOf(key, info, partNumber).thenApply((part) ->
+        {
+            if (null == part)
+            {
+                throw new S3Exception(S3ErrorCode.INTERNAL_ERROR, "the object changed while its part was read");
+            }
+            return part;
+        }));
+    }
+
+    /**
+     * A part of a known version: the whole object as part 1 of an object not uploaded in parts (or whose origin
+     * knows no parts), else where the origin says the part lies ({@link #partRange}), or the whole object as the
+     * origin answers it when the origin does not serve parts ({@link ObjectPart#WHOLE}, never other bytes than the
+     * origin's).
+     *
+     * @param key        a validated key.
+     * @param info       the version.
+     * @param partNumber 1 to 10 000.
+     * @return the part, or {@code null} when the origin's answer is about another version (changed meanwhile).
+     */
+    protected final CompletableFuture<ObjectPart> partOf(final String key, final ObjectInfo info, final int partNumber)
+    {
+        final int count = origin instanceof MultipartUploads ? ObjectPart.countInTag(info.etag()) : 0;
+        if (partNumber > Math.max(1, count))
+        {
+            throw new S3Exception(S3ErrorCode.INVALID_PART_NUMBER)
+                .with("PartNumberRequested", Integer.toString(partNumber))
+                .with("ActualPartCount", Integer.toString(Math.max(1, count)));
+        }
+        if (count == 0)
+        {
+            return CompletableFuture.completedFuture(new ObjectPart(info, 0, info.size(), 0));
+        }
+        return partRange(key, info.etag(), partNumber).thenApply((range) ->
+            ObjectHeaders.etagOf(info).equals(ObjectHeaders.etagOf(new ObjectInfo(key, 0, 0, range.etag()))) ?
+                new ObjectPart(info, range.start(), range.length(), range.partsCount() > 0 ? range.partsCount() :
+                    ObjectPart.WHOLE) : null);
+    }
+
+    /**
+     * Where a part lies, from the origin.
+     *
+     * @param key        a validated key.
+     * @param etag       the tag of the version the caller knows (a key for backends that remember answers).
+     * @param partNumber 1 to 10 000.
+     * @return the origin's answer (about the version the origin has now).
+     */
+    protected CompletableFuture<MultipartUploads.PartRange> partRange(
+        final String key, final String etag, final int partNumber)
+    {
+        return multipart().partRange(key, partNumber);
+    }
+
+    @Override
     public CompletableFuture<ListPage> list(final ListPage.Request request)
     {
         return origin.listPage(request);
@@ -77,9 +135,10 @@ public class OriginBackend implements BucketBackend
     }
 
     @Override
-    public CompletableFuture<ObjectInfo> put(final String key, final long length, final Flow.Publisher<ByteBuffer> body)
+    public CompletableFuture<ObjectInfo> put(
+        final String key, final long length, final ObjectMetadata metadata, final Flow.Publisher<ByteBuffer> body)
     {
-        return multipart().putObject(key, length, body).thenCompose((v) -> origin.stat(key));
+        return multipart().putObject(key, length, metadata, body).thenCompose((v) -> origin.stat(key));
     }
 
     @Override
@@ -113,9 +172,9 @@ public class OriginBackend implements BucketBackend
     }
 
     @Override
-    public CompletableFuture<String> createMultipartUpload(final String key)
+    public CompletableFuture<String> createMultipartUpload(final String key, final ObjectMetadata metadata)
     {
-        return multipart().createMultipartUpload(key);
+        return multipart().createMultipartUpload(key, metadata);
     }
 
     @Override

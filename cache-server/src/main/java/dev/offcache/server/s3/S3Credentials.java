@@ -155,7 +155,8 @@ public final class S3Credentials
     }
 
     /**
-     * The secret of an id, for printing the embedded default's ready command line only.
+     * The secret of an id: for Signature Version 2 (an HMAC of the secret itself) and for printing the embedded
+     * default's ready command line; never logged.
      *
      * @param accessKeyId the id.
      * @return the secret, or {@code null}.

@@ -29,6 +29,8 @@ public enum S3ErrorCode
         "The provided 'x-amz-content-sha256' header does not match what was computed."),
     /** A parameter or header value is not acceptable. */
     INVALID_ARGUMENT("InvalidArgument", 400, "Invalid Argument"),
+    /** A write's stored headers exceed what S3 keeps with an object. */
+    METADATA_TOO_LARGE("MetadataTooLarge", 400, "Your metadata headers exceed the maximum allowed metadata size."),
     /** The request is not valid as a whole (for example, a signature version this endpoint does not take). */
     INVALID_REQUEST("InvalidRequest", 400, "Invalid Request"),
     /** An object key longer than the endpoint allows. */
@@ -42,6 +44,12 @@ public enum S3ErrorCode
     /** A body shorter than its declared length. */
     INCOMPLETE_BODY("IncompleteBody", 400, "You did not provide the number of bytes specified by the Content-Length " +
         "HTTP header."),
+    /** A write without a {@code Content-Length} (a chunked transfer): S3 needs its length. */
+    MISSING_CONTENT_LENGTH("MissingContentLength", 411, "You must provide the Content-Length HTTP header."),
+    /** A CORS preflight ({@code OPTIONS}) without an {@code Origin}. */
+    BAD_REQUEST("BadRequest", 400, "Insufficient information. Origin request header needed."),
+    /** A CORS preflight: this endpoint has no CORS configuration. */
+    ACCESS_FORBIDDEN("AccessForbidden", 403, "CORSResponse: CORS is not enabled for this bucket."),
     /** A body larger than the endpoint takes. */
     ENTITY_TOO_LARGE("EntityTooLarge", 400, "Your proposed upload exceeds the maximum allowed object size."),
     /** A request body that is not the XML document the operation takes. */

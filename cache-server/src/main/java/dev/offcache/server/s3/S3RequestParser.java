@@ -18,7 +18,7 @@ public final class S3RequestParser
     /** Query parameters that do not name a sub-resource: listing options, overrides, signing, SDK hints. */
     private static final Set<String> PLAIN_PARAMETERS = Set.of(
         "prefix", "delimiter", "marker", "max-keys", "encoding-type", "list-type", "continuation-token",
-        "start-after", "fetch-owner", "x-id", "versionId", "partNumber",
+        "start-after", "fetch-owner", "x-id", "versionId", "partNumber", "AWSAccessKeyId", "Signature", "Expires",
         "response-content-type", "response-content-language", "response-expires", "response-cache-control",
         "response-content-disposition", "response-content-encoding");
 
@@ -71,6 +71,17 @@ public final class S3RequestParser
         return new S3Request(operationOf(method, bucket, key, query, headers), bucket, key, rawPath, query);
     }
 
+    /**
+     * Whether a request addresses its bucket by host name (virtual-host style).
+     *
+     * @param headers the request's headers ({@code Host}).
+     * @return true when the host names a bucket under the base domain.
+     */
+    public boolean isVirtualHost(final HttpHeaders headers)
+    {
+        return null != virtualHostBucket(headers.get("Host"));
+    }
+
     private String virtualHostBucket(final String host)
     {
         if (null == baseDomain || null == host)
@@ -98,6 +109,19 @@ public final class S3RequestParser
         final List<AwsUriEncoding.QueryParameter> query,
         final HttpHeaders headers)
     {
+        if ("OPTIONS".equals(method))
+        {
+            // a CORS preflight, unsigned: S3's answers for a bucket without a CORS configuration
+            if (!headers.contains("Origin"))
+            {
+                throw new S3Exception(S3ErrorCode.BAD_REQUEST);
+            }
+            if (!headers.contains("Access-Control-Request-Method"))
+            {
+                throw new S3Exception(S3ErrorCode.BAD_REQUEST, "Invalid Access-Control-Request-Method: null");
+            }
+            throw new S3Exception(S3ErrorCode.ACCESS_FORBIDDEN);
+        }
         if (null == bucket)
         {
             if ("GET".equals(method))

@@ -14,6 +14,8 @@ import dev.offcache.range.engine.ByteRange;
 import dev.offcache.range.origin.ListPage;
 import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
+import dev.offcache.range.origin.ObjectKeys;
+import dev.offcache.range.origin.ObjectMetadata;
 import dev.offcache.range.origin.ObjectNotFoundException;
 import dev.offcache.server.http.ObjectKeyPolicy;
 import dev.offcache.server.http.RangeHeader;
@@ -217,7 +219,9 @@ public final class S3Service
             final List<ObjectInfo> objects = new ArrayList<>(page.objects().size());
             for (final ObjectInfo object : page.objects())
             {
-                if (null == keys.problemWith(object.key()))
+                // every key the origin lists (a directory marker 'dir/', '//', '..' segments, control
+                // characters...), even those not served by GetObject here: a listing is the origin's
+                if (keys.underAllowedPrefix(object.key()))
                 {
                     objects.add(object);
                 }
@@ -253,71 +257,104 @@ public final class S3Service
                 "Cannot specify both Range header and partNumber query parameter");
         }
         ObjectHeaders.checkOverrides(request.query());
-        return bucket.backend().stat(key).thenApply((info) ->
+        final CompletableFuture<S3Answer> answer = null != partNumber ?
+            bucket.backend().part(key, partNumber(partNumber)).thenApply((part) ->
+                objectAnswer(bucket, key, request, headers, part.version(), part)) :
+            bucket.backend().stat(key).thenApply((info) -> objectAnswer(bucket, key, request, headers, info, null));
+        return request.operation() == S3Operation.HEAD_OBJECT ? answer : answer.exceptionallyCompose((error) ->
+            unwrap(error) instanceof ObjectNotFoundException ? missingObjectOrBucket(bucket, error) :
+                CompletableFuture.failedFuture(error));
+    }
+
+    /**
+     * A GET of a missing object: {@code NoSuchBucket} when the origin's bucket is gone (a HEAD of an object cannot
+     * tell, so the bucket is probed, once per miss), else the object's {@code NoSuchKey}. A HEAD answers 404 either
+     * way, with no body, so it is not probed.
+     */
+    private static CompletableFuture<S3Answer> missingObjectOrBucket(
+        final S3Buckets.Bucket bucket, final Throwable missing)
+    {
+        return bucket.backend().probe().handle((v, error) ->
         {
-            final String etag = ObjectHeaders.etagOf(info);
-            final long lastModified = ObjectHeaders.lastModifiedOf(info);
-            final Conditions.Result condition = Conditions.evaluate(headers, etag,
-                info.hasLastModified() ? info.lastModifiedMillis() : -1, clock.millis());
-            if (condition.outcome() == Conditions.Outcome.PRECONDITION_FAILED)
+            if (null != error && (unwrap(error) instanceof ObjectNotFoundException ||
+                unwrap(error) instanceof MultipartUploads.RefusedException refused &&
+                "NoSuchBucket".equals(refused.code())))
             {
-                throw new S3Exception(S3ErrorCode.PRECONDITION_FAILED).with("Condition", condition.condition());
+                throw new S3Exception(S3ErrorCode.NO_SUCH_BUCKET).with("BucketName", bucket.name());
             }
-            final HttpHeaders out = new DefaultHttpHeaders();
-            if (condition.outcome() == Conditions.Outcome.NOT_MODIFIED)
-            {
-                out.set(HttpHeaderNames.ETAG, etag)
-                    .set(HttpHeaderNames.LAST_MODIFIED, AmzDates.formatHttpDate(lastModified));
-                return new S3Answer.Complete(304, out, "");
-            }
-            ObjectHeaders.apply(out, info, request.query());
-            final long size = info.size();
-            long start = 0;
-            long length = size;
-            boolean partial = false;
-            if (null != partNumber)
-            {
-                if (!"1".equals(partNumber))
-                {
-                    throw new S3Exception(S3ErrorCode.INVALID_PART_NUMBER).with("PartNumberRequested", partNumber)
-                        .with("ActualPartCount", "1");
-                }
-                partial = true;
-                out.set("x-amz-mp-parts-count", "1");
-            }
-            else if (null != range)
-            {
-                try
-                {
-                    final ByteRange parsed = RangeHeader.parse(range, size);
-                    start = parsed.position();
-                    length = parsed.length();
-                    partial = true;
-                }
-                catch (final RangeHeader.RangeException ex)
-                {
-                    if (ex.unsatisfiable())
-                    {
-                        throw new S3Exception(S3ErrorCode.INVALID_RANGE).with("RangeRequested", range)
-                            .with("ActualObjectSize", Long.toString(size));
-                    }
-                    // S3 serves the whole object for a Range it cannot parse (RFC 9110: ignore it)
-                }
-            }
-            out.set(HttpHeaderNames.CONTENT_LENGTH, length);
-            if (partial)
-            {
-                out.set(HttpHeaderNames.CONTENT_RANGE,
-                    "bytes " + start + "-" + (start + length - 1) + "/" + size);
-                if (length == 0)
-                {
-                    // only a whole empty object by partNumber gets here: S3 answers it like a plain GET
-                    out.remove(HttpHeaderNames.CONTENT_RANGE);
-                    return new S3Answer.ObjectBody(200, out, bucket.backend().cacheKey(key), 0, 0);
-                }
-            }
-            return new S3Answer.ObjectBody(partial ? 206 : 200, out, bucket.backend().cacheKey(key), start, length);
+            throw asCompletion(missing);
         });
+    }
+
+    /** The answer to a GET or HEAD of a version, or of one of its parts. */
+    private S3Answer objectAnswer(
+        final S3Buckets.Bucket bucket, final String key, final S3Request request, final HttpHeaders headers,
+        final ObjectInfo info, final ObjectPart part)
+    {
+        final String range = headers.get(HttpHeaderNames.RANGE);
+        final String etag = ObjectHeaders.etagOf(info);
+        final long lastModified = ObjectHeaders.lastModifiedOf(info);
+        final Conditions.Result condition = Conditions.evaluate(headers, etag,
+            info.hasLastModified() ? info.lastModifiedMillis() : -1, clock.millis());
+        if (condition.outcome() == Conditions.Outcome.PRECONDITION_FAILED)
+        {
+            throw new S3Exception(S3ErrorCode.PRECONDITION_FAILED).with("Condition", condition.condition());
+        }
+        final HttpHeaders out = new DefaultHttpHeaders();
+        if (condition.outcome() == Conditions.Outcome.NOT_MODIFIED)
+        {
+            out.set(HttpHeaderNames.ETAG, etag)
+                .set(HttpHeaderNames.LAST_MODIFIED, AmzDates.formatHttpDate(lastModified));
+            return new S3Answer.Complete(304, out, "");
+        }
+        ObjectHeaders.apply(out, info, request.query());
+        final long size = info.size();
+        long start = 0;
+        long length = size;
+        boolean partial = false;
+        if (null != part && part.partsCount() != ObjectPart.WHOLE)
+        {
+            // a part is a range of the object (S3 answers 206 even for the one part of a whole object)
+            start = part.start();
+            length = part.length();
+            partial = true;
+            if (part.partsCount() > 0)
+            {
+                out.set("x-amz-mp-parts-count", part.partsCount());
+            }
+        }
+        else if (null != range)
+        {
+            try
+            {
+                final ByteRange parsed = RangeHeader.parse(range, size);
+                start = parsed.position();
+                length = parsed.length();
+                partial = true;
+            }
+            catch (final RangeHeader.RangeException ex)
+            {
+                if (ex.unsatisfiable())
+                {
+                    throw new S3Exception(S3ErrorCode.INVALID_RANGE).with("RangeRequested", range)
+                        .with("ActualObjectSize", Long.toString(size));
+                }
+                // S3 serves the whole object for a Range it cannot parse (RFC 9110: ignore it)
+            }
+        }
+        out.set(HttpHeaderNames.CONTENT_LENGTH, length);
+        if (partial)
+        {
+            out.set(HttpHeaderNames.CONTENT_RANGE,
+                "bytes " + start + "-" + (start + length - 1) + "/" + size);
+            if (length == 0)
+            {
+                // only a whole empty object by partNumber gets here: S3 answers it like a plain GET
+                out.remove(HttpHeaderNames.CONTENT_RANGE);
+                return new S3Answer.ObjectBody(200, out, bucket.backend().cacheKey(key), 0, 0);
+            }
+        }
+        return new S3Answer.ObjectBody(partial ? 206 : 200, out, bucket.backend().cacheKey(key), start, length);
     }
 
     private CompletableFuture<S3Answer> write(
@@ -338,17 +375,18 @@ public final class S3Service
         {
             case PUT_OBJECT:
             {
-                final String key = checkKey(request.key());
+                final String key = writtenKey(request.key());
+                final ObjectMetadata metadata = ObjectHeaders.written(headers);
                 final CompletableFuture<ObjectInfo> put;
                 if (null != upload)
                 {
-                    put = bucket.backend().put(key, upload.claim(auth, headers), upload);
+                    put = backendFor(bucket, key).put(key, upload.claim(auth, headers), metadata, upload);
                 }
                 else
                 {
                     final byte[] bytes = bodyOf(auth, headers, body);
                     checkContentMd5(headers.get("Content-MD5"), bytes);
-                    put = bucket.backend().put(key, ByteBuffer.wrap(bytes));
+                    put = backendFor(bucket, key).put(key, ByteBuffer.wrap(bytes));
                 }
                 return put.thenApply((info) ->
                 {
@@ -359,31 +397,32 @@ public final class S3Service
             }
             case DELETE_OBJECT:
             {
-                final String key = checkKey(request.key());
-                return bucket.backend().delete(key)
+                final String key = writtenKey(request.key());
+                return backendFor(bucket, key).delete(key)
                     .thenApply((v) -> (S3Answer) new S3Answer.Complete(204, new DefaultHttpHeaders(), ""));
             }
             case CREATE_MULTIPART_UPLOAD:
             {
-                final String key = checkKey(request.key());
-                return bucket.backend().createMultipartUpload(key).thenApply((uploadId) ->
-                    complete(200, S3Xml.initiateMultipartUpload(bucket.name(), key, uploadId)));
+                final String key = writtenKey(request.key());
+                return backendFor(bucket, key).createMultipartUpload(key, ObjectHeaders.written(headers))
+                    .thenApply((uploadId) ->
+                        complete(200, S3Xml.initiateMultipartUpload(bucket.name(), key, uploadId)));
             }
             case UPLOAD_PART:
             {
-                final String key = checkKey(request.key());
+                final String key = writtenKey(request.key());
                 final int partNumber = partNumber(request.parameter("partNumber"));
                 final CompletableFuture<String> part;
                 if (null != upload)
                 {
-                    part = bucket.backend().uploadPart(key, request.parameter("uploadId"), partNumber,
+                    part = backendFor(bucket, key).uploadPart(key, request.parameter("uploadId"), partNumber,
                         upload.claim(auth, headers), upload);
                 }
                 else
                 {
                     final byte[] bytes = bodyOf(auth, headers, body);
                     checkContentMd5(headers.get("Content-MD5"), bytes);
-                    part = bucket.backend().uploadPart(key, request.parameter("uploadId"), partNumber,
+                    part = backendFor(bucket, key).uploadPart(key, request.parameter("uploadId"), partNumber,
                         ByteBuffer.wrap(bytes));
                 }
                 return part.thenApply((etag) -> (S3Answer) new S3Answer.Complete(200,
@@ -391,27 +430,27 @@ public final class S3Service
             }
             case LIST_PARTS:
             {
-                final String key = checkKey(request.key());
+                final String key = writtenKey(request.key());
                 final String uploadId = request.parameter("uploadId");
                 final int marker = boundedNumber("part-number-marker", request.parameter("part-number-marker"), 0,
                     10_000, 0);
                 final int maxParts = boundedNumber("max-parts", request.parameter("max-parts"), 1, 1000, 1000);
-                return bucket.backend().listParts(key, uploadId, marker, maxParts).thenApply((page) ->
+                return backendFor(bucket, key).listParts(key, uploadId, marker, maxParts).thenApply((page) ->
                     complete(200, S3Xml.listParts(bucket.name(), key, uploadId, marker, maxParts, page)));
             }
             case COMPLETE_MULTIPART_UPLOAD:
             {
-                final String key = checkKey(request.key());
+                final String key = writtenKey(request.key());
                 final List<MultipartUploads.Part> parts = S3Xml.completedParts(bodyOf(auth, headers, body));
-                return bucket.backend().completeMultipartUpload(key, request.parameter("uploadId"), parts)
+                return backendFor(bucket, key).completeMultipartUpload(key, request.parameter("uploadId"), parts)
                     .thenApply((info) -> complete(200, S3Xml.completeMultipartUpload(
                         "/" + bucket.name() + "/" + AwsUriEncoding.encode(key, true), bucket.name(), key,
                         ObjectHeaders.etagOf(info))));
             }
             case ABORT_MULTIPART_UPLOAD:
             {
-                final String key = checkKey(request.key());
-                return bucket.backend().abortMultipartUpload(key, request.parameter("uploadId"))
+                final String key = writtenKey(request.key());
+                return backendFor(bucket, key).abortMultipartUpload(key, request.parameter("uploadId"))
                     .thenApply((v) -> (S3Answer) new S3Answer.Complete(204, new DefaultHttpHeaders(), ""));
             }
             default:
@@ -521,6 +560,40 @@ public final class S3Service
         return claimed;
     }
 
+    /**
+     * Validates the key of a write: as S3 (length, and the structure every origin needs) and the allowed prefixes,
+     * but not the server's stricter rules for keys it serves (a trailing '/', a '.' segment, control characters):
+     * a directory marker {@code dir/} is written, straight to the origin ({@link #backendFor}).
+     */
+    private String writtenKey(final String key)
+    {
+        if (null == key)
+        {
+            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "an object key is required");
+        }
+        if (keys.tooLong(key))
+        {
+            throw new S3Exception(S3ErrorCode.KEY_TOO_LONG).with("Key", key);
+        }
+        if (!keys.underAllowedPrefix(key))
+        {
+            throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "the key is not under an allowed prefix").with("Key", key);
+        }
+        final String problem = ObjectKeys.problemWith(key);
+        if (null != problem)
+        {
+            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "offcache does not write this key: " + problem)
+                .with("ArgumentName", "key").with("ArgumentValue", key);
+        }
+        return key;
+    }
+
+    /** The bucket's backend for a key: the cache's for a key it serves, else straight to the origin. */
+    private BucketBackend backendFor(final S3Buckets.Bucket bucket, final String key)
+    {
+        return null == keys.problemWith(key) ? bucket.backend() : bucket.backend().straight();
+    }
+
     /** Validates a key as {@code /obj} does, with S3's codes: too long, outside the prefixes, malformed. */
     private String checkKey(final String key)
     {
@@ -557,6 +630,10 @@ public final class S3Service
         {
             // the origin's own answer to a multipart call, with its code where this endpoint knows it
             final S3ErrorCode code = S3ErrorCode.of(refused.code());
+            if (code == S3ErrorCode.NO_SUCH_BUCKET)
+            {
+                return new S3Exception(code).with("BucketName", request.bucket());
+            }
             return null != code ? new S3Exception(code) :
                 new S3Exception(S3ErrorCode.INVALID_REQUEST, refused.code() + ": " + refused.getMessage());
         }

@@ -13,6 +13,7 @@ import javax.xml.parsers.ParserConfigurationException;
 import dev.offcache.range.origin.ListPage;
 import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
+import dev.offcache.range.origin.ObjectMetadata;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
 import org.xml.sax.SAXException;
@@ -118,7 +119,16 @@ public final class S3Xml
             element(out, "LastModified", AmzDates.formatXmlTime(ObjectHeaders.lastModifiedOf(object)));
             element(out, "ETag", ObjectHeaders.etagOf(object));
             element(out, "Size", Long.toString(object.size()));
-            element(out, "StorageClass", "STANDARD");
+            final String owner = object.metadata().get(ObjectMetadata.OWNER_ID);
+            if (query.fetchOwner() && null != owner)
+            {
+                out.append("<Owner>");
+                element(out, "ID", owner);
+                element(out, "DisplayName", object.metadata().get(ObjectMetadata.OWNER_DISPLAY_NAME));
+                out.append("</Owner>");
+            }
+            final String storageClass = object.metadata().get("x-amz-storage-class");
+            element(out, "StorageClass", null == storageClass ? "STANDARD" : storageClass);
             out.append("</Contents>");
         }
         for (final String prefix : page.commonPrefixes())

@@ -13,14 +13,14 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 
 /**
- * Verifies AWS Signature Version 4 on S3 requests, in both forms: the {@code Authorization} header and the
- * presigned URL ({@code X-Amz-Algorithm}, {@code X-Amz-Credential}, ... in the query). It rebuilds the canonical
- * request exactly as S3 defines it (path decoded once and encoded again, sorted query, the signed headers trimmed and
- * with inner blanks collapsed, the payload hash), derives the signing key of the credential scope (remembered per
- * key, day and region by {@link S3Credentials}), and compares signatures in constant time. It enforces the skew
- * window of the request time (15 minutes, as S3), the expiry of presigned URLs (at most a week), that {@code host}
- * and every {@code x-amz-*} header are signed, and that a body hashes to its signed {@code x-amz-content-sha256}
- * ({@code UNSIGNED-PAYLOAD} and the empty-body hash are the usual values of reads).
+ * Verifies AWS Signature Version 4 on S3 requests (and hands Version 2 to {@link SigV2Verifier}), in both forms: the
+ * {@code Authorization} header and the presigned URL ({@code X-Amz-Algorithm}, {@code X-Amz-Credential}, ... in the
+ * query). It rebuilds the canonical request exactly as S3 defines it (path decoded once and encoded again, sorted
+ * query, the signed headers trimmed and with inner blanks collapsed, the payload hash), derives the signing key of the
+ * credential scope (remembered per key, day and region by {@link S3Credentials}), and compares signatures in constant
+ * time. It enforces the skew window of the request time (15 minutes, as S3), the expiry of presigned URLs (at most a
+ * week), that {@code host} and every {@code x-amz-*} header are signed, and that a body hashes to its signed {@code
+ * x-amz-content-sha256} ({@code UNSIGNED-PAYLOAD} and the empty-body hash are the usual values of reads).
  *
  * <p>Each failure is an {@link S3Exception} with S3's code for it. One instance per connection (it keeps a
  * {@link Mac} and a digest); not thread-safe.
@@ -35,6 +35,7 @@ public final class SigV4Verifier
 
     private final S3Credentials credentials;
     private final Clock clock;
+    private final SigV2Verifier v2;
     private final Mac mac = SignatureV4.newMac();
     private final MessageDigest sha256 = SignatureV4.newSha256();
     private final StringBuilder canonical = new StringBuilder(512);
@@ -49,6 +50,7 @@ public final class SigV4Verifier
     {
         this.credentials = credentials;
         this.clock = clock;
+        this.v2 = new SigV2Verifier(credentials, clock);
     }
 
     /**
@@ -93,7 +95,38 @@ public final class SigV4Verifier
         final ByteBuf body,
         final boolean streamed)
     {
+        return verify(method, rawPath, query, headers, body, streamed, rawPath);
+    }
+
+    /**
+     * Verifies a request signed with Signature Version 4 or, as S3 still accepts, Version 2 ({@link SigV2Verifier}),
+     * whose signed resource is the bucket and the path: {@code resourceV2}.
+     *
+     * @param method     the HTTP method as sent.
+     * @param rawPath    the request path as sent (percent-encoded), without the query.
+     * @param query      the decoded query parameters, in the order sent.
+     * @param headers    the request headers.
+     * @param body       the request body held whole (may be {@code null} or empty); read, never consumed.
+     * @param streamed   whether the body is streamed rather than {@code body}.
+     * @param resourceV2 the resource a V2 signature covers: {@code rawPath}, after {@code /BUCKET} for a
+     *                   virtual-host request.
+     * @return who signed it.
+     * @throws S3Exception with S3's code when the request is not signed right.
+     */
+    public Authentication verify(
+        final String method,
+        final String rawPath,
+        final List<AwsUriEncoding.QueryParameter> query,
+        final HttpHeaders headers,
+        final ByteBuf body,
+        final boolean streamed,
+        final String resourceV2)
+    {
         final String authorization = headers.get(HttpHeaderNames.AUTHORIZATION);
+        if (SigV2Verifier.isV2(authorization, query) && null == parameter(query, "X-Amz-Algorithm"))
+        {
+            return v2.verify(method, resourceV2, query, headers);
+        }
         final String algorithm = parameter(query, "X-Amz-Algorithm");
         if (null != authorization && null != algorithm)
         {
@@ -109,7 +142,7 @@ public final class SigV4Verifier
             return verifyPresigned(method, rawPath, query, headers, algorithm);
         }
         throw new S3Exception(S3ErrorCode.ACCESS_DENIED,
-            "Anonymous requests are not allowed: sign them with AWS Signature Version 4");
+            "Anonymous requests are not allowed: sign them with AWS Signature Version 4 (or 2)");
     }
 
     private Authentication verifyHeader(
@@ -123,11 +156,6 @@ public final class SigV4Verifier
     {
         if (!authorization.startsWith(SignatureV4.ALGORITHM + ' '))
         {
-            if (authorization.startsWith("AWS "))
-            {
-                throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "The authorization mechanism you have provided " +
-                    "is not supported. Please use AWS4-HMAC-SHA256.");
-            }
             throw malformed(S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED, "the authorization header must start with " +
                 SignatureV4.ALGORITHM);
         }
@@ -253,7 +281,8 @@ public final class SigV4Verifier
         }
         if (expires > MAX_EXPIRES_SECONDS)
         {
-            throw malformed(error, "X-Amz-Expires must be less than a week (in seconds) that is 604800");
+            throw malformed(error, "X-Amz-Expires must be less than a week (in seconds); that is, the given " +
+                "X-Amz-Expires must be less than 604800 seconds");
         }
         checkScopeDate(scope, amzDate, error);
         final byte[] signingKey = signingKeyOf(scope);

@@ -246,8 +246,9 @@ class SigV4VerifierTest
 
         assertEquals(S3ErrorCode.ACCESS_DENIED,
             refused(() -> verify(verifier, "GET", "/test.txt", headers("Host", HOST), null)).code(), "anonymous");
-        assertEquals(S3ErrorCode.INVALID_REQUEST, refused(() -> verify(verifier, "GET", "/test.txt",
-            headers("Host", HOST, "Authorization", "AWS " + EXAMPLE_ID + ":c2lnbmF0dXJl"), null)).code(), "SigV2");
+        assertEquals(S3ErrorCode.ACCESS_DENIED, refused(() -> verify(verifier, "GET", "/test.txt",
+            headers("Host", HOST, "Authorization", "AWS " + EXAMPLE_ID + ":c2lnbmF0dXJl"), null)).code(),
+            "SigV2 without a date");
         assertEquals(S3ErrorCode.INVALID_ARGUMENT, refused(() -> verify(verifier, "GET", PRESIGNED,
             exampleGet(GET_SIGNATURE), null)).code(), "header and query signature at once");
         final HttpHeaders otherService = exampleGet(GET_SIGNATURE);

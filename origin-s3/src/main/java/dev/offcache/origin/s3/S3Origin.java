@@ -6,6 +6,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Flow;
@@ -30,6 +32,7 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.EncodingType;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -40,6 +43,7 @@ import dev.offcache.range.origin.ListPage;
 import dev.offcache.range.origin.MultipartUploads;
 import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectKeys;
+import dev.offcache.range.origin.ObjectMetadata;
 import dev.offcache.range.origin.ObjectNotFoundException;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
@@ -55,6 +59,9 @@ import dev.offcache.range.store.FetchClass;
  */
 public final class S3Origin implements ObjectStore, MultipartUploads
 {
+    /** S3's content type of an object written without one. */
+    private static final String DEFAULT_CONTENT_TYPE = "binary/octet-stream";
+    private static final String PROBE = "HEAD bucket";
     private final S3AsyncClient client;
     private final String bucket;
     private final String namespace;
@@ -188,7 +195,7 @@ public final class S3Origin implements ObjectStore, MultipartUploads
                     throw translate(error, key, null, "HEAD");
                 }
                 return new ObjectInfo(key, response.contentLength(), millisOf(response.lastModified()),
-                    response.eTag());
+                    response.eTag(), ObjectMetadata.of(response.sdkHttpResponse().headers()));
             });
     }
 
@@ -297,7 +304,10 @@ public final class S3Origin implements ObjectStore, MultipartUploads
                 .delimiter(request.delimiter())
                 .continuationToken(request.continuationToken())
                 .startAfter(null == request.continuationToken() ? request.startAfter() : null)
-                .maxKeys(request.maxKeys()))
+                .maxKeys(request.maxKeys())
+                .fetchOwner(true)
+                // keys as URL-encoded text (the SDK decodes them): a key with a control character is not XML 1.0
+                .encodingType(EncodingType.URL))
             .handle((response, error) ->
             {
                 if (error != null)
@@ -312,7 +322,7 @@ public final class S3Origin implements ObjectStore, MultipartUploads
                 for (final S3Object object : response.contents())
                 {
                     objects.add(new ObjectInfo(object.key(), object.size(), millisOf(object.lastModified()),
-                        object.eTag()));
+                        object.eTag(), listed(object)));
                 }
                 final List<String> prefixes = new ArrayList<>(response.commonPrefixes().size());
                 for (final CommonPrefix prefix : response.commonPrefixes())
@@ -332,17 +342,47 @@ public final class S3Origin implements ObjectStore, MultipartUploads
             {
                 if (error != null)
                 {
-                    throw translate(error, "", null, "HEAD bucket");
+                    throw translate(error, "", null, PROBE);
                 }
                 return null;
             });
     }
 
     @Override
-    public CompletableFuture<String> createMultipartUpload(final String key)
+    public CompletableFuture<PartRange> partRange(final String key, final int partNumber)
     {
         ObjectKeys.validate(key);
-        return client.createMultipartUpload((b) -> b.bucket(bucket).key(key))
+        return client.headObject((b) -> b.bucket(bucket).key(key).partNumber(partNumber))
+            .handle((response, error) ->
+            {
+                if (error != null)
+                {
+                    if (statusOf(error) == 416)
+                    {
+                        throw new RefusedException("InvalidPartNumber", 416, "part " + partNumber + " of '" + key +
+                            "' in " + namespace + " is not satisfiable");
+                    }
+                    throw translate(error, key, null, "HEAD part");
+                }
+                final String range = response.sdkHttpResponse().firstMatchingHeader("Content-Range").orElse(null);
+                final long start = rangeStart(range);
+                if (start < 0)
+                {
+                    // the whole object: an S3-compatible server that ignores partNumber (S3Proxy)
+                    return new PartRange(0, response.contentLength(), 0, response.eTag());
+                }
+                return new PartRange(start, response.contentLength(),
+                    null == response.partsCount() ? 1 : response.partsCount(), response.eTag());
+            });
+    }
+
+    @Override
+    public CompletableFuture<String> createMultipartUpload(final String key, final ObjectMetadata metadata)
+    {
+        ObjectKeys.validate(key);
+        return client.createMultipartUpload((b) -> b.bucket(bucket).key(key)
+                .contentType(contentTypeOf(metadata))
+                .overrideConfiguration((o) -> storedHeaders(metadata).forEach(o::putHeader)))
             .handle((response, error) ->
             {
                 if (error != null)
@@ -377,7 +417,7 @@ public final class S3Origin implements ObjectStore, MultipartUploads
     {
         ObjectKeys.validate(key);
         return client.uploadPart((b) -> b.bucket(bucket).key(key).uploadId(uploadId).partNumber(partNumber)
-                .contentLength(length), streamed(length, body))
+                .contentLength(length), streamed(length, DEFAULT_CONTENT_TYPE, body))
             .handle((response, error) ->
             {
                 if (error != null)
@@ -389,26 +429,83 @@ public final class S3Origin implements ObjectStore, MultipartUploads
     }
 
     @Override
-    public CompletableFuture<Void> putObject(final String key, final long length, final Flow.Publisher<ByteBuffer> body)
+    public CompletableFuture<Void> putObject(
+        final String key, final long length, final ObjectMetadata metadata, final Flow.Publisher<ByteBuffer> body)
     {
         ObjectKeys.validate(key);
-        return client.putObject((b) -> b.bucket(bucket).key(key).contentLength(length), streamed(length, body))
+        final String contentType = contentTypeOf(metadata);
+        final String contentEncoding = metadata.get("content-encoding");
+        return client.putObject((b) -> b.bucket(bucket).key(key).contentLength(length).contentType(contentType)
+                .contentEncoding(contentEncoding)
+                .overrideConfiguration((o) -> storedHeaders(metadata).forEach(o::putHeader)),
+                streamed(length, contentType, body))
             .handle((response, error) ->
             {
                 if (error != null)
                 {
-                    throw translate(error, key, null, "PUT");
+                    throw translateMultipart(error, key, "PutObject");
                 }
                 return null;
             });
     }
 
+    /** What a listing says of an object beside its size, time and tag: its storage class and owner. */
+    private static ObjectMetadata listed(final S3Object object)
+    {
+        final Map<String, String> fields = new TreeMap<>();
+        if (null != object.storageClassAsString())
+        {
+            fields.put("x-amz-storage-class", object.storageClassAsString());
+        }
+        if (null != object.owner() && null != object.owner().id())
+        {
+            fields.put(ObjectMetadata.OWNER_ID, object.owner().id());
+            if (null != object.owner().displayName())
+            {
+                fields.put(ObjectMetadata.OWNER_DISPLAY_NAME, object.owner().displayName());
+            }
+        }
+        return ObjectMetadata.ofFields(fields);
+    }
+
+    /** S3's content type of an object written without one (the SDK would send its own default otherwise). */
+    private static String contentTypeOf(final ObjectMetadata metadata)
+    {
+        final String contentType = metadata.get("content-type");
+        return null == contentType ? DEFAULT_CONTENT_TYPE : contentType;
+    }
+
+    /**
+     * The stored headers of a write other than those the SDK sets itself from the request (the content type and
+     * encoding, which its chunked encoding and signing depend on), sent as they came: user metadata, cache control,
+     * expiry, storage class, server-side encryption...
+     */
+    private static Map<String, List<String>> storedHeaders(final ObjectMetadata metadata)
+    {
+        final Map<String, List<String>> headers = new TreeMap<>();
+        metadata.forEach((name, value) ->
+        {
+            if (!"content-type".equals(name) && !"content-encoding".equals(name))
+            {
+                headers.put(name, List.of(value));
+            }
+        });
+        return headers;
+    }
+
     /** A request body of known length over a stream, so the SDK sends it as it comes instead of buffering it. */
-    private static AsyncRequestBody streamed(final long length, final Flow.Publisher<ByteBuffer> body)
+    private static AsyncRequestBody streamed(
+        final long length, final String contentType, final Flow.Publisher<ByteBuffer> body)
     {
         final org.reactivestreams.Publisher<ByteBuffer> adapted = FlowAdapters.toPublisher(body);
         return new AsyncRequestBody()
         {
+            @Override
+            public String contentType()
+            {
+                return contentType;
+            }
+
             @Override
             public Optional<Long> contentLength()
             {
@@ -491,7 +588,10 @@ public final class S3Origin implements ObjectStore, MultipartUploads
         client.close();
     }
 
-    /** A refusal of a multipart call keeps the bucket's own code (NoSuchUpload, InvalidPart...); the rest as ever. */
+    /**
+     * A refusal of a write (a 4xx, or 501 for a header the bucket does not implement) keeps the bucket's own code
+     * (NoSuchUpload, InvalidPart, NotImplemented...); the rest as ever.
+     */
     private RuntimeException translateMultipart(final Throwable error, final String key, final String op)
     {
         Throwable cause = error;
@@ -499,13 +599,32 @@ public final class S3Origin implements ObjectStore, MultipartUploads
         {
             cause = cause.getCause();
         }
-        if (cause instanceof S3Exception s3 && s3.statusCode() >= 400 && s3.statusCode() < 500 &&
+        if (cause instanceof S3Exception s3 && (s3.statusCode() >= 400 && s3.statusCode() < 500 ||
+            s3.statusCode() == 501) &&
             null != s3.awsErrorDetails() && null != s3.awsErrorDetails().errorCode())
         {
             return new RefusedException(s3.awsErrorDetails().errorCode(), s3.statusCode(),
                 op + " of '" + key + "' in " + namespace + ": " + s3.awsErrorDetails().errorMessage());
         }
         return translate(error, key, null, op);
+    }
+
+    /** The first byte of a {@code Content-Range: bytes S-E/T}, or -1 when there is none. */
+    private static long rangeStart(final String contentRange)
+    {
+        if (null == contentRange || !contentRange.regionMatches(true, 0, "bytes ", 0, 6))
+        {
+            return -1;
+        }
+        final int dash = contentRange.indexOf('-', 6);
+        try
+        {
+            return dash < 0 ? -1 : Long.parseLong(contentRange.substring(6, dash).trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            return -1;
+        }
     }
 
     private static long millisOf(final Instant time)
@@ -559,6 +678,14 @@ public final class S3Origin implements ObjectStore, MultipartUploads
         final Throwable cause = error instanceof CompletionException && error.getCause() != null ?
             error.getCause() : error;
         final int status = statusOf(cause);
+        if (status == 404 && !PROBE.equals(op) && cause instanceof S3Exception s3 && null != s3.awsErrorDetails() &&
+            "NoSuchBucket".equals(s3.awsErrorDetails().errorCode()))
+        {
+            // not a missing object: the bucket is gone, which S3 clients are told as such (a probe stays "not
+            // found", as its callers expect)
+            return new RefusedException("NoSuchBucket", 404, op + " of '" + key + "': " + namespace +
+                " does not exist");
+        }
         if (status == 404)
         {
             return new ObjectNotFoundException(namespace, key);

@@ -29,6 +29,19 @@ public interface MultipartUploads
     }
 
     /**
+     * Where one part of a completed object lies, as the origin answers a {@code HEAD} with {@code partNumber}.
+     *
+     * @param start      the part's first byte in the object.
+     * @param length     its length in bytes.
+     * @param partsCount how many parts the object has; 0 when the origin answered with the whole object rather than a
+     *                   part (a server that does not serve parts).
+     * @param etag       the tag of the object version the answer is about.
+     */
+    record PartRange(long start, long length, int partsCount, String etag)
+    {
+    }
+
+    /**
      * One page of an upload's parts.
      *
      * @param parts                the parts, by part number.
@@ -86,12 +99,23 @@ public interface MultipartUploads
     }
 
     /**
+     * Where a part of a completed object lies (a {@code HEAD} with {@code partNumber}).
+     *
+     * @param key        the object key.
+     * @param partNumber 1 to 10 000.
+     * @return the part's range; fails with {@link RefusedException} ({@code InvalidPartNumber}) for a part the
+     *     object does not have, {@link ObjectNotFoundException} for a missing object.
+     */
+    CompletableFuture<PartRange> partRange(String key, int partNumber);
+
+    /**
      * Starts an upload.
      *
-     * @param key the object key.
+     * @param key      the object key.
+     * @param metadata the headers the object is to be stored with ({@code Content-Type}, user metadata...).
      * @return the upload id.
      */
-    CompletableFuture<String> createMultipartUpload(String key);
+    CompletableFuture<String> createMultipartUpload(String key, ObjectMetadata metadata);
 
     /**
      * Writes one part.
@@ -122,12 +146,14 @@ public interface MultipartUploads
      * Writes a whole object from a stream, as {@link ObjectStore#put} without holding it: the body is subscribed to
      * once; an error from it fails the write (the origin keeps the previous version, if any).
      *
-     * @param key    the object key.
-     * @param length the object's length in bytes: exactly what the body publishes.
-     * @param body   the object's bytes (each buffer is the origin's once published).
+     * @param key      the object key.
+     * @param length   the object's length in bytes: exactly what the body publishes.
+     * @param metadata the headers the object is stored with ({@code Content-Type}, user metadata...).
+     * @param body     the object's bytes (each buffer is the origin's once published).
      * @return completes when the origin has the object.
      */
-    CompletableFuture<Void> putObject(String key, long length, Flow.Publisher<ByteBuffer> body);
+    CompletableFuture<Void> putObject(
+        String key, long length, ObjectMetadata metadata, Flow.Publisher<ByteBuffer> body);
 
     /**
      * Lists the parts written so far.
