@@ -36,7 +36,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Fork(value = 1, jvmArgsAppend = "-Xmx3g")
 @Warmup(iterations = 1)
-@Measurement(iterations = 4)
+@Measurement(iterations = 3)
 public class SparkCacheFirstActionBenchmark
 {
     /** The variant: {@code offcache} is ours, the others Spark's (see {@link CacheVariant}). */

@@ -25,19 +25,21 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Executor loss on {@code local-cluster[2,1,1024]} (two executor JVMs of one core and 1 GiB each, forked by
- * Spark's in-process Worker): {@code materialize} times a first action on a fresh cached frame (both executors
- * up); {@code recoverAfterKill} materializes first (not timed), then times {@code kill -9} of the executor JVM that
- * ran the most materialization tasks (so holds the most cached partitions) until the next right result of the
- * full-row aggregate. A variant whose next action fails ({@code local-checkpoint}: its blocks are gone and it has no
- * lineage) recovers the way its user must, by building the frame again and repeating the action; the time
- * includes the failed action. Spark's Worker launches a replacement executor; the next invocation waits for it.
- * Counters per invocation (divide by {@code actions}): input computations in whole materializations, failed actions.
+ * Spark's in-process Worker): each invocation materializes a fresh cached frame with a first action (both
+ * executors up; not in the score, its time is the counter {@code materializeMs}), then the score times
+ * {@code kill -9} of the executor JVM that ran the most materialization tasks (so holds the most cached
+ * partitions) until the next right result of the full-row aggregate: recovery over one materialization is
+ * {@code score / (materializeMs / actions)}. A variant whose next action fails ({@code local-checkpoint}: its
+ * blocks are gone and it has no lineage) recovers the way its user must, by building the frame again and repeating
+ * the action; the time includes the failed action. Spark's Worker launches a replacement executor; the next invocation waits for it.
+ * Counters summed over invocations (divide by {@code actions}): the materializing first action's time, input
+ * computations during recovery in whole materializations, failed actions.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Fork(value = 1, jvmArgsAppend = "-Xmx2g")
-@Warmup(iterations = 1)
+@Warmup(iterations = 0)
 @Measurement(iterations = 3)
 public class SparkCacheRecoveryBenchmark
 {
@@ -56,6 +58,7 @@ public class SparkCacheRecoveryBenchmark
     SparkRun run;
     private Dataset<Row> cached;
     private String victim;
+    private long materializeNanos;
 
     /**
      * Starts the application and its two executors; computes the expected result.
@@ -71,25 +74,24 @@ public class SparkCacheRecoveryBenchmark
     }
 
     /**
-     * Both executors up, a fresh cached frame; for {@code recoverAfterKill} also materialized, and the victim chosen.
+     * Both executors up, a fresh cached frame materialized by a first action (timed for the counter), the victim
+     * chosen.
      *
-     * @param params which benchmark runs.
      * @throws InterruptedException if interrupted.
      */
     @Setup(Level.Invocation)
-    public void prepare(final org.openjdk.jmh.infra.BenchmarkParams params) throws InterruptedException
+    public void prepare() throws InterruptedException
     {
         final SparkContext sc = run.spark.sparkContext();
-        LocalCluster.awaitExecutors(sc, 2, Duration.ofSeconds(120));
+        LocalCluster.awaitExecutors(sc, 2, Duration.ofSeconds(300));
         cached = run.recache(cached);
-        if (params.getBenchmark().endsWith("recoverAfterKill"))
-        {
-            run.awaitEvents();
-            run.listener.resetTasks();
-            run.aggregate(cached);
-            run.awaitEvents();
-            victim = run.listener.busiestExecutor();
-        }
+        run.awaitEvents();
+        run.listener.resetTasks();
+        final long start = System.nanoTime();
+        run.aggregate(cached);
+        materializeNanos = System.nanoTime() - start;
+        run.awaitEvents();
+        victim = run.listener.busiestExecutor();
     }
 
     /** Releases the cache and stops Spark (the executor JVMs exit with it). */
@@ -98,21 +100,6 @@ public class SparkCacheRecoveryBenchmark
     {
         run.variant.release(cached);
         run.close();
-    }
-
-    /**
-     * A first action with both executors up.
-     *
-     * @param counts the counters.
-     * @return the result.
-     */
-    @Benchmark
-    public List<Row> materialize(final Counts counts)
-    {
-        final double before = run.inputMaterializations();
-        final List<Row> result = run.aggregate(cached);
-        counts.add(run.inputMaterializations() - before, 0);
-        return result;
     }
 
     /**
@@ -139,7 +126,7 @@ public class SparkCacheRecoveryBenchmark
             cached = run.recache(cached);
             result = run.aggregate(cached);
         }
-        counts.add(run.inputMaterializations() - before, failed);
+        counts.add(run.inputMaterializations() - before, failed, materializeNanos);
         return result;
     }
 
@@ -150,14 +137,17 @@ public class SparkCacheRecoveryBenchmark
     {
         /** Invocations. */
         public long actions;
+        /** The materializing first actions' time, ms. */
+        public double materializeMs;
         /** Input partitions computed in the timed part, in whole materializations. */
         public double inputMaterializations;
         /** Actions that failed before the right result. */
         public long failedActions;
 
-        void add(final double materializations, final int failed)
+        void add(final double materializations, final int failed, final long materializeNanos)
         {
             actions++;
+            materializeMs += materializeNanos / 1e6;
             inputMaterializations += materializations;
             failedActions += failed;
         }

@@ -34,8 +34,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Fork(value = 1, jvmArgsAppend = "-Xmx3g")
-@Warmup(iterations = 1, time = 3)
-@Measurement(iterations = 3, time = 3)
+@Warmup(iterations = 1, time = 2)
+@Measurement(iterations = 3, time = 2)
 public class SparkCacheWarmBenchmark
 {
     /** The variant: {@code offcache} is ours, the others Spark's (see {@link CacheVariant}). */

@@ -78,7 +78,7 @@ final class SparkRun implements AutoCloseable
             .appName("offcache-spark-benchmarks")
             .config("spark.sql.shuffle.partitions", String.valueOf(partitions));
         final SparkRun run = new SparkRun(variant.configure(builder).getOrCreate(), variant, rows, partitions);
-        LocalCluster.awaitExecutors(run.spark.sparkContext(), 2, Duration.ofSeconds(120));
+        LocalCluster.awaitExecutors(run.spark.sparkContext(), 2, Duration.ofSeconds(300));
         return run;
     }
 
