@@ -31,8 +31,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * partitions) until the next right result of the full-row aggregate: recovery over one materialization is
  * {@code score / (materializeMs / actions)}. A variant whose next action fails ({@code local-checkpoint}: its
  * blocks are gone and it has no lineage) recovers the way its user must, by building the frame again and repeating
- * the action; the time includes the failed action. Spark's Worker launches a replacement executor; the next invocation waits for it.
- * Counters summed over invocations (divide by {@code actions}): the materializing first action's time, input
+ * the action; the time includes the failed action. Spark's Worker launches a replacement executor; the next
+ * invocation waits for it. Counters summed over invocations (divide by {@code actions}): the materializing first action's time, input
  * computations during recovery in whole materializations, failed actions.
  */
 @State(Scope.Benchmark)
