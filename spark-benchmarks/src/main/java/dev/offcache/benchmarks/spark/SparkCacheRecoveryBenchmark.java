@@ -24,15 +24,16 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Executor loss on {@code local-cluster[2,1,1024]} (two executor JVMs of one core and 1 GiB each, forked by Spark's in-
- * process Worker): each invocation materializes a fresh cached frame with a first action (both executors up; not in the
- * score, its time is the counter {@code materializeMs}), then the score times {@code kill -9} of the executor JVM that
- * ran the most materialization tasks (so holds the most cached partitions) until the next right result of the full-row
- * aggregate: recovery over one materialization is {@code score / (materializeMs / actions)}. A variant whose next
- * action fails ({@code local-checkpoint}: its blocks are gone and it has no lineage) recovers the way its user must, by
- * building the frame again and repeating the action; the time includes the failed action. Spark's Worker launches a
- * replacement executor; the next invocation waits for it. Counters summed over invocations (divide by {@code actions}):
- * the materializing first action's time, input computations during recovery in whole materializations, failed actions.
+ * Executor loss on {@code local-cluster[2,1,1024]} (two executor JVMs of one core and 1 GiB each, forked by Spark's
+ * in-process Worker): each invocation materializes a fresh cached frame with a first action (both executors up; not in
+ * the score, its time is the counter {@code materializeMs}), then the score times {@code kill -9} of the executor JVM
+ * that ran the most materialization tasks (so holds the most cached partitions) until the next right result of the
+ * full-row aggregate: recovery over one materialization is {@code score / (materializeMs / actions)}. A variant whose
+ * next action fails ({@code local-checkpoint}: its blocks are gone and it has no lineage) recovers the way its user
+ * must, by building the frame again and repeating the action; the time includes the failed action. Spark's Worker
+ * launches a replacement executor; the next invocation waits for it. Counters summed over invocations (divide by {@code
+ * actions}): the materializing first action's time, input computations during recovery in whole materializations,
+ * failed actions.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
