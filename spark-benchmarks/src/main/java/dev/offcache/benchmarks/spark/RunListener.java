@@ -1,5 +1,6 @@
 package dev.offcache.benchmarks.spark;
 
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -8,17 +9,22 @@ import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerExecutorRemoved;
 import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
+import org.apache.spark.scheduler.SparkListenerTaskStart;
+import org.apache.spark.scheduler.TaskLocality;
 
 /**
  * What the driver sees of a run: jobs started, executor GC time reported by finished tasks ({@code jvmGCTime}),
- * tasks per executor since the last {@link #resetTasks()}, and executors removed.
+ * tasks started, and tasks per executor (all, and those that ran on their preferred executor, {@code PROCESS_LOCAL})
+ * since the last {@link #resetTasks()}, and executors removed.
  */
 final class RunListener extends SparkListener
 {
     final AtomicLong jobs = new AtomicLong();
     final AtomicLong taskGcMs = new AtomicLong();
     final AtomicLong executorsRemoved = new AtomicLong();
+    final AtomicLong tasksStarted = new AtomicLong();
     private final Map<String, AtomicLong> tasksByExecutor = new ConcurrentHashMap<>();
+    private final Map<String, AtomicLong> processLocalByExecutor = new ConcurrentHashMap<>();
 
     @Override
     public void onJobStart(final SparkListenerJobStart jobStart)
@@ -33,7 +39,18 @@ final class RunListener extends SparkListener
         {
             taskGcMs.addAndGet(taskEnd.taskMetrics().jvmGCTime());
         }
-        tasksByExecutor.computeIfAbsent(taskEnd.taskInfo().executorId(), e -> new AtomicLong()).incrementAndGet();
+        final String executor = taskEnd.taskInfo().executorId();
+        tasksByExecutor.computeIfAbsent(executor, e -> new AtomicLong()).incrementAndGet();
+        if (taskEnd.taskInfo().taskLocality() == TaskLocality.PROCESS_LOCAL())
+        {
+            processLocalByExecutor.computeIfAbsent(executor, e -> new AtomicLong()).incrementAndGet();
+        }
+    }
+
+    @Override
+    public void onTaskStart(final SparkListenerTaskStart taskStart)
+    {
+        tasksStarted.incrementAndGet();
     }
 
     @Override
@@ -46,6 +63,32 @@ final class RunListener extends SparkListener
     void resetTasks()
     {
         tasksByExecutor.clear();
+        processLocalByExecutor.clear();
+        tasksStarted.set(0);
+    }
+
+    /**
+     * Tasks finished per executor since {@link #resetTasks()}.
+     *
+     * @return executor id to count, a copy.
+     */
+    Map<String, Long> tasksByExecutor()
+    {
+        final Map<String, Long> out = new HashMap<>();
+        tasksByExecutor.forEach((e, n) -> out.put(e, n.get()));
+        return out;
+    }
+
+    /**
+     * Tasks finished per executor since {@link #resetTasks()} that ran on their preferred executor.
+     *
+     * @return executor id to count, a copy.
+     */
+    Map<String, Long> processLocalByExecutor()
+    {
+        final Map<String, Long> out = new HashMap<>();
+        processLocalByExecutor.forEach((e, n) -> out.put(e, n.get()));
+        return out;
     }
 
     /**

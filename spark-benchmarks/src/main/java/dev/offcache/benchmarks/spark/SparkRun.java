@@ -1,10 +1,15 @@
 package dev.offcache.benchmarks.spark;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -73,10 +78,29 @@ final class SparkRun implements AutoCloseable
     static SparkRun localCluster(final String impl, final long rows, final int partitions)
         throws IOException, InterruptedException
     {
+        return localCluster(impl, rows, partitions, b -> b.appName("offcache-spark-benchmarks"));
+    }
+
+    /**
+     * {@link #localCluster(String, long, int)} with settings of the caller's.
+     *
+     * @param impl the variant's JMH name.
+     * @param rows input rows.
+     * @param partitions input partitions.
+     * @param settings adds settings to the session builder.
+     * @return the run.
+     * @throws IOException if the Spark home cannot be made or the flags read.
+     * @throws InterruptedException if interrupted while waiting for executors.
+     */
+    static SparkRun localCluster(
+        final String impl, final long rows, final int partitions, final Consumer<SparkSession.Builder> settings)
+        throws IOException, InterruptedException
+    {
         final CacheVariant variant = CacheVariant.of(impl);
         final SparkSession.Builder builder = LocalCluster.builder(2, 1024, SparkBenchmarkMain.offcacheFlags())
             .appName("offcache-spark-benchmarks")
             .config("spark.sql.shuffle.partitions", String.valueOf(partitions));
+        settings.accept(builder);
         final SparkRun run = new SparkRun(variant.configure(builder).getOrCreate(), variant, rows, partitions);
         LocalCluster.awaitExecutors(run.spark.sparkContext(), 2, Duration.ofSeconds(300));
         return run;
@@ -162,6 +186,27 @@ final class SparkRun implements AutoCloseable
         catch (final TimeoutException e)
         {
             throw new IllegalStateException("the driver's listener bus did not drain in 30 s", e);
+        }
+    }
+
+    /**
+     * Deletes a directory tree, if it exists.
+     *
+     * @param root the directory.
+     * @throws IOException if a file cannot be deleted.
+     */
+    static void deleteRecursively(final Path root) throws IOException
+    {
+        if (root == null || !Files.exists(root))
+        {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root))
+        {
+            for (final Path p : paths.sorted(Comparator.reverseOrder()).toList())
+            {
+                Files.delete(p);
+            }
         }
     }
 
