@@ -1,10 +1,6 @@
 package dev.offcache.registry.clustered;
 
 import java.nio.file.Path;
-import java.util.Collection;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -12,18 +8,13 @@ import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.offcache.core.config.ConcurrentConcludeException;
-import dev.offcache.registry.coordinator.CachedDatasetCoordinator;
-import dev.offcache.registry.coordinator.ExecutorStages;
-import dev.offcache.registry.coordinator.StageCleanup;
 import dev.offcache.registry.front.CacheRegistry;
 import dev.offcache.registry.journal.JournalChangeLog;
 import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheKey;
-import dev.offcache.registry.state.StageRef;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -48,26 +39,13 @@ class ContextsConcludeOnceTest
         final JournalChangeLog log = JournalChangeLog.open(logContext);
         assertRefused("JournalChangeLog.Context", () -> JournalChangeLog.open(logContext));
         final CacheRegistry.Context registryContext = new CacheRegistry.Context().changeLog(log);
-        try (CacheRegistry registry = CacheRegistry.launch(registryContext);
-            StageCleanup cleanup = new StageCleanup(new NoExecutors()))
+        try (CacheRegistry registry = CacheRegistry.launch(registryContext))
         {
             assertRefused("CacheRegistry.Context", () -> CacheRegistry.launch(registryContext));
-            final CachedDatasetCoordinator.Context<String> coordinatorContext =
-                new CachedDatasetCoordinator.Context<String>()
-                    .registry(registry)
-                    .jobRunner((jobId, input) -> CompletableFuture.failedFuture(new IllegalStateException("no jobs")))
-                    .cleanup(cleanup)
-                    .remoteExecutors((executorId) -> null);
-            try (CachedDatasetCoordinator<String> coordinator = CachedDatasetCoordinator.launch(coordinatorContext))
-            {
-                assertRefused("CachedDatasetCoordinator.Context",
-                    () -> CachedDatasetCoordinator.launch(coordinatorContext));
-                assertInstanceOf(BeginOutcome.Claimed.class,
-                    registry.beginMaterialization(KEY, "job-1").get(TIMEOUT_S, TimeUnit.SECONDS));
-                assertNull(coordinator.executorLost("exec-gone").get(TIMEOUT_S, TimeUnit.SECONDS));
-                assertEquals(new BeginOutcome.AlreadyPending("job-1"),
-                    registry.beginMaterialization(KEY, "job-2").get(TIMEOUT_S, TimeUnit.SECONDS));
-            }
+            assertInstanceOf(BeginOutcome.Claimed.class,
+                registry.beginMaterialization(KEY, "job-1").get(TIMEOUT_S, TimeUnit.SECONDS));
+            assertEquals(new BeginOutcome.AlreadyPending("job-1"),
+                registry.beginMaterialization(KEY, "job-2").get(TIMEOUT_S, TimeUnit.SECONDS));
             assertTrue(log.recordsAppended() >= 1, "the first change log took the claim");
         }
     }
@@ -114,27 +92,5 @@ class ContextsConcludeOnceTest
     {
         final ConcurrentConcludeException refused = assertThrows(ConcurrentConcludeException.class, second);
         assertTrue(refused.getMessage().startsWith(context + " is already concluded"), refused.getMessage());
-    }
-
-    /** A scheduler with no executors yet: the cleanup has nothing to delete. */
-    private static final class NoExecutors implements ExecutorStages
-    {
-        @Override
-        public Collection<String> executorIds()
-        {
-            return List.of();
-        }
-
-        @Override
-        public void deleteJob(final String executorId, final String jobId, final Set<StageRef> keep)
-        {
-            throw new AssertionError("no executor to delete job " + jobId + " on: " + executorId);
-        }
-
-        @Override
-        public void deleteStage(final String executorId, final StageRef stage)
-        {
-            throw new AssertionError("no executor to delete stage " + stage + " on: " + executorId);
-        }
     }
 }

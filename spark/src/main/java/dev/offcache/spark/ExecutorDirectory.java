@@ -1,0 +1,147 @@
+package dev.offcache.spark;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import dev.offcache.core.shuffle.ShufflePartitionStore;
+import dev.offcache.dataset.ExecutorStages;
+import dev.offcache.registry.state.LiveExecutors;
+import dev.offcache.registry.state.StageRef;
+
+/**
+ * The driver's view of the executors that run offcache: registered by their plugin, kept alive by heartbeats, removed
+ * on Spark's executor-removed event or a silent heartbeat timeout. It is the registry's {@link LiveExecutors} (a hit
+ * on a removed executor is a miss) and the cleanup's {@link ExecutorStages}: a deletion for an executor in this JVM
+ * (local mode) runs at once, one for another JVM waits for that executor's next heartbeat.
+ */
+final class ExecutorDirectory implements LiveExecutors, ExecutorStages
+{
+    private final Map<String, Member> members = new ConcurrentHashMap<>();
+
+    /** One executor: its registration, last heartbeat, counters and pending commands. */
+    static final class Member
+    {
+        final Messages.Register registration;
+        final ConcurrentLinkedQueue<Messages.Command> commands = new ConcurrentLinkedQueue<>();
+        volatile long lastSeenNs;
+        volatile Messages.Heartbeat lastHeartbeat;
+
+        Member(final Messages.Register registration, final long nowNs)
+        {
+            this.registration = registration;
+            this.lastSeenNs = nowNs;
+        }
+    }
+
+    void register(final Messages.Register registration, final long nowNs)
+    {
+        members.put(registration.executorId(), new Member(registration, nowNs));
+    }
+
+    Member remove(final String executorId)
+    {
+        return members.remove(executorId);
+    }
+
+    Member member(final String executorId)
+    {
+        return members.get(executorId);
+    }
+
+    Collection<Member> members()
+    {
+        return members.values();
+    }
+
+    Map<String, Messages.Endpoint> endpoints()
+    {
+        final Map<String, Messages.Endpoint> endpoints = new HashMap<>();
+        members.forEach((id, member) -> endpoints.put(id,
+            new Messages.Endpoint(member.registration.channel(), member.registration.streamId())));
+        return endpoints;
+    }
+
+    String hostOf(final String executorId)
+    {
+        final Member member = members.get(executorId);
+        return member == null ? null : member.registration.host();
+    }
+
+    @Override
+    public boolean isLive(final String executorId)
+    {
+        return members.containsKey(executorId);
+    }
+
+    @Override
+    public Collection<String> executorIds()
+    {
+        return List.copyOf(members.keySet());
+    }
+
+    @Override
+    public void deleteJob(final String executorId, final String jobId, final Set<StageRef> keep)
+    {
+        final List<Integer> keepStages = new ArrayList<>();
+        for (final StageRef stage : keep)
+        {
+            if (stage.jobId().equals(jobId))
+            {
+                keepStages.add(stage.stageId());
+            }
+        }
+        final ShufflePartitionStore local = localStore(executorId);
+        if (local != null)
+        {
+            local.deleteJob(jobId, (job, stageId) -> keepStages.contains(stageId));
+            return;
+        }
+        send(executorId, new Messages.DeleteJob(jobId, List.copyOf(keepStages)));
+    }
+
+    @Override
+    public void deleteStage(final String executorId, final StageRef stage)
+    {
+        final ShufflePartitionStore local = localStore(executorId);
+        if (local != null)
+        {
+            local.deleteStage(stage.jobId(), stage.stageId());
+            return;
+        }
+        send(executorId, new Messages.DeleteStage(stage.jobId(), stage.stageId()));
+    }
+
+    private void send(final String executorId, final Messages.Command command)
+    {
+        final Member member = members.get(executorId);
+        if (member == null)
+        {
+            // StageCleanup counts this as a failure: the executor is gone, and its files with it.
+            throw new IllegalStateException("executor " + executorId + " is not registered");
+        }
+        member.commands.add(command);
+    }
+
+    private static ShufflePartitionStore localStore(final String executorId)
+    {
+        final OffcacheExecutor local = OffcacheExecutor.current();
+        return local != null && local.executorId().equals(executorId) ? local.store() : null;
+    }
+
+    List<Messages.Command> drain(final Member member)
+    {
+        final List<Messages.Command> drained = new ArrayList<>();
+        Messages.Command command;
+        while ((command = member.commands.poll()) != null)
+        {
+            drained.add(command);
+        }
+        return drained;
+    }
+}

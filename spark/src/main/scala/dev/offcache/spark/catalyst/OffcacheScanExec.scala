@@ -1,0 +1,69 @@
+package dev.offcache.spark.catalyst
+
+import java.util.concurrent.TimeUnit
+
+import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.execution.{LeafExecNode, QueryExecution}
+import org.apache.spark.sql.types.{StructField, StructType}
+
+import dev.offcache.dataset.Resolved
+import dev.offcache.registry.state.CacheKey
+import dev.offcache.spark.OffcacheDriver
+
+/**
+ * The physical scan of an [[OffcacheRelation]]. `doExecute()` runs on the driver, once per action: it resolves the
+ * key (a miss runs the source as its own Spark job writing every partition into its executor's store; a hit runs
+ * none; a concurrent action waits for the other's job), then returns an [[OffcacheReadRDD]] over the pinned output,
+ * one partition per cached partition, whose lineage is the source's RDD. When offcache cannot serve the action (no
+ * plugin, registry failure, failed materialization) it returns the source's RDD: slower, never wrong.
+ */
+case class OffcacheScanExec(sessionId: String, cacheId: String, output: Seq[Attribute],
+    @transient source: QueryExecution) extends LeafExecNode {
+
+  override protected def stringArgs: Iterator[Any] = Iterator(cacheId, output)
+
+  // Physical plans travel with codegen'd tasks; only the driver executes this node, so the source stays behind.
+  override protected def doExecute(): RDD[InternalRow] =
+    OffcacheScanExec.execute(new CacheKey(sessionId, cacheId), output, source)
+}
+
+/** The driver-side resolve behind [[OffcacheScanExec]]. */
+object OffcacheScanExec extends Logging {
+  private val ResolveTimeoutMinutes = 60L
+
+  def execute(key: CacheKey, output: Seq[Attribute], source: QueryExecution): RDD[InternalRow] = {
+    val lineage = source.toRdd
+    val driver = OffcacheDriver.current()
+    if (driver == null || lineage.partitions.isEmpty) {
+      return lineage
+    }
+    val schema = StructType(output.map(a => StructField(a.name, a.dataType, a.nullable)))
+    try {
+      driver.resolve(key, MaterializeInput(lineage, schema)).get(ResolveTimeoutMinutes, TimeUnit.MINUTES) match {
+        case cached: Resolved.Cached if cached.entry.locations.size == lineage.partitions.length =>
+          val parts = cached.entry.locations.asScala.map { location =>
+            val host = Option(driver.hostOf(location.executorId)).getOrElse("unknown")
+            CachedPartition(location.executorId, host, location.jobId, location.stageId, location.partitionId,
+              location.path, location.length, location.crc32c)
+          }.toArray
+          new OffcacheReadRDD(lineage, key.sessionId, key.cacheId, cached.entry.jobId, parts, output.length)
+        case _ =>
+          lineage
+      }
+    } catch {
+      case NonFatal(e) =>
+        logWarning(s"offcache could not serve ${key.cacheId}; computing it from its lineage", e)
+        driver.countFallback()
+        lineage
+    }
+  }
+}
+
+/** What a miss materializes: the source's RDD and its schema. */
+final case class MaterializeInput(lineage: RDD[InternalRow], schema: StructType)

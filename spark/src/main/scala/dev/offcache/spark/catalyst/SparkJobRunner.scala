@@ -1,0 +1,143 @@
+package dev.offcache.spark.catalyst
+
+import java.nio.ByteBuffer
+
+import java.util.concurrent.CompletableFuture
+
+import scala.concurrent.ExecutionContext
+import scala.util.{Failure, Success}
+
+import org.agrona.concurrent.UnsafeBuffer
+import org.apache.spark.{SparkContext, TaskContext}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.unsafe.Platform
+
+import dev.offcache.core.shuffle.PartitionId
+import dev.offcache.dataset.{JobOutput, JobRunner}
+import dev.offcache.registry.state.{DatasetSchema, PartitionLocation}
+import dev.offcache.spark.OffcacheExecutor
+
+/**
+ * Materializes a cached source as its own Spark job (`SparkContext.submitJob`, whose future is the job's finish
+ * event): each task writes its partition's rows into its executor's store and returns where they are. Jobs carry
+ * the local property [[SparkJobRunner.JobProperty]] (the offcache job id), so listeners can tell them apart.
+ */
+final class SparkJobRunner(sc: SparkContext) extends JobRunner[MaterializeInput] {
+
+  override def run(jobId: String, input: MaterializeInput): CompletableFuture[JobOutput] = {
+    val rdd = input.lineage
+    val schema = input.schema
+    val count = rdd.partitions.length
+    val written = new Array[WrittenPartition](count)
+    val done = new CompletableFuture[JobOutput]()
+    val previous = sc.getLocalProperty(SparkJobRunner.JobProperty)
+    sc.setLocalProperty(SparkJobRunner.JobProperty, jobId)
+    val future = try {
+      sc.submitJob(rdd,
+        (rows: Iterator[InternalRow]) => PartitionWrite.write(jobId, TaskContext.get().partitionId(), schema, rows),
+        0 until count,
+        (index: Int, partition: WrittenPartition) => written(index) = partition,
+        ())
+    } finally {
+      sc.setLocalProperty(SparkJobRunner.JobProperty, previous)
+    }
+    future.onComplete {
+      case Success(_) =>
+        try {
+          val locations = new java.util.ArrayList[PartitionLocation](count)
+          written.zipWithIndex.foreach { case (p, index) =>
+            locations.add(new PartitionLocation(p.executorId, jobId, 0, index, p.path, p.length,
+              Integer.toUnsignedLong(p.crc32c)))
+          }
+          done.complete(new JobOutput(new DatasetSchema(schema.json), locations))
+        } catch {
+          case e: Throwable => done.completeExceptionally(e)
+        }
+      case Failure(e) => done.completeExceptionally(e)
+    }(ExecutionContext.parasitic)
+    done
+  }
+}
+
+object SparkJobRunner {
+  /** The local property naming the offcache job of a materialization job. */
+  val JobProperty = "spark.offcache.materialization"
+}
+
+/** What one materialization task wrote (returned to the driver). */
+final case class WrittenPartition(executorId: String, path: String, length: Long, crc32c: Int)
+
+/**
+ * Writes one partition's rows into the executor's store: each row as an 8-byte length and its `UnsafeRow` bytes,
+ * padded to 8 bytes, so a reader points rows straight into the mapping. The store makes the file visible only once
+ * whole (CRC32C in its footer).
+ */
+object PartitionWrite {
+  private val RegistrationTimeoutMs = 30000L
+
+  def write(jobId: String, partition: Int, schema: StructType, rows: Iterator[InternalRow]): WrittenPartition = {
+    val executor = OffcacheExecutor.current()
+    if (executor == null) {
+      throw new IllegalStateException(
+        "offcache is not running on this executor: set spark.plugins=dev.offcache.spark.OffcachePlugin")
+    }
+    executor.awaitRegistered(RegistrationTimeoutMs)
+    val projection = UnsafeProjection.create(schema)
+    val writer = executor.store.openWriter(new PartitionId(jobId, 0, partition))
+    try {
+      val header = new UnsafeBuffer(ByteBuffer.allocateDirect(16))
+      val view = new UnsafeBuffer(0L, 0)
+      while (rows.hasNext) {
+        val row = rows.next() match {
+          case unsafe: UnsafeRow => unsafe
+          case other => projection(other)
+        }
+        val size = row.getSizeInBytes
+        header.putLong(0, size.toLong)
+        writer.write(header, 0, 8)
+        row.getBaseObject match {
+          case bytes: Array[Byte] =>
+            view.wrap(bytes, (row.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt, size)
+          case null =>
+            view.wrap(row.getBaseOffset, size)
+          case other =>
+            throw new IllegalStateException(s"UnsafeRow over ${other.getClass.getName}")
+        }
+        writer.write(view, 0, size)
+        val padding = MappedRows.padding(size)
+        if (padding > 0) {
+          header.putLong(8, 0L)
+          writer.write(header, 8, padding)
+        }
+      }
+      val info = writer.commit()
+      WrittenPartition(executor.executorId, info.path.toString, info.length, info.crc32c)
+    } finally {
+      writer.close()
+    }
+  }
+}
+
+/** Reads the rows [[PartitionWrite]] wrote, pointing one reused `UnsafeRow` into the buffer (zero copy). */
+final class MappedRows(buffer: org.agrona.DirectBuffer, numFields: Int) extends Iterator[InternalRow] {
+  private val address = buffer.addressOffset
+  private val end = buffer.capacity
+  private val row = new UnsafeRow(numFields)
+  private var position = 0
+
+  override def hasNext: Boolean = position < end
+
+  override def next(): InternalRow = {
+    val size = buffer.getLong(position).toInt
+    row.pointTo(null, address + position + 8, size)
+    position += 8 + size + MappedRows.padding(size)
+    row
+  }
+}
+
+object MappedRows {
+  def padding(size: Int): Int = (8 - (size & 7)) & 7
+}
+
