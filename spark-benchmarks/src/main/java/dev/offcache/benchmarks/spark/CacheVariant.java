@@ -10,6 +10,9 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.LogicalRDD;
 import org.apache.spark.storage.StorageLevel;
 
+import dev.offcache.spark.OffcacheDatasets;
+import dev.offcache.spark.OffcachePlugin;
+
 /**
  * The ways a Spark user can keep a DataFrame between actions, each one line: how the cached frame is made from its
  * input (lazily: nothing runs until an action), how it is let go, and the session settings it needs. The JMH
@@ -17,6 +20,9 @@ import org.apache.spark.storage.StorageLevel;
  */
 enum CacheVariant
 {
+    /** offcache: {@code OffcacheDatasets.cache(df)}, pinned output on the executors, the registry on the driver. */
+    OFFCACHE("offcache", OffcacheDatasets::cache, OffcacheDatasets::uncache,
+        b -> b.config("spark.plugins", OffcachePlugin.class.getName())),
     /** No cache: every action recomputes the input. */
     NONE("none", df -> df, CacheVariant::nothing, CacheVariant::nothing),
     /** {@code df.cache()}: {@code MEMORY_AND_DISK}, Spark's columnar batches on the executor heap. */

@@ -39,7 +39,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class SparkCacheWarmBenchmark
 {
     /** The variant: {@code offcache} is ours, the others Spark's (see {@link CacheVariant}). */
-    @Param({"none", "cache", "disk-only", "off-heap", "local-checkpoint"})
+    @Param({"offcache", "none", "cache", "disk-only", "off-heap", "local-checkpoint"})
     public String impl;
 
     /** Input rows. */
