@@ -1,5 +1,6 @@
 package dev.offcache.benchmarks.spark;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -9,6 +10,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.StringJoiner;
 
 import org.apache.spark.SparkContext;
 import org.apache.spark.sql.SparkSession;
@@ -53,10 +55,23 @@ public final class LocalCluster
             .master("local-cluster[" + executors + ",1," + memoryMiB + "]")
             .config("spark.ui.enabled", "false")
             .config("spark.executorEnv.SPARK_SCALA_VERSION", "2.13")
+            // Test mode hands executors this JVM's class path as it is; a relative entry (java -jar x.jar, as JMH
+            // forks inherit it) does not resolve in the Worker's directory, and every executor fails to start.
+            .config("spark.executor.extraClassPath", absoluteClassPath())
             .config("spark.executor.extraJavaOptions", executorJavaOptions)
             // A loaded 2-core machine must not turn slow heartbeats into lost executors.
             .config("spark.network.timeout", "300s")
             .config("spark.executor.heartbeatInterval", "2s");
+    }
+
+    private static String absoluteClassPath()
+    {
+        final StringJoiner out = new StringJoiner(File.pathSeparator);
+        for (final String entry : System.getProperty("java.class.path").split(File.pathSeparator))
+        {
+            out.add(Path.of(entry).toAbsolutePath().toString());
+        }
+        return out.toString();
     }
 
     /**
