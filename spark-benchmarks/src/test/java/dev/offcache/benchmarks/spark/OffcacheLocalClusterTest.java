@@ -102,7 +102,7 @@ class OffcacheLocalClusterTest
     void partitionsMaterializedOnOneExecutorAreFetchedByTheOther() throws Exception
     {
         final Dataset<Row> cached = OffcacheDatasets.cache(run.input);
-        final Path release = executorDirs.resolve("release.flag");
+        final Path release = Files.createTempDirectory("offcache-release").resolve("release.flag");
         run.awaitEvents();
         run.listener.resetTasks();
         // One task holds one executor's only core until the flag file exists (both JVMs see the same disk): the
@@ -122,6 +122,7 @@ class OffcacheLocalClusterTest
         final Map<String, Long> materializedOn = run.listener.tasksByExecutor();
         Files.createFile(release);
         blocker.get(120, TimeUnit.SECONDS);
+        SparkRun.deleteRecursively(release.getParent());
         assertEquals(1, materializedOn.size(), "one executor ran the materialization: " + materializedOn);
 
         final OffcacheCounters warm = awaitCounters(c -> true);
