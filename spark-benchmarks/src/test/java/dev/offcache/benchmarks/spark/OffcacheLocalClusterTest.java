@@ -200,7 +200,16 @@ class OffcacheLocalClusterTest
         run.close();
         run = null;
         // A SIGKILLed executor cannot delete its own directory; what the killed ones left is not asserted here.
-        assertEquals(0, files(executorDirs, ofLiveExecutor), "nothing of a live executor left after the end");
+        assertEquals(0, files(executorDirs, ofLiveExecutor),
+            "nothing of a live executor left after the end; killed " + KILLED + ", left " + leftovers());
+    }
+
+    private static List<String> leftovers() throws IOException
+    {
+        try (Stream<Path> paths = Files.walk(executorDirs))
+        {
+            return paths.filter(Files::isRegularFile).map(p -> executorDirs.relativize(p).toString()).toList();
+        }
     }
 
     private static long files(final Path root, final Predicate<Path> which) throws IOException
