@@ -43,7 +43,8 @@ class PackageTableTest
                         final String name = main.relativize(dir).toString().replace(dir.getFileSystem()
                             .getSeparator(), ".");
                         final boolean hasInfo = Files.exists(dir.resolve("package-info.java"));
-                        if (holdsClasses(dir))
+                        final Path scala = main.resolveSibling("scala").resolve(main.relativize(dir));
+                        if (holdsClasses(dir) || holdsClasses(scala))
                         {
                             code.add(name);
                             if (!hasInfo)
@@ -117,11 +118,17 @@ class PackageTableTest
                 "| `n` | `dev.offcache.b` |\n\nafter: dev.offcache.c\n"));
     }
 
+    /** Java or Scala sources (a Scala package keeps its package-info.java in the module's Java tree). */
     private static boolean holdsClasses(final Path dir) throws IOException
     {
+        if (!Files.isDirectory(dir))
+        {
+            return false;
+        }
         try (Stream<Path> files = Files.list(dir))
         {
-            return files.anyMatch((f) -> f.toString().endsWith(".java") && !f.endsWith("package-info.java"));
+            return files.anyMatch((f) -> (f.toString().endsWith(".java") || f.toString().endsWith(".scala"))
+                && !f.endsWith("package-info.java"));
         }
     }
 }
