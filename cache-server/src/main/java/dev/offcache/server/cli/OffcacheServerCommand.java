@@ -634,8 +634,8 @@ public final class OffcacheServerCommand implements Callable<Integer>
         }
     }
 
-    /** Throws when a shutdown asked the start to stop. */
-    private void stopIfRequested()
+    /** Throws when a shutdown asked the start to stop (also between the start's own steps in ServerProgram). */
+    void stopIfRequested()
     {
         if (stopRequested)
         {

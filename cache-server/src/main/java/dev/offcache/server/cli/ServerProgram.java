@@ -120,6 +120,8 @@ public final class ServerProgram implements AutoCloseable
         }
         try
         {
+            // a signal while the RAM tier was allocated stops the start here, before anything listens
+            options.stopIfRequested();
             cache = engineBuilder(options).origin(origin).l1Store(store).build();
         }
         catch (final RuntimeException ex)
