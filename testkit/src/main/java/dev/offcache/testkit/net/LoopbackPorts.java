@@ -65,7 +65,10 @@ public final class LoopbackPorts
     {
         try
         {
-            return Integer.parseInt(Files.readString(EPHEMERAL_RANGE).trim().split("\\s+")[0]);
+            // A line reader (one read into its buffer): a /proc/sys file answers a read at a non-zero offset with end
+            // of file, so Files.readString (a one-byte first read when the size is 0) saw "3" and every base was
+            // LOWEST, the same ports for every cluster test on the machine.
+            return Integer.parseInt(Files.readAllLines(EPHEMERAL_RANGE).get(0).trim().split("\\s+")[0]);
         }
         catch (final IOException | RuntimeException ex)
         {
