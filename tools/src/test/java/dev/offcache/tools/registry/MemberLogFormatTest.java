@@ -27,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 class MemberLogFormatTest
 {
     /** The server's TEXT line: {@code %d{yyyy-MM-dd'T'HH:mm:ss.SSS'Z',UTC} %-5level [%thread] %logger{36} - %msg}. */
+    private static final Pattern EXCEPTION_LINE = Pattern.compile("([a-z][\\w$]*\\.)+[A-Z][\\w$]*(: .*)?");
     private static final Pattern SERVER_LINE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z " +
         "(TRACE|DEBUG|INFO |WARN |ERROR) \\[([^\\]]+)] (\\S{1,36}) - (.*)");
 
@@ -65,7 +66,9 @@ class MemberLogFormatTest
                 .toList());
         for (final String line : lines)
         {
-            assertTrue(SERVER_LINE.matcher(line).matches() || line.startsWith("\tat ") || line.startsWith("Caused by"),
+            // a logged exception continues its line with the exception's own lines (its name first)
+            assertTrue(SERVER_LINE.matcher(line).matches() || line.startsWith("\tat ") || line.startsWith("\t... ") ||
+                line.startsWith("Caused by") || EXCEPTION_LINE.matcher(line).matches(),
                 "every line is the server's format (or a stack trace under one): " + line);
         }
     }
