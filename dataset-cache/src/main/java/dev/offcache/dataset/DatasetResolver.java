@@ -49,6 +49,7 @@ public final class DatasetResolver<P> implements AutoCloseable
     private final Context<P> ctx;
     private final AsyncCacheRegistry registry;
     private final ReadBackCounters counters;
+    private final boolean ownsCounters;
     private final ExecutorService workers;
     private final AtomicLong jobSequence = new AtomicLong();
     private final AtomicLong invalidations = new AtomicLong();
@@ -58,7 +59,8 @@ public final class DatasetResolver<P> implements AutoCloseable
     {
         this.ctx = ctx;
         this.registry = ctx.registry;
-        this.counters =
+        this.ownsCounters = ctx.counters == null;
+        this.counters = ctx.counters != null ? ctx.counters :
             ctx.countersManager == null ? new ReadBackCounters() : new ReadBackCounters(ctx.countersManager);
         final AtomicInteger threadCount = new AtomicInteger();
         this.workers = Executors.newFixedThreadPool(ctx.workerThreads, runnable ->
@@ -96,7 +98,51 @@ public final class DatasetResolver<P> implements AutoCloseable
         Ids.requireNonNull(key, "key");
         Ids.requireNonNull(input, "input");
         counters.actions.increment();
-        return attempt(key, input, 0);
+        return attempt(key, input, 0, false);
+    }
+
+    /**
+     * Resolves for a caller that reads a stale job's output itself ({@link Resolved.Source#STALE}: not cleaned here,
+     * the caller reads it once and then cleans the job), as a single-process engine does instead of running the
+     * input a second time.
+     *
+     * @param again true when the same action resolves again (after its read failed): not counted as an action.
+     */
+    CompletableFuture<Resolved> resolveKeepingStale(final CacheKey key, final P input, final boolean again)
+    {
+        if (!again)
+        {
+            counters.actions.increment();
+        }
+        return attempt(key, input, 0, true);
+    }
+
+    /**
+     * Runs the input as a job the registry does not know of (an inline computation of a single-process engine); a
+     * failed job is counted and cleaned, and fails the future with {@link MaterializationFailedException}.
+     */
+    CompletableFuture<JobOutput> runUnregistered(final CacheKey key, final String jobId, final P input)
+    {
+        return submit(jobId, input).handle((output, error) -> error == null ?
+            CompletableFuture.completedFuture(output) :
+            this.<JobOutput>jobFailed(key, jobId, error, CompletableFuture.completedFuture(null)))
+            .thenCompose(Function.identity());
+    }
+
+    /**
+     * Deletes every stage of a job the registry does not pin.
+     */
+    CompletableFuture<Void> cleanJob(final String jobId)
+    {
+        return ctx.cleanup.cleanJob(jobId);
+    }
+
+    /**
+     * A job id no other job of this resolver has.
+     */
+    String nextJobId()
+    {
+        return jobIdStem + "-" + jobSequence.incrementAndGet();
     }
 
     /**
@@ -192,7 +238,10 @@ public final class DatasetResolver<P> implements AutoCloseable
         {
             Thread.currentThread().interrupt();
         }
-        counters.close();
+        if (ownsCounters)
+        {
+            counters.close();
+        }
     }
 
     private boolean countRemoved(final List<RemovedEntry> removed)
@@ -205,14 +254,15 @@ public final class DatasetResolver<P> implements AutoCloseable
         return true;
     }
 
-    private CompletableFuture<Resolved> attempt(final CacheKey key, final P input, final int round)
+    private CompletableFuture<Resolved> attempt(
+        final CacheKey key, final P input, final int round, final boolean keepStale)
     {
         if (round >= ctx.maxRounds)
         {
             // The key keeps changing hands (claims invalidated or lost one after another): answer without it.
             return uncached(key, "the key changed hands " + round + " times");
         }
-        final String jobId = jobIdStem + "-" + jobSequence.incrementAndGet();
+        final String jobId = nextJobId();
         return registry.acquire(key, jobId).thenComposeAsync(acquisition ->
         {
             if (acquisition instanceof Acquisition.Hit hit)
@@ -223,16 +273,16 @@ public final class DatasetResolver<P> implements AutoCloseable
             }
             if (acquisition instanceof Acquisition.Claimed)
             {
-                return materialize(key, input, jobId);
+                return materialize(key, input, jobId, keepStale);
             }
             counters.waits.increment();
             return ((Acquisition.Wait) acquisition).resolution()
-                .thenComposeAsync(resolution -> afterWait(key, input, round, resolution), workers);
+                .thenComposeAsync(resolution -> afterWait(key, input, round, keepStale, resolution), workers);
         }, workers);
     }
 
-    private CompletableFuture<Resolved> afterWait(
-        final CacheKey key, final P input, final int round, final Resolution resolution)
+    private CompletableFuture<Resolved> afterWait(final CacheKey key, final P input, final int round,
+        final boolean keepStale, final Resolution resolution)
     {
         if (resolution instanceof Resolution.Ready ready)
         {
@@ -243,7 +293,7 @@ public final class DatasetResolver<P> implements AutoCloseable
         {
             case ABORTED:
                 return ctx.abortPolicy == AbortPolicy.COMPUTE_INLINE ?
-                    uncached(key, "the claim waited on was aborted") : attempt(key, input, round + 1);
+                    uncached(key, "the claim waited on was aborted") : attempt(key, input, round + 1, keepStale);
             case SESSION_REMOVED:
                 // Caching into a session being torn down would leave output nobody removes.
                 return uncached(key, "the session is being removed");
@@ -251,29 +301,32 @@ public final class DatasetResolver<P> implements AutoCloseable
                 return CompletableFuture.failedFuture(
                     new RegistryClosedException("registry shut down while waiting for " + key, null));
             default:
-                return attempt(key, input, round + 1);
+                return attempt(key, input, round + 1, keepStale);
         }
     }
 
-    private CompletableFuture<Resolved> materialize(final CacheKey key, final P input, final String jobId)
+    private CompletableFuture<Resolved> materialize(
+        final CacheKey key, final P input, final String jobId, final boolean keepStale)
     {
         counters.materializationJobs.increment();
         return submit(jobId, input).handleAsync((output, error) ->
         {
             if (error != null)
             {
-                counters.failedJobs.increment();
-                final Throwable cause =
-                    error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-                return registry.abortMaterialization(key, jobId)
-                    .handle((outcome, abortError) -> null)
-                    .thenCompose(ignored -> ctx.cleanup.cleanJob(jobId))
-                    .<Resolved>thenCompose(ignored ->
-                        CompletableFuture.failedFuture(new MaterializationFailedException(key, jobId, cause)));
+                // The claim is aborted first, so its waiters are released before the job's files go.
+                return this.<Resolved>jobFailed(key, jobId, error,
+                    registry.abortMaterialization(key, jobId).handle((outcome, abortError) -> null));
             }
             return registry.completeMaterialization(key, jobId, output.schema(), output.locations())
                 .thenCompose(outcome ->
                 {
+                    final Materialized entry = new Materialized(jobId, output.schema(), output.locations(), 0);
+                    if (outcome == CompletionOutcome.STALE && keepStale)
+                    {
+                        // Nothing pins it: the caller reads it once, then cleans the whole job.
+                        return CompletableFuture.completedFuture(
+                            (Resolved) new Resolved.Cached(key, entry, Resolved.Source.STALE));
+                    }
                     // The output stage is pinned now (unless stale): the job's other stages, and all of a stale
                     // job's output, go.
                     final CompletableFuture<Void> cleaned = ctx.cleanup.cleanJob(jobId);
@@ -282,11 +335,20 @@ public final class DatasetResolver<P> implements AutoCloseable
                         return cleaned.thenCompose(ignored ->
                             uncached(key, "the claim was removed while the job ran"));
                     }
-                    final Materialized entry = new Materialized(jobId, output.schema(), output.locations(), 0);
                     return cleaned.thenApply(ignored ->
                         (Resolved) new Resolved.Cached(key, entry, Resolved.Source.MATERIALIZED));
                 });
         }, workers).thenCompose(Function.identity());
+    }
+
+    private <T> CompletableFuture<T> jobFailed(
+        final CacheKey key, final String jobId, final Throwable error, final CompletableFuture<?> first)
+    {
+        counters.failedJobs.increment();
+        final Throwable cause =
+            error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        return first.thenCompose(ignored -> ctx.cleanup.cleanJob(jobId)).<T>thenCompose(ignored ->
+            CompletableFuture.failedFuture(new MaterializationFailedException(key, jobId, cause)));
     }
 
     private CompletableFuture<Resolved> uncached(final CacheKey key, final String reason)
@@ -326,6 +388,7 @@ public final class DatasetResolver<P> implements AutoCloseable
         private int maxRounds = 8;
         private String jobIdPrefix = "cache";
         private CountersManager countersManager;
+        private ReadBackCounters counters;
 
         /**
          * The registry (not owned).
@@ -422,6 +485,15 @@ public final class DatasetResolver<P> implements AutoCloseable
         public Context<P> countersManager(final CountersManager countersManager)
         {
             this.countersManager = countersManager;
+            return this;
+        }
+
+        /**
+         * Counts into counters another component shares (not owned): the coordinator's one set.
+         */
+        Context<P> counters(final ReadBackCounters counters)
+        {
+            this.counters = counters;
             return this;
         }
 

@@ -30,15 +30,17 @@ public final class PartitionOpener implements AutoCloseable
     private final PartitionReadBack readBack;
     private final ReadPlacement placement;
     private final ReadBackCounters counters;
+    private final boolean ownsCounters;
     private final AtomicLong open = new AtomicLong();
 
     private PartitionOpener(final Context ctx)
     {
-        this.counters =
+        this.ownsCounters = ctx.counters == null;
+        this.counters = ctx.counters != null ? ctx.counters :
             ctx.countersManager == null ? new ReadBackCounters() : new ReadBackCounters(ctx.countersManager);
         this.placement = PartitionReadBack.placement(ctx.executorId, ctx.store);
         this.readBack = new PartitionReadBack(placement, ctx.remoteExecutors, ctx.fetchTimeoutNs, ctx.verifyLocal,
-            counters, ctx.poolBytes, FetchFailureListener.NONE);
+            counters, ctx.poolBytes, ctx.fetchFailureListener);
     }
 
     /**
@@ -68,6 +70,33 @@ public final class PartitionOpener implements AutoCloseable
     }
 
     /**
+     * Opens every partition of a materialization at once, for a reader that needs all of them in one process (a
+     * single-process engine's query): those of the executors {@code placement} reads locally are mapped, the others
+     * fetched concurrently. Either all open or none stays open. Not counted by {@link #openCount()}.
+     *
+     * @param locations the materialization's locations, in partition order.
+     * @param placement where the reader runs ({@link #placement()} for this opener's own executor).
+     * @return the partitions' bytes, owned by the caller until closed.
+     * @throws FetchFailedException naming the first partition that could not be read.
+     */
+    public PartitionViews openAll(final List<PartitionLocation> locations, final ReadPlacement placement)
+    {
+        Ids.requireNonNull(locations, "locations");
+        Ids.requireNonNull(placement, "placement");
+        return readBack.readAll(locations, placement);
+    }
+
+    /**
+     * Where this opener reads locally: its executor ({@link Context#on}), or nowhere.
+     *
+     * @return the placement.
+     */
+    public ReadPlacement placement()
+    {
+        return placement;
+    }
+
+    /**
      * Partitions opened and not closed yet (a leak when the executor is idle).
      *
      * @return the count.
@@ -93,7 +122,10 @@ public final class PartitionOpener implements AutoCloseable
     public void close()
     {
         readBack.close();
-        counters.close();
+        if (ownsCounters)
+        {
+            counters.close();
+        }
     }
 
     /**
@@ -158,7 +190,9 @@ public final class PartitionOpener implements AutoCloseable
         private long fetchTimeoutNs = TimeUnit.SECONDS.toNanos(10);
         private boolean verifyLocal = true;
         private long poolBytes = PartitionReadBack.DEFAULT_POOL_BYTES;
+        private FetchFailureListener fetchFailureListener = FetchFailureListener.NONE;
         private CountersManager countersManager;
+        private ReadBackCounters counters;
 
         /**
          * The executor the tasks run on and its store; its partitions are mapped. Default none: every partition is
@@ -224,6 +258,28 @@ public final class PartitionOpener implements AutoCloseable
         }
 
         /**
+         * Told of every partition that could not be opened (for example, to mark its executor suspect). Default:
+         * nothing.
+         *
+         * @param listener the listener.
+         * @return this.
+         */
+        public Context fetchFailureListener(final FetchFailureListener listener)
+        {
+            this.fetchFailureListener = listener;
+            return this;
+        }
+
+        /**
+         * Counts into counters another component shares (not owned): the coordinator's one set.
+         */
+        Context counters(final ReadBackCounters counters)
+        {
+            this.counters = counters;
+            return this;
+        }
+
+        /**
          * Where to allocate the read counters. Default: a private manager.
          *
          * @param countersManager the manager (not owned).
@@ -245,6 +301,7 @@ public final class PartitionOpener implements AutoCloseable
         {
             concluded.conclude(this);
             Ids.requireNonNull(remoteExecutors, "remoteExecutors");
+            Ids.requireNonNull(fetchFailureListener, "fetchFailureListener");
             if ((executorId == null) != (store == null))
             {
                 throw new IllegalArgumentException("executorId and store must both be set or both be null");

@@ -19,7 +19,13 @@ public sealed interface Resolved
         /** This call claimed the key and its job materialized it. */
         MATERIALIZED,
         /** Another action's job materialized it while this one waited on the registry's notification. */
-        WAITED
+        WAITED,
+        /**
+         * This call's job finished after its claim was removed (session teardown, invalidation): the output is not
+         * pinned or registered. Only a single-process engine's coordinator asks for it (it reads the output once,
+         * then deletes the job); {@link DatasetResolver#resolve} answers {@link Uncached} instead.
+         */
+        STALE
     }
 
     /**

@@ -45,10 +45,12 @@ class CoordinatorContextConcludeOnceTest
         {
             final CachedDatasetCoordinator.Context<String> coordinatorContext =
                 new CachedDatasetCoordinator.Context<String>()
-                    .registry(registry)
-                    .jobRunner((jobId, input) -> CompletableFuture.failedFuture(new IllegalStateException("no jobs")))
-                    .cleanup(cleanup)
-                    .remoteExecutors((executorId) -> null);
+                    .resolver(new DatasetResolver.Context<String>()
+                        .registry(registry)
+                        .jobRunner((jobId, input) ->
+                            CompletableFuture.failedFuture(new IllegalStateException("no jobs")))
+                        .cleanup(cleanup))
+                    .opener(new PartitionOpener.Context().remoteExecutors((executorId) -> null));
             final DatasetResolver.Context<String> resolverContext = new DatasetResolver.Context<String>()
                 .registry(registry)
                 .jobRunner((jobId, input) -> CompletableFuture.failedFuture(new IllegalStateException("no jobs")))

@@ -307,6 +307,23 @@ public final class OffcacheDriver implements AutoCloseable
         }
     }
 
+    private void awaitCleanup()
+    {
+        // The removals' deletions ask the registry for its pins: they run before the registry (the cluster client
+        // above all, which fails every call once closed) goes.
+        try
+        {
+            if (!cleanup.awaitIdle(10_000))
+            {
+                LOG.warn("offcache: stage cleanup did not finish within 10 s of shutdown");
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     void applicationEnded()
     {
         for (final String session : List.copyOf(sessions))
@@ -333,6 +350,7 @@ public final class OffcacheDriver implements AutoCloseable
         {
             LOG.warn("offcache: removing the sessions at shutdown failed", ex);
         }
+        awaitCleanup();
         CloseHelper.quietCloseAll(resolver, local, clustered, cleanup);
     }
 }

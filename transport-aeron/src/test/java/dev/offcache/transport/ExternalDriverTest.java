@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.media.AeronMedia;
-import dev.offcache.transport.media.EmbeddedDrivers;
+import dev.offcache.core.media.EmbeddedDrivers;
 import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.server.PayloadServer;
 import dev.offcache.transport.source.DirectBufferPayloadSource;

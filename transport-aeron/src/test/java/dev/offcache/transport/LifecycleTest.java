@@ -11,7 +11,7 @@ import dev.offcache.core.counters.CounterTypes;
 import dev.offcache.transport.client.PayloadClient;
 import dev.offcache.transport.client.FetchException;
 import dev.offcache.transport.media.AeronMedia;
-import dev.offcache.transport.media.EmbeddedDrivers;
+import dev.offcache.core.media.EmbeddedDrivers;
 import dev.offcache.transport.media.TransportChannels;
 import dev.offcache.transport.server.PayloadServer;
 import dev.offcache.transport.source.DirectBufferPayloadSource;

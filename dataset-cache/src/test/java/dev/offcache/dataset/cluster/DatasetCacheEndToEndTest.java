@@ -205,6 +205,34 @@ class DatasetCacheEndToEndTest
     }
 
     @Test
+    void aJobWhoseClaimWasRemovedWhileItRanIsReadOnceNotRunAgainAndThenDeleted() throws Exception
+    {
+        try (TestCluster cluster = new TestCluster(root, 2, 0, AbortPolicy.CLAIM_AND_MATERIALIZE,
+            RetentionPolicy.none()))
+        {
+            final CachedNode<ToyDataset> node = new CachedNode<>(new CacheKey("s1", "c1"), INPUT);
+            cluster.jobs.hold();
+            final CompletableFuture<long[]> action = cluster.coordinator.execute(node, ALL_ROWS);
+            awaitTrue(() -> cluster.jobs.started() == 1, "the job started");
+            assertEquals(1, cluster.registry.invalidate(node.key()).get().size(), "the claim removed under the job");
+            cluster.jobs.release();
+
+            assertArrayEquals(INPUT.computeDirectly(), get(action));
+            assertEquals(1, cluster.jobs.started(), "the stale output is read, the input not run again");
+            assertEquals(0, cluster.coordinator.counters().inlineComputations());
+            assertNull(cluster.registry.lookup(node.key()).get(), "nothing registered");
+            assertTrue(cluster.cleanup.awaitIdle(10_000));
+            for (final ExecutorNode executor : cluster.executors.values())
+            {
+                try (Stream<Path> jobs = Files.list(root.resolve(executor.id())))
+                {
+                    assertEquals(List.of(), jobs.toList(), "the stale job deleted on " + executor.id());
+                }
+            }
+        }
+    }
+
+    @Test
     void filesDeletedOrDamagedBehindTheCachesBackAreRematerialized() throws Exception
     {
         try (TestCluster cluster = new TestCluster(root, 2, 0, AbortPolicy.CLAIM_AND_MATERIALIZE,

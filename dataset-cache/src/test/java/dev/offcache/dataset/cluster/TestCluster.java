@@ -26,7 +26,9 @@ import org.agrona.concurrent.status.CountersReader;
 import dev.offcache.registry.clustered.RegistryClusterClient;
 import dev.offcache.dataset.AbortPolicy;
 import dev.offcache.dataset.CachedDatasetCoordinator;
+import dev.offcache.dataset.DatasetResolver;
 import dev.offcache.dataset.ExecutorStages;
+import dev.offcache.dataset.PartitionOpener;
 import dev.offcache.dataset.StageCleanup;
 import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.api.AsyncCacheRegistry;
@@ -142,19 +144,21 @@ final class TestCluster implements AutoCloseable
                 front = clustered;
             }
             coordinator = CachedDatasetCoordinator.launch(new CachedDatasetCoordinator.Context<ToyDataset>()
-                .registry(front)
-                .jobRunner(jobs)
-                .cleanup(cleanup)
-                .readingOn("exec-0", ((InProcessExecutor) executors.get("exec-0")).store())
-                .remoteExecutors(id ->
-                {
-                    clientLookups.computeIfAbsent(id, k -> new AtomicLong()).incrementAndGet();
-                    return unreachable.contains(id) ? null : clients.get(id);
-                })
-                .abortPolicy(options.abortPolicy)
-                .countersManager(new CountersManager(countersMetadata, countersValues))
-                .fetchFailureListener((location, cause) -> fetchFailures.add(new FetchFailure(location, cause)))
-                .fetchTimeoutNs(options.fetchTimeoutNs));
+                .resolver(new DatasetResolver.Context<ToyDataset>()
+                    .registry(front)
+                    .jobRunner(jobs)
+                    .cleanup(cleanup)
+                    .abortPolicy(options.abortPolicy))
+                .opener(new PartitionOpener.Context()
+                    .on("exec-0", ((InProcessExecutor) executors.get("exec-0")).store())
+                    .remoteExecutors(id ->
+                    {
+                        clientLookups.computeIfAbsent(id, k -> new AtomicLong()).incrementAndGet();
+                        return unreachable.contains(id) ? null : clients.get(id);
+                    })
+                    .fetchFailureListener((location, cause) -> fetchFailures.add(new FetchFailure(location, cause)))
+                    .fetchTimeoutNs(options.fetchTimeoutNs))
+                .countersManager(new CountersManager(countersMetadata, countersValues)));
             for (final ExecutorNode node : executors.values())
             {
                 if (watchChildren && node instanceof ChildJvmExecutor child)

@@ -34,10 +34,12 @@ import dev.offcache.core.shuffle.PartitionId;
 import dev.offcache.core.shuffle.PartitionWriter;
 import dev.offcache.core.shuffle.ShufflePartitionStore;
 import dev.offcache.dataset.CachedDatasetCoordinator;
+import dev.offcache.dataset.DatasetResolver;
 import dev.offcache.dataset.CachedNode;
 import dev.offcache.dataset.JobOutput;
 import dev.offcache.dataset.LocalExecutorStages;
 import dev.offcache.dataset.OutputReader;
+import dev.offcache.dataset.PartitionOpener;
 import dev.offcache.dataset.PartitionReadBack;
 import dev.offcache.dataset.PartitionViews;
 import dev.offcache.dataset.ReadBackCounters;
@@ -163,11 +165,8 @@ public class DatasetCacheBenchmark
         registry = CacheRegistry.launch(new CacheRegistry.Context().removalListener(cleanup));
         cleanup.pinnedStages(registry::pinnedStages);
         coordinator = CachedDatasetCoordinator.launch(new CachedDatasetCoordinator.Context<Long>()
-            .registry(registry)
-            .jobRunner(this::runJob)
-            .cleanup(cleanup)
-            .readingOn("exec-0", stores.get(0))
-            .remoteExecutors(this::client)
+            .resolver(new DatasetResolver.Context<Long>().registry(registry).jobRunner(this::runJob).cleanup(cleanup))
+            .opener(new PartitionOpener.Context().on("exec-0", stores.get(0)).remoteExecutors(this::client))
             .workerThreads(2));
         baselineReadBack = new PartitionReadBack("exec-0", stores.get(0), this::client,
             TimeUnit.SECONDS.toNanos(30), true, new ReadBackCounters());

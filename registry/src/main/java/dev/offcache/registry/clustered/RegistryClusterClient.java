@@ -34,6 +34,7 @@ import org.slf4j.LoggerFactory;
 import dev.offcache.core.agent.AgentErrors;
 import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.core.counters.CounterTypes;
+import dev.offcache.core.media.EmbeddedDrivers;
 import dev.offcache.registry.codec.RecordWriter;
 import dev.offcache.registry.codec.RecordReader;
 import dev.offcache.registry.api.Acquisition;
@@ -52,7 +53,6 @@ import dev.offcache.registry.state.Materialized;
 import dev.offcache.registry.state.PartitionLocation;
 import dev.offcache.registry.state.RemovedEntry;
 import dev.offcache.registry.state.StageRef;
-import dev.offcache.transport.media.EmbeddedDrivers;
 
 /**
  * The clustered registry as a scheduler embeds it: the same calls as the in-process

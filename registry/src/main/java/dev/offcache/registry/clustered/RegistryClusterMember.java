@@ -36,9 +36,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.offcache.core.config.ConcludeOnce;
+import dev.offcache.core.media.EmbeddedDrivers;
 import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.state.Ids;
-import dev.offcache.transport.media.EmbeddedDrivers;
 
 /**
  * One member of the clustered registry: an embedded media driver, archive and consensus module

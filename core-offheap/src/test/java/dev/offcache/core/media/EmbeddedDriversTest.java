@@ -1,4 +1,4 @@
-package dev.offcache.transport.media;
+package dev.offcache.core.media;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -7,6 +7,7 @@ import java.nio.file.Paths;
 import io.aeron.Aeron;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
+import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +32,7 @@ class EmbeddedDriversTest
             .startsWith(EmbeddedDrivers.DIR_PREFIX + ProcessHandle.current().pid() + "-"), first);
 
         final MediaDriver driver = EmbeddedDrivers.launch(
-            EmbeddedDrivers.context(first, ThreadingMode.SHARED, AgentIdle::standard));
+            EmbeddedDrivers.context(first, ThreadingMode.SHARED, BackoffIdleStrategy::new));
         final Path dir = Paths.get(driver.aeronDirectoryName());
         try (Aeron aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(first)))
         {

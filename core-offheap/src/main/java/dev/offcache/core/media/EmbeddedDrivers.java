@@ -1,4 +1,4 @@
-package dev.offcache.transport.media;
+package dev.offcache.core.media;
 
 import java.io.File;
 import java.nio.file.Files;
