@@ -54,6 +54,14 @@ public class OriginBackend implements BucketBackend
     }
 
     @Override
+    public CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final String etag)
+    {
+        return null == etag ? origin.read(key, offset, destination) :
+            origin.readIfMatch(key, offset, destination, etag);
+    }
+
+    @Override
     public CompletableFuture<ObjectPart> part(final String key, final int partNumber)
     {
         return stat(key).thenCompose((info) -> partOf(key, info, partNumber).thenApply((part) ->
@@ -126,6 +134,12 @@ public class OriginBackend implements BucketBackend
     public CompletableFuture<ObjectInfo> put(final String key, final ByteBuffer bytes)
     {
         return origin.put(key, bytes).thenCompose((v) -> origin.stat(key));
+    }
+
+    @Override
+    public boolean readsAnyKey()
+    {
+        return origin instanceof MultipartUploads;
     }
 
     @Override

@@ -242,7 +242,17 @@ public final class S3Service
     private CompletableFuture<S3Answer> object(
         final S3Buckets.Bucket bucket, final S3Request request, final HttpHeaders headers)
     {
-        final String key = checkKey(request.key());
+        // a key the cache does not serve (a directory marker 'dir/', a '.' segment, a control character) is read
+        // straight from the origin, as it is written: the answer is the origin's object, nothing cached
+        final String key = writtenKey(request.key());
+        final String problem = keys.problemWith(key);
+        if (null != problem && !bucket.backend().readsAnyKey())
+        {
+            // a directory origin would read another file (a '.' segment normalised away) or a directory
+            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "offcache does not serve this key: " + problem)
+                .with("ArgumentName", "key").with("ArgumentValue", key);
+        }
+        final BucketBackend backend = null == problem ? bucket.backend() : bucket.backend().straight();
         final String versionId = request.parameter("versionId");
         if (null != versionId && !"null".equals(versionId))
         {
@@ -258,9 +268,9 @@ public final class S3Service
         }
         ObjectHeaders.checkOverrides(request.query());
         final CompletableFuture<S3Answer> answer = null != partNumber ?
-            bucket.backend().part(key, partNumber(partNumber)).thenApply((part) ->
-                objectAnswer(bucket, key, request, headers, part.version(), part)) :
-            bucket.backend().stat(key).thenApply((info) -> objectAnswer(bucket, key, request, headers, info, null));
+            backend.part(key, partNumber(partNumber)).thenApply((part) ->
+                objectAnswer(bucket, backend, key, request, headers, part.version(), part)) :
+            backend.stat(key).thenApply((info) -> objectAnswer(bucket, backend, key, request, headers, info, null));
         return request.operation() == S3Operation.HEAD_OBJECT ? answer : answer.exceptionallyCompose((error) ->
             unwrap(error) instanceof ObjectNotFoundException ? missingObjectOrBucket(bucket, error) :
                 CompletableFuture.failedFuture(error));
@@ -288,8 +298,8 @@ public final class S3Service
 
     /** The answer to a GET or HEAD of a version, or of one of its parts. */
     private S3Answer objectAnswer(
-        final S3Buckets.Bucket bucket, final String key, final S3Request request, final HttpHeaders headers,
-        final ObjectInfo info, final ObjectPart part)
+        final S3Buckets.Bucket bucket, final BucketBackend backend, final String key, final S3Request request,
+        final HttpHeaders headers, final ObjectInfo info, final ObjectPart part)
     {
         final String range = headers.get(HttpHeaderNames.RANGE);
         final String etag = ObjectHeaders.etagOf(info);
@@ -351,10 +361,17 @@ public final class S3Service
             {
                 // only a whole empty object by partNumber gets here: S3 answers it like a plain GET
                 out.remove(HttpHeaderNames.CONTENT_RANGE);
-                return new S3Answer.ObjectBody(200, out, bucket.backend().cacheKey(key), 0, 0);
+                partial = false;
             }
         }
-        return new S3Answer.ObjectBody(partial ? 206 : 200, out, bucket.backend().cacheKey(key), start, length);
+        final int status = partial ? 206 : 200;
+        if (backend != bucket.backend())
+        {
+            final String version = info.etag();
+            return new S3Answer.OriginBody(status, out,
+                (offset, destination) -> backend.read(key, offset, destination, version), start, length);
+        }
+        return new S3Answer.ObjectBody(status, out, bucket.backend().cacheKey(key), start, length);
     }
 
     private CompletableFuture<S3Answer> write(
@@ -592,31 +609,6 @@ public final class S3Service
     private BucketBackend backendFor(final S3Buckets.Bucket bucket, final String key)
     {
         return null == keys.problemWith(key) ? bucket.backend() : bucket.backend().straight();
-    }
-
-    /** Validates a key as {@code /obj} does, with S3's codes: too long, outside the prefixes, malformed. */
-    private String checkKey(final String key)
-    {
-        if (null == key)
-        {
-            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "an object key is required");
-        }
-        if (keys.tooLong(key))
-        {
-            throw new S3Exception(S3ErrorCode.KEY_TOO_LONG).with("Key", key);
-        }
-        final String problem = keys.problemWith(key);
-        if (null != problem)
-        {
-            if (!keys.underAllowedPrefix(key))
-            {
-                throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "the key is not under an allowed prefix")
-                    .with("Key", key);
-            }
-            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "offcache does not serve this key: " + problem)
-                .with("ArgumentName", "key").with("ArgumentValue", key);
-        }
-        return key;
     }
 
     private static S3Exception translate(final S3Request request, final Throwable error)

@@ -197,6 +197,78 @@ class S3ApiMatchesOriginTest
         assertEquals("gzip", through.header("content-encoding"));
     }
 
+    // ---- keys the cache does not serve ----------------------------------------------------------------------------
+
+    /**
+     * Keys the block path cannot serve (a directory marker, a {@code .} segment, control characters) are read
+     * straight from the origin: GET, HEAD, ranges, conditions, {@code partNumber} and a missing key answer as S3Proxy
+     * does, every read costs an origin request (nothing is cached), and an overwrite at the origin is seen at once.
+     */
+    @Test
+    void keysTheCacheDoesNotServeAreReadStraightFromTheOrigin() throws Exception
+    {
+        // the large marker spans several of the server's pieces read from the origin (256 KiB each)
+        final Map<String, byte[]> objects = new TreeMap<>(Map.of(
+            "odd/dir/", new byte[0],
+            "odd/big-marker/", bytes(700_001, 61),
+            "odd/./dot", bytes(1_000, 62),
+            "odd/tab\tkey", bytes(2_000, 63),
+            "odd/ctl\u0001key", bytes(3_000, 64)));
+        final List<String> paths = new ArrayList<>();
+        for (final Map.Entry<String, byte[]> object : objects.entrySet())
+        {
+            // a whole signed body: the SDK's aws-chunked upload leaves 'aws-chunked' in S3Proxy's stored
+            // Content-Encoding (S3 drops it, as the endpoint does)
+            paths.add("/lake/" + AwsUriEncoding.encode(object.getKey(), true));
+            assertEquals(200, send(proxy.endpoint(), S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY, "PUT",
+                paths.get(paths.size() - 1), Map.of("Content-Type", "text/odd", "x-amz-meta-k", "v"),
+                object.getValue()).status(), object.getKey());
+        }
+        assertEquals(objects.size(), direct.listObjectsV2((r) -> r.bucket("lake").prefix("odd/").encodingType("url")).keyCount());
+        for (int round = 0; round < 2; round++)
+        {
+            for (final String path : paths)
+            {
+                final Answer whole = same("GET", path, Map.of(), true);
+                assertEquals(200, whole.status(), path);
+                assertEquals("v", whole.header("x-amz-meta-k"), path);
+                same("HEAD", path, Map.of(), false);
+                same("GET", path, Map.of("Range", "bytes=5-600000"), true);
+                same("GET", path, Map.of("Range", "bytes=-10"), true);
+                same("GET", path, Map.of("Range", "bytes=900000-"), true);
+                // a 304's headers are not compared (S3Proxy sends no Last-Modified on it, S3 and the endpoint do)
+                assertEquals(304, send(endpoint, ID, SECRET, "GET", path, Map.of("If-None-Match",
+                    whole.header("etag")), null).status(), path);
+                same("GET", path, Map.of("If-Match", "\"0123\""), false);
+                // partNumber: S3Proxy ignores it (200, the whole object); S3 answers an object not uploaded in
+                // parts as its own part 1, 206 with every byte, as the endpoint does
+                final Answer part = send(endpoint, ID, SECRET, "GET", path + "?partNumber=1", Map.of(), null);
+                assertArrayEquals(objects.get(AwsUriEncoding.decodePath(path.substring("/lake/".length()))),
+                    part.body(), path);
+                assertEquals(objects.get(AwsUriEncoding.decodePath(path.substring("/lake/".length()))).length == 0 ?
+                    200 : 206, part.status(), path);
+            }
+            // every read through the server is an origin read: nothing is cached
+            final long before = proxy.counters().bytes((k) -> k.startsWith("lake/odd/"));
+            assertEquals(700_001, send(endpoint, ID, SECRET, "GET", "/lake/odd/big-marker/", Map.of(), null)
+                .body().length);
+            assertEquals(700_001, proxy.counters().bytes((k) -> k.startsWith("lake/odd/")) - before);
+        }
+        // an overwrite behind the cache is seen at once (same size, other bytes)
+        final byte[] other = bytes(700_001, 65);
+        assertEquals(200, send(proxy.endpoint(), S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY, "PUT",
+            "/lake/odd/big-marker/", Map.of(), other).status());
+        final Answer after = same("GET", "/lake/odd/big-marker/", Map.of(), true);
+        assertArrayEquals(other, after.body());
+
+        // missing such keys: NoSuchKey on GET, 404 on HEAD, as the origin answers
+        for (final String path : List.of("/lake/odd/missing/", "/lake/odd/./missing", "/lake/odd/mis%09sing"))
+        {
+            assertEquals("NoSuchKey", same("GET", path, Map.of(), false).code(), path);
+            assertEquals(404, same("HEAD", path, Map.of(), false).status(), path);
+        }
+    }
+
     // ---- parts -------------------------------------------------------------------------------------------------
 
     @Test
