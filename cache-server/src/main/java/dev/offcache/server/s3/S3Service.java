@@ -17,6 +17,7 @@ import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectKeys;
 import dev.offcache.range.origin.ObjectMetadata;
 import dev.offcache.range.origin.ObjectNotFoundException;
+import dev.offcache.range.origin.OriginException;
 import dev.offcache.server.http.ObjectKeyPolicy;
 import dev.offcache.server.http.RangeHeader;
 import io.netty.buffer.ByteBuf;
@@ -405,7 +406,7 @@ public final class S3Service
                     checkContentMd5(headers.get("Content-MD5"), bytes);
                     put = backendFor(bucket, key).put(key, ByteBuffer.wrap(bytes));
                 }
-                return put.thenApply((info) ->
+                return lostAnswer(bucket, upload, put).thenApply((info) ->
                 {
                     final HttpHeaders out =
                         new DefaultHttpHeaders().set(HttpHeaderNames.ETAG, ObjectHeaders.etagOf(info));
@@ -442,7 +443,7 @@ public final class S3Service
                     part = backendFor(bucket, key).uploadPart(key, request.parameter("uploadId"), partNumber,
                         ByteBuffer.wrap(bytes));
                 }
-                return part.thenApply((etag) -> (S3Answer) new S3Answer.Complete(200,
+                return lostAnswer(bucket, upload, part).thenApply((etag) -> (S3Answer) new S3Answer.Complete(200,
                     new DefaultHttpHeaders().set(HttpHeaderNames.ETAG, etag), ""));
             }
             case LIST_PARTS:
@@ -474,6 +475,39 @@ public final class S3Service
                 throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "offcache passes PutObject, DeleteObject and " +
                     "multipart uploads through to the origin; " + request.operation().apiName() + " is not served");
         }
+    }
+
+    /**
+     * A streamed write whose origin connection failed without an answer (an origin that refuses a write without
+     * reading its body and closes the connection can reset it before its client reads the refusal): when the
+     * origin's bucket is gone, that was the refusal, and the client is told {@code NoSuchBucket}, as straight.
+     */
+    private static <T> CompletableFuture<T> lostAnswer(
+        final S3Buckets.Bucket bucket, final UploadStream upload, final CompletableFuture<T> write)
+    {
+        if (null == upload)
+        {
+            return write;
+        }
+        return write.exceptionallyCompose((error) ->
+        {
+            final Throwable cause = unwrap(error);
+            if (null != upload.failure() || !(cause instanceof OriginException) ||
+                cause instanceof MultipartUploads.RefusedException)
+            {
+                return CompletableFuture.failedFuture(error);
+            }
+            return bucket.backend().probe().handle((v, probeError) ->
+            {
+                if (null != probeError && (unwrap(probeError) instanceof ObjectNotFoundException ||
+                    unwrap(probeError) instanceof MultipartUploads.RefusedException refused &&
+                    "NoSuchBucket".equals(refused.code())))
+                {
+                    throw new S3Exception(S3ErrorCode.NO_SUCH_BUCKET).with("BucketName", bucket.name());
+                }
+                throw asCompletion(error);
+            });
+        });
     }
 
     private static int partNumber(final String value)
