@@ -8,7 +8,8 @@ import io.netty.handler.codec.http.HttpHeaders;
 /**
  * What the S3 endpoint answers to one request, decided before any body byte: either a complete answer (an XML
  * document, an empty 200/204/304, an error), an object body that the transport streams through the cache engine,
- * or one it reads straight from the origin (a key the cache does not serve). Headers are complete except {@code Content-Length} of a complete answer, which the transport sets.
+ * or one it reads straight from the origin (a key the cache does not serve). Headers are complete except
+ * {@code Content-Length} of a complete answer, which the transport sets.
  */
 public sealed interface S3Answer
 {

@@ -232,7 +232,8 @@ class S3ApiMatchesOriginTest
                 paths.get(paths.size() - 1), Map.of("Content-Type", "text/odd", "x-amz-meta-k", "v"),
                 object.getValue()).status(), object.getKey());
         }
-        assertEquals(objects.size(), direct.listObjectsV2((r) -> r.bucket("lake").prefix("odd/").encodingType("url")).keyCount());
+        assertEquals(objects.size(),
+            direct.listObjectsV2((r) -> r.bucket("lake").prefix("odd/").encodingType("url")).keyCount());
         for (int round = 0; round < 2; round++)
         {
             for (final String path : paths)
