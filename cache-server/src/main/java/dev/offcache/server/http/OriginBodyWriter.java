@@ -13,7 +13,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.LastHttpContent;
 
 /**
  * Writes one response whose body is read straight from the origin, past the cache (an S3 key the cache does not
@@ -147,22 +146,8 @@ final class OriginBodyWriter
     private void complete()
     {
         finished = true;
-        final int status = headers.status().code();
-        ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener((ChannelFutureListener) (f) ->
-        {
-            metrics.completed(System.nanoTime() - startNanos);
-            inFlight.end();
-            if (null != access)
-            {
-                access.complete(endpoint.label(), status, bodyBytes, f.isSuccess() ? null : "cut");
-            }
-            if (!keepAlive || !f.isSuccess())
-            {
-                f.channel().close();
-            }
-        });
-        metrics.request(endpoint, status);
-        handler.responseDone(ctx, keepAlive);
+        ResponseStream.endBody(ctx, handler, metrics, inFlight, access, endpoint, headers.status().code(), bodyBytes,
+            keepAlive, startNanos);
     }
 
     /** Cuts the response: what went out stays short of its length, and the connection closes. */
