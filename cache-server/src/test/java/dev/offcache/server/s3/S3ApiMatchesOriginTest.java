@@ -340,6 +340,33 @@ class S3ApiMatchesOriginTest
                 software.amazon.awssdk.core.async.AsyncResponseTransformer.toBytes()).get(60,
                     java.util.concurrent.TimeUnit.SECONDS).asByteArray());
         }
+        // boto3 (Debian's): get_object with PartNumber, through the endpoint
+        final Path partsScript = scratch.resolve("boto3_parts.py");
+        try (java.io.InputStream in = getClass().getResourceAsStream("boto3_parts.py"))
+        {
+            Files.copy(in, partsScript, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        if (null == boto3("/usr/bin/python3"))
+        {
+            org.junit.jupiter.api.Assumptions.assumeFalse(Boolean.getBoolean("offcache.test.s3ToolsOptional"),
+                "boto3 is not installed; skipped because -Doffcache.test.s3ToolsOptional=true");
+            org.junit.jupiter.api.Assertions.fail("boto3 is not installed: apt-get install python3-boto3");
+        }
+        final ProcessBuilder boto = new ProcessBuilder("/usr/bin/python3", partsScript.toString(),
+            endpoint.toString(), "lake", "parts/two.bin", "1", "2").redirectErrorStream(true);
+        boto.environment().keySet().removeIf((name) -> name.startsWith("AWS_"));
+        boto.environment().putAll(Map.of("AWS_ACCESS_KEY_ID", ID, "AWS_SECRET_ACCESS_KEY", SECRET,
+            "AWS_CONFIG_FILE", scratch.resolve("no-aws-config").toString(),
+            "AWS_SHARED_CREDENTIALS_FILE", scratch.resolve("no-aws-credentials").toString(),
+            "AWS_EC2_METADATA_DISABLED", "true"));
+        final Process botoRun = boto.start();
+        final String botoOut = new String(botoRun.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, botoRun.waitFor(), botoOut);
+        final String bothSha = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+            .digest(both));
+        assertEquals(true, botoOut.contains("part1=200 None " + bothSha), botoOut);
+        assertEquals(true, botoOut.contains("part2=501 NotImplemented"), botoOut);
+
         // S3's refusals where S3Proxy ignores the part number: part 0, and a part with a Range
         assertEquals("InvalidArgument", send(endpoint, ID, SECRET, "GET", "/lake/parts/two.bin?partNumber=0",
             Map.of(), null).code());
