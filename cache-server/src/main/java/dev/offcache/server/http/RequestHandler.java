@@ -17,6 +17,7 @@ import dev.offcache.range.engine.SizeProbe;
 import dev.offcache.range.origin.ObjectNotFoundException;
 import dev.offcache.server.log.RateLimitedWarning;
 import dev.offcache.server.log.Secrets;
+import dev.offcache.server.s3.S3Answer;
 import dev.offcache.server.source.RangeSource;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufOutputStream;
@@ -838,6 +839,17 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         access = null;
         writer.start(resources.source().openStream(key, starts, lengths, probe, resources.budget(), ctx.executor(),
             writer));
+    }
+
+    /** Writes a response whose body is read straight from the origin ({@link OriginBodyWriter}). */
+    void streamFromOrigin(
+        final ChannelHandlerContext ctx, final Endpoint endpoint, final HttpResponse response,
+        final S3Answer.OriginBody body, final boolean keepAlive, final long startNanos)
+    {
+        final AccessLog entry = access;
+        access = null;
+        new OriginBodyWriter(ctx, this, resources.metrics(), inFlight, entry, endpoint, response, body, keepAlive,
+            startNanos).start();
     }
 
     void respondSourceFailure(

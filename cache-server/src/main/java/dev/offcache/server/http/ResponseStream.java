@@ -503,7 +503,19 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         }
         writeFramesUpTo(lengths.length - 1);
         finished = true;
-        final int status = headers.status().code();
+        endBody(ctx, handler, metrics, inFlight, access, endpoint, headers.status().code(), bodyBytes, keepAlive,
+            startNanos);
+    }
+
+    /**
+     * Ends a streamed response's body: the last content, counted and logged once written, and the connection's next
+     * request (or its close).
+     */
+    static void endBody(
+        final ChannelHandlerContext ctx, final RequestHandler handler, final HttpMetrics metrics,
+        final ServerState.InFlight inFlight, final AccessLog access, final Endpoint endpoint, final int status,
+        final long bodyBytes, final boolean keepAlive, final long startNanos)
+    {
         ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener((ChannelFutureListener) (f) ->
         {
             metrics.completed(System.nanoTime() - startNanos);

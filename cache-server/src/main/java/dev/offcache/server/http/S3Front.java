@@ -165,6 +165,20 @@ final class S3Front
                 handler.send(ctx, endpoint, response, keepAlive);
                 return;
             }
+            if (answer instanceof S3Answer.OriginBody fromOrigin)
+            {
+                final HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1,
+                    HttpResponseStatus.valueOf(fromOrigin.status()), headers);
+                if (head || fromOrigin.length() == 0)
+                {
+                    handler.send(ctx, endpoint, new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                        response.status(), Unpooled.EMPTY_BUFFER, headers, EmptyHttpHeaders.INSTANCE), keepAlive);
+                    return;
+                }
+                HttpUtil.setKeepAlive(response, keepAlive);
+                handler.streamFromOrigin(ctx, endpoint, response, fromOrigin, keepAlive, startNanos);
+                return;
+            }
             final S3Answer.ObjectBody body = (S3Answer.ObjectBody) answer;
             if (head || body.length() == 0)
             {

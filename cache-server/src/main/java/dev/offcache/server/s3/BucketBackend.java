@@ -39,12 +39,37 @@ public interface BucketBackend
     }
 
     /**
+     * Whether the origin takes any key as an opaque name (an S3 bucket: {@code dir/} and {@code a/./b} are objects of
+     * their own), so a key the cache does not serve is read {@linkplain #straight() straight} from it; a directory
+     * would read a directory or another file.
+     *
+     * @return true for an S3 origin.
+     */
+    default boolean readsAnyKey()
+    {
+        return false;
+    }
+
+    /**
      * The size, time and tag of an object (remembered by the cache for the version it holds).
      *
      * @param key a validated key.
      * @return the metadata; fails with {@link dev.offcache.range.origin.ObjectNotFoundException} when missing.
      */
     CompletableFuture<ObjectInfo> stat(String key);
+
+    /**
+     * Reads bytes of an object version straight from the origin, never cached: the body of a key the cache does not
+     * serve, read through {@link #straight()}.
+     *
+     * @param key         a key the origin takes.
+     * @param offset      the first byte.
+     * @param destination where to, from its position to its limit (the caller owns it).
+     * @param etag        the version's tag: the read fails when the origin has another version; {@code null} reads
+     *                    whatever it has (an origin without tags).
+     * @return the bytes read (fewer only at the end).
+     */
+    CompletableFuture<Integer> read(String key, long offset, ByteBuffer destination, String etag);
 
     /**
      * The version of an object and where one of its parts lies, for a {@code partNumber} read: an object not uploaded

@@ -54,6 +54,14 @@ public class OriginBackend implements BucketBackend
     }
 
     @Override
+    public CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final String etag)
+    {
+        return null == etag ? origin.read(key, offset, destination) :
+            origin.readIfMatch(key, offset, destination, etag);
+    }
+
+    @Override
     public CompletableFuture<ObjectPart> part(final String key, final int partNumber)
     {
         return stat(key).thenCompose((info) -> partOf(key, info, partNumber).thenApply((part) ->
@@ -91,9 +99,27 @@ public class OriginBackend implements BucketBackend
             return CompletableFuture.completedFuture(new ObjectPart(info, 0, info.size(), 0));
         }
         return partRange(key, info.etag(), partNumber).thenApply((range) ->
-            ObjectHeaders.etagOf(info).equals(ObjectHeaders.etagOf(new ObjectInfo(key, 0, 0, range.etag()))) ?
-                new ObjectPart(info, range.start(), range.length(), range.partsCount() > 0 ? range.partsCount() :
-                    ObjectPart.WHOLE) : null);
+        {
+            if (!ObjectHeaders.etagOf(info).equals(ObjectHeaders.etagOf(new ObjectInfo(key, 0, 0, range.etag()))))
+            {
+                return null;
+            }
+            if (range.partsCount() > 0)
+            {
+                return new ObjectPart(info, range.start(), range.length(), range.partsCount());
+            }
+            if (partNumber > 1)
+            {
+                // the origin ignores part numbers (S3Proxy 2.6 answers the whole object): S3 would answer part N's
+                // bytes, which cannot be known here; the whole object again would corrupt a client that fetches
+                // parts 1..N and joins them
+                throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "the origin of this bucket does not serve parts " +
+                    "of multipart objects: read part " + partNumber + " by range");
+            }
+            // part 1 as the origin answers it: the whole object, 200, no part count (a client that reads parts
+            // takes it as an object of one part, as the AWS SDK's multipart download does)
+            return new ObjectPart(info, range.start(), range.length(), ObjectPart.WHOLE);
+        });
     }
 
     /**
@@ -126,6 +152,12 @@ public class OriginBackend implements BucketBackend
     public CompletableFuture<ObjectInfo> put(final String key, final ByteBuffer bytes)
     {
         return origin.put(key, bytes).thenCompose((v) -> origin.stat(key));
+    }
+
+    @Override
+    public boolean readsAnyKey()
+    {
+        return origin instanceof MultipartUploads;
     }
 
     @Override

@@ -17,6 +17,7 @@ import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectKeys;
 import dev.offcache.range.origin.ObjectMetadata;
 import dev.offcache.range.origin.ObjectNotFoundException;
+import dev.offcache.range.origin.OriginException;
 import dev.offcache.server.http.ObjectKeyPolicy;
 import dev.offcache.server.http.RangeHeader;
 import io.netty.buffer.ByteBuf;
@@ -242,7 +243,17 @@ public final class S3Service
     private CompletableFuture<S3Answer> object(
         final S3Buckets.Bucket bucket, final S3Request request, final HttpHeaders headers)
     {
-        final String key = checkKey(request.key());
+        // a key the cache does not serve (a directory marker 'dir/', a '.' segment, a control character) is read
+        // straight from the origin, as it is written: the answer is the origin's object, nothing cached
+        final String key = writtenKey(request.key());
+        final String problem = keys.problemWith(key);
+        if (null != problem && !bucket.backend().readsAnyKey())
+        {
+            // a directory origin would read another file (a '.' segment normalised away) or a directory
+            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "offcache does not serve this key: " + problem)
+                .with("ArgumentName", "key").with("ArgumentValue", key);
+        }
+        final BucketBackend backend = null == problem ? bucket.backend() : bucket.backend().straight();
         final String versionId = request.parameter("versionId");
         if (null != versionId && !"null".equals(versionId))
         {
@@ -258,9 +269,9 @@ public final class S3Service
         }
         ObjectHeaders.checkOverrides(request.query());
         final CompletableFuture<S3Answer> answer = null != partNumber ?
-            bucket.backend().part(key, partNumber(partNumber)).thenApply((part) ->
-                objectAnswer(bucket, key, request, headers, part.version(), part)) :
-            bucket.backend().stat(key).thenApply((info) -> objectAnswer(bucket, key, request, headers, info, null));
+            backend.part(key, partNumber(partNumber)).thenApply((part) ->
+                objectAnswer(bucket, backend, key, request, headers, part.version(), part)) :
+            backend.stat(key).thenApply((info) -> objectAnswer(bucket, backend, key, request, headers, info, null));
         return request.operation() == S3Operation.HEAD_OBJECT ? answer : answer.exceptionallyCompose((error) ->
             unwrap(error) instanceof ObjectNotFoundException ? missingObjectOrBucket(bucket, error) :
                 CompletableFuture.failedFuture(error));
@@ -288,8 +299,8 @@ public final class S3Service
 
     /** The answer to a GET or HEAD of a version, or of one of its parts. */
     private S3Answer objectAnswer(
-        final S3Buckets.Bucket bucket, final String key, final S3Request request, final HttpHeaders headers,
-        final ObjectInfo info, final ObjectPart part)
+        final S3Buckets.Bucket bucket, final BucketBackend backend, final String key, final S3Request request,
+        final HttpHeaders headers, final ObjectInfo info, final ObjectPart part)
     {
         final String range = headers.get(HttpHeaderNames.RANGE);
         final String etag = ObjectHeaders.etagOf(info);
@@ -351,10 +362,17 @@ public final class S3Service
             {
                 // only a whole empty object by partNumber gets here: S3 answers it like a plain GET
                 out.remove(HttpHeaderNames.CONTENT_RANGE);
-                return new S3Answer.ObjectBody(200, out, bucket.backend().cacheKey(key), 0, 0);
+                partial = false;
             }
         }
-        return new S3Answer.ObjectBody(partial ? 206 : 200, out, bucket.backend().cacheKey(key), start, length);
+        final int status = partial ? 206 : 200;
+        if (backend != bucket.backend())
+        {
+            final String version = info.etag();
+            return new S3Answer.OriginBody(status, out,
+                (offset, destination) -> backend.read(key, offset, destination, version), start, length);
+        }
+        return new S3Answer.ObjectBody(status, out, bucket.backend().cacheKey(key), start, length);
     }
 
     private CompletableFuture<S3Answer> write(
@@ -388,7 +406,7 @@ public final class S3Service
                     checkContentMd5(headers.get("Content-MD5"), bytes);
                     put = backendFor(bucket, key).put(key, ByteBuffer.wrap(bytes));
                 }
-                return put.thenApply((info) ->
+                return lostAnswer(bucket, upload, put).thenApply((info) ->
                 {
                     final HttpHeaders out =
                         new DefaultHttpHeaders().set(HttpHeaderNames.ETAG, ObjectHeaders.etagOf(info));
@@ -425,7 +443,7 @@ public final class S3Service
                     part = backendFor(bucket, key).uploadPart(key, request.parameter("uploadId"), partNumber,
                         ByteBuffer.wrap(bytes));
                 }
-                return part.thenApply((etag) -> (S3Answer) new S3Answer.Complete(200,
+                return lostAnswer(bucket, upload, part).thenApply((etag) -> (S3Answer) new S3Answer.Complete(200,
                     new DefaultHttpHeaders().set(HttpHeaderNames.ETAG, etag), ""));
             }
             case LIST_PARTS:
@@ -457,6 +475,39 @@ public final class S3Service
                 throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "offcache passes PutObject, DeleteObject and " +
                     "multipart uploads through to the origin; " + request.operation().apiName() + " is not served");
         }
+    }
+
+    /**
+     * A streamed write whose origin connection failed without an answer (an origin that refuses a write without
+     * reading its body and closes the connection can reset it before its client reads the refusal): when the
+     * origin's bucket is gone, that was the refusal, and the client is told {@code NoSuchBucket}, as straight.
+     */
+    private static <T> CompletableFuture<T> lostAnswer(
+        final S3Buckets.Bucket bucket, final UploadStream upload, final CompletableFuture<T> write)
+    {
+        if (null == upload)
+        {
+            return write;
+        }
+        return write.exceptionallyCompose((error) ->
+        {
+            final Throwable cause = unwrap(error);
+            if (null != upload.failure() || !(cause instanceof OriginException) ||
+                cause instanceof MultipartUploads.RefusedException)
+            {
+                return CompletableFuture.failedFuture(error);
+            }
+            return bucket.backend().probe().handle((v, probeError) ->
+            {
+                if (null != probeError && (unwrap(probeError) instanceof ObjectNotFoundException ||
+                    unwrap(probeError) instanceof MultipartUploads.RefusedException refused &&
+                    "NoSuchBucket".equals(refused.code())))
+                {
+                    throw new S3Exception(S3ErrorCode.NO_SUCH_BUCKET).with("BucketName", bucket.name());
+                }
+                throw asCompletion(error);
+            });
+        });
     }
 
     private static int partNumber(final String value)
@@ -592,31 +643,6 @@ public final class S3Service
     private BucketBackend backendFor(final S3Buckets.Bucket bucket, final String key)
     {
         return null == keys.problemWith(key) ? bucket.backend() : bucket.backend().straight();
-    }
-
-    /** Validates a key as {@code /obj} does, with S3's codes: too long, outside the prefixes, malformed. */
-    private String checkKey(final String key)
-    {
-        if (null == key)
-        {
-            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "an object key is required");
-        }
-        if (keys.tooLong(key))
-        {
-            throw new S3Exception(S3ErrorCode.KEY_TOO_LONG).with("Key", key);
-        }
-        final String problem = keys.problemWith(key);
-        if (null != problem)
-        {
-            if (!keys.underAllowedPrefix(key))
-            {
-                throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "the key is not under an allowed prefix")
-                    .with("Key", key);
-            }
-            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "offcache does not serve this key: " + problem)
-                .with("ArgumentName", "key").with("ArgumentValue", key);
-        }
-        return key;
     }
 
     private static S3Exception translate(final S3Request request, final Throwable error)

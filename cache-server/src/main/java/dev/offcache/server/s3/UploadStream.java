@@ -64,6 +64,8 @@ public final class UploadStream implements Flow.Publisher<ByteBuffer>
     private ByteBuffer out;
 
     private Flow.Subscriber<? super ByteBuffer> subscriber;
+    /** Whether a piece went to a subscriber: then a retry cannot have the body. */
+    private boolean emitted;
     private long demand;
     private ByteBuffer pending;
 
@@ -226,12 +228,17 @@ public final class UploadStream implements Flow.Publisher<ByteBuffer>
         return peakBufferedBytes;
     }
 
+    /**
+     * Subscribes the origin's client. A second subscriber is the client's retry: it takes the body only if nothing
+     * of it went to the first (the first attempt's connection failed before the body was sent, say, a pooled
+     * connection the origin had closed), and the first is detached; else it fails at once, as the body went once.
+     */
     @Override
     public void subscribe(final Flow.Subscriber<? super ByteBuffer> s)
     {
         onLoop(() ->
         {
-            if (null != subscriber || !claimed)
+            if (!claimed || null != subscriber && emitted)
             {
                 // a retry of the origin's client: the body went once and cannot be sent again
                 s.onSubscribe(new Flow.Subscription()
@@ -250,6 +257,7 @@ public final class UploadStream implements Flow.Publisher<ByteBuffer>
                 return;
             }
             subscriber = s;
+            demand = 0;
             s.onSubscribe(new Flow.Subscription()
             {
                 @Override
@@ -257,6 +265,10 @@ public final class UploadStream implements Flow.Publisher<ByteBuffer>
                 {
                     onLoop(() ->
                     {
+                        if (subscriber != s)
+                        {
+                            return;
+                        }
                         if (n <= 0)
                         {
                             fail(new S3Exception(S3ErrorCode.INTERNAL_ERROR, "bad demand " + n), true);
@@ -270,7 +282,23 @@ public final class UploadStream implements Flow.Publisher<ByteBuffer>
                 @Override
                 public void cancel()
                 {
-                    onLoop(() -> terminate());
+                    onLoop(() ->
+                    {
+                        if (subscriber != s)
+                        {
+                            return;
+                        }
+                        if (emitted)
+                        {
+                            terminate();
+                        }
+                        else
+                        {
+                            // nothing was sent: a retry may take the body (else the answer drops it)
+                            subscriber = null;
+                            demand = 0;
+                        }
+                    });
                 }
             });
             if (terminated)
@@ -361,6 +389,7 @@ public final class UploadStream implements Flow.Publisher<ByteBuffer>
         final ByteBuffer piece = pending;
         pending = null;
         demand--;
+        emitted = true;
         subscriber.onNext(piece);
     }
 
