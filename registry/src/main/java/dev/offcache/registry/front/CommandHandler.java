@@ -14,6 +14,8 @@ import dev.offcache.registry.api.Acquisition;
 import dev.offcache.registry.api.RegistryClosedException;
 import dev.offcache.registry.api.RemovalListener;
 import dev.offcache.registry.api.Resolution;
+import dev.offcache.registry.command.CommandDispatcher;
+import dev.offcache.registry.command.CommandType;
 import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.journal.ChangeLog;
 import dev.offcache.registry.metrics.RegistryCounters;
@@ -41,6 +43,7 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
     private static final Logger LOG = LoggerFactory.getLogger(CommandHandler.class);
 
     private final WaitingStateMachine<CompletableFuture<Resolution>> machine;
+    private final CommandDispatcher<CompletableFuture<Resolution>> dispatcher;
     private final CacheStateMachine state;
     private final ChangeLog changeLog;
     private final RemovalListener removalListener;
@@ -78,6 +81,7 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
         this.registry = registry;
         this.machine = new WaitingStateMachine<>(clock, ctx.liveExecutors(), this, this::release);
         this.state = machine.state();
+        this.dispatcher = new CommandDispatcher<>(machine, retentionPolicy, clock);
     }
 
     /**
@@ -193,31 +197,29 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
         try
         {
             changeLog.beginCommand();
-            result = switch (type)
+            if (type == CommandType.SWEEP)
             {
-                case LOOKUP -> machine.lookup(key);
-                case BEGIN -> machine.beginMaterialization(key, jobId);
-                case COMPLETE -> machine.completeMaterialization(key, jobId, schema, locations);
-                case ABORT -> machine.abortMaterialization(key, jobId);
-                case INVALIDATE -> machine.invalidate(key);
-                case INVALIDATE_JOB -> machine.invalidate(key, jobId);
-                case INVALIDATE_EXECUTOR -> machine.invalidateExecutor(id);
-                case REMOVE_SESSION -> machine.removeSession(id);
-                case ACQUIRE -> acquire(key, jobId);
-                case AWAIT -> await(key);
-                case SWEEP ->
-                {
-                    view.foldReadActivity(state);
-                    yield machine.sweep(retentionPolicy, clock.time());
-                }
-                case ENTRIES -> state.entries();
-                case SHUTDOWN ->
-                {
-                    shutDown = true;
-                    machine.releaseAll(Resolution.Reason.SHUTDOWN);
-                    yield null;
-                }
-            };
+                view.foldReadActivity(state);
+            }
+            else if (type == CommandType.SHUTDOWN)
+            {
+                shutDown = true;
+            }
+            final CompletableFuture<Resolution> waiter =
+                type == CommandType.ACQUIRE || type == CommandType.AWAIT ? new CompletableFuture<>() : null;
+            final Object outcome = dispatcher.apply(type, key, jobId, id, schema, locations, waiter);
+            if (type == CommandType.ACQUIRE)
+            {
+                result = acquisition((BeginOutcome) outcome, waiter);
+            }
+            else if (type == CommandType.AWAIT)
+            {
+                result = awaiting((Resolution) outcome, waiter);
+            }
+            else
+            {
+                result = outcome;
+            }
         }
         catch (final IllegalArgumentException | IllegalStateException ex)
         {
@@ -241,10 +243,8 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
         return result;
     }
 
-    private Acquisition acquire(final CacheKey key, final String jobId)
+    private static Acquisition acquisition(final BeginOutcome outcome, final CompletableFuture<Resolution> waiter)
     {
-        final CompletableFuture<Resolution> waiter = new CompletableFuture<>();
-        final BeginOutcome outcome = machine.acquire(key, jobId, waiter);
         if (outcome instanceof BeginOutcome.AlreadyMaterialized materialized)
         {
             return new Acquisition.Hit(materialized.entry());
@@ -256,10 +256,8 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
         return new Acquisition.Claimed();
     }
 
-    private CompletableFuture<Resolution> await(final CacheKey key)
+    private CompletableFuture<Resolution> awaiting(final Resolution now, final CompletableFuture<Resolution> waiter)
     {
-        final CompletableFuture<Resolution> waiter = new CompletableFuture<>();
-        final Resolution now = machine.await(key, waiter);
         if (now != null)
         {
             ackFutures.add(waiter);

@@ -3,6 +3,7 @@ package dev.offcache.registry.front;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import dev.offcache.registry.command.CommandType;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.DatasetSchema;
 import dev.offcache.registry.state.PartitionLocation;
