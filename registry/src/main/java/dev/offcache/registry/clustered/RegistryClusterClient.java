@@ -384,12 +384,8 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      * Checks a command's arguments (throwing at once), encodes it on the caller's thread and hands it to the agent.
      */
     private <T> CompletableFuture<T> submit(
-        final CommandType type,
-        final CacheKey key,
-        final String jobId,
-        final String id,
-        final DatasetSchema schema,
-        final List<PartitionLocation> locations)
+        final CommandType type, final CacheKey key, final String jobId, final String id,
+        final DatasetSchema schema, final List<PartitionLocation> locations)
     {
         CommandChecks.check(type, key, jobId, id, schema, locations);
         return send(type, WireCodec.encode(WRITERS.get(), type, key, jobId, id, schema, locations, false));

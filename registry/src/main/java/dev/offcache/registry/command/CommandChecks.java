@@ -31,12 +31,8 @@ public final class CommandChecks
      * @throws IllegalArgumentException naming the first bad argument.
      */
     public static void check(
-        final CommandType type,
-        final CacheKey key,
-        final String jobId,
-        final String id,
-        final DatasetSchema schema,
-        final List<PartitionLocation> locations)
+        final CommandType type, final CacheKey key, final String jobId, final String id,
+        final DatasetSchema schema, final List<PartitionLocation> locations)
     {
         if (type.takesKey())
         {

@@ -83,12 +83,8 @@ public final class CommandDispatcher<W>
      * @throws IllegalStateException    when the state machine refuses the command in its state (nothing changed).
      */
     public Object apply(
-        final CommandType type,
-        final CacheKey key,
-        final String jobId,
-        final String id,
-        final DatasetSchema schema,
-        final List<PartitionLocation> locations,
+        final CommandType type, final CacheKey key, final String jobId, final String id,
+        final DatasetSchema schema, final List<PartitionLocation> locations,
         final W waiter)
     {
         return switch (type)

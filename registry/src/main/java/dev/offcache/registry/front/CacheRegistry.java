@@ -504,12 +504,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
 
     @SuppressWarnings("unchecked")
     private <T> CompletableFuture<T> publish(
-        final CommandType type,
-        final CacheKey key,
-        final String jobId,
-        final String id,
-        final DatasetSchema schema,
-        final List<PartitionLocation> locations)
+        final CommandType type, final CacheKey key, final String jobId, final String id,
+        final DatasetSchema schema, final List<PartitionLocation> locations)
     {
         if (closed)
         {

@@ -109,12 +109,8 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
      * @return the command's future, complete: the result once the batch is acknowledged, else failed.
      */
     CompletableFuture<Object> applyNow(
-        final CommandType type,
-        final CacheKey key,
-        final String jobId,
-        final String id,
-        final DatasetSchema schema,
-        final List<PartitionLocation> locations,
+        final CommandType type, final CacheKey key, final String jobId, final String id,
+        final DatasetSchema schema, final List<PartitionLocation> locations,
         final long through)
     {
         commandsTotal++;
@@ -185,12 +181,8 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
      *     for bad input. A failure of the journal (or a defect) stops the registry: the batch then fails.
      */
     private Object applyAndJournal(
-        final CommandType type,
-        final CacheKey key,
-        final String jobId,
-        final String id,
-        final DatasetSchema schema,
-        final List<PartitionLocation> locations)
+        final CommandType type, final CacheKey key, final String jobId, final String id,
+        final DatasetSchema schema, final List<PartitionLocation> locations)
     {
         appliedCount++;
         Object result;

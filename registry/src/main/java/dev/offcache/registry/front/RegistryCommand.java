@@ -23,12 +23,8 @@ final class RegistryCommand
     CompletableFuture<Object> future;
 
     void set(
-        final CommandType type,
-        final CacheKey key,
-        final String jobId,
-        final String id,
-        final DatasetSchema schema,
-        final List<PartitionLocation> locations,
+        final CommandType type, final CacheKey key, final String jobId, final String id,
+        final DatasetSchema schema, final List<PartitionLocation> locations,
         final CompletableFuture<Object> future)
     {
         this.type = type;

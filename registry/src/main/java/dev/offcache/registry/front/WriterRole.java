@@ -106,12 +106,8 @@ final class WriterRole
      * @return its ring sequence.
      */
     long publish(
-        final CommandType type,
-        final CacheKey key,
-        final String jobId,
-        final String id,
-        final DatasetSchema schema,
-        final List<PartitionLocation> locations,
+        final CommandType type, final CacheKey key, final String jobId, final String id,
+        final DatasetSchema schema, final List<PartitionLocation> locations,
         final CompletableFuture<Object> future)
     {
         final long sequence = ring.next();
@@ -134,12 +130,8 @@ final class WriterRole
      * @return the command's future, complete; null when it was not applied (it has to go through the ring).
      */
     CompletableFuture<Object> applyNow(
-        final CommandType type,
-        final CacheKey key,
-        final String jobId,
-        final String id,
-        final DatasetSchema schema,
-        final List<PartitionLocation> locations)
+        final CommandType type, final CacheKey key, final String jobId, final String id,
+        final DatasetSchema schema, final List<PartitionLocation> locations)
     {
         if (writer.get() != NO_WRITER || !writer.compareAndSet(NO_WRITER, Thread.currentThread().getId()))
         {
