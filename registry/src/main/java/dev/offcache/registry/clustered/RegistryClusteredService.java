@@ -329,24 +329,24 @@ public final class RegistryClusteredService implements ClusteredService
     private void execute(final byte code, final long clientId, final long sequence, final ClientRecord client)
     {
         final WireCodec.Body command = body.decode(code, reader);
-        final CommandType type = command.type;
-        CommandChecks.check(type, command.key, command.jobId, command.id, command.schema, command.locations);
+        final CommandType type = command.type();
+        CommandChecks.check(type, command.key(), command.jobId(), command.id(), command.schema(), command.locations());
         if (type == CommandType.EXECUTOR_LIVE)
         {
             if (command.live)
             {
-                deadExecutors.remove(command.id);
+                deadExecutors.remove(command.id());
             }
             else
             {
-                deadExecutors.add(command.id);
+                deadExecutors.add(command.id());
             }
             return;
         }
         final Waiter waiter = type == CommandType.ACQUIRE || type == CommandType.AWAIT ?
             new Waiter(clientId, sequence) : null;
         final Object outcome = dispatcher.apply(
-            type, command.key, command.jobId, command.id, command.schema, command.locations, waiter);
+            type, command.key(), command.jobId(), command.id(), command.schema(), command.locations(), waiter);
         if (waiter != null && (outcome == null || outcome instanceof BeginOutcome.AlreadyPending))
         {
             client.waiting++;

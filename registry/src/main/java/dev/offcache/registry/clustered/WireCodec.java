@@ -9,6 +9,7 @@ import java.util.Set;
 import dev.offcache.registry.api.Resolution;
 import dev.offcache.registry.codec.RecordReader;
 import dev.offcache.registry.codec.RecordWriter;
+import dev.offcache.registry.command.Command;
 import dev.offcache.registry.command.CommandType;
 import dev.offcache.registry.state.AbortOutcome;
 import dev.offcache.registry.state.BeginOutcome;
@@ -368,14 +369,9 @@ public final class WireCodec
     /**
      * One command's body decoded from the log; reused by the service for every command (single-threaded).
      */
-    static final class Body
+    static final class Body extends Command
     {
-        CommandType type;
-        CacheKey key;
-        String jobId;
-        String id;
-        DatasetSchema schema;
-        List<PartitionLocation> locations;
+        /** The flag of an EXECUTOR_LIVE. */
         boolean live;
 
         /**
@@ -388,12 +384,12 @@ public final class WireCodec
          */
         Body decode(final byte code, final RecordReader reader)
         {
-            type = commandType(code);
-            key = type.takesKey() ? reader.key() : null;
-            jobId = type.takesJob() ? reader.getString() : null;
-            schema = null;
-            locations = null;
-            id = null;
+            final CommandType type = commandType(code);
+            final CacheKey key = type.takesKey() ? reader.key() : null;
+            final String jobId = type.takesJob() ? reader.getString() : null;
+            DatasetSchema schema = null;
+            List<PartitionLocation> locations = null;
+            String id = null;
             if (type == CommandType.COMPLETE)
             {
                 schema = new DatasetSchema(reader.getString());
@@ -404,6 +400,7 @@ public final class WireCodec
                 id = reader.getString();
             }
             live = type == CommandType.EXECUTOR_LIVE && reader.getByte() != 0;
+            arguments(type, key, jobId, id, schema, locations);
             return this;
         }
     }

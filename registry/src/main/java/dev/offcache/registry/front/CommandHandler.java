@@ -149,7 +149,7 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
             {
                 // After a journal failure the shutdown command still ends the writer's work (the registry thread
                 // leaves on it instead of waiting out close()'s drain timeout).
-                shutDown |= command.type == CommandType.SHUTDOWN;
+                shutDown |= command.type() == CommandType.SHUTDOWN;
                 future.completeExceptionally(registry.closedException(failure));
             }
             else
@@ -157,8 +157,8 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
                 applyObserver.accept(future, appliedCount);
                 // Added after the command ran: it may add the waiters it ended first. A journal failure in it fails
                 // the batch: endBatch then fails every future collected here.
-                final Object result = applyAndJournal(command.type, command.key, command.jobId, command.id,
-                    command.schema, command.locations);
+                final Object result = applyAndJournal(command.type(), command.key(), command.jobId(), command.id(),
+                    command.schema(), command.locations());
                 ackFutures.add(future);
                 ackValues.add(result);
             }
