@@ -9,9 +9,10 @@ import dev.offcache.registry.state.Materialized;
 import dev.offcache.registry.state.PartitionLocation;
 
 /**
- * The arguments each {@link CommandType} takes, and the checks both fronts run in the caller's thread before a
- * command is published to the ring or sent to the cluster, so a bad call throws from the call itself and nothing is
- * published. The same checks, in the same order, with the same messages, whichever front is called.
+ * The argument checks of every {@link CommandType} (which arguments it takes: the type says). Both fronts run them in
+ * the caller's thread before a command is published to the ring or sent to the cluster, so a bad call throws from
+ * the call itself and nothing is published; the clustered service runs them again on each command it reads from the
+ * log. The same checks, in the same order, with the same messages, whichever front is called.
  */
 public final class CommandChecks
 {

@@ -16,7 +16,6 @@ import dev.offcache.registry.api.RemovalListener;
 import dev.offcache.registry.api.Resolution;
 import dev.offcache.registry.command.CommandDispatcher;
 import dev.offcache.registry.command.CommandType;
-import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.journal.ChangeLog;
 import dev.offcache.registry.metrics.RegistryCounters;
 import dev.offcache.registry.state.BeginOutcome;
@@ -47,8 +46,6 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
     private final CacheStateMachine state;
     private final ChangeLog changeLog;
     private final RemovalListener removalListener;
-    private final RetentionPolicy retentionPolicy;
-    private final EpochClock clock;
     private final CacheRegistry registry;
     private final RegistryCounters counters;
     private final ObjLongConsumer<CompletableFuture<?>> applyObserver;
@@ -74,14 +71,13 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
     {
         this.changeLog = ctx.changeLog();
         this.removalListener = ctx.removalListener();
-        this.retentionPolicy = ctx.retentionPolicy();
-        this.clock = ctx.clock();
+        final EpochClock clock = ctx.clock();
         this.applyObserver = ctx.applyObserver();
         this.counters = counters;
         this.registry = registry;
         this.machine = new WaitingStateMachine<>(clock, ctx.liveExecutors(), this, this::release);
         this.state = machine.state();
-        this.dispatcher = new CommandDispatcher<>(machine, retentionPolicy, clock);
+        this.dispatcher = new CommandDispatcher<>(machine, ctx.retentionPolicy(), clock);
     }
 
     /**

@@ -55,7 +55,8 @@ class BothFrontsProperties
         CommandType.LOOKUP, CommandType.BEGIN, CommandType.COMPLETE, CommandType.ABORT, CommandType.INVALIDATE,
         CommandType.INVALIDATE_JOB, CommandType.INVALIDATE_EXECUTOR, CommandType.REMOVE_SESSION, CommandType.ACQUIRE,
         CommandType.AWAIT, CommandType.SWEEP, CommandType.ENTRIES};
-    private static final CacheKey[] KEYS = {new CacheKey("s1", "c1"), new CacheKey("s1", "c2"), new CacheKey("s2", "c1")};
+    private static final CacheKey[] KEYS = {
+        new CacheKey("s1", "c1"), new CacheKey("s1", "c2"), new CacheKey("s2", "c1")};
     private static final String[] JOBS = {"j1", "j2", ""};
     private static final String[] IDS = {"e1", "e2", "s1", "s2", ""};
     private static final long CLIENT = 9;
@@ -188,7 +189,8 @@ class BothFrontsProperties
                 if (buffer.getByte(0) == WireCodec.REPLY && buffer.getLong(1) == sequence)
                 {
                     assertEquals(1, buffer.getInt(1 + Long.BYTES + Integer.BYTES), "one chunk");
-                    reader.wrap(buffer, WireCodec.EGRESS_HEADER_LENGTH, message.length - WireCodec.EGRESS_HEADER_LENGTH);
+                    final int header = WireCodec.EGRESS_HEADER_LENGTH;
+                    reader.wrap(buffer, header, message.length - header);
                     if (reader.getByte() == WireCodec.REFUSED)
                     {
                         return "refused: " + reader.getString();
