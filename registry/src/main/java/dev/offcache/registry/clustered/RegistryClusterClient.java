@@ -293,7 +293,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      */
     public CompletableFuture<Void> executorLive(final String executorId, final boolean live)
     {
-        CommandChecks.check(CommandType.EXECUTOR_LIVE, null, null, executorId, null, null);
+        CommandChecks.executorId(executorId);
         return send(CommandType.EXECUTOR_LIVE, WireCodec.encode(
             WRITERS.get(), CommandType.EXECUTOR_LIVE, null, null, executorId, null, null, live));
     }

@@ -157,7 +157,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public CompletableFuture<CacheEntry> lookup(final CacheKey key)
     {
-        CommandChecks.check(CommandType.LOOKUP, key, null, null, null, null);
+        CommandChecks.key(key);
         final ReadView current = view;
         if (readable(current))
         {
@@ -185,7 +185,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public CompletableFuture<BeginOutcome> beginMaterialization(final CacheKey key, final String jobId)
     {
-        CommandChecks.check(CommandType.BEGIN, key, jobId, null, null, null);
+        CommandChecks.keyAndJob(key, jobId);
         return publish(CommandType.BEGIN, key, jobId, null, null, null);
     }
 
@@ -201,7 +201,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
     public CompletableFuture<CompletionOutcome> completeMaterialization(
         final CacheKey key, final String jobId, final DatasetSchema schema, final List<PartitionLocation> locations)
     {
-        CommandChecks.check(CommandType.COMPLETE, key, jobId, null, schema, locations);
+        CommandChecks.completion(key, jobId, schema, locations);
         final int limit = ctx.changeLog.maxCommandBytes();
         if (limit != Integer.MAX_VALUE)
         {
@@ -225,7 +225,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public CompletableFuture<AbortOutcome> abortMaterialization(final CacheKey key, final String jobId)
     {
-        CommandChecks.check(CommandType.ABORT, key, jobId, null, null, null);
+        CommandChecks.keyAndJob(key, jobId);
         return publish(CommandType.ABORT, key, jobId, null, null, null);
     }
 
@@ -237,7 +237,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public CompletableFuture<List<RemovedEntry>> invalidate(final CacheKey key)
     {
-        CommandChecks.check(CommandType.INVALIDATE, key, null, null, null, null);
+        CommandChecks.key(key);
         return publish(CommandType.INVALIDATE, key, null, null, null, null);
     }
 
@@ -251,7 +251,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public CompletableFuture<List<RemovedEntry>> invalidate(final CacheKey key, final String jobId)
     {
-        CommandChecks.check(CommandType.INVALIDATE_JOB, key, jobId, null, null, null);
+        CommandChecks.keyAndJob(key, jobId);
         return publish(CommandType.INVALIDATE_JOB, key, jobId, null, null, null);
     }
 
@@ -263,7 +263,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public CompletableFuture<List<RemovedEntry>> invalidateExecutor(final String executorId)
     {
-        CommandChecks.check(CommandType.INVALIDATE_EXECUTOR, null, null, executorId, null, null);
+        CommandChecks.executorId(executorId);
         return publish(CommandType.INVALIDATE_EXECUTOR, null, null, executorId, null, null);
     }
 
@@ -275,7 +275,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public CompletableFuture<List<RemovedEntry>> removeSession(final String sessionId)
     {
-        CommandChecks.check(CommandType.REMOVE_SESSION, null, null, sessionId, null, null);
+        CommandChecks.sessionId(sessionId);
         return publish(CommandType.REMOVE_SESSION, null, null, sessionId, null, null);
     }
 
@@ -290,7 +290,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public CompletableFuture<Acquisition> acquire(final CacheKey key, final String jobId)
     {
-        CommandChecks.check(CommandType.ACQUIRE, key, jobId, null, null, null);
+        CommandChecks.keyAndJob(key, jobId);
         final ReadView current = view;
         if (readable(current))
         {
@@ -313,7 +313,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public CompletableFuture<Resolution> awaitMaterialization(final CacheKey key)
     {
-        CommandChecks.check(CommandType.AWAIT, key, null, null, null, null);
+        CommandChecks.key(key);
         final ReadView current = view;
         if (readable(current))
         {
