@@ -1,9 +1,7 @@
 package dev.offcache.registry.clustered;
 
-import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -11,7 +9,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.aeron.cluster.service.ClientSession;
-import io.aeron.cluster.service.Cluster;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -20,16 +17,14 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.statistics.Statistics;
-import org.agrona.DirectBuffer;
 import org.agrona.concurrent.CachedEpochClock;
-import org.agrona.concurrent.NoOpIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import dev.offcache.registry.api.Acquisition;
 import dev.offcache.registry.codec.RecordReader;
 import dev.offcache.registry.codec.RecordWriter;
 import dev.offcache.registry.command.CommandType;
 import dev.offcache.registry.front.CacheRegistry;
+import dev.offcache.registry.model.Command;
 import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheEntry;
@@ -160,7 +155,7 @@ class BothFrontsProperties
     private static final class ServiceHarness
     {
         private final List<byte[]> sent = new ArrayList<>();
-        private final ClientSession session = session(sent);
+        private final ClientSession session = FakeCluster.session(7, sent);
         private final RegistryClusteredService service =
             new RegistryClusteredService(RetentionPolicy.none(), 60_000, 32 * 1024);
         private final RecordWriter writer = new RecordWriter(512);
@@ -169,7 +164,7 @@ class BothFrontsProperties
 
         ServiceHarness()
         {
-            service.onStart(cluster(session), null);
+            service.onStart(FakeCluster.cluster(session), null);
         }
 
         Object apply(final Step step, final long time)
@@ -215,46 +210,6 @@ class BothFrontsProperties
         }
     }
 
-    private static ClientSession session(final List<byte[]> sent)
-    {
-        return (ClientSession) Proxy.newProxyInstance(BothFrontsProperties.class.getClassLoader(),
-            new Class<?>[]{ClientSession.class}, (proxy, method, args) ->
-            {
-                if (method.getName().equals("id"))
-                {
-                    return 7L;
-                }
-                if (method.getName().equals("offer") && args.length == 3)
-                {
-                    final DirectBuffer buffer = (DirectBuffer) args[0];
-                    final byte[] bytes = new byte[(Integer) args[2]];
-                    buffer.getBytes((Integer) args[1], bytes);
-                    sent.add(bytes);
-                    return 1L;
-                }
-                throw new UnsupportedOperationException(method.getName());
-            });
-    }
-
-    private static Cluster cluster(final ClientSession session)
-    {
-        return (Cluster) Proxy.newProxyInstance(BothFrontsProperties.class.getClassLoader(),
-            new Class<?>[]{Cluster.class}, (proxy, method, args) ->
-            {
-                switch (method.getName())
-                {
-                    case "timeUnit":
-                        return TimeUnit.MILLISECONDS;
-                    case "idleStrategy":
-                        return NoOpIdleStrategy.INSTANCE;
-                    case "getClientSession":
-                        return session;
-                    default:
-                        throw new UnsupportedOperationException(method.getName());
-                }
-            });
-    }
-
     // ---- arguments and outcomes ---------------------------------------------------------------------------------
 
     private static DatasetSchema schema(final Step step)
@@ -293,27 +248,11 @@ class BothFrontsProperties
 
     private static Object normalise(final Object outcome)
     {
-        if (outcome instanceof List<?> list)
-        {
-            return new HashSet<>(list);
-        }
         if (outcome instanceof Map<?, ?> map)
         {
             return new HashMap<CacheKey, CacheEntry>(castEntries(map));
         }
-        if (outcome instanceof Acquisition.Hit hit)
-        {
-            return "hit:" + hit.entry();
-        }
-        if (outcome instanceof Acquisition.Wait wait)
-        {
-            return "wait:" + wait.pendingJobId();
-        }
-        if (outcome instanceof Acquisition.Claimed)
-        {
-            return "claimed";
-        }
-        return outcome;
+        return Command.normalise(outcome);
     }
 
     @SuppressWarnings("unchecked")
