@@ -98,6 +98,8 @@ final class ClusterClientAgent implements Agent, EgressListener
         return sessionsOpened;
     }
 
+    // ---- Agent ------------------------------------------------------------------------------------------------------
+
     public int doWork()
     {
         final long now = System.nanoTime();
@@ -141,6 +143,8 @@ final class ClusterClientAgent implements Agent, EgressListener
         cluster = null;
         connecting = null;
     }
+
+    // ---- EgressListener: replies, releases, leader changes ----------------------------------------------------------
 
     public void onMessage(
         final long clusterSessionId,
@@ -233,6 +237,8 @@ final class ClusterClientAgent implements Agent, EgressListener
         inFlight.clear();
         unsent.clear();
     }
+
+    // ---- sending, resending -----------------------------------------------------------------------------------------
 
     private int drainSubmissions()
     {
@@ -387,6 +393,8 @@ final class ClusterClientAgent implements Agent, EgressListener
             }
         }
     }
+
+    // ---- answers ----------------------------------------------------------------------------------------------------
 
     private void onAnswer(
         final ClientRequest request, final byte kind, final DirectBuffer buffer, final int offset, final int length)

@@ -146,6 +146,8 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
         return client;
     }
 
+    // ---- calls (AsyncCacheRegistry and the cluster-only ones) -------------------------------------------------------
+
     /**
      * Reads the entry for a key (validated against the replicated live-executor view).
      *
@@ -319,6 +321,8 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
         return submit(CommandType.ENTRIES, null, null, null, null, null);
     }
 
+    // ---- monitoring and lifecycle -----------------------------------------------------------------------------------
+
     /**
      * The member this client last knew as leader.
      *
@@ -380,6 +384,8 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
         }
     }
 
+    // ---- handing a command to the agent -----------------------------------------------------------------------------
+
     /**
      * Checks a command's arguments (throwing at once), encodes it on the caller's thread and hands it to the agent.
      */
@@ -434,6 +440,8 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
     public record Probe(long appliedCommands, long duplicateCommands, Map<CacheKey, CacheEntry> entries)
     {
     }
+
+    // ---- configuration ----------------------------------------------------------------------------------------------
 
     /**
      * Configuration of a {@link RegistryClusterClient}; {@link #conclude()} validates it and fills defaults.

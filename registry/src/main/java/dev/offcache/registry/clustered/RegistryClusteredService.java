@@ -116,6 +116,8 @@ public final class RegistryClusteredService implements ClusteredService
         this.maxEgressChunk = maxEgressChunk - WireCodec.EGRESS_HEADER_LENGTH;
     }
 
+    // ---- ClusteredService -------------------------------------------------------------------------------------------
+
     /**
      * {@inheritDoc}
      */
@@ -249,6 +251,8 @@ public final class RegistryClusteredService implements ClusteredService
     {
     }
 
+    // ---- monitoring (volatile, any thread) --------------------------------------------------------------------------
+
     /**
      * Commands applied (each (client, sequence) at most once), including those refused for bad arguments.
      *
@@ -361,6 +365,8 @@ public final class RegistryClusteredService implements ClusteredService
         }
         WireCodec.answer(reply, type, outcome);
     }
+
+    // ---- releases and egress ----------------------------------------------------------------------------------------
 
     private void release(final List<Waiter> pending, final Resolution resolution)
     {

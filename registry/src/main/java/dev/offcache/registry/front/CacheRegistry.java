@@ -148,6 +148,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
         return new CacheRegistry(ctx.conclude());
     }
 
+    // ---- calls (AsyncCacheRegistry) ---------------------------------------------------------------------------------
+
     /**
      * Reads a key's entry from the newest view (see the class comment for what it sees). A materialized entry
      * naming an executor that is not live goes through the ring instead, which invalidates it and reads a miss.
@@ -354,6 +356,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
         return publish(CommandType.ENTRIES, null, null, null, null, null);
     }
 
+    // ---- reads of the pins, from the view ---------------------------------------------------------------------------
+
     /**
      * The stages cleanup must keep, from the newest view.
      *
@@ -375,6 +379,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
     {
         return view.pins.contains(new StageRef(jobId, stageId));
     }
+
+    // ---- lifecycle --------------------------------------------------------------------------------------------------
 
     /**
      * Whether the registry is closed or stopped by a journal failure.
@@ -453,6 +459,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
         return counters;
     }
 
+    // ---- the writer's callbacks -------------------------------------------------------------------------------------
+
     void publishView(final ReadView next)
     {
         // A release store, not a volatile one: readers load it volatile; what makes a batch's change visible to a
@@ -478,6 +486,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
             new RegistryClosedException("registry is closed", null) :
             new RegistryClosedException("registry stopped after a journal failure: " + cause, cause);
     }
+
+    // ---- reading the view, publishing a command ---------------------------------------------------------------------
 
     /**
      * Whether a read may be served from {@code current}: the registry is open and the view holds every command
@@ -532,6 +542,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
         }
         return (CompletableFuture<T>) (CompletableFuture<?>) future;
     }
+
+    // ---- configuration ----------------------------------------------------------------------------------------------
 
     /**
      * Configuration of a {@link CacheRegistry}; {@link #conclude()} validates it and fills defaults.
