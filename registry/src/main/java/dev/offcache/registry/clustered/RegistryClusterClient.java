@@ -1,9 +1,6 @@
 package dev.offcache.registry.clustered;
 
 import java.security.SecureRandom;
-import java.util.ArrayDeque;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -12,36 +9,25 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
 import io.aeron.Aeron;
-import io.aeron.Publication;
-import io.aeron.cluster.client.AeronCluster;
-import io.aeron.cluster.client.EgressListener;
-import io.aeron.cluster.codecs.EventCode;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
-import io.aeron.logbuffer.Header;
 import org.agrona.CloseHelper;
-import org.agrona.DirectBuffer;
-import org.agrona.ExpandableArrayBuffer;
-import org.agrona.collections.Long2ObjectHashMap;
-import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
-import org.agrona.concurrent.UnsafeBuffer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import dev.offcache.core.agent.AgentErrors;
 import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.core.counters.CounterTypes;
 import dev.offcache.core.media.EmbeddedDrivers;
-import dev.offcache.registry.codec.RecordWriter;
-import dev.offcache.registry.codec.RecordReader;
 import dev.offcache.registry.api.Acquisition;
 import dev.offcache.registry.api.AsyncCacheRegistry;
 import dev.offcache.registry.api.RegistryClosedException;
 import dev.offcache.registry.api.RemovalListener;
 import dev.offcache.registry.api.Resolution;
+import dev.offcache.registry.codec.RecordWriter;
+import dev.offcache.registry.command.CommandChecks;
+import dev.offcache.registry.command.CommandType;
 import dev.offcache.registry.state.AbortOutcome;
 import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheEntry;
@@ -49,7 +35,6 @@ import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CompletionOutcome;
 import dev.offcache.registry.state.DatasetSchema;
 import dev.offcache.registry.state.Ids;
-import dev.offcache.registry.state.Materialized;
 import dev.offcache.registry.state.PartitionLocation;
 import dev.offcache.registry.state.RemovedEntry;
 import dev.offcache.registry.state.StageRef;
@@ -59,11 +44,12 @@ import dev.offcache.registry.state.StageRef;
  * {@link dev.offcache.registry.front.CacheRegistry} ({@code CacheState} operations plus acquire/await), each
  * returning a {@link CompletableFuture} completed from the cluster leader's reply.
  *
- * <p><b>How.</b> Callers encode the command on their own thread (bad arguments and commands longer than
+ * <p><b>How.</b> Callers check the arguments ({@link CommandChecks}, as the in-process front does) and encode the
+ * command ({@link WireCodec}) on their own thread (bad arguments and commands longer than
  * {@link Context#maxCommandBytes} throw {@link IllegalArgumentException} at once) and hand it to the client's agent
- * thread, which numbers it (this client's next sequence), keeps it in flight and offers it to the cluster through
- * an {@link AeronCluster} session. Replies complete the futures <em>on the agent thread</em>: attach continuations
- * with the {@code *Async} variants.
+ * ({@link ClusterClientAgent}), which numbers it (this client's next sequence), keeps it in flight and offers it to
+ * the cluster through an {@code AeronCluster} session. Replies complete the futures <em>on the agent thread</em>:
+ * attach continuations with the {@code *Async} variants.
  *
  * <p><b>Leader changes.</b> On a new-leader event, a reconnect (new session) or when no reply came for
  * {@link Context#resendTimeoutMs}, every command still in flight is resent in sequence order, together with every
@@ -77,21 +63,16 @@ import dev.offcache.registry.state.StageRef;
  */
 public final class RegistryClusterClient implements AsyncCacheRegistry
 {
-    private static final Logger LOG = LoggerFactory.getLogger(RegistryClusterClient.class);
     private static final ThreadLocal<RecordWriter> WRITERS =
         ThreadLocal.withInitial(() -> new RecordWriter(512));
 
     private final Context ctx;
     private final MediaDriver driver;
     private final Aeron aeron;
-    private final ConcurrentLinkedQueue<Request> submissions = new ConcurrentLinkedQueue<>();
-    private final ClientAgent agent;
+    private final ConcurrentLinkedQueue<ClientRequest> submissions = new ConcurrentLinkedQueue<>();
+    private final ClusterClientAgent agent;
     private final AgentRunner runner;
     private volatile boolean closed;
-    private volatile boolean connected;
-    private volatile int leaderMemberId = -1;
-    private volatile long resendRounds;
-    private volatile long sessionsOpened;
 
     private RegistryClusterClient(final Context ctx)
     {
@@ -120,7 +101,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
         }
         driver = embedded;
         aeron = client;
-        agent = new ClientAgent();
+        agent = new ClusterClientAgent(ctx, aeron, submissions);
         // In the driver's counters (AeronStat reads it); freed with the Aeron client, after the runner stops.
         runner = AgentErrors.runner(ctx.idleStrategy(),
             aeron.addCounter(CounterTypes.REGISTRY, "offcache_registry_client_errors_total"), agent);
@@ -143,7 +124,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
             return thread;
         });
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ctx.connectTimeoutMs);
-        while (!client.connected)
+        while (!client.agent.isConnected())
         {
             if (System.nanoTime() - deadline > 0)
             {
@@ -165,6 +146,8 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
         return client;
     }
 
+    // ---- calls (AsyncCacheRegistry and the cluster-only ones) -------------------------------------------------------
+
     /**
      * Reads the entry for a key (validated against the replicated live-executor view).
      *
@@ -173,8 +156,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      */
     public CompletableFuture<CacheEntry> lookup(final CacheKey key)
     {
-        Ids.requireNonNull(key, "key");
-        return submit(WireCodec.LOOKUP, writer(WireCodec.LOOKUP).key(key));
+        return submit(CommandType.LOOKUP, key, null, null, null, null);
     }
 
     /**
@@ -186,9 +168,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      */
     public CompletableFuture<BeginOutcome> beginMaterialization(final CacheKey key, final String jobId)
     {
-        Ids.requireNonNull(key, "key");
-        Ids.requireId(jobId, "jobId");
-        return submit(WireCodec.BEGIN, writer(WireCodec.BEGIN).key(key).putString(jobId));
+        return submit(CommandType.BEGIN, key, jobId, null, null, null);
     }
 
     /**
@@ -203,12 +183,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
     public CompletableFuture<CompletionOutcome> completeMaterialization(
         final CacheKey key, final String jobId, final DatasetSchema schema, final List<PartitionLocation> locations)
     {
-        Ids.requireNonNull(key, "key");
-        Ids.requireId(jobId, "jobId");
-        Ids.requireNonNull(schema, "schema");
-        Materialized.validateLocations(jobId, locations);
-        return submit(WireCodec.COMPLETE, writer(WireCodec.COMPLETE).key(key).putString(jobId)
-            .putString(schema.description()).locations(locations));
+        return submit(CommandType.COMPLETE, key, jobId, null, schema, locations);
     }
 
     /**
@@ -220,9 +195,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      */
     public CompletableFuture<AbortOutcome> abortMaterialization(final CacheKey key, final String jobId)
     {
-        Ids.requireNonNull(key, "key");
-        Ids.requireId(jobId, "jobId");
-        return submit(WireCodec.ABORT, writer(WireCodec.ABORT).key(key).putString(jobId));
+        return submit(CommandType.ABORT, key, jobId, null, null, null);
     }
 
     /**
@@ -233,8 +206,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      */
     public CompletableFuture<List<RemovedEntry>> invalidate(final CacheKey key)
     {
-        Ids.requireNonNull(key, "key");
-        return submit(WireCodec.INVALIDATE, writer(WireCodec.INVALIDATE).key(key));
+        return submit(CommandType.INVALIDATE, key, null, null, null, null);
     }
 
     /**
@@ -246,9 +218,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      */
     public CompletableFuture<List<RemovedEntry>> invalidate(final CacheKey key, final String jobId)
     {
-        Ids.requireNonNull(key, "key");
-        Ids.requireId(jobId, "jobId");
-        return submit(WireCodec.INVALIDATE_JOB, writer(WireCodec.INVALIDATE_JOB).key(key).putString(jobId));
+        return submit(CommandType.INVALIDATE_JOB, key, jobId, null, null, null);
     }
 
     /**
@@ -259,8 +229,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      */
     public CompletableFuture<List<RemovedEntry>> invalidateExecutor(final String executorId)
     {
-        Ids.requireId(executorId, "executorId");
-        return submit(WireCodec.INVALIDATE_EXECUTOR, writer(WireCodec.INVALIDATE_EXECUTOR).putString(executorId));
+        return submit(CommandType.INVALIDATE_EXECUTOR, null, null, executorId, null, null);
     }
 
     /**
@@ -271,8 +240,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      */
     public CompletableFuture<List<RemovedEntry>> removeSession(final String sessionId)
     {
-        Ids.requireId(sessionId, "sessionId");
-        return submit(WireCodec.REMOVE_SESSION, writer(WireCodec.REMOVE_SESSION).putString(sessionId));
+        return submit(CommandType.REMOVE_SESSION, null, null, sessionId, null, null);
     }
 
     /**
@@ -284,9 +252,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      */
     public CompletableFuture<Acquisition> acquire(final CacheKey key, final String jobId)
     {
-        Ids.requireNonNull(key, "key");
-        Ids.requireId(jobId, "jobId");
-        return submit(WireCodec.ACQUIRE, writer(WireCodec.ACQUIRE).key(key).putString(jobId));
+        return submit(CommandType.ACQUIRE, key, jobId, null, null, null);
     }
 
     /**
@@ -297,8 +263,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      */
     public CompletableFuture<Resolution> awaitMaterialization(final CacheKey key)
     {
-        Ids.requireNonNull(key, "key");
-        return submit(WireCodec.AWAIT, writer(WireCodec.AWAIT).key(key));
+        return submit(CommandType.AWAIT, key, null, null, null, null);
     }
 
     /**
@@ -308,7 +273,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      */
     public CompletableFuture<List<RemovedEntry>> sweep()
     {
-        return submit(WireCodec.SWEEP, writer(WireCodec.SWEEP));
+        return submit(CommandType.SWEEP, null, null, null, null, null);
     }
 
     /**
@@ -318,7 +283,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      */
     public CompletableFuture<Set<StageRef>> pinnedStages()
     {
-        return submit(WireCodec.PINNED, writer(WireCodec.PINNED));
+        return submit(CommandType.PINNED, null, null, null, null, null);
     }
 
     /**
@@ -330,9 +295,9 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      */
     public CompletableFuture<Void> executorLive(final String executorId, final boolean live)
     {
-        Ids.requireId(executorId, "executorId");
-        return submit(WireCodec.EXECUTOR_LIVE, writer(WireCodec.EXECUTOR_LIVE).putString(executorId)
-            .putByte((byte) (live ? 1 : 0)));
+        CommandChecks.executorId(executorId);
+        return send(CommandType.EXECUTOR_LIVE, WireCodec.encode(
+            WRITERS.get(), CommandType.EXECUTOR_LIVE, null, null, executorId, null, null, live));
     }
 
     /**
@@ -353,8 +318,10 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      */
     public CompletableFuture<Probe> probe()
     {
-        return submit(WireCodec.ENTRIES, writer(WireCodec.ENTRIES));
+        return submit(CommandType.ENTRIES, null, null, null, null, null);
     }
+
+    // ---- monitoring and lifecycle -----------------------------------------------------------------------------------
 
     /**
      * The member this client last knew as leader.
@@ -363,7 +330,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      */
     public int leaderMemberId()
     {
-        return leaderMemberId;
+        return agent.leaderMemberId();
     }
 
     /**
@@ -373,7 +340,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      */
     public long resendRounds()
     {
-        return resendRounds;
+        return agent.resendRounds();
     }
 
     /**
@@ -383,7 +350,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
      */
     public long sessionsOpened()
     {
-        return sessionsOpened;
+        return agent.sessionsOpened();
     }
 
     /**
@@ -417,20 +384,28 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
         }
     }
 
-    private static RecordWriter writer(final byte type)
+    // ---- handing a command to the agent -----------------------------------------------------------------------------
+
+    /**
+     * Checks a command's arguments (throwing at once), encodes it on the caller's thread and hands it to the agent.
+     */
+    private <T> CompletableFuture<T> submit(
+        final CommandType type, final CacheKey key, final String jobId, final String id,
+        final DatasetSchema schema, final List<PartitionLocation> locations)
     {
-        return WireCodec.command(WRITERS.get(), type);
+        CommandChecks.check(type, key, jobId, id, schema, locations);
+        return send(type, WireCodec.encode(WRITERS.get(), type, key, jobId, id, schema, locations, false));
     }
 
     @SuppressWarnings("unchecked")
-    private <T> CompletableFuture<T> submit(final byte type, final RecordWriter writer)
+    private <T> CompletableFuture<T> send(final CommandType type, final RecordWriter writer)
     {
         if (writer.position() > ctx.maxCommandBytes)
         {
             throw new IllegalArgumentException("command of " + writer.position() + " bytes exceeds maxCommandBytes " +
                 ctx.maxCommandBytes);
         }
-        final Request request = new Request(type, writer.toBytes());
+        final ClientRequest request = new ClientRequest(type, writer.toBytes());
         if (closed)
         {
             request.fail(new RegistryClosedException("registry cluster client is closed", null));
@@ -448,7 +423,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
 
     private void failSubmissions()
     {
-        Request request;
+        ClientRequest request;
         while ((request = submissions.poll()) != null)
         {
             request.fail(new RegistryClosedException("registry cluster client is closed", null));
@@ -466,524 +441,7 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
     {
     }
 
-    private static final class Request
-    {
-        final byte type;
-        final byte[] bytes;
-        final CompletableFuture<Object> future = new CompletableFuture<>();
-        CompletableFuture<Resolution> resolution;
-        long sequence;
-        long sentNs;
-        boolean replied;
-        boolean done;
-        Resolution earlyRelease;
-        ExpandableArrayBuffer assembly;
-        int assemblyLength;
-        int assemblyChunk;
-
-        Request(final byte type, final byte[] bytes)
-        {
-            this.type = type;
-            this.bytes = bytes;
-        }
-
-        void fail(final Throwable cause)
-        {
-            done = true;
-            future.completeExceptionally(cause);
-            if (resolution != null)
-            {
-                resolution.completeExceptionally(cause);
-            }
-        }
-    }
-
-    private final class ClientAgent implements Agent, EgressListener
-    {
-        private final Long2ObjectHashMap<Request> inFlight = new Long2ObjectHashMap<>();
-        private final ArrayDeque<Request> order = new ArrayDeque<>();
-        private final ArrayDeque<Request> unsent = new ArrayDeque<>();
-        private final UnsafeBuffer sendBuffer = new UnsafeBuffer(new byte[0]);
-        private final RecordReader reader = new RecordReader();
-        private AeronCluster cluster;
-        private AeronCluster.AsyncConnect connecting;
-        private long nextSequence = 1;
-        private long nextConnectNs;
-        private long lastSendNs;
-        private long lastEgressNs;
-        private long lastResendCheckNs;
-
-        public int doWork()
-        {
-            final long now = System.nanoTime();
-            int work = drainSubmissions();
-            if (cluster == null)
-            {
-                return work + connect(now);
-            }
-            work += send(now);
-            if (cluster != null)
-            {
-                work += cluster.pollEgress();
-            }
-            if (cluster != null && (cluster.pollStateChanges() > 0 || cluster.isClosed()))
-            {
-                disconnected("session closed");
-                return work + 1;
-            }
-            if (cluster != null && now - lastSendNs > ctx.keepAliveIntervalNs())
-            {
-                cluster.sendKeepAlive();
-                lastSendNs = now;
-            }
-            if (now - lastResendCheckNs > ctx.resendTimeoutNs())
-            {
-                lastResendCheckNs = now;
-                checkResend(now);
-            }
-            return work;
-        }
-
-        public String roleName()
-        {
-            return ctx.threadName;
-        }
-
-        public void onClose()
-        {
-            CloseHelper.quietClose(cluster);
-            CloseHelper.quietClose(connecting);
-            cluster = null;
-            connecting = null;
-        }
-
-        public void onMessage(
-            final long clusterSessionId,
-            final long timestamp,
-            final DirectBuffer buffer,
-            final int offset,
-            final int length,
-            final Header header)
-        {
-            lastEgressNs = System.nanoTime();
-            if (length < WireCodec.EGRESS_HEADER_LENGTH)
-            {
-                return;
-            }
-            final byte kind = buffer.getByte(offset);
-            final long sequence = buffer.getLong(offset + 1);
-            final int chunkIndex = buffer.getInt(offset + 1 + Long.BYTES);
-            final int chunkCount = buffer.getInt(offset + 1 + Long.BYTES + Integer.BYTES);
-            final Request request = inFlight.get(sequence);
-            if (request == null)
-            {
-                return;
-            }
-            final int payload = offset + WireCodec.EGRESS_HEADER_LENGTH;
-            final int payloadLength = length - WireCodec.EGRESS_HEADER_LENGTH;
-            if (chunkCount == 1)
-            {
-                onAnswer(request, kind, buffer, payload, payloadLength);
-                return;
-            }
-            if (chunkIndex == 0)
-            {
-                if (request.assembly == null)
-                {
-                    request.assembly = new ExpandableArrayBuffer(chunkCount * payloadLength);
-                }
-                request.assemblyLength = 0;
-                request.assemblyChunk = 0;
-            }
-            if (request.assembly == null || chunkIndex != request.assemblyChunk)
-            {
-                return; // a chunk out of sequence (a lost egress message): the resend brings the whole answer again
-            }
-            request.assembly.putBytes(request.assemblyLength, buffer, payload, payloadLength);
-            request.assemblyLength += payloadLength;
-            request.assemblyChunk++;
-            if (request.assemblyChunk == chunkCount)
-            {
-                request.assemblyChunk = 0;
-                onAnswer(request, kind, request.assembly, 0, request.assemblyLength);
-            }
-        }
-
-        public void onSessionEvent(
-            final long correlationId,
-            final long clusterSessionId,
-            final long leadershipTermId,
-            final int leaderMemberId,
-            final EventCode code,
-            final String detail)
-        {
-            if (code == EventCode.ERROR || code == EventCode.CLOSED)
-            {
-                LOG.info("registry cluster session event {}: {}", code, detail);
-            }
-        }
-
-        public void onNewLeader(
-            final long clusterSessionId,
-            final long leadershipTermId,
-            final int leaderMemberId,
-            final String ingressEndpoints)
-        {
-            RegistryClusterClient.this.leaderMemberId = leaderMemberId;
-            resendAll();
-        }
-
-        void failAll()
-        {
-            final RegistryClosedException closedException =
-                new RegistryClosedException("registry cluster client is closed", null);
-            for (final Request request : order)
-            {
-                if (!request.done)
-                {
-                    request.fail(closedException);
-                }
-            }
-            order.clear();
-            inFlight.clear();
-            unsent.clear();
-        }
-
-        private int drainSubmissions()
-        {
-            int count = 0;
-            Request request;
-            while (count < 1024 && (request = submissions.poll()) != null)
-            {
-                request.sequence = nextSequence++;
-                if (request.type == WireCodec.ACQUIRE || request.type == WireCodec.AWAIT)
-                {
-                    request.resolution = request.type == WireCodec.AWAIT ? castFuture(request.future) :
-                        new CompletableFuture<>();
-                }
-                inFlight.put(request.sequence, request);
-                order.add(request);
-                unsent.add(request);
-                count++;
-            }
-            return count;
-        }
-
-        @SuppressWarnings("unchecked")
-        private CompletableFuture<Resolution> castFuture(final CompletableFuture<Object> future)
-        {
-            return (CompletableFuture<Resolution>) (CompletableFuture<?>) future;
-        }
-
-        private int connect(final long now)
-        {
-            try
-            {
-                if (connecting == null)
-                {
-                    if (now - nextConnectNs < 0)
-                    {
-                        return 0;
-                    }
-                    connecting = AeronCluster.asyncConnect(new AeronCluster.Context()
-                        .aeron(aeron)
-                        .ownsAeronClient(false)
-                        .ingressChannel(ctx.ingressChannel)
-                        .ingressEndpoints(ctx.ingressEndpoints)
-                        .egressChannel(ctx.egressChannel)
-                        .messageTimeoutNs(TimeUnit.MILLISECONDS.toNanos(ctx.messageTimeoutMs))
-                        .egressListener(this));
-                }
-                final AeronCluster session = connecting.poll();
-                if (session == null)
-                {
-                    return 0;
-                }
-                connecting = null;
-                cluster = session;
-                leaderMemberId = session.leaderMemberId();
-                sessionsOpened++;
-                lastEgressNs = now;
-                lastSendNs = now;
-                resendAll();
-                connected = true;
-                return 1;
-            }
-            catch (final RuntimeException ex)
-            {
-                LOG.debug("registry cluster connect attempt failed: {}", ex.toString());
-                CloseHelper.quietClose(connecting);
-                connecting = null;
-                nextConnectNs = now + TimeUnit.MILLISECONDS.toNanos(100);
-                return 0;
-            }
-        }
-
-        private void disconnected(final String why)
-        {
-            LOG.info("registry cluster session lost ({}); reconnecting", why);
-            CloseHelper.quietClose(cluster);
-            cluster = null;
-        }
-
-        private int send(final long now)
-        {
-            int sent = 0;
-            Request request;
-            while ((request = unsent.peek()) != null)
-            {
-                if (request.done)
-                {
-                    unsent.poll();
-                    continue;
-                }
-                sendBuffer.wrap(request.bytes);
-                sendBuffer.putLong(WireCodec.CLIENT_ID_OFFSET, ctx.clientId);
-                sendBuffer.putLong(WireCodec.SEQUENCE_OFFSET, request.sequence);
-                sendBuffer.putLong(WireCodec.FLOOR_OFFSET, floor());
-                final long result = cluster.offer(sendBuffer, 0, request.bytes.length);
-                if (result < 0)
-                {
-                    if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED)
-                    {
-                        disconnected("ingress " + Publication.errorString(result));
-                    }
-                    break;
-                }
-                unsent.poll();
-                request.sentNs = now;
-                lastSendNs = now;
-                sent++;
-            }
-            return sent;
-        }
-
-        private long floor()
-        {
-            Request head;
-            while ((head = order.peek()) != null && head.done)
-            {
-                order.poll();
-            }
-            return head == null ? nextSequence : head.sequence;
-        }
-
-        private void resendAll()
-        {
-            unsent.clear();
-            boolean any = false;
-            for (final Request request : order)
-            {
-                if (!request.done)
-                {
-                    unsent.add(request);
-                    any = true;
-                }
-            }
-            if (any)
-            {
-                resendRounds++;
-            }
-        }
-
-        private void checkResend(final long now)
-        {
-            if (cluster == null || now - lastEgressNs < ctx.resendTimeoutNs())
-            {
-                return;
-            }
-            for (final Request request : order)
-            {
-                if (!request.done && !request.replied && request.sentNs != 0 &&
-                    now - request.sentNs > ctx.resendTimeoutNs())
-                {
-                    resendAll();
-                    return;
-                }
-            }
-        }
-
-        private void onAnswer(
-            final Request request, final byte kind, final DirectBuffer buffer, final int offset, final int length)
-        {
-            if (request.done)
-            {
-                return;
-            }
-            reader.wrap(buffer, offset, length);
-            try
-            {
-                if (kind == WireCodec.RELEASE)
-                {
-                    final Resolution resolution = reader.resolution();
-                    if (request.replied)
-                    {
-                        finish(request);
-                        request.resolution.complete(resolution);
-                    }
-                    else
-                    {
-                        request.earlyRelease = resolution;
-                    }
-                    return;
-                }
-                if (kind != WireCodec.REPLY || request.replied)
-                {
-                    return;
-                }
-                request.replied = true;
-                if (reader.getByte() == WireCodec.REFUSED)
-                {
-                    finish(request);
-                    request.fail(new IllegalArgumentException(reader.getString()));
-                    return;
-                }
-                decodeReply(request);
-            }
-            catch (final RuntimeException ex)
-            {
-                finish(request);
-                request.fail(new IllegalStateException("undecodable registry reply", ex));
-            }
-        }
-
-        private void decodeReply(final Request request)
-        {
-            switch (request.type)
-            {
-                case WireCodec.LOOKUP:
-                    complete(request, reader.entry());
-                    break;
-                case WireCodec.BEGIN:
-                {
-                    final byte tag = reader.getByte();
-                    complete(request, tag == WireCodec.BEGIN_CLAIMED ? BeginOutcome.CLAIMED :
-                        tag == WireCodec.BEGIN_PENDING ? new BeginOutcome.AlreadyPending(reader.getString()) :
-                        new BeginOutcome.AlreadyMaterialized(reader.materialized()));
-                    break;
-                }
-                case WireCodec.COMPLETE:
-                    complete(request, CompletionOutcome.values()[reader.getByte()]);
-                    break;
-                case WireCodec.ABORT:
-                    complete(request, AbortOutcome.values()[reader.getByte()]);
-                    break;
-                case WireCodec.INVALIDATE:
-                case WireCodec.INVALIDATE_JOB:
-                case WireCodec.INVALIDATE_EXECUTOR:
-                case WireCodec.REMOVE_SESSION:
-                case WireCodec.SWEEP:
-                {
-                    final int count = reader.count();
-                    final RemovedEntry[] removed = new RemovedEntry[count];
-                    for (int i = 0; i < count; i++)
-                    {
-                        removed[i] = new RemovedEntry(reader.key(), reader.entry());
-                    }
-                    final List<RemovedEntry> list = List.of(removed);
-                    notifyRemoved(list);
-                    complete(request, list);
-                    break;
-                }
-                case WireCodec.ACQUIRE:
-                {
-                    final byte tag = reader.getByte();
-                    if (tag == WireCodec.ACQUIRE_HIT)
-                    {
-                        complete(request, new Acquisition.Hit(reader.materialized()));
-                    }
-                    else if (tag == WireCodec.ACQUIRE_CLAIMED)
-                    {
-                        complete(request, new Acquisition.Claimed());
-                    }
-                    else
-                    {
-                        request.future.complete(new Acquisition.Wait(reader.getString(), request.resolution));
-                        releaseIfEarly(request);
-                    }
-                    break;
-                }
-                case WireCodec.AWAIT:
-                {
-                    if (reader.peekByte() == WireCodec.AWAIT_WAITING)
-                    {
-                        releaseIfEarly(request);
-                    }
-                    else
-                    {
-                        complete(request, reader.resolution());
-                    }
-                    break;
-                }
-                case WireCodec.ENTRIES:
-                {
-                    final long appliedCommands = reader.getLong();
-                    final long duplicateCommands = reader.getLong();
-                    final int count = reader.count();
-                    final Map<CacheKey, CacheEntry> entries = new HashMap<>();
-                    for (int i = 0; i < count; i++)
-                    {
-                        entries.put(reader.key(), reader.entry());
-                    }
-                    complete(request, new Probe(appliedCommands, duplicateCommands, Map.copyOf(entries)));
-                    break;
-                }
-                case WireCodec.PINNED:
-                {
-                    final int count = reader.count();
-                    final Set<StageRef> stages = new HashSet<>();
-                    for (int i = 0; i < count; i++)
-                    {
-                        stages.add(new StageRef(reader.getString(), reader.getInt()));
-                    }
-                    complete(request, Set.copyOf(stages));
-                    break;
-                }
-                case WireCodec.EXECUTOR_LIVE:
-                    complete(request, null);
-                    break;
-                default:
-                    throw new IllegalStateException("reply to unknown command type " + request.type);
-            }
-        }
-
-        private void releaseIfEarly(final Request request)
-        {
-            if (request.earlyRelease != null)
-            {
-                finish(request);
-                request.resolution.complete(request.earlyRelease);
-            }
-        }
-
-        private void notifyRemoved(final List<RemovedEntry> removed)
-        {
-            final RemovalListener listener = ctx.removalListener;
-            if (null != listener && !removed.isEmpty())
-            {
-                try
-                {
-                    listener.onRemoved(removed);
-                }
-                catch (final RuntimeException ex)
-                {
-                    LOG.warn("removal listener failed on {} entries", removed.size(), ex);
-                }
-            }
-        }
-
-        private void complete(final Request request, final Object value)
-        {
-            finish(request);
-            request.future.complete(value);
-        }
-
-        private void finish(final Request request)
-        {
-            request.done = true;
-            inFlight.remove(request.sequence);
-        }
-    }
+    // ---- configuration ----------------------------------------------------------------------------------------------
 
     /**
      * Configuration of a {@link RegistryClusterClient}; {@link #conclude()} validates it and fills defaults.
@@ -1155,6 +613,41 @@ public final class RegistryClusterClient implements AsyncCacheRegistry
         {
             this.threadName = threadName;
             return this;
+        }
+
+        String threadName()
+        {
+            return threadName;
+        }
+
+        String ingressChannel()
+        {
+            return ingressChannel;
+        }
+
+        String ingressEndpoints()
+        {
+            return ingressEndpoints;
+        }
+
+        String egressChannel()
+        {
+            return egressChannel;
+        }
+
+        long messageTimeoutNs()
+        {
+            return TimeUnit.MILLISECONDS.toNanos(messageTimeoutMs);
+        }
+
+        long clientId()
+        {
+            return clientId;
+        }
+
+        RemovalListener removalListener()
+        {
+            return removalListener;
         }
 
         long resendTimeoutNs()

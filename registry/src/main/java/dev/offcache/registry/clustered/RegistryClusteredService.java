@@ -1,7 +1,6 @@
 package dev.offcache.registry.clustered;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -14,27 +13,24 @@ import io.aeron.cluster.codecs.CloseReason;
 import io.aeron.cluster.service.ClientSession;
 import io.aeron.cluster.service.Cluster;
 import io.aeron.cluster.service.ClusteredService;
-import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
 import org.agrona.DirectBuffer;
-import org.agrona.ExpandableArrayBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.IdleStrategy;
 
-import dev.offcache.registry.codec.RecordWriter;
-import dev.offcache.registry.codec.RecordReader;
-import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.api.Resolution;
+import dev.offcache.registry.codec.RecordReader;
+import dev.offcache.registry.codec.RecordWriter;
+import dev.offcache.registry.command.CommandChecks;
+import dev.offcache.registry.command.CommandDispatcher;
+import dev.offcache.registry.command.CommandType;
+import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.state.BeginOutcome;
 import dev.offcache.registry.state.CacheEntry;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.CacheStateMachine;
-import dev.offcache.registry.state.DatasetSchema;
 import dev.offcache.registry.state.Ids;
-import dev.offcache.registry.state.Materialized;
-import dev.offcache.registry.state.PartitionLocation;
-import dev.offcache.registry.state.Pending;
 import dev.offcache.registry.state.StateChangeListener;
 import dev.offcache.registry.waiting.WaitingStateMachine;
 
@@ -59,28 +55,28 @@ import dev.offcache.registry.waiting.WaitingStateMachine;
  * release (leader change, reconnect) resends the waiting command and gets the cached release, or keeps waiting if
  * the key is still Pending.
  *
+ * <p><b>Commands</b> are decoded by {@link WireCodec}, checked by the same {@link CommandChecks} the clients run and
+ * applied by the same {@link CommandDispatcher} as the in-process front; the answer is encoded by {@link WireCodec}.
+ * The state, waiters and de-duplication table are written to and loaded from snapshots by {@link ServiceSnapshot}.
+ *
  * <p>Single-threaded: everything runs on the cluster's service thread. The {@code volatile} getters are for
- * monitoring and tests. Snapshots are written in chunks no longer than the snapshot publication's maximum payload.
+ * monitoring and tests.
  */
 public final class RegistryClusteredService implements ClusteredService
 {
-    static final int SNAPSHOT_MAGIC = 0x4f435247;
-    /** Version 2 records locations with their CRC32C; version 1 snapshots (without) are still loaded. */
-    static final int SNAPSHOT_VERSION = 2;
-    static final int SNAPSHOT_VERSION_WITHOUT_CRCS = 1;
-
     private final CachedEpochClock clock = new CachedEpochClock();
     private final Set<String> deadExecutors = new HashSet<>();
     private final WaitingStateMachine<Waiter> machine = new WaitingStateMachine<>(
         clock, id -> !deadExecutors.contains(id), StateChangeListener.NONE, this::release);
-    private final CacheStateMachine state = machine.state();
     private final Long2ObjectHashMap<ClientRecord> clients = new Long2ObjectHashMap<>();
+    private final ServiceSnapshot snapshot = new ServiceSnapshot(clock, deadExecutors, machine, clients);
+    private final WireCodec.Body body = new WireCodec.Body();
     private final List<PendingRelease> releases = new ArrayList<>();
     private final RecordWriter reply = new RecordWriter(4096);
     private final RecordWriter egress = new RecordWriter(4096);
     private final RecordWriter scratch = new RecordWriter(256);
     private final RecordReader reader = new RecordReader();
-    private final RetentionPolicy retentionPolicy;
+    private final CommandDispatcher<Waiter> dispatcher;
     private final long clientRetentionMs;
     private final int maxEgressChunk;
     private Cluster cluster;
@@ -106,7 +102,8 @@ public final class RegistryClusteredService implements ClusteredService
     public RegistryClusteredService(
         final RetentionPolicy retentionPolicy, final long clientRetentionMs, final int maxEgressChunk)
     {
-        this.retentionPolicy = Ids.requireNonNull(retentionPolicy, "retentionPolicy");
+        this.dispatcher = new CommandDispatcher<>(
+            machine, Ids.requireNonNull(retentionPolicy, "retentionPolicy"), clock);
         if (clientRetentionMs <= 0)
         {
             throw new IllegalArgumentException("clientRetentionMs must be positive: " + clientRetentionMs);
@@ -119,6 +116,8 @@ public final class RegistryClusteredService implements ClusteredService
         this.maxEgressChunk = maxEgressChunk - WireCodec.EGRESS_HEADER_LENGTH;
     }
 
+    // ---- ClusteredService -------------------------------------------------------------------------------------------
+
     /**
      * {@inheritDoc}
      */
@@ -127,7 +126,12 @@ public final class RegistryClusteredService implements ClusteredService
         this.cluster = cluster;
         if (snapshotImage != null)
         {
-            loadSnapshot(snapshotImage);
+            final ServiceSnapshot.Counts counts = snapshot.load(snapshotImage, cluster.idleStrategy());
+            applied = counts.applied();
+            duplicates = counts.duplicates();
+            appliedCommands = applied;
+            duplicateCommands = duplicates;
+            snapshotsLoaded++;
         }
     }
 
@@ -228,24 +232,7 @@ public final class RegistryClusteredService implements ClusteredService
     public void onTakeSnapshot(final ExclusivePublication snapshotPublication)
     {
         purgeIdleClients();
-        final RecordWriter out = encodeSnapshot();
-        final int chunk = Math.max(64, snapshotPublication.maxPayloadLength());
-        final IdleStrategy idle = cluster.idleStrategy();
-        for (int position = 0; position < out.position(); position += chunk)
-        {
-            final int length = Math.min(chunk, out.position() - position);
-            long result;
-            while ((result = snapshotPublication.offer(out.buffer(), position, length)) < 0)
-            {
-                if (result == Publication.CLOSED || result == Publication.NOT_CONNECTED ||
-                    result == Publication.MAX_POSITION_EXCEEDED)
-                {
-                    throw new IllegalStateException("snapshot publication failed: " + result);
-                }
-                idle.idle();
-            }
-            idle.reset();
-        }
+        snapshot.take(snapshotPublication, cluster.idleStrategy(), new ServiceSnapshot.Counts(applied, duplicates));
         snapshotsTaken++;
     }
 
@@ -263,6 +250,8 @@ public final class RegistryClusteredService implements ClusteredService
     public void onTerminate(final Cluster cluster)
     {
     }
+
+    // ---- monitoring (volatile, any thread) --------------------------------------------------------------------------
 
     /**
      * Commands applied (each (client, sequence) at most once), including those refused for bad arguments.
@@ -335,138 +324,49 @@ public final class RegistryClusteredService implements ClusteredService
         return probedAtApplied;
     }
 
-    private void execute(final byte type, final long clientId, final long sequence, final ClientRecord client)
-    {
-        switch (type)
-        {
-            case WireCodec.LOOKUP:
-                reply.entry(machine.lookup(reader.key()));
-                break;
-            case WireCodec.BEGIN:
-            {
-                final CacheKey key = reader.key();
-                final BeginOutcome outcome = machine.beginMaterialization(key, reader.getString());
-                if (outcome instanceof BeginOutcome.AlreadyPending pending)
-                {
-                    reply.putByte(WireCodec.BEGIN_PENDING).putString(pending.jobId());
-                }
-                else if (outcome instanceof BeginOutcome.AlreadyMaterialized materialized)
-                {
-                    reply.putByte(WireCodec.BEGIN_MATERIALIZED).materialized(materialized.entry());
-                }
-                else
-                {
-                    reply.putByte(WireCodec.BEGIN_CLAIMED);
-                }
-                break;
-            }
-            case WireCodec.COMPLETE:
-            {
-                final CacheKey key = reader.key();
-                final String jobId = reader.getString();
-                final DatasetSchema schema = new DatasetSchema(reader.getString());
-                final List<PartitionLocation> locations = reader.locations();
-                reply.putByte((byte) machine.completeMaterialization(key, jobId, schema, locations).ordinal());
-                break;
-            }
-            case WireCodec.ABORT:
-            {
-                final CacheKey key = reader.key();
-                final String jobId = reader.getString();
-                reply.putByte((byte) machine.abortMaterialization(key, jobId).ordinal());
-                break;
-            }
-            case WireCodec.INVALIDATE:
-                reply.removed(machine.invalidate(reader.key()));
-                break;
-            case WireCodec.INVALIDATE_JOB:
-            {
-                final CacheKey key = reader.key();
-                reply.removed(machine.invalidate(key, reader.getString()));
-                break;
-            }
-            case WireCodec.INVALIDATE_EXECUTOR:
-            {
-                final String executorId = reader.getString();
-                reply.removed(machine.invalidateExecutor(executorId));
-                break;
-            }
-            case WireCodec.REMOVE_SESSION:
-            {
-                final String sessionId = reader.getString();
-                reply.removed(machine.removeSession(sessionId));
-                break;
-            }
-            case WireCodec.ACQUIRE:
-                acquire(reader.key(), reader.getString(), clientId, sequence, client);
-                break;
-            case WireCodec.AWAIT:
-                await(reader.key(), clientId, sequence, client);
-                break;
-            case WireCodec.SWEEP:
-                reply.removed(machine.sweep(retentionPolicy, clock.time()));
-                break;
-            case WireCodec.ENTRIES:
-            {
-                final Map<CacheKey, CacheEntry> entries = state.entries();
-                probedEntries = entries;
-                probedAtApplied = applied + 1;
-                reply.putLong(applied + 1).putLong(duplicates).entries(entries);
-                break;
-            }
-            case WireCodec.PINNED:
-                reply.stages(state.pinnedStages());
-                break;
-            case WireCodec.EXECUTOR_LIVE:
-            {
-                final String executorId = Ids.requireId(reader.getString(), "executorId");
-                if (reader.getByte() != 0)
-                {
-                    deadExecutors.remove(executorId);
-                }
-                else
-                {
-                    deadExecutors.add(executorId);
-                }
-                break;
-            }
-            default:
-                throw new IllegalArgumentException("unknown registry command type " + type);
-        }
-    }
+    // ---- applying a command ------------------------------------------------------------------------------------
 
-    private void acquire(
-        final CacheKey key, final String jobId, final long clientId, final long sequence, final ClientRecord client)
+    /**
+     * Decodes, checks and applies one command and encodes its answer into {@link #reply} (after the OK status).
+     * EXECUTOR_LIVE changes the replicated live-executor view here; every other command goes to the dispatcher.
+     */
+    private void execute(final byte code, final long clientId, final long sequence, final ClientRecord client)
     {
-        final BeginOutcome outcome = machine.acquire(key, jobId, new Waiter(clientId, sequence));
-        if (outcome instanceof BeginOutcome.AlreadyMaterialized materialized)
+        final WireCodec.Body command = body.decode(code, reader);
+        final CommandType type = command.type();
+        CommandChecks.check(type, command.key(), command.jobId(), command.id(), command.schema(), command.locations());
+        if (type == CommandType.EXECUTOR_LIVE)
         {
-            reply.putByte(WireCodec.ACQUIRE_HIT).materialized(materialized.entry());
+            if (command.live)
+            {
+                deadExecutors.remove(command.id());
+            }
+            else
+            {
+                deadExecutors.add(command.id());
+            }
+            return;
         }
-        else if (outcome instanceof BeginOutcome.AlreadyPending pending)
+        final Waiter waiter = type == CommandType.ACQUIRE || type == CommandType.AWAIT ?
+            new Waiter(clientId, sequence) : null;
+        final Object outcome = dispatcher.apply(
+            type, command.key(), command.jobId(), command.id(), command.schema(), command.locations(), waiter);
+        if (waiter != null && (outcome == null || outcome instanceof BeginOutcome.AlreadyPending))
         {
             client.waiting++;
-            reply.putByte(WireCodec.ACQUIRE_WAIT).putString(pending.jobId());
         }
-        else
+        if (type == CommandType.ENTRIES)
         {
-            reply.putByte(WireCodec.ACQUIRE_CLAIMED);
+            @SuppressWarnings("unchecked")
+            final Map<CacheKey, CacheEntry> entries = (Map<CacheKey, CacheEntry>) outcome;
+            probedEntries = entries;
+            probedAtApplied = applied + 1;
+            reply.putLong(applied + 1).putLong(duplicates);
         }
+        WireCodec.answer(reply, type, outcome);
     }
 
-    private void await(final CacheKey key, final long clientId, final long sequence, final ClientRecord client)
-    {
-        final Resolution now = machine.await(key, new Waiter(clientId, sequence));
-        if (now == null)
-        {
-            client.waiting++;
-            reply.putByte(WireCodec.AWAIT_WAITING);
-        }
-        else
-        {
-            reply.resolution(now);
-        }
-    }
+    // ---- releases and egress ----------------------------------------------------------------------------------------
 
     private void release(final List<Waiter> pending, final Resolution resolution)
     {
@@ -482,21 +382,21 @@ public final class RegistryClusteredService implements ClusteredService
         for (int i = 0, size = releases.size(); i < size; i++)
         {
             final PendingRelease release = releases.get(i);
-            final ClientRecord target = clients.get(release.waiter.clientId);
+            final ClientRecord target = clients.get(release.waiter.clientId());
             if (target == null)
             {
                 continue;
             }
             target.waiting--;
-            if (release.waiter.sequence < target.floor)
+            if (release.waiter.sequence() < target.floor)
             {
                 continue;
             }
-            target.releases.put(release.waiter.sequence, release.bytes);
+            target.releases.put(release.waiter.sequence(), release.bytes);
             final ClientSession session = cluster.getClientSession(target.sessionId);
             if (session != null)
             {
-                send(session, WireCodec.RELEASE, release.waiter.sequence, release.bytes);
+                send(session, WireCodec.RELEASE, release.waiter.sequence(), release.bytes);
             }
         }
         releases.clear();
@@ -545,217 +445,7 @@ public final class RegistryClusteredService implements ClusteredService
         clients.values().removeIf(client -> client.waiting == 0 && client.lastSeenMs < cutoff);
     }
 
-    private RecordWriter encodeSnapshot()
-    {
-        final RecordWriter out = new RecordWriter(64 * 1024);
-        out.putInt(0).putInt(SNAPSHOT_MAGIC).putInt(SNAPSHOT_VERSION);
-        out.putLong(clock.time()).putLong(applied).putLong(duplicates);
-        out.putInt(deadExecutors.size());
-        for (final String executor : deadExecutors)
-        {
-            out.putString(executor);
-        }
-        final Map<String, List<CacheKey>> keysBySession = new HashMap<>();
-        state.forEachEntry((key, entry) -> keysBySession.computeIfAbsent(key.sessionId(), s -> new ArrayList<>())
-            .add(key));
-        final Map<CacheKey, CacheEntry> entries = state.entries();
-        final int[] sessions = {0};
-        final int sessionCountAt = out.position();
-        out.putInt(0);
-        state.forEachSession((sessionId, lastActivityMs) ->
-        {
-            final List<CacheKey> keys = keysBySession.get(sessionId);
-            out.putString(sessionId).putLong(lastActivityMs).putInt(keys.size());
-            for (final CacheKey key : keys)
-            {
-                out.putString(key.cacheId()).entry(entries.get(key));
-            }
-            sessions[0]++;
-        });
-        out.buffer().putInt(sessionCountAt, sessions[0]);
-        final int waiterKeysAt = out.position();
-        out.putInt(0);
-        final int[] waiterKeys = {0};
-        machine.forEachWaiter((key, list) ->
-        {
-            out.key(key).putInt(list.size());
-            for (final Waiter waiter : list)
-            {
-                out.putLong(waiter.clientId).putLong(waiter.sequence);
-            }
-            waiterKeys[0]++;
-        });
-        out.buffer().putInt(waiterKeysAt, waiterKeys[0]);
-        out.putInt(clients.size());
-        for (final Long2ObjectHashMap<ClientRecord>.EntryIterator it = clients.entrySet().iterator(); it.hasNext();)
-        {
-            it.next();
-            final ClientRecord client = it.getValue();
-            out.putLong(it.getLongKey()).putLong(client.sessionId).putLong(client.floor).putLong(client.lastSeenMs)
-                .putInt(client.waiting);
-            putAnswers(out, client.replies);
-            putAnswers(out, client.releases);
-        }
-        out.buffer().putInt(0, out.position());
-        return out;
-    }
-
-    private static void putAnswers(final RecordWriter out, final Long2ObjectHashMap<byte[]> answers)
-    {
-        out.putInt(answers.size());
-        for (final Long2ObjectHashMap<byte[]>.EntryIterator it = answers.entrySet().iterator(); it.hasNext();)
-        {
-            it.next();
-            out.putLong(it.getLongKey()).putInt(it.getValue().length).putBytes(it.getValue());
-        }
-    }
-
-    private void loadSnapshot(final Image image)
-    {
-        final ExpandableArrayBuffer bytes = new ExpandableArrayBuffer(64 * 1024);
-        final int[] received = {0};
-        final FragmentHandler handler = (buffer, offset, length, header) ->
-        {
-            bytes.putBytes(received[0], buffer, offset, length);
-            received[0] += length;
-        };
-        final IdleStrategy idle = cluster.idleStrategy();
-        while (received[0] < Integer.BYTES || received[0] < bytes.getInt(0))
-        {
-            final int fragments = image.poll(handler, 64);
-            if (fragments == 0)
-            {
-                if (image.isClosed() || image.isEndOfStream())
-                {
-                    break;
-                }
-                cluster.idleStrategy().idle();
-            }
-            else
-            {
-                idle.reset();
-            }
-        }
-        if (received[0] < Integer.BYTES || received[0] != bytes.getInt(0))
-        {
-            throw new IllegalStateException("registry snapshot truncated: " + received[0] + " bytes");
-        }
-        decodeSnapshot(new RecordReader().wrap(bytes, 0, received[0]));
-        snapshotsLoaded++;
-    }
-
-    private void decodeSnapshot(final RecordReader in)
-    {
-        in.getInt();
-        final int magic = in.getInt();
-        final int version = in.getInt();
-        if (magic != SNAPSHOT_MAGIC || (version != SNAPSHOT_VERSION && version != SNAPSHOT_VERSION_WITHOUT_CRCS))
-        {
-            throw new IllegalStateException("not a registry snapshot this member reads (magic " +
-                Integer.toHexString(magic) + ", version " + version + "; reads versions " +
-                SNAPSHOT_VERSION_WITHOUT_CRCS + " and " + SNAPSHOT_VERSION + ")");
-        }
-        final long snapshotTime = in.getLong();
-        applied = in.getLong();
-        duplicates = in.getLong();
-        for (int i = 0, n = in.count(); i < n; i++)
-        {
-            deadExecutors.add(in.getString());
-        }
-        for (int s = 0, sessions = in.count(); s < sessions; s++)
-        {
-            final String sessionId = in.getString();
-            final long lastActivityMs = in.getLong();
-            // Restoring at the session's own activity time reproduces its idle-expiry clock exactly.
-            clock.update(lastActivityMs);
-            for (int k = 0, keys = in.count(); k < keys; k++)
-            {
-                final CacheKey key = new CacheKey(sessionId, in.getString());
-                final CacheEntry entry = in.entry();
-                if (entry instanceof Materialized materialized)
-                {
-                    state.restorePromotion(key, materialized);
-                }
-                else if (entry instanceof Pending pending)
-                {
-                    state.restoreClaim(key, pending.jobId());
-                }
-            }
-        }
-        for (int i = 0, n = in.count(); i < n; i++)
-        {
-            final CacheKey key = in.key();
-            for (int w = 0, count = in.count(); w < count; w++)
-            {
-                machine.restoreWaiter(key, new Waiter(in.getLong(), in.getLong()));
-            }
-        }
-        for (int i = 0, n = in.count(); i < n; i++)
-        {
-            final long clientId = in.getLong();
-            final ClientRecord client = new ClientRecord();
-            client.sessionId = in.getLong();
-            client.floor = in.getLong();
-            client.lastSeenMs = in.getLong();
-            client.waiting = in.getInt();
-            readAnswers(in, client.replies);
-            readAnswers(in, client.releases);
-            clients.put(clientId, client);
-        }
-        clock.update(snapshotTime);
-        appliedCommands = applied;
-        duplicateCommands = duplicates;
-    }
-
-    private static void readAnswers(final RecordReader in, final Long2ObjectHashMap<byte[]> answers)
-    {
-        for (int i = 0, n = in.count(); i < n; i++)
-        {
-            final long sequence = in.getLong();
-            answers.put(sequence, in.getBytes(in.count()));
-        }
-    }
-
-    private record Waiter(long clientId, long sequence)
-    {
-    }
-
     private record PendingRelease(Waiter waiter, byte[] bytes)
     {
-    }
-
-    /**
-     * One client's de-duplication record: its latest session, floor, cached answers and open waiters.
-     */
-    private static final class ClientRecord
-    {
-        private final Long2ObjectHashMap<byte[]> replies = new Long2ObjectHashMap<>();
-        private final Long2ObjectHashMap<byte[]> releases = new Long2ObjectHashMap<>();
-        private long sessionId;
-        private long floor;
-        private long lastSeenMs;
-        private int waiting;
-
-        void advanceFloor(final long newFloor)
-        {
-            if (newFloor <= floor)
-            {
-                return;
-            }
-            if (newFloor - floor <= replies.size() + releases.size())
-            {
-                for (long sequence = floor; sequence < newFloor; sequence++)
-                {
-                    replies.remove(sequence);
-                    releases.remove(sequence);
-                }
-            }
-            else
-            {
-                replies.keySet().removeIf(sequence -> sequence < newFloor);
-                releases.keySet().removeIf(sequence -> sequence < newFloor);
-            }
-            floor = newFloor;
-        }
     }
 }

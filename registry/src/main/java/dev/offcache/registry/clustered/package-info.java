@@ -1,4 +1,5 @@
 /**
- * The registry state machine replicated as an Aeron Cluster service, its client and its wire codec.
+ * The registry state machine replicated as an Aeron Cluster service (with its snapshot), its client (with its agent)
+ * and its wire codec.
  */
 package dev.offcache.registry.clustered;

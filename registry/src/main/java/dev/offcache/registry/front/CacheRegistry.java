@@ -6,21 +6,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.ObjLongConsumer;
 
-import com.lmax.disruptor.AlertException;
 import com.lmax.disruptor.BlockingWaitStrategy;
-import com.lmax.disruptor.BusySpinWaitStrategy;
-import com.lmax.disruptor.EventPoller;
-import com.lmax.disruptor.RingBuffer;
-import com.lmax.disruptor.SequenceBarrier;
-import com.lmax.disruptor.TimeoutException;
 import com.lmax.disruptor.WaitStrategy;
 import org.agrona.collections.MutableLong;
 import org.agrona.concurrent.AgentRunner;
@@ -28,8 +19,6 @@ import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.status.CountersManager;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import dev.offcache.core.agent.AgentErrors;
 import dev.offcache.core.config.ConcludeOnce;
@@ -38,6 +27,8 @@ import dev.offcache.registry.api.AsyncCacheRegistry;
 import dev.offcache.registry.api.RegistryClosedException;
 import dev.offcache.registry.api.RemovalListener;
 import dev.offcache.registry.api.Resolution;
+import dev.offcache.registry.command.CommandChecks;
+import dev.offcache.registry.command.CommandType;
 import dev.offcache.registry.retention.RetentionPolicy;
 import dev.offcache.registry.retention.RetentionSweeper;
 import dev.offcache.registry.journal.ChangeCodec;
@@ -51,7 +42,6 @@ import dev.offcache.registry.state.CompletionOutcome;
 import dev.offcache.registry.state.DatasetSchema;
 import dev.offcache.registry.state.Ids;
 import dev.offcache.registry.state.LiveExecutors;
-import dev.offcache.registry.state.Materialized;
 import dev.offcache.registry.state.PartitionLocation;
 import dev.offcache.registry.state.RemovedEntry;
 import dev.offcache.registry.state.StageRef;
@@ -93,10 +83,6 @@ import dev.offcache.registry.state.StageRef;
  */
 public final class CacheRegistry implements AsyncCacheRegistry
 {
-    private static final Logger LOG = LoggerFactory.getLogger(CacheRegistry.class);
-    /** How long a caller spins, then yields, for its answer while another caller runs the writer's step. */
-    private static final int HELP_SPINS = 200;
-    private static final int HELP_YIELDS = 100;
     private static final VarHandle VIEW;
 
     static
@@ -111,21 +97,9 @@ public final class CacheRegistry implements AsyncCacheRegistry
         }
     }
 
-    /** Thread ids are positive. */
-    private static final long NO_WRITER = 0;
-
     private final Context ctx;
-    private final RingBuffer<RegistryCommand> ring;
-    private final EventPoller<RegistryCommand> poller;
-    private final CommandHandler handler;
-    /**
-     * The id of the thread holding the writer role, {@link #NO_WRITER} for none. An id rather than the
-     * {@code Thread}: a reference CAS into this long-lived object would also pay the GC's card-marking barrier.
-     */
-    private final AtomicLong writer = new AtomicLong(NO_WRITER);
+    private final WriterRole writer;
     private final boolean callerRuns;
-    private final Thread registryThread;
-    private final SequenceBarrier barrier;
     private final ThreadLocal<MutableLong> lastPublished = ThreadLocal.withInitial(() -> new MutableLong(-1));
     private final boolean recordReads;
     private final LiveExecutors liveExecutors;
@@ -147,24 +121,9 @@ public final class CacheRegistry implements AsyncCacheRegistry
         this.readObserver = ctx.readObserver;
         this.recordReads = ctx.retentionPolicy.idleSessionTimeoutMs() > 0;
         counters = ctx.countersManager == null ? null : new RegistryCounters(ctx.countersManager);
-        handler = new CommandHandler(ctx, counters, this);
+        final CommandHandler handler = new CommandHandler(ctx, counters, this);
         handler.recover();
-        ring = RingBuffer.createMultiProducer(RegistryCommand::new, ctx.ringSize,
-            callerRuns ? new BusySpinWaitStrategy() : ctx.waitStrategy);
-        poller = ring.newPoller();
-        ring.addGatingSequences(poller.getSequence());
-        if (callerRuns)
-        {
-            barrier = null;
-            registryThread = null;
-        }
-        else
-        {
-            barrier = ring.newBarrier();
-            registryThread = new Thread(this::runWriterThread, ctx.threadName);
-            registryThread.setDaemon(true);
-            registryThread.start();
-        }
+        writer = new WriterRole(ctx, handler);
         if (ctx.sweepIntervalMs > 0 && ctx.retentionPolicy.isEnabled())
         {
             final RetentionSweeper sweeper = new RetentionSweeper(this::requestSweep, ctx.clock, ctx.sweepIntervalMs);
@@ -189,6 +148,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
         return new CacheRegistry(ctx.conclude());
     }
 
+    // ---- calls (AsyncCacheRegistry) ---------------------------------------------------------------------------------
+
     /**
      * Reads a key's entry from the newest view (see the class comment for what it sees). A materialized entry
      * naming an executor that is not live goes through the ring instead, which invalidates it and reads a miss.
@@ -198,7 +159,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public CompletableFuture<CacheEntry> lookup(final CacheKey key)
     {
-        Ids.requireNonNull(key, "key");
+        CommandChecks.key(key);
         final ReadView current = view;
         if (readable(current))
         {
@@ -226,8 +187,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public CompletableFuture<BeginOutcome> beginMaterialization(final CacheKey key, final String jobId)
     {
-        Ids.requireNonNull(key, "key");
-        Ids.requireId(jobId, "jobId");
+        CommandChecks.keyAndJob(key, jobId);
         return publish(CommandType.BEGIN, key, jobId, null, null, null);
     }
 
@@ -243,10 +203,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
     public CompletableFuture<CompletionOutcome> completeMaterialization(
         final CacheKey key, final String jobId, final DatasetSchema schema, final List<PartitionLocation> locations)
     {
-        Ids.requireNonNull(key, "key");
-        Ids.requireId(jobId, "jobId");
-        Ids.requireNonNull(schema, "schema");
-        Materialized.validateLocations(jobId, locations);
+        CommandChecks.completion(key, jobId, schema, locations);
         final int limit = ctx.changeLog.maxCommandBytes();
         if (limit != Integer.MAX_VALUE)
         {
@@ -270,8 +227,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public CompletableFuture<AbortOutcome> abortMaterialization(final CacheKey key, final String jobId)
     {
-        Ids.requireNonNull(key, "key");
-        Ids.requireId(jobId, "jobId");
+        CommandChecks.keyAndJob(key, jobId);
         return publish(CommandType.ABORT, key, jobId, null, null, null);
     }
 
@@ -283,7 +239,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public CompletableFuture<List<RemovedEntry>> invalidate(final CacheKey key)
     {
-        Ids.requireNonNull(key, "key");
+        CommandChecks.key(key);
         return publish(CommandType.INVALIDATE, key, null, null, null, null);
     }
 
@@ -297,8 +253,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public CompletableFuture<List<RemovedEntry>> invalidate(final CacheKey key, final String jobId)
     {
-        Ids.requireNonNull(key, "key");
-        Ids.requireId(jobId, "jobId");
+        CommandChecks.keyAndJob(key, jobId);
         return publish(CommandType.INVALIDATE_JOB, key, jobId, null, null, null);
     }
 
@@ -310,7 +265,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public CompletableFuture<List<RemovedEntry>> invalidateExecutor(final String executorId)
     {
-        Ids.requireId(executorId, "executorId");
+        CommandChecks.executorId(executorId);
         return publish(CommandType.INVALIDATE_EXECUTOR, null, null, executorId, null, null);
     }
 
@@ -322,7 +277,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public CompletableFuture<List<RemovedEntry>> removeSession(final String sessionId)
     {
-        Ids.requireId(sessionId, "sessionId");
+        CommandChecks.sessionId(sessionId);
         return publish(CommandType.REMOVE_SESSION, null, null, sessionId, null, null);
     }
 
@@ -337,8 +292,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public CompletableFuture<Acquisition> acquire(final CacheKey key, final String jobId)
     {
-        Ids.requireNonNull(key, "key");
-        Ids.requireId(jobId, "jobId");
+        CommandChecks.keyAndJob(key, jobId);
         final ReadView current = view;
         if (readable(current))
         {
@@ -361,7 +315,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public CompletableFuture<Resolution> awaitMaterialization(final CacheKey key)
     {
-        Ids.requireNonNull(key, "key");
+        CommandChecks.key(key);
         final ReadView current = view;
         if (readable(current))
         {
@@ -402,6 +356,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
         return publish(CommandType.ENTRIES, null, null, null, null, null);
     }
 
+    // ---- reads of the pins, from the view ---------------------------------------------------------------------------
+
     /**
      * The stages cleanup must keep, from the newest view.
      *
@@ -423,6 +379,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
     {
         return view.pins.contains(new StageRef(jobId, stageId));
     }
+
+    // ---- lifecycle --------------------------------------------------------------------------------------------------
 
     /**
      * Whether the registry is closed or stopped by a journal failure.
@@ -452,7 +410,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
      */
     public void close()
     {
-        if (writer.get() == Thread.currentThread().getId())
+        if (writer.heldByCurrentThread())
         {
             throw new IllegalStateException("CacheRegistry.close() called while this thread runs the registry's " +
                 "writer (from a continuation of one of its futures): close it from another thread");
@@ -469,16 +427,16 @@ public final class CacheRegistry implements AsyncCacheRegistry
         // answers it with RegistryClosedException (and the caller runs the writer for it if no thread is left).
         closed = true;
         final CompletableFuture<Object> shutdown = new CompletableFuture<>();
-        publishNow(CommandType.SHUTDOWN, null, null, null, null, null, shutdown);
+        writer.publish(CommandType.SHUTDOWN, null, null, null, null, null, shutdown);
         try
         {
             if (callerRuns)
             {
-                drainUntil(shutdown);
+                writer.drainUntil(shutdown);
             }
             else
             {
-                stopRegistryThread();
+                writer.stopRegistryThread();
             }
         }
         finally
@@ -500,6 +458,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
     {
         return counters;
     }
+
+    // ---- the writer's callbacks -------------------------------------------------------------------------------------
 
     void publishView(final ReadView next)
     {
@@ -527,6 +487,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
             new RegistryClosedException("registry stopped after a journal failure: " + cause, cause);
     }
 
+    // ---- reading the view, publishing a command ---------------------------------------------------------------------
+
     /**
      * Whether a read may be served from {@code current}: the registry is open and the view holds every command
      * this thread published.
@@ -552,12 +514,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
 
     @SuppressWarnings("unchecked")
     private <T> CompletableFuture<T> publish(
-        final CommandType type,
-        final CacheKey key,
-        final String jobId,
-        final String id,
-        final DatasetSchema schema,
-        final List<PartitionLocation> locations)
+        final CommandType type, final CacheKey key, final String jobId, final String id,
+        final DatasetSchema schema, final List<PartitionLocation> locations)
     {
         if (closed)
         {
@@ -565,240 +523,27 @@ public final class CacheRegistry implements AsyncCacheRegistry
         }
         if (callerRuns)
         {
-            final CompletableFuture<Object> applied = applyNow(type, key, jobId, id, schema, locations);
+            final CompletableFuture<Object> applied = writer.applyNow(type, key, jobId, id, schema, locations);
             if (applied != null)
             {
                 return (CompletableFuture<T>) (CompletableFuture<?>) applied;
             }
         }
         final CompletableFuture<Object> future = new CompletableFuture<>();
-        lastPublished.get().set(publishNow(type, key, jobId, id, schema, locations, future));
+        lastPublished.get().set(writer.publish(type, key, jobId, id, schema, locations, future));
         if (callerRuns)
         {
-            help(future);
+            writer.help(future);
         }
         else if (closed)
         {
             // Published behind the shutdown command, perhaps after the registry thread left: answer it here.
-            helpUntilDone(future);
+            writer.helpUntilDone(future);
         }
         return (CompletableFuture<T>) (CompletableFuture<?>) future;
     }
 
-    private long publishNow(
-        final CommandType type,
-        final CacheKey key,
-        final String jobId,
-        final String id,
-        final DatasetSchema schema,
-        final List<PartitionLocation> locations,
-        final CompletableFuture<Object> future)
-    {
-        final long sequence = ring.next();
-        try
-        {
-            ring.get(sequence).set(type, key, jobId, id, schema, locations, future);
-        }
-        finally
-        {
-            ring.publish(sequence);
-        }
-        return sequence;
-    }
-
-    /**
-     * The fast path of a caller that runs the writer: when nobody else holds the role and nothing published is left
-     * unapplied (so no earlier command of this thread either), the command is applied at once, as a batch of its
-     * own, without a ring slot. Anything others published meanwhile is drained before letting go for good.
-     *
-     * @return the command's future, complete; null when it was not applied (it has to go through the ring).
-     */
-    private CompletableFuture<Object> applyNow(
-        final CommandType type,
-        final CacheKey key,
-        final String jobId,
-        final String id,
-        final DatasetSchema schema,
-        final List<PartitionLocation> locations)
-    {
-        if (writer.get() != NO_WRITER || !writer.compareAndSet(NO_WRITER, Thread.currentThread().getId()))
-        {
-            return null;
-        }
-        CompletableFuture<Object> applied = null;
-        try
-        {
-            final long through = poller.getSequence().get();
-            if (ring.getCursor() == through)
-            {
-                applied = handler.applyNow(type, key, jobId, id, schema, locations, through);
-            }
-        }
-        finally
-        {
-            writer.lazySet(NO_WRITER);
-        }
-        // Pairs with a publisher's CAS on the role (one of the two sees the other's write); it also drains the
-        // release store of the view, so a read that starts after this call returned sees the change.
-        VarHandle.fullFence();
-        if (ring.isAvailable(poller.getSequence().get() + 1))
-        {
-            drain();
-        }
-        return applied;
-    }
-
-    /**
-     * After publishing: runs the writer's step if nobody is running it, else spins (then yields) briefly for the
-     * answer, taking the step over as soon as the caller running it lets go. Returns with the future complete, or
-     * after its patience ran out (the writer running then completes it). A call from inside the writer's step (a
-     * continuation) returns at once: the step it runs in picks the command up before it lets go.
-     */
-    private void help(final CompletableFuture<Object> future)
-    {
-        if (writer.get() == Thread.currentThread().getId())
-        {
-            return;
-        }
-        for (int i = 0; !future.isDone() && i < HELP_SPINS + HELP_YIELDS; i++)
-        {
-            if (!drain())
-            {
-                if (i < HELP_SPINS)
-                {
-                    Thread.onSpinWait();
-                }
-                else
-                {
-                    Thread.yield();
-                }
-            }
-        }
-    }
-
-    /**
-     * The writer's step, on this thread, if no other thread is running it: applies every published command, batch
-     * by batch, until the ring is empty. After letting go it looks once more, so a command published while it was
-     * letting go (whose publisher saw the role taken) is never left behind.
-     *
-     * @return whether this thread ran the step.
-     */
-    private boolean drain()
-    {
-        final long me = Thread.currentThread().getId();
-        boolean ran = false;
-        while (writer.get() == NO_WRITER && writer.compareAndSet(NO_WRITER, me))
-        {
-            ran = true;
-            try
-            {
-                poller.poll(handler);
-            }
-            catch (final Exception ex)
-            {
-                // The handler answers every command itself; this is a defect, not a command's failure.
-                LOG.error("registry writer failed", ex);
-            }
-            finally
-            {
-                writer.lazySet(NO_WRITER);
-            }
-            // Pairs with the publisher's CAS on the role: one of the two sees the other's write.
-            VarHandle.fullFence();
-            if (!ring.isAvailable(poller.getSequence().get() + 1))
-            {
-                break;
-            }
-        }
-        return ran;
-    }
-
-    /**
-     * A command published behind the shutdown command, with a registry thread: while that thread lives it answers
-     * the command (taking the role from it could leave it waiting for a command nobody will publish, and close()
-     * waiting for it); once it has left, this caller runs the step itself.
-     */
-    private void helpUntilDone(final CompletableFuture<Object> future)
-    {
-        while (!future.isDone())
-        {
-            if (registryThread.isAlive() || !drain())
-            {
-                LockSupport.parkNanos(100_000);
-            }
-        }
-    }
-
-    private void drainUntil(final CompletableFuture<Object> shutdown)
-    {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ctx.shutdownTimeoutMs);
-        while (!shutdown.isDone())
-        {
-            if (!drain())
-            {
-                if (System.nanoTime() - deadline > 0)
-                {
-                    LOG.warn("registry close: the writer did not drain within {} ms", ctx.shutdownTimeoutMs);
-                    return;
-                }
-                LockSupport.parkNanos(100_000);
-            }
-        }
-    }
-
-    private void runWriterThread()
-    {
-        try
-        {
-            while (!handler.isShutDown())
-            {
-                try
-                {
-                    barrier.waitFor(poller.getSequence().get() + 1);
-                }
-                catch (final TimeoutException ex)
-                {
-                    continue;
-                }
-                drain();
-            }
-        }
-        catch (final AlertException | InterruptedException ex)
-        {
-            // Halted by close() after its timeout: what is left was never forced.
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            LOG.error("registry thread failed", ex);
-        }
-        finally
-        {
-            if (writer.compareAndSet(NO_WRITER, Thread.currentThread().getId()))
-            {
-                handler.failLeftovers();
-                writer.set(NO_WRITER);
-            }
-        }
-    }
-
-    private void stopRegistryThread()
-    {
-        try
-        {
-            registryThread.join(ctx.shutdownTimeoutMs);
-            if (registryThread.isAlive())
-            {
-                LOG.warn("registry close: the registry thread did not drain within {} ms; halting it",
-                    ctx.shutdownTimeoutMs);
-                barrier.alert();
-                registryThread.join(ctx.shutdownTimeoutMs);
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
-    }
+    // ---- configuration ----------------------------------------------------------------------------------------------
 
     /**
      * Configuration of a {@link CacheRegistry}; {@link #conclude()} validates it and fills defaults.
@@ -1048,6 +793,31 @@ public final class CacheRegistry implements AsyncCacheRegistry
         ObjLongConsumer<CompletableFuture<?>> applyObserver()
         {
             return applyObserver;
+        }
+
+        int ringSize()
+        {
+            return ringSize;
+        }
+
+        WaitStrategy waitStrategy()
+        {
+            return waitStrategy;
+        }
+
+        boolean writerThread()
+        {
+            return writerThread;
+        }
+
+        long shutdownTimeoutMs()
+        {
+            return shutdownTimeoutMs;
+        }
+
+        String threadName()
+        {
+            return threadName;
         }
 
         /**

@@ -14,7 +14,8 @@ import dev.offcache.registry.api.Acquisition;
 import dev.offcache.registry.api.RegistryClosedException;
 import dev.offcache.registry.api.RemovalListener;
 import dev.offcache.registry.api.Resolution;
-import dev.offcache.registry.retention.RetentionPolicy;
+import dev.offcache.registry.command.CommandDispatcher;
+import dev.offcache.registry.command.CommandType;
 import dev.offcache.registry.journal.ChangeLog;
 import dev.offcache.registry.metrics.RegistryCounters;
 import dev.offcache.registry.state.BeginOutcome;
@@ -41,11 +42,10 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
     private static final Logger LOG = LoggerFactory.getLogger(CommandHandler.class);
 
     private final WaitingStateMachine<CompletableFuture<Resolution>> machine;
+    private final CommandDispatcher<CompletableFuture<Resolution>> dispatcher;
     private final CacheStateMachine state;
     private final ChangeLog changeLog;
     private final RemovalListener removalListener;
-    private final RetentionPolicy retentionPolicy;
-    private final EpochClock clock;
     private final CacheRegistry registry;
     private final RegistryCounters counters;
     private final ObjLongConsumer<CompletableFuture<?>> applyObserver;
@@ -71,13 +71,13 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
     {
         this.changeLog = ctx.changeLog();
         this.removalListener = ctx.removalListener();
-        this.retentionPolicy = ctx.retentionPolicy();
-        this.clock = ctx.clock();
+        final EpochClock clock = ctx.clock();
         this.applyObserver = ctx.applyObserver();
         this.counters = counters;
         this.registry = registry;
         this.machine = new WaitingStateMachine<>(clock, ctx.liveExecutors(), this, this::release);
         this.state = machine.state();
+        this.dispatcher = new CommandDispatcher<>(machine, ctx.retentionPolicy(), clock);
     }
 
     /**
@@ -105,12 +105,8 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
      * @return the command's future, complete: the result once the batch is acknowledged, else failed.
      */
     CompletableFuture<Object> applyNow(
-        final CommandType type,
-        final CacheKey key,
-        final String jobId,
-        final String id,
-        final DatasetSchema schema,
-        final List<PartitionLocation> locations,
+        final CommandType type, final CacheKey key, final String jobId, final String id,
+        final DatasetSchema schema, final List<PartitionLocation> locations,
         final long through)
     {
         commandsTotal++;
@@ -149,7 +145,7 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
             {
                 // After a journal failure the shutdown command still ends the writer's work (the registry thread
                 // leaves on it instead of waiting out close()'s drain timeout).
-                shutDown |= command.type == CommandType.SHUTDOWN;
+                shutDown |= command.type() == CommandType.SHUTDOWN;
                 future.completeExceptionally(registry.closedException(failure));
             }
             else
@@ -157,8 +153,8 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
                 applyObserver.accept(future, appliedCount);
                 // Added after the command ran: it may add the waiters it ended first. A journal failure in it fails
                 // the batch: endBatch then fails every future collected here.
-                final Object result = applyAndJournal(command.type, command.key, command.jobId, command.id,
-                    command.schema, command.locations);
+                final Object result = applyAndJournal(command.type(), command.key(), command.jobId(), command.id(),
+                    command.schema(), command.locations());
                 ackFutures.add(future);
                 ackValues.add(result);
             }
@@ -181,43 +177,37 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
      *     for bad input. A failure of the journal (or a defect) stops the registry: the batch then fails.
      */
     private Object applyAndJournal(
-        final CommandType type,
-        final CacheKey key,
-        final String jobId,
-        final String id,
-        final DatasetSchema schema,
-        final List<PartitionLocation> locations)
+        final CommandType type, final CacheKey key, final String jobId, final String id,
+        final DatasetSchema schema, final List<PartitionLocation> locations)
     {
         appliedCount++;
         Object result;
         try
         {
             changeLog.beginCommand();
-            result = switch (type)
+            if (type == CommandType.SWEEP)
             {
-                case LOOKUP -> machine.lookup(key);
-                case BEGIN -> machine.beginMaterialization(key, jobId);
-                case COMPLETE -> machine.completeMaterialization(key, jobId, schema, locations);
-                case ABORT -> machine.abortMaterialization(key, jobId);
-                case INVALIDATE -> machine.invalidate(key);
-                case INVALIDATE_JOB -> machine.invalidate(key, jobId);
-                case INVALIDATE_EXECUTOR -> machine.invalidateExecutor(id);
-                case REMOVE_SESSION -> machine.removeSession(id);
-                case ACQUIRE -> acquire(key, jobId);
-                case AWAIT -> await(key);
-                case SWEEP ->
-                {
-                    view.foldReadActivity(state);
-                    yield machine.sweep(retentionPolicy, clock.time());
-                }
-                case ENTRIES -> state.entries();
-                case SHUTDOWN ->
-                {
-                    shutDown = true;
-                    machine.releaseAll(Resolution.Reason.SHUTDOWN);
-                    yield null;
-                }
-            };
+                view.foldReadActivity(state);
+            }
+            else if (type == CommandType.SHUTDOWN)
+            {
+                shutDown = true;
+            }
+            final CompletableFuture<Resolution> waiter =
+                type == CommandType.ACQUIRE || type == CommandType.AWAIT ? new CompletableFuture<>() : null;
+            final Object outcome = dispatcher.apply(type, key, jobId, id, schema, locations, waiter);
+            if (type == CommandType.ACQUIRE)
+            {
+                result = acquisition((BeginOutcome) outcome, waiter);
+            }
+            else if (type == CommandType.AWAIT)
+            {
+                result = awaiting((Resolution) outcome, waiter);
+            }
+            else
+            {
+                result = outcome;
+            }
         }
         catch (final IllegalArgumentException | IllegalStateException ex)
         {
@@ -241,10 +231,8 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
         return result;
     }
 
-    private Acquisition acquire(final CacheKey key, final String jobId)
+    private static Acquisition acquisition(final BeginOutcome outcome, final CompletableFuture<Resolution> waiter)
     {
-        final CompletableFuture<Resolution> waiter = new CompletableFuture<>();
-        final BeginOutcome outcome = machine.acquire(key, jobId, waiter);
         if (outcome instanceof BeginOutcome.AlreadyMaterialized materialized)
         {
             return new Acquisition.Hit(materialized.entry());
@@ -256,10 +244,8 @@ final class CommandHandler implements EventPoller.Handler<RegistryCommand>, Stat
         return new Acquisition.Claimed();
     }
 
-    private CompletableFuture<Resolution> await(final CacheKey key)
+    private CompletableFuture<Resolution> awaiting(final Resolution now, final CompletableFuture<Resolution> waiter)
     {
-        final CompletableFuture<Resolution> waiter = new CompletableFuture<>();
-        final Resolution now = machine.await(key, waiter);
         if (now != null)
         {
             ackFutures.add(waiter);

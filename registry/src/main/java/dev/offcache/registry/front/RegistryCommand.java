@@ -3,39 +3,27 @@ package dev.offcache.registry.front;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import dev.offcache.registry.command.Command;
+import dev.offcache.registry.command.CommandType;
 import dev.offcache.registry.state.CacheKey;
 import dev.offcache.registry.state.DatasetSchema;
 import dev.offcache.registry.state.PartitionLocation;
 
 /**
- * One pre-allocated ring slot. A producer fills it between {@code next()} and {@code publish()}; the registry thread
- * reads it and clears it so the ring does not keep old arguments reachable.
+ * One pre-allocated ring slot: a {@link Command} and the future its caller waits on. A producer fills it between
+ * {@code next()} and {@code publish()}; the writer reads it and clears it so the ring does not keep old arguments
+ * reachable.
  */
-final class RegistryCommand
+final class RegistryCommand extends Command
 {
-    CommandType type;
-    CacheKey key;
-    String jobId;
-    String id;
-    DatasetSchema schema;
-    List<PartitionLocation> locations;
     CompletableFuture<Object> future;
 
     void set(
-        final CommandType type,
-        final CacheKey key,
-        final String jobId,
-        final String id,
-        final DatasetSchema schema,
-        final List<PartitionLocation> locations,
+        final CommandType type, final CacheKey key, final String jobId, final String id,
+        final DatasetSchema schema, final List<PartitionLocation> locations,
         final CompletableFuture<Object> future)
     {
-        this.type = type;
-        this.key = key;
-        this.jobId = jobId;
-        this.id = id;
-        this.schema = schema;
-        this.locations = locations;
+        arguments(type, key, jobId, id, schema, locations);
         this.future = future;
     }
 

@@ -1,5 +1,5 @@
 /**
- * The registry's in-process front: commands through a Disruptor ring to a single writer, reads from a published
- * immutable view.
+ * The registry's in-process front: commands through a Disruptor ring to a single writer (run by a registry thread or
+ * by the callers themselves), reads from a published immutable view.
  */
 package dev.offcache.registry.front;

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 /**
  * An immutable (persistent) hash map: a compressed hash-array mapped trie of 32-way bitmap nodes (CHAMP layout:
@@ -96,6 +97,12 @@ public final class HashTrie<K, V>
     public boolean containsKey(final Object key)
     {
         return get(key) != null;
+    }
+
+    /** {@link #containsKey}, false for null (what the {@code java.util} views answer). */
+    private boolean containsNullable(final Object key)
+    {
+        return key != null && get(key) != null;
     }
 
     /**
@@ -546,6 +553,29 @@ public final class HashTrie<K, V>
             advance();
         }
 
+        /**
+         * The walk as an iterator of what {@code element} makes of each (key, value) pair (the views' iterators).
+         */
+        <T> Iterator<T> iterator(final Function<Object[], T> element)
+        {
+            final Object[] out = new Object[2];
+            return new Iterator<>()
+            {
+                @Override
+                public boolean hasNext()
+                {
+                    return Cursor.this.hasNext();
+                }
+
+                @Override
+                public T next()
+                {
+                    Cursor.this.next(out);
+                    return element.apply(out);
+                }
+            };
+        }
+
         private void advance()
         {
             while (depth >= 0)
@@ -588,7 +618,7 @@ public final class HashTrie<K, V>
         @Override
         public boolean contains(final Object key)
         {
-            return key != null && trie.get(key) != null;
+            return trie.containsNullable(key);
         }
 
         @Override
@@ -598,26 +628,10 @@ public final class HashTrie<K, V>
         }
 
         @Override
+        @SuppressWarnings("unchecked")
         public Iterator<K> iterator()
         {
-            final Cursor cursor = new Cursor(trie.root);
-            final Object[] pair = new Object[2];
-            return new Iterator<>()
-            {
-                @Override
-                public boolean hasNext()
-                {
-                    return cursor.hasNext();
-                }
-
-                @Override
-                @SuppressWarnings("unchecked")
-                public K next()
-                {
-                    cursor.next(pair);
-                    return (K) pair[0];
-                }
-            };
+            return new Cursor(trie.root).iterator(pair -> (K) pair[0]);
         }
     }
 
@@ -639,7 +653,7 @@ public final class HashTrie<K, V>
         @Override
         public boolean containsKey(final Object key)
         {
-            return key != null && trie.get(key) != null;
+            return trie.containsNullable(key);
         }
 
         @Override
@@ -660,26 +674,11 @@ public final class HashTrie<K, V>
                 }
 
                 @Override
+                @SuppressWarnings("unchecked")
                 public Iterator<Map.Entry<K, V>> iterator()
                 {
-                    final Cursor cursor = new Cursor(trie.root);
-                    final Object[] pair = new Object[2];
-                    return new Iterator<>()
-                    {
-                        @Override
-                        public boolean hasNext()
-                        {
-                            return cursor.hasNext();
-                        }
-
-                        @Override
-                        @SuppressWarnings("unchecked")
-                        public Map.Entry<K, V> next()
-                        {
-                            cursor.next(pair);
-                            return new AbstractMap.SimpleImmutableEntry<>((K) pair[0], (V) pair[1]);
-                        }
-                    };
+                    return new Cursor(trie.root).iterator(
+                        pair -> new AbstractMap.SimpleImmutableEntry<>((K) pair[0], (V) pair[1]));
                 }
             };
         }

@@ -368,8 +368,9 @@ public final class CacheStateMachine implements CacheState
         final CacheEntry entry = entries.get(key);
         if (entry instanceof Materialized materialized)
         {
-            for (final PartitionLocation location : materialized.locations())
+            for (int i = 0, n = materialized.locations().size(); i < n; i++)
             {
+                final PartitionLocation location = materialized.locations().get(i);
                 if (!liveExecutors.isLive(location.executorId()))
                 {
                     remove(key);
@@ -403,8 +404,9 @@ public final class CacheStateMachine implements CacheState
             throw new IllegalStateException("promotion over a materialized entry for " + key);
         }
         sessionFor(key.sessionId(), now).keys.add(key);
-        for (final PartitionLocation location : materialized.locations())
+        for (int i = 0, n = materialized.locations().size(); i < n; i++)
         {
+            final PartitionLocation location = materialized.locations().get(i);
             keysByExecutor.computeIfAbsent(location.executorId(), id -> new HashSet<>()).add(key);
         }
         for (final StageRef stage : materialized.stages())
@@ -463,8 +465,10 @@ public final class CacheStateMachine implements CacheState
         }
         if (removed instanceof Materialized materialized)
         {
-            for (final PartitionLocation location : materialized.locations())
+            // Indexed loops here: no iterator to allocate where the JIT does not inline this method.
+            for (int i = 0, n = materialized.locations().size(); i < n; i++)
             {
+                final PartitionLocation location = materialized.locations().get(i);
                 final Set<CacheKey> keys = keysByExecutor.get(location.executorId());
                 if (keys != null && keys.remove(key) && keys.isEmpty())
                 {

@@ -92,8 +92,9 @@ public record Materialized(String jobId, DatasetSchema schema, List<PartitionLoc
     public long totalBytes()
     {
         long total = 0;
-        for (final PartitionLocation location : locations)
+        for (int i = 0, n = locations.size(); i < n; i++)
         {
+            final PartitionLocation location = locations.get(i);
             total += location.length();
         }
         return total;
@@ -107,8 +108,9 @@ public record Materialized(String jobId, DatasetSchema schema, List<PartitionLoc
     public Set<StageRef> stages()
     {
         final Set<StageRef> stages = new HashSet<>();
-        for (final PartitionLocation location : locations)
+        for (int i = 0, n = locations.size(); i < n; i++)
         {
+            final PartitionLocation location = locations.get(i);
             stages.add(location.stage());
         }
         return stages;
@@ -122,8 +124,9 @@ public record Materialized(String jobId, DatasetSchema schema, List<PartitionLoc
      */
     public boolean usesExecutor(final String executorId)
     {
-        for (final PartitionLocation location : locations)
+        for (int i = 0, n = locations.size(); i < n; i++)
         {
+            final PartitionLocation location = locations.get(i);
             if (location.executorId().equals(executorId))
             {
                 return true;

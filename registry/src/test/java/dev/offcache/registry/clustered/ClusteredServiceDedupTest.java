@@ -1,15 +1,11 @@
 package dev.offcache.registry.clustered;
 
-import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import io.aeron.cluster.service.ClientSession;
 import io.aeron.cluster.service.Cluster;
-import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
-import org.agrona.concurrent.NoOpIdleStrategy;
 import org.junit.jupiter.api.Test;
 
 import dev.offcache.registry.codec.RecordWriter;
@@ -138,41 +134,11 @@ class ClusteredServiceDedupTest
 
     private ClientSession session(final long id)
     {
-        return (ClientSession) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[]{ClientSession.class},
-            (proxy, method, args) ->
-            {
-                if (method.getName().equals("id"))
-                {
-                    return id;
-                }
-                if (method.getName().equals("offer") && args.length == 3)
-                {
-                    final DirectBuffer buffer = (DirectBuffer) args[0];
-                    final byte[] bytes = new byte[(Integer) args[2]];
-                    buffer.getBytes((Integer) args[1], bytes);
-                    sent.add(bytes);
-                    return 1L;
-                }
-                throw new UnsupportedOperationException(method.getName());
-            });
+        return FakeCluster.session(id, sent);
     }
 
     private Cluster cluster()
     {
-        return (Cluster) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[]{Cluster.class},
-            (proxy, method, args) ->
-            {
-                switch (method.getName())
-                {
-                    case "timeUnit":
-                        return TimeUnit.MILLISECONDS;
-                    case "idleStrategy":
-                        return NoOpIdleStrategy.INSTANCE;
-                    case "getClientSession":
-                        return session;
-                    default:
-                        throw new UnsupportedOperationException(method.getName());
-                }
-            });
+        return FakeCluster.cluster(session);
     }
 }
