@@ -4,9 +4,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -14,17 +12,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Executor;
-import java.util.stream.Stream;
 
 import dev.offcache.core.checksum.Crc32c;
 import dev.offcache.range.store.BlockKeys;
@@ -51,8 +45,9 @@ import org.slf4j.LoggerFactory;
  * unchecked, however long ago the block's last whole check was.
  *
  * <p>Verified blocks are sent from their files ({@link #openVerified}) through a bounded cache of open descriptors
- * ({@code DescriptorCache}, least recently used closed first): a hit costs no open or close, only a lookup. The engine's packed block keys are
- * indexed too, beside the durable names, so a hit allocates nothing; a key is learned on its first lookup by name.
+ * ({@code DescriptorCache}, least recently used closed first): a hit costs no open or close, only a lookup. The
+ * engine's packed block keys are indexed too, beside the durable names, so a hit allocates nothing; a key is learned
+ * on its first lookup by name.
  */
 public final class SsdTier implements AutoCloseable
 {
@@ -701,7 +696,7 @@ public final class SsdTier implements AutoCloseable
         return scrubber.scrub(maxBytes, staging);
     }
 
-    /** The block published next after a sequence number, wrapping around to the first; null when none (monitor held). */
+    /** The block published after a sequence number, wrapping around to the first; null when none (monitor held). */
     Entry nextAfter(final long sequence)
     {
         Map.Entry<Long, Entry> next = bySequence.higherEntry(sequence);
