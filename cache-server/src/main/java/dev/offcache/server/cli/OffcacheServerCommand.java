@@ -35,6 +35,11 @@ import picocli.CommandLine.Command;
  * {@code OFFCACHE_*} environment variable (see {@link EnvironmentDefaults}); invalid values are refused at start,
  * naming the flag and the variable. With no options it runs the embedded default: a local sample origin, a
  * temporary SSD directory, a random API key, 127.0.0.1:8080.
+ *
+ * <p>The flags are declared in {@code ServerOptions}, which this class extends; the checks across flags are
+ * {@code FlagChecks}', the origin is made by {@code OriginFactory} and the start-up lines printed by
+ * {@code StartupBanner}. This class wires them: {@code --help}'s sections, the flag-to-setting maps, the start and
+ * the shutdown hook.
  */
 @Command(
     name = "offcache-server",
