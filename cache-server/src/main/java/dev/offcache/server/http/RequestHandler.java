@@ -1,34 +1,24 @@
 package dev.offcache.server.http;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.offcache.range.engine.ByteRange;
 import dev.offcache.range.engine.SizeProbe;
 import dev.offcache.range.origin.ObjectNotFoundException;
 import dev.offcache.server.log.RateLimitedWarning;
 import dev.offcache.server.log.Secrets;
 import dev.offcache.server.s3.S3Answer;
-import dev.offcache.server.source.RangeSource;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.DefaultHttpResponse;
-import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -39,7 +29,6 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
-import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +40,10 @@ import org.slf4j.LoggerFactory;
  * <p>Every outcome is a response: bad input gets a 4xx with a JSON body, an origin failure before the first byte a
  * 500, and anything unexpected a 500 — the connection may close, the server stays up. Runs on the channel's event
  * loop only.
+ *
+ * <p>This class holds the connection's state, routes each request and answers it; the bodies of the endpoints are
+ * their own classes ({@link ObjectEndpoint}, {@link RangesEndpoint}, {@link PrefetchEndpoint},
+ * {@link MetricsEndpoint}), which answer through it.
  */
 final class RequestHandler extends ChannelInboundHandlerAdapter
 {
@@ -64,8 +57,6 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
      * bound they are dropped and the connection ends after the last complete response (the client resends them).
      */
     static final int MAX_PIPELINED_REQUESTS = 128;
-    /** Stateless; the Prometheus text format 0.0.4, without {@code _created} samples. */
-    private static final PrometheusTextFormatWriter METRICS_WRITER = new PrometheusTextFormatWriter(false);
     private static final String OBJ = "/obj/";
     private static final String RANGES = "/ranges/";
     /** Request header by which a client says it takes {@code 102 Processing} interim responses. */
@@ -113,6 +104,16 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         this.resources = resources;
         this.s3 = s3;
     }
+
+    /** What connections share, for the endpoints. */
+    ServerResources resources()
+    {
+        return resources;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Connection state: one request at a time, in arrival order
+    // ---------------------------------------------------------------------------------------------------------------
 
     @Override
     public void channelRead(final ChannelHandlerContext ctx, final Object msg)
@@ -240,6 +241,10 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         }
     }
 
+    // ---------------------------------------------------------------------------------------------------------------
+    // Routing
+    // ---------------------------------------------------------------------------------------------------------------
+
     private void handle(final ChannelHandlerContext ctx, final FullHttpRequest request)
     {
         final long startNanos = System.nanoTime();
@@ -294,7 +299,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         if (path.equals("/metrics"))
         {
             requireMethod(ctx, method, HttpMethod.GET, Endpoint.METRICS, keepAlive,
-                () -> respondMetrics(ctx, keepAlive));
+                () -> MetricsEndpoint.serve(this, ctx, keepAlive));
         }
         else if (path.startsWith(OBJ))
         {
@@ -306,7 +311,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
             final String key = path.substring(OBJ.length());
             if (checkKey(ctx, Endpoint.OBJ, key, keepAlive))
             {
-                getObject(ctx, request, key, HttpMethod.HEAD.equals(method), keepAlive, startNanos);
+                ObjectEndpoint.serve(this, ctx, request, key, HttpMethod.HEAD.equals(method), keepAlive, startNanos);
             }
         }
         else if (path.startsWith(RANGES))
@@ -316,14 +321,14 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
             {
                 if (checkKey(ctx, Endpoint.RANGES, key, keepAlive))
                 {
-                    postRanges(ctx, request, key, keepAlive, startNanos);
+                    RangesEndpoint.serve(this, ctx, request, key, keepAlive, startNanos);
                 }
             });
         }
         else if (path.equals("/prefetch"))
         {
             requireMethod(ctx, method, HttpMethod.POST, Endpoint.PREFETCH, keepAlive, () ->
-                postPrefetch(ctx, request, keepAlive));
+                PrefetchEndpoint.serve(this, ctx, request, keepAlive));
         }
         else
         {
@@ -370,346 +375,14 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         return true;
     }
 
-    private void getObject(
-        final ChannelHandlerContext ctx,
-        final FullHttpRequest request,
-        final String key,
-        final boolean head,
-        final boolean keepAlive,
-        final long startNanos)
-    {
-        final List<String> rangeHeaders = request.headers().getAll(HttpHeaderNames.RANGE);
-        if (rangeHeaders.size() > 1)
-        {
-            respond(ctx, Endpoint.OBJ, HttpResponseStatus.BAD_REQUEST, "more than one Range header", keepAlive);
-            return;
-        }
-        // a Range in a unit other than bytes is ignored: the whole object (RFC 9110, section 14.2)
-        final String rangeHeader = rangeHeaders.isEmpty() || !RangeHeader.isBytes(rangeHeaders.get(0)) ? null :
-            rangeHeaders.get(0);
-        final boolean checksummed = !head && request.headers().contains(CHECKSUM_HEADER, CHECKSUM_VALUE, true);
-        // a body's size comes with the first GET of its blocks, started now; a HEAD's from the origin's HEAD
-        final SizeProbe probe = head ? null : probeFor(key, rangeHeader);
-        onSize(ctx, Endpoint.OBJ, key, keepAlive, wantsInterim(request),
-            null == probe ? resources.source().size(key) : probe.size(), (size) ->
-        {
-            final HttpResponse response;
-            final long start;
-            final long length;
-            if (null == rangeHeader || head)
-            {
-                response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
-                start = 0;
-                length = size;
-            }
-            else
-            {
-                final ByteRange range;
-                try
-                {
-                    range = RangeHeader.parse(rangeHeader, size);
-                }
-                catch (final RangeHeader.RangeException ex)
-                {
-                    if (ex.unsatisfiable())
-                    {
-                        final FullHttpResponse refused = error(HttpResponseStatus.REQUESTED_RANGE_NOT_SATISFIABLE,
-                            ex.getMessage());
-                        refused.headers().set(HttpHeaderNames.CONTENT_RANGE, "bytes */" + size);
-                        send(ctx, Endpoint.OBJ, refused, keepAlive);
-                    }
-                    else
-                    {
-                        respond(ctx, Endpoint.OBJ, HttpResponseStatus.BAD_REQUEST, ex.getMessage(), keepAlive);
-                    }
-                    return;
-                }
-                response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.PARTIAL_CONTENT);
-                response.headers().set(HttpHeaderNames.CONTENT_RANGE,
-                    "bytes " + range.position() + "-" + (range.position() + range.length() - 1) + "/" + size);
-                start = range.position();
-                length = range.length();
-            }
-            response.headers()
-                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM)
-                .set(HttpHeaderNames.ACCEPT_RANGES, HttpHeaderValues.BYTES)
-                .set(HttpHeaderNames.CONTENT_LENGTH, length);
-            if (checksummed)
-            {
-                final int block = resources.source().blockSize();
-                response.headers()
-                    .set(CHECKSUM_HEADER, CHECKSUM_VALUE)
-                    .set(BLOCK_SIZE, block)
-                    .set(HttpHeaderNames.CONTENT_LENGTH, length + Integer.BYTES * chunks(start, length, block));
-            }
-            HttpUtil.setKeepAlive(response, keepAlive);
-            if (head)
-            {
-                final FullHttpResponse full = new DefaultFullHttpResponse(
-                    HttpVersion.HTTP_1_1, HttpResponseStatus.OK, Unpooled.EMPTY_BUFFER, response.headers(),
-                    EmptyHttpHeaders.INSTANCE);
-                send(ctx, Endpoint.OBJ, full, keepAlive);
-                return;
-            }
-            stream(ctx, Endpoint.OBJ, key, new long[] {start}, new long[] {length}, false, checksummed, response,
-                keepAlive, startNanos, probe);
-        });
-    }
-
-    /**
-     * The size lookup of a GET's body: known, or the fetch of the blocks its Range (else the object) starts with,
-     * whose answer tells the size; a suffix range (or one that cannot be parsed) asks the size first.
-     */
-    private SizeProbe probeFor(final String key, final String rangeHeader)
-    {
-        final RangeSource source = resources.source();
-        if (null == rangeHeader || source.sizeNow(key) >= 0)
-        {
-            return source.sizeForStream(key, 0, -1);
-        }
-        final long[] asked = RangeHeader.beforeSize(rangeHeader);
-        return null == asked ? source.sizeForStream(key, -1, 0) : source.sizeForStream(key, asked[0], asked[1]);
-    }
-
-    private void postRanges(
-        final ChannelHandlerContext ctx,
-        final FullHttpRequest request,
-        final String key,
-        final boolean keepAlive,
-        final long startNanos)
-    {
-        final long[][] ranges;
-        try
-        {
-            ranges = parseRanges(request.content());
-        }
-        catch (final BadRequestException ex)
-        {
-            respond(ctx, Endpoint.RANGES, HttpResponseStatus.BAD_REQUEST, ex.getMessage(), keepAlive);
-            return;
-        }
-        final boolean checksummed = request.headers().contains(CHECKSUM_HEADER, CHECKSUM_VALUE, true);
-        final SizeProbe probe = probeFor(key, ranges);
-        onSize(ctx, Endpoint.RANGES, key, keepAlive, wantsInterim(request), probe.size(), (size) ->
-        {
-            final int block = resources.source().blockSize();
-            final long[] starts = new long[ranges.length];
-            final long[] lengths = new long[ranges.length];
-            long total = 0;
-            for (int i = 0; i < ranges.length; i++)
-            {
-                if (ranges[i][0] > size)
-                {
-                    final FullHttpResponse refused = error(HttpResponseStatus.REQUESTED_RANGE_NOT_SATISFIABLE,
-                        "range " + i + " starts at " + ranges[i][0] + ", past the end (" + size + ")");
-                    refused.headers().set(HttpHeaderNames.CONTENT_RANGE, "bytes */" + size);
-                    refused.headers().set(OBJECT_SIZE, size);
-                    send(ctx, Endpoint.RANGES, refused, keepAlive);
-                    return;
-                }
-                // an end past the object is clamped, as for a Range header: the frame says how many bytes follow
-                starts[i] = ranges[i][0];
-                lengths[i] = Math.min(ranges[i][1], size) - ranges[i][0];
-                total += Long.BYTES + lengths[i] +
-                    (checksummed ? Integer.BYTES * chunks(starts[i], lengths[i], block) : 0);
-            }
-            final HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
-            response.headers()
-                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM)
-                .set(HttpHeaderNames.CONTENT_LENGTH, total)
-                .set(OBJECT_SIZE, size);
-            if (checksummed)
-            {
-                response.headers().set(CHECKSUM_HEADER, CHECKSUM_VALUE).set(BLOCK_SIZE, block);
-            }
-            HttpUtil.setKeepAlive(response, keepAlive);
-            stream(ctx, Endpoint.RANGES, key, starts, lengths, true, checksummed, response, keepAlive, startNanos,
-                probe);
-        });
-    }
-
-    /**
-     * The size lookup of a {@code POST /ranges} body: if need be, the fetch of the blocks its first non-empty range
-     * starts with, through the ranges that follow it in adjoining or shared blocks (so the body's first run of blocks
-     * is not cut where the first range ends).
-     */
-    private SizeProbe probeFor(final String key, final long[][] ranges)
-    {
-        final RangeSource source = resources.source();
-        final long block = source.blockSize();
-        int first = 0;
-        while (first < ranges.length && ranges[first][1] <= ranges[first][0])
-        {
-            first++;
-        }
-        if (first == ranges.length)
-        {
-            return source.sizeForStream(key, -1, 0);
-        }
-        final long start = ranges[first][0];
-        long end = ranges[first][1];
-        for (int i = first + 1; i < ranges.length && ranges[i][0] / block <= (end - 1) / block + 1; i++)
-        {
-            end = Math.max(end, ranges[i][1]);
-        }
-        return source.sizeForStream(key, start, end - start);
-    }
+    // ---------------------------------------------------------------------------------------------------------------
+    // Waiting for the size, streaming, answering
+    // ---------------------------------------------------------------------------------------------------------------
 
     /** The chunks of {@code [start, start + length)}: one per block of the grid it touches (a checksum each). */
-    private static long chunks(final long start, final long length, final int block)
+    static long chunks(final long start, final long length, final int block)
     {
         return length == 0 ? 0 : (start + length - 1) / block - start / block + 1;
-    }
-
-    private long[][] parseRanges(final ByteBuf body) throws BadRequestException
-    {
-        final JsonNode root = readJson(body);
-        final JsonNode ranges = null == root ? null : root.get("ranges");
-        if (null == ranges || !ranges.isArray())
-        {
-            throw new BadRequestException("body must be {\"ranges\":[[start,end],...]}");
-        }
-        if (ranges.size() > resources.maxRanges())
-        {
-            throw new BadRequestException("too many ranges: " + ranges.size() + " > " + resources.maxRanges());
-        }
-        final long[][] parsed = new long[ranges.size()][];
-        for (int i = 0; i < ranges.size(); i++)
-        {
-            parsed[i] = parsePair(ranges.get(i), i);
-        }
-        return parsed;
-    }
-
-    private static long[] parsePair(final JsonNode pair, final int index) throws BadRequestException
-    {
-        if (null == pair || !pair.isArray() || pair.size() != 2 ||
-            !pair.get(0).isIntegralNumber() || !pair.get(1).isIntegralNumber() ||
-            !pair.get(0).canConvertToLong() || !pair.get(1).canConvertToLong())
-        {
-            throw new BadRequestException("range " + index + " must be [start, end) as two integers");
-        }
-        final long start = pair.get(0).longValue();
-        final long end = pair.get(1).longValue();
-        if (start < 0 || end < start)
-        {
-            throw new BadRequestException("range " + index + " must have 0 <= start <= end: [" + start + ", " +
-                end + ")");
-        }
-        return new long[] {start, end};
-    }
-
-    private JsonNode readJson(final ByteBuf body) throws BadRequestException
-    {
-        try
-        {
-            return resources.json().readTree(body.toString(StandardCharsets.UTF_8));
-        }
-        catch (final Exception ex)
-        {
-            throw new BadRequestException("body is not valid JSON");
-        }
-    }
-
-    private void postPrefetch(final ChannelHandlerContext ctx, final FullHttpRequest request, final boolean keepAlive)
-    {
-        final String body = request.content().toString(StandardCharsets.UTF_8);
-        int accepted = 0;
-        int rejected = 0;
-        int dropped = 0;
-        for (final String line : body.split("\n"))
-        {
-            if (line.isBlank())
-            {
-                continue;
-            }
-            final PrefetchQueue.Request entry = parsePrefetchLine(line);
-            if (null == entry)
-            {
-                rejected++;
-            }
-            else if (resources.prefetch().offer(entry))
-            {
-                accepted++;
-            }
-            else
-            {
-                dropped++;
-            }
-        }
-        resources.metrics().prefetchAccepted.getAndAdd(accepted);
-        resources.metrics().prefetchRejected.getAndAdd(rejected);
-        resources.metrics().prefetchDropped.getAndAdd(dropped);
-        final ObjectNode result = resources.json().createObjectNode()
-            .put("accepted", accepted).put("rejected", rejected).put("dropped", dropped);
-        respond(ctx, Endpoint.PREFETCH, HttpResponseStatus.ACCEPTED, result.toString(), keepAlive);
-    }
-
-    private PrefetchQueue.Request parsePrefetchLine(final String line)
-    {
-        try
-        {
-            final JsonNode node = resources.json().readTree(line);
-            if (null == node || !node.isObject())
-            {
-                return null;
-            }
-            final JsonNode key = node.get("key");
-            final JsonNode size = node.get("size");
-            if (null == key || !key.isTextual() || null == size || !size.isIntegralNumber() ||
-                !size.canConvertToLong() || size.longValue() < 0 ||
-                null != resources.keyPolicy().problemWith(key.textValue()))
-            {
-                return null;
-            }
-            final JsonNode ranges = node.get("ranges");
-            final List<long[]> parsed = new ArrayList<>();
-            if (null == ranges || ranges.isNull())
-            {
-                parsed.add(new long[] {0, size.longValue()});
-            }
-            else
-            {
-                if (!ranges.isArray() || ranges.size() > resources.maxRanges())
-                {
-                    return null;
-                }
-                for (int i = 0; i < ranges.size(); i++)
-                {
-                    final long[] pair = parsePair(ranges.get(i), i);
-                    if (pair[1] > size.longValue())
-                    {
-                        return null;
-                    }
-                    parsed.add(pair);
-                }
-            }
-            return new PrefetchQueue.Request(key.textValue(), List.copyOf(parsed));
-        }
-        catch (final Exception ex)
-        {
-            return null;
-        }
-    }
-
-    private void respondMetrics(final ChannelHandlerContext ctx, final boolean keepAlive)
-    {
-        final ByteBuf page = ctx.alloc().buffer(16384);
-        try (ByteBufOutputStream out = new ByteBufOutputStream(page))
-        {
-            METRICS_WRITER.write(out, resources.registry().scrape());
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            page.release();
-            respond(ctx, Endpoint.METRICS, HttpResponseStatus.INTERNAL_SERVER_ERROR, "metrics failed: " + ex,
-                keepAlive);
-            return;
-        }
-        final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
-            page);
-        response.headers().set(HttpHeaderNames.CONTENT_TYPE, PrometheusTextFormatWriter.CONTENT_TYPE);
-        send(ctx, Endpoint.METRICS, response, keepAlive);
     }
 
     /**
@@ -718,7 +391,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
      * ({@value #INTERIM_HEADER}) gets {@code 102 Processing} interim responses, so a healthy server never looks dead
      * to it.
      */
-    private void onSize(
+    void onSize(
         final ChannelHandlerContext ctx,
         final Endpoint endpoint,
         final String key,
@@ -755,7 +428,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         });
     }
 
-    private static boolean wantsInterim(final FullHttpRequest request)
+    static boolean wantsInterim(final FullHttpRequest request)
     {
         return request.protocolVersion().equals(HttpVersion.HTTP_1_1) &&
             request.headers().contains(INTERIM_HEADER, INTERIM_VALUE, true);
@@ -799,27 +472,18 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         }
     }
 
+    /** What an endpoint does once the object's size is known, on the event loop. */
     @FunctionalInterface
-    private interface SizeConsumer
+    interface SizeConsumer
     {
         void accept(long size);
     }
 
+    /**
+     * Streams the ranges of an object as the response's body ({@link ResponseStream}); {@code probe} is the size
+     * lookup whose first GET the stream continues, or null.
+     */
     void stream(
-        final ChannelHandlerContext ctx,
-        final Endpoint endpoint,
-        final String key,
-        final long[] starts,
-        final long[] lengths,
-        final boolean framed,
-        final HttpResponse response,
-        final boolean keepAlive,
-        final long startNanos)
-    {
-        stream(ctx, endpoint, key, starts, lengths, framed, false, response, keepAlive, startNanos, null);
-    }
-
-    private void stream(
         final ChannelHandlerContext ctx,
         final Endpoint endpoint,
         final String key,
@@ -866,7 +530,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         }
     }
 
-    private void respond(
+    void respond(
         final ChannelHandlerContext ctx,
         final Endpoint endpoint,
         final HttpResponseStatus status,
@@ -900,7 +564,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         send(ctx, endpoint, response, keepAlive);
     }
 
-    private FullHttpResponse error(final HttpResponseStatus status, final String message)
+    FullHttpResponse error(final HttpResponseStatus status, final String message)
     {
         final ObjectNode body = resources.json().createObjectNode()
             .put("status", status.code())
@@ -948,6 +612,10 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         });
         responseDone(ctx, keepAlive);
     }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Channel events and the end of input
+    // ---------------------------------------------------------------------------------------------------------------
 
     @Override
     public void channelWritabilityChanged(final ChannelHandlerContext ctx)
@@ -1031,16 +699,5 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     private static Throwable unwrap(final Throwable error)
     {
         return error instanceof CompletionException && null != error.getCause() ? error.getCause() : error;
-    }
-
-    /** A request body that cannot be served as sent. */
-    private static final class BadRequestException extends Exception
-    {
-        private static final long serialVersionUID = 1L;
-
-        BadRequestException(final String message)
-        {
-            super(message);
-        }
     }
 }

@@ -191,7 +191,7 @@ final class S3Front
                 HttpResponseStatus.valueOf(body.status()), headers);
             HttpUtil.setKeepAlive(response, keepAlive);
             handler.stream(ctx, endpoint, body.key(), new long[] {body.start()}, new long[] {body.length()}, false,
-                response, keepAlive, startNanos);
+                false, response, keepAlive, startNanos, null);
         }
         catch (final RuntimeException ex)
         {

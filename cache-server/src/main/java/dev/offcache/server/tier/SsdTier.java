@@ -4,9 +4,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -14,17 +12,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Executor;
-import java.util.stream.Stream;
 
 import dev.offcache.core.checksum.Crc32c;
 import dev.offcache.range.store.BlockKeys;
@@ -38,7 +32,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The SSD tier: one self-describing file per block under {@code {dir}/blocks/{xx}/{sequence}.blk} (see
  * {@link BlockFileFormat}), a capacity with capacity (oldest-published-first) eviction, and an in-memory index
- * rebuilt from the file headers at start, so a restart serves the warm blocks again.
+ * rebuilt from the file headers at start ({@code SsdRecovery}), so a restart serves the warm blocks again.
  *
  * <p>Crash safety: a block is written to a temporary file, forced, then atomically renamed; a restart deletes
  * leftover temporary files. Every read checks the data's CRC32C, so a torn or damaged block is never served: it
@@ -51,8 +45,9 @@ import org.slf4j.LoggerFactory;
  * unchecked, however long ago the block's last whole check was.
  *
  * <p>Verified blocks are sent from their files ({@link #openVerified}) through a bounded cache of open descriptors
- * (least recently used closed first): a hit costs no open or close, only a lookup. The engine's packed block keys are
- * indexed too, beside the durable names, so a hit allocates nothing; a key is learned on its first lookup by name.
+ * ({@code DescriptorCache}, least recently used closed first): a hit costs no open or close, only a lookup. The
+ * engine's packed block keys are indexed too, beside the durable names, so a hit allocates nothing; a key is learned
+ * on its first lookup by name.
  */
 public final class SsdTier implements AutoCloseable
 {
@@ -69,8 +64,8 @@ public final class SsdTier implements AutoCloseable
 
     private static final Logger LOG = LoggerFactory.getLogger(SsdTier.class);
     private static final String BLOCKS = "blocks";
-    private static final String BLOCK_SUFFIX = ".blk";
-    private static final String TEMP_SUFFIX = ".tmp";
+    static final String BLOCK_SUFFIX = ".blk";
+    static final String TEMP_SUFFIX = ".tmp";
 
     private final Path dir;
     private final Path blocksDir;
@@ -79,11 +74,10 @@ public final class SsdTier implements AutoCloseable
     private final Map<BlockName, Entry> index = new HashMap<>();
     private final TreeMap<Long, Entry> bySequence = new TreeMap<>();
     private final Long2ObjectHashMap<Entry> byBlockKey = new Long2ObjectHashMap<>();
-    private final LinkedHashMap<Entry, SsdFile> openFiles = new LinkedHashMap<>(16, 0.75f, true);
-    private final int maxOpenFiles;
+    private final DescriptorCache openFiles;
+    private final SsdScrubber scrubber;
     /** Where the open files' partial reads run ({@link SsdFile#readAsync}); null: on the caller's thread. */
     private volatile Executor fileReaders;
-    private long scrubCursor = -1;
     private long nextSequence;
     private long sizeBytes;
     private boolean closed;
@@ -181,8 +175,9 @@ public final class SsdTier implements AutoCloseable
         this.dir = dir;
         this.blocksDir = dir.resolve(BLOCKS);
         this.capacityBytes = capacityBytes;
-        this.maxOpenFiles = maxOpenFiles;
+        this.openFiles = new DescriptorCache(maxOpenFiles);
         this.metrics = metrics;
+        this.scrubber = new SsdScrubber(this, metrics);
     }
 
     /**
@@ -230,53 +225,13 @@ public final class SsdTier implements AutoCloseable
         return tier;
     }
 
+    // ---------------------------------------------------------------------------------------------------------------
+    // Recovery: index what SsdRecovery found
+    // ---------------------------------------------------------------------------------------------------------------
+
     private void recover() throws IOException
     {
-        Files.createDirectories(dir);
-        final Path format = dir.resolve("FORMAT");
-        if (Files.exists(format))
-        {
-            final String line = Files.readString(format, StandardCharsets.UTF_8).trim();
-            if (!FORMAT_LINE.equals(line) && !LEGACY_FORMAT_LINE.equals(line))
-            {
-                LOG.warn("SSD tier at {} has unknown format '{}', expected '{}': wiping it", dir, line, FORMAT_LINE);
-                metrics.ssdFormatWipes.increment();
-                deleteTree(blocksDir);
-            }
-        }
-        else if (Files.exists(blocksDir))
-        {
-            LOG.warn("SSD tier at {} has blocks but no FORMAT file: wiping it", dir);
-            metrics.ssdFormatWipes.increment();
-            deleteTree(blocksDir);
-        }
-        Files.createDirectories(blocksDir);
-        Files.writeString(format, FORMAT_LINE + "\n", StandardCharsets.UTF_8);
-
-        final List<Entry> found = new ArrayList<>();
-        final ByteBuffer header = ByteBuffer.allocate(BlockFileFormat.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-        try (Stream<Path> files = Files.walk(blocksDir, 2))
-        {
-            for (final Iterator<Path> it = files.iterator(); it.hasNext(); )
-            {
-                final Path file = it.next();
-                final String fileName = file.getFileName().toString();
-                if (fileName.endsWith(TEMP_SUFFIX))
-                {
-                    Files.deleteIfExists(file);
-                    metrics.ssdTornWritesDiscarded.increment();
-                }
-                else if (fileName.endsWith(BLOCK_SUFFIX))
-                {
-                    final Entry entry = readEntry(file, header);
-                    if (null != entry)
-                    {
-                        found.add(entry);
-                    }
-                }
-            }
-        }
-        found.sort(Comparator.comparingLong(Entry::sequence));
+        final List<Entry> found = new SsdRecovery(dir, blocksDir, metrics).scan();
         synchronized (this)
         {
             for (final Entry entry : found)
@@ -297,35 +252,9 @@ public final class SsdTier implements AutoCloseable
         LOG.info("SSD tier at {}: {} blocks, {} bytes recovered", dir, index.size(), sizeBytes);
     }
 
-    private Entry readEntry(final Path file, final ByteBuffer header) throws IOException
-    {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
-        {
-            header.clear();
-            while (header.hasRemaining() && channel.read(header) >= 0)
-            {
-                // reads until the header is full or the file ends
-            }
-            header.flip();
-            final BlockFileFormat.Header decoded = BlockFileFormat.decode(header, channel.size());
-            return new Entry(new BlockName(decoded.name(), decoded.blockIndex()), decoded.sequence(), decoded, file);
-        }
-        catch (final BlockFileFormat.BadHeaderException ex)
-        {
-            if (ex.problem() == BlockFileFormat.Problem.UNKNOWN_VERSION)
-            {
-                LOG.warn("wiping block file {} of an unknown format: {}", file, ex.getMessage());
-                metrics.ssdFormatWipes.increment();
-            }
-            else
-            {
-                LOG.warn("discarding damaged block file {}: {}", file, ex.getMessage());
-                metrics.ssdCorruptBlocks.increment();
-            }
-            Files.deleteIfExists(file);
-            return null;
-        }
-    }
+    // ---------------------------------------------------------------------------------------------------------------
+    // Index
+    // ---------------------------------------------------------------------------------------------------------------
 
     /**
      * Whether a block is on this tier.
@@ -407,6 +336,10 @@ public final class SsdTier implements AutoCloseable
         }
         return openFiles.remove(entry);
     }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Write: temp file, force, atomic rename, publish
+    // ---------------------------------------------------------------------------------------------------------------
 
     /**
      * Publishes a block: temp file, force, atomic rename, then index. A block already here is left as it is
@@ -568,6 +501,10 @@ public final class SsdTier implements AutoCloseable
         return true;
     }
 
+    // ---------------------------------------------------------------------------------------------------------------
+    // Read with CRC checks
+    // ---------------------------------------------------------------------------------------------------------------
+
     /**
      * Reads a block into a caller's buffer and checks its CRC32C. A block that fails the check (or has vanished
      * or changed on disk) is dropped from the tier and counted; the caller treats it as a miss.
@@ -634,7 +571,7 @@ public final class SsdTier implements AutoCloseable
      * Reads a block file's data into {@code target} and checks its CRC32C; marks the block verified, or drops it
      * (counted) when the file is damaged, changed or unreadable.
      */
-    private boolean check(final Entry entry, final MutableDirectBuffer target)
+    boolean check(final Entry entry, final MutableDirectBuffer target)
     {
         try (FileChannel channel = FileChannel.open(entry.path(), StandardOpenOption.READ))
         {
@@ -739,12 +676,16 @@ public final class SsdTier implements AutoCloseable
         return crc;
     }
 
+    // ---------------------------------------------------------------------------------------------------------------
+    // Scrub (SsdScrubber)
+    // ---------------------------------------------------------------------------------------------------------------
+
     /**
      * Re-reads block files and checks their CRC32C in the background, so damage done to a file after its first check
      * (bit rot, a stray write) is found even for blocks that are sent straight from their files. Walks the blocks in
      * publication order from where the last call stopped, wrapping around; a damaged block is dropped and counted
      * like any other, a good one is marked verified (so prefetched blocks can go out with sendfile without a first
-     * read). Runs on the caller's thread.
+     * read). Runs on the caller's thread ({@code SsdScrubber}).
      *
      * @param maxBytes about how many file bytes to check in this call.
      * @param staging  a buffer of at least one block, owned by the caller.
@@ -752,45 +693,29 @@ public final class SsdTier implements AutoCloseable
      */
     public long scrub(final long maxBytes, final MutableDirectBuffer staging)
     {
-        long checked = 0;
-        int blocks = 0;
-        int limit = -1;
-        while (checked < maxBytes)
-        {
-            final Entry entry;
-            synchronized (this)
-            {
-                if (limit < 0)
-                {
-                    // at most one pass per call, over the blocks there were when it started
-                    limit = index.size();
-                }
-                if (closed || blocks >= limit)
-                {
-                    return checked;
-                }
-                Map.Entry<Long, Entry> next = bySequence.higherEntry(scrubCursor);
-                if (null == next)
-                {
-                    next = bySequence.firstEntry();
-                }
-                if (null == next)
-                {
-                    return checked;
-                }
-                entry = next.getValue();
-                scrubCursor = entry.sequence();
-            }
-            blocks++;
-            checked += entry.fileBytes();
-            if (entry.length() <= staging.capacity())
-            {
-                check(entry, staging);
-                metrics.ssdScrubbedBlocks.increment();
-            }
-        }
-        return checked;
+        return scrubber.scrub(maxBytes, staging);
     }
+
+    /** The block published after a sequence number, wrapping around to the first; null when none (monitor held). */
+    Entry nextAfter(final long sequence)
+    {
+        Map.Entry<Long, Entry> next = bySequence.higherEntry(sequence);
+        if (null == next)
+        {
+            next = bySequence.firstEntry();
+        }
+        return null == next ? null : next.getValue();
+    }
+
+    /** Whether {@link #close()} has run (monitor held). */
+    boolean isClosed()
+    {
+        return closed;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Recovered object sizes
+    // ---------------------------------------------------------------------------------------------------------------
 
     /**
      * The object sizes recorded in the block files, for objects whose blocks all agree on one; a restarted server
@@ -816,6 +741,10 @@ public final class SsdTier implements AutoCloseable
         sizes.keySet().removeAll(conflicting);
         return sizes;
     }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Sending from files (DescriptorCache)
+    // ---------------------------------------------------------------------------------------------------------------
 
     /**
      * Runs the partial reads of the files this tier opens ({@link SsdFile#readAsync}) on the store's reader threads,
@@ -864,8 +793,8 @@ public final class SsdTier implements AutoCloseable
             {
                 return null;
             }
-            final SsdFile cached = openFiles.get(entry);
-            if (null != cached && cached.tryRetain())
+            final SsdFile cached = openFiles.retain(entry);
+            if (null != cached)
             {
                 metrics.ssdZeroCopyReads.increment();
                 return cached;
@@ -886,24 +815,16 @@ public final class SsdTier implements AutoCloseable
         SsdFile evicted = null;
         synchronized (this)
         {
-            if (!closed && maxOpenFiles > 0 && index.get(entry.block()) == entry)
+            if (!closed && openFiles.enabled() && index.get(entry.block()) == entry)
             {
-                final SsdFile other = openFiles.get(entry);
-                if (null != other && other.tryRetain())
+                final SsdFile other = openFiles.retain(entry);
+                if (null != other)
                 {
                     result = other;
                 }
                 else
                 {
-                    // the cache keeps the first reference, the caller gets a second
-                    openFiles.put(entry, opened);
-                    opened.tryRetain();
-                    if (openFiles.size() > maxOpenFiles)
-                    {
-                        final Iterator<Map.Entry<Entry, SsdFile>> eldest = openFiles.entrySet().iterator();
-                        evicted = eldest.next().getValue();
-                        eldest.remove();
-                    }
+                    evicted = openFiles.admit(entry, opened);
                 }
             }
         }
@@ -928,6 +849,10 @@ public final class SsdTier implements AutoCloseable
     {
         return openFiles.size();
     }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Removal and capacity eviction
+    // ---------------------------------------------------------------------------------------------------------------
 
     private void drop(final Entry entry, final String why)
     {
@@ -1014,6 +939,10 @@ public final class SsdTier implements AutoCloseable
         }
     }
 
+    // ---------------------------------------------------------------------------------------------------------------
+    // Sizes, paths, close
+    // ---------------------------------------------------------------------------------------------------------------
+
     /**
      * The bytes of block files held.
      *
@@ -1063,8 +992,7 @@ public final class SsdTier implements AutoCloseable
         synchronized (this)
         {
             closed = true;
-            open = new ArrayList<>(openFiles.values());
-            openFiles.clear();
+            open = openFiles.clear();
             byBlockKey.clear();
         }
         for (final SsdFile file : open)
@@ -1095,21 +1023,6 @@ public final class SsdTier implements AutoCloseable
         while (buffer.hasRemaining())
         {
             channel.write(buffer);
-        }
-    }
-
-    private static void deleteTree(final Path root) throws IOException
-    {
-        if (!Files.exists(root))
-        {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(root))
-        {
-            for (final Iterator<Path> it = paths.sorted(Comparator.reverseOrder()).iterator(); it.hasNext(); )
-            {
-                Files.deleteIfExists(it.next());
-            }
         }
     }
 }

@@ -2,11 +2,8 @@ package dev.offcache.server.tier;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,8 +26,6 @@ import dev.offcache.range.store.FetchClass;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The L2 server's {@link BlockStore}: a RAM tier (an {@link L1BlockStore}: off-heap slab, lock-free lookups, LRU)
@@ -38,7 +33,7 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>Demand fills go to RAM; a block evicted from RAM that is not on SSD yet is spilled there by one background
- *   writer (a bounded queue; when it is full the block is dropped, never waited for).</li>
+ *   writer, the {@code SpillWriter} (a bounded queue; when it is full the block is dropped, never waited for).</li>
  *   <li>Prefetch fills go to SSD only, so warming never evicts hot RAM blocks.</li>
  *   <li>An SSD hit is read into a fresh slot, CRC-checked, and promoted to RAM only when its length is right:
  *   equal to the length its header and index record, and no larger than a RAM slot. Anything else is a miss (and a
@@ -50,28 +45,17 @@ import org.slf4j.LoggerFactory;
  */
 public final class TieredBlockStore implements BlockStore
 {
-    private static final Logger LOG = LoggerFactory.getLogger(TieredBlockStore.class);
-
     private final Context ctx;
     private final L1BlockStore ram;
     private final SsdTier ssd;
     private final TierMetrics metrics;
     private final boolean ownsMetrics;
     private final ObjectNames names;
-    private final BlockingQueue<Spill> spills;
-    private final Thread spillWriter;
+    private final SpillWriter spillWriter;
     private final ExecutorService ssdReaders;
     /** One block of scratch memory per SSD reader thread, for verifying blocks; freed at close. */
     private final ArrayBlockingQueue<UnsafeBuffer> scratchBuffers;
-    private final ByteBuffer scrubStaging;
-    private final UnsafeBuffer scrubView;
-    private final AtomicInteger spillsPending = new AtomicInteger();
     private volatile boolean closed;
-
-    /** An evicted block on its way to SSD: {@code ref} is the RAM tier's reference, handed back when written. */
-    private record Spill(ObjectName name, long blockIndex, long objectSize, long key, BlockRef ref)
-    {
-    }
 
     /** Configuration of a {@link TieredBlockStore}; {@link #conclude()} checks it. */
     public static final class Context
@@ -323,12 +307,11 @@ public final class TieredBlockStore implements BlockStore
         this.metrics = ownsMetrics ? new TierMetrics() : ctx.metrics;
         this.names = ctx.names;
         this.scratchBuffers = new ArrayBlockingQueue<>(ctx.ssdReadThreads);
-        this.spills = new ArrayBlockingQueue<>(ctx.spillQueueCapacity);
         // each step that owns memory, files or threads is undone, in reverse order, when a later one throws
         SsdTier tier = null;
         ExecutorService readers = null;
         L1BlockStore slab = null;
-        ByteBuffer staging = null;
+        SpillWriter writer = null;
         try
         {
             tier = SsdTier.open(ctx.ssdDir, ctx.ssdCapacityBytes, ctx.ssdOpenFiles, metrics);
@@ -349,31 +332,29 @@ public final class TieredBlockStore implements BlockStore
                 .hitSampling(1)
                 .spareSlots(ctx.spillQueueCapacity)
                 .evictionListener(new RamEvictions()));
-            staging = ctx.ssdScrubBytesPerSecond > 0 ? ByteBuffer.allocateDirect(ctx.blockSize) : null;
+            writer = new SpillWriter(tier, slab, names, metrics, ctx.spillQueueCapacity, ctx.ssdScrubBytesPerSecond,
+                ctx.blockSize);
             this.ssd = tier;
             this.ssdReaders = readers;
             this.ram = slab;
-            this.scrubStaging = staging;
-            this.scrubView = null == staging ? null : new UnsafeBuffer(staging);
-            this.spillWriter = new Thread(this::runSpillWriter, "offcache-ssd-spill");
-            this.spillWriter.setDaemon(true);
-            this.spillWriter.start();
+            this.spillWriter = writer;
+            writer.start();
         }
         catch (final RuntimeException | Error ex)
         {
-            freeFailedOpen(tier, readers, slab, staging);
+            freeFailedOpen(tier, readers, slab, writer);
             throw ex;
         }
     }
 
     /** Frees what a constructor that threw had made, in reverse order (each argument null when not made yet). */
     private void freeFailedOpen(
-        final SsdTier tier, final ExecutorService readers, final L1BlockStore slab, final ByteBuffer staging)
+        final SsdTier tier, final ExecutorService readers, final L1BlockStore slab, final SpillWriter writer)
     {
         closed = true;
-        if (null != staging)
+        if (null != writer)
         {
-            BufferUtil.free(staging);
+            writer.close();
         }
         if (null != slab)
         {
@@ -588,7 +569,7 @@ public final class TieredBlockStore implements BlockStore
     /** Free RAM slots a reservation leaves: one per spill still pending. */
     int reservationFloor()
     {
-        return spillsPending.get();
+        return spillWriter.pending();
     }
 
     /**
@@ -622,7 +603,7 @@ public final class TieredBlockStore implements BlockStore
         {
             metrics.ramEvictions.increment();
             countRam();
-            return spill && queueSpill(blockKey, ownerRef);
+            return spill && spillWriter.offer(blockKey, ownerRef);
         }
 
         @Override
@@ -638,83 +619,6 @@ public final class TieredBlockStore implements BlockStore
         metrics.ramBlocks.set(ram.residentBlocks());
     }
 
-    /** Queues an evicted block's spill; false (the block is dropped) when the queue is full or the store closing. */
-    private boolean queueSpill(final long blockKey, final BlockRef ref)
-    {
-        final ObjectName name = names.nameOf(BlockKeys.objectId(blockKey));
-        spillsPending.incrementAndGet();
-        if (null == name || closed || !spills.offer(new Spill(name, BlockKeys.blockIndex(blockKey),
-            names.objectSize(BlockKeys.objectId(blockKey)), blockKey, ref)))
-        {
-            spillsPending.decrementAndGet();
-            metrics.spillsDropped.increment();
-            return false;
-        }
-        metrics.spillsQueued.increment();
-        return true;
-    }
-
-    /** One idle slot's share of the scrub: a tenth of the per-second rate (the writer idles in 100 ms polls). */
-    private void scrubSlice()
-    {
-        if (null != scrubStaging)
-        {
-            try
-            {
-                ssd.scrub(Math.max(1, ctx.ssdScrubBytesPerSecond / 10), scrubView);
-            }
-            catch (final RuntimeException ex)
-            {
-                LOG.warn("SSD scrub step failed", ex);
-            }
-        }
-    }
-
-    private void runSpillWriter()
-    {
-        while (true)
-        {
-            final Spill spill;
-            try
-            {
-                spill = spills.poll(100, TimeUnit.MILLISECONDS);
-            }
-            catch (final InterruptedException ex)
-            {
-                return;
-            }
-            if (null == spill)
-            {
-                if (closed)
-                {
-                    return;
-                }
-                scrubSlice();
-                continue;
-            }
-            writeSpill(spill);
-        }
-    }
-
-    private void writeSpill(final Spill spill)
-    {
-        try
-        {
-            ssd.write(spill.name(), spill.blockIndex(), spill.objectSize(), spill.ref().buffer(), 0,
-                spill.ref().length(), spill.ref().crc32c(), names,
-                BlockKeys.objectId(spill.key()));
-        }
-        catch (final RuntimeException ex)
-        {
-            LOG.warn("spill of block {} of {} failed", spill.blockIndex(), spill.name(), ex);
-        }
-        finally
-        {
-            ram.evictionDone(spill.key(), spill.ref());
-            spillsPending.decrementAndGet();
-        }
-    }
-
     /**
      * Waits until every queued spill has been written (or failed).
      *
@@ -723,17 +627,7 @@ public final class TieredBlockStore implements BlockStore
      */
     boolean awaitSpillsWritten(final long timeoutMs)
     {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        while (spillsPending.get() > 0)
-        {
-            if (System.nanoTime() > deadline)
-            {
-                return false;
-            }
-            Thread.onSpinWait();
-            Thread.yield();
-        }
-        return true;
+        return spillWriter.awaitWritten(timeoutMs);
     }
 
     /**
@@ -846,7 +740,7 @@ public final class TieredBlockStore implements BlockStore
      */
     public boolean threadsStopped()
     {
-        return !spillWriter.isAlive() && ssdReaders.isTerminated();
+        return spillWriter.stopped() && ssdReaders.isTerminated();
     }
 
     /**
@@ -859,8 +753,8 @@ public final class TieredBlockStore implements BlockStore
         {
             return;
         }
-        final List<Spill> ramOnly = new ArrayList<>();
         closed = true;
+        spillWriter.closing();
         ssdReaders.shutdown();
         try
         {
@@ -870,42 +764,16 @@ public final class TieredBlockStore implements BlockStore
         {
             Thread.currentThread().interrupt();
         }
-        ram.evictAll((blockKey, ref, spill) ->
-        {
-            final ObjectName name = spill ? names.nameOf(BlockKeys.objectId(blockKey)) : null;
-            return null != name && ramOnly.add(new Spill(name, BlockKeys.blockIndex(blockKey),
-                names.objectSize(BlockKeys.objectId(blockKey)), blockKey, ref));
-        });
+        ram.evictAll((blockKey, ref, spill) -> spill && spillWriter.keepForClose(blockKey, ref));
         countRam();
-        try
-        {
-            spillWriter.join(10_000);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
-        Spill pending;
-        while (null != (pending = spills.poll()))
-        {
-            writeSpill(pending);
-        }
-        for (final Spill spill : ramOnly)
-        {
-            spillsPending.incrementAndGet();
-            writeSpill(spill);
-        }
+        // joins the writer, then writes what is queued and what was only in RAM
+        spillWriter.close();
         ssd.close();
         ram.close();
         UnsafeBuffer scratch;
         while (null != (scratch = scratchBuffers.poll()))
         {
             BufferUtil.free(scratch.byteBuffer());
-        }
-        if (null != scrubStaging && !spillWriter.isAlive())
-        {
-            // the writer (the only user) has stopped; otherwise the buffer's cleaner frees it later
-            BufferUtil.free(scrubStaging);
         }
         if (ownsMetrics && threadsStopped())
         {
