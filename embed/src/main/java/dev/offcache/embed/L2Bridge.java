@@ -352,7 +352,8 @@ public final class L2Bridge extends ForwardingObjectStore
         final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
         final CompletableFuture<Integer> result)
     {
-        final CompletableFuture<Integer> io = Futures.call(() -> router.read(key, offset, destination, fetchClass, null));
+        final CompletableFuture<Integer> io =
+            Futures.call(() -> router.read(key, offset, destination, fetchClass, null));
         io.whenComplete((n, error) ->
         {
             if (error != null)

@@ -190,7 +190,8 @@ class L2BridgeTest
             client.failReads = 1;
             for (final String k : List.of(key, elsewhere))
             {
-                final CompletableFuture<Integer> read = bridge.read(k, 0, ByteBuffer.allocate(100), FetchClass.DEMAND, null);
+                final CompletableFuture<Integer> read =
+                    bridge.read(k, 0, ByteBuffer.allocate(100), FetchClass.DEMAND, null);
                 final ExecutionException failure =
                     assertThrows(ExecutionException.class, () -> read.get(10, TimeUnit.SECONDS), k);
                 assertSame(thrown, failure.getCause(), k);
