@@ -26,6 +26,7 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import dev.offcache.benchmarks.BenchmarkFiles;
+import dev.offcache.benchmarks.RangeWalk;
 import dev.offcache.benchmarks.transport.NettyPayloadClient;
 import dev.offcache.benchmarks.transport.NettyPayloadServer;
 import dev.offcache.range.engine.RangeCache;
@@ -158,11 +159,7 @@ public class L2ClientReadBenchmark
 
     private long nextOffset()
     {
-        offset += rangeBytes;
-        if (offset + rangeBytes > OBJECT_BYTES)
-        {
-            offset = 0;
-        }
+        offset = RangeWalk.next(offset, rangeBytes, OBJECT_BYTES);
         return offset;
     }
 
