@@ -200,19 +200,6 @@ public final class L2Bridge extends ForwardingObjectStore
         return unmapped.get();
     }
 
-    @Override
-    public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
-    {
-        return read(key, offset, destination, FetchClass.DEMAND);
-    }
-
-    @Override
-    public CompletableFuture<Integer> read(
-        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass)
-    {
-        return read(key, offset, destination, fetchClass, (ReadStatistics) null);
-    }
-
     /**
      * The engine's fetch: {@code objectSize} is the engine's {@link FetchRun}, whose owner's counters get the L2 hit.
      * Sizes come from the keys, so nothing is reported to it.
@@ -222,11 +209,11 @@ public final class L2Bridge extends ForwardingObjectStore
         final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
         final LongConsumer objectSize)
     {
-        return read(key, offset, destination, fetchClass,
+        return bridged(key, offset, destination, fetchClass,
             objectSize instanceof FetchRun ? ((FetchRun) objectSize).statistics() : null);
     }
 
-    private CompletableFuture<Integer> read(
+    private CompletableFuture<Integer> bridged(
         final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
         final ReadStatistics stats)
     {
@@ -239,7 +226,7 @@ public final class L2Bridge extends ForwardingObjectStore
         }
         catch (final RuntimeException ex)
         {
-            return router.read(key, offset, destination, fetchClass);
+            return router.read(key, offset, destination, fetchClass, null);
         }
         if (serverKey == null || offset >= length || !destination.hasRemaining())
         {
@@ -247,7 +234,7 @@ public final class L2Bridge extends ForwardingObjectStore
             {
                 unmapped.incrementAndGet();
             }
-            return router.read(key, offset, destination, fetchClass);
+            return router.read(key, offset, destination, fetchClass, null);
         }
         final int want = (int) Math.min(destination.remaining(), length - offset);
         final CompletableFuture<Integer> result = new CompletableFuture<>();
@@ -365,7 +352,8 @@ public final class L2Bridge extends ForwardingObjectStore
         final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
         final CompletableFuture<Integer> result)
     {
-        final CompletableFuture<Integer> io = Futures.call(() -> router.read(key, offset, destination, fetchClass));
+        final CompletableFuture<Integer> io =
+            Futures.call(() -> router.read(key, offset, destination, fetchClass, null));
         io.whenComplete((n, error) ->
         {
             if (error != null)
@@ -421,7 +409,9 @@ public final class L2Bridge extends ForwardingObjectStore
         }
 
         @Override
-        public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
+        public CompletableFuture<Integer> read(
+            final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+            final LongConsumer objectSize)
         {
             return CompletableFuture.failedFuture(NOT_FROM_L2);
         }

@@ -5,10 +5,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.LongConsumer;
 
 import dev.offcache.range.origin.ObjectNotFoundException;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
+import dev.offcache.range.store.FetchClass;
 
 /**
  * The origin of a shared cache: it routes each read, by the key's {@code scheme/authority} prefix, to a
@@ -106,7 +108,9 @@ public final class SourceRouter implements ObjectStore
     }
 
     @Override
-    public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
+    public CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+        final LongConsumer objectSize)
     {
         try
         {

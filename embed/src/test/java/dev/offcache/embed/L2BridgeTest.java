@@ -71,7 +71,7 @@ class L2BridgeTest
     {
         final String key = CacheKeys.key(location, LENGTH, CacheKeys.mtimeVersion(1));
         final ByteBuffer destination = ByteBuffer.allocateDirect(n);
-        assertEquals(n, bridge.read(key, offset, destination, FetchClass.DEMAND).join());
+        assertEquals(n, bridge.read(key, offset, destination, FetchClass.DEMAND, null).join());
         final byte[] got = new byte[n];
         destination.get(got);
         return got;
@@ -163,7 +163,7 @@ class L2BridgeTest
     {
         final String key = CacheKeys.key(FILE, LENGTH, CacheKeys.mtimeVersion(1));
         final ByteBuffer destination = ByteBuffer.allocate(500);
-        assertEquals(100, bridge.read(key, LENGTH - 100, destination, FetchClass.DEMAND).join());
+        assertEquals(100, bridge.read(key, LENGTH - 100, destination, FetchClass.DEMAND, null).join());
         assertEquals(List.of(100), client.readLengths);
     }
 
@@ -190,7 +190,8 @@ class L2BridgeTest
             client.failReads = 1;
             for (final String k : List.of(key, elsewhere))
             {
-                final CompletableFuture<Integer> read = bridge.read(k, 0, ByteBuffer.allocate(100), FetchClass.DEMAND);
+                final CompletableFuture<Integer> read =
+                    bridge.read(k, 0, ByteBuffer.allocate(100), FetchClass.DEMAND, null);
                 final ExecutionException failure =
                     assertThrows(ExecutionException.class, () -> read.get(10, TimeUnit.SECONDS), k);
                 assertSame(thrown, failure.getCause(), k);
@@ -272,7 +273,7 @@ class L2BridgeTest
             final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
             final LongConsumer objectSize)
         {
-            final CompletableFuture<Integer> read = read(key, offset, destination, fetchClass);
+            final CompletableFuture<Integer> read = answer(key, offset, destination);
             if (unsizedReads > 0)
             {
                 unsizedReads--;
@@ -284,9 +285,7 @@ class L2BridgeTest
             return read;
         }
 
-        @Override
-        public CompletableFuture<Integer> read(
-            final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass)
+        private CompletableFuture<Integer> answer(final String key, final long offset, final ByteBuffer destination)
         {
             readKeys.add(key);
             readLengths.add(destination.remaining());

@@ -161,21 +161,6 @@ public final class BucketOrigins implements ObjectStore
     }
 
     @Override
-    public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
-    {
-        final Routed routed = route(key);
-        return null == routed ? missing(key) : routed.origin().read(routed.key(), offset, destination);
-    }
-
-    @Override
-    public CompletableFuture<Integer> read(
-        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass)
-    {
-        final Routed routed = route(key);
-        return null == routed ? missing(key) : routed.origin().read(routed.key(), offset, destination, fetchClass);
-    }
-
-    @Override
     public boolean readsReportSize()
     {
         return readsReportSize;

@@ -448,10 +448,8 @@ public final class MappedRegion implements AutoCloseable
         int done = 0;
         while (done < length)
         {
-            final int index = (int) (position >>> mappingShift);
-            final int inMapping = (int) (position & mappingMask);
-            final int chunk = Math.min(length - done, mappingBuffers[index].capacity() - inMapping);
-            dst.putBytes(dstOffset + done, mappingBuffers[index], inMapping, chunk);
+            final int chunk = chunkAt(position, length - done);
+            dst.putBytes(dstOffset + done, mappingAt(position), inMapping(position), chunk);
             done += chunk;
             position += chunk;
         }
@@ -473,10 +471,8 @@ public final class MappedRegion implements AutoCloseable
         int done = 0;
         while (done < length)
         {
-            final int index = (int) (position >>> mappingShift);
-            final int inMapping = (int) (position & mappingMask);
-            final int chunk = Math.min(length - done, mappingBuffers[index].capacity() - inMapping);
-            mappingBuffers[index].putBytes(inMapping, src, srcOffset + done, chunk);
+            final int chunk = chunkAt(position, length - done);
+            mappingAt(position).putBytes(inMapping(position), src, srcOffset + done, chunk);
             done += chunk;
             position += chunk;
         }
@@ -642,6 +638,18 @@ public final class MappedRegion implements AutoCloseable
         checkOpen();
         checkRange(offset, length);
         return mappingBuffers[mappingIndexFor(offset, length)];
+    }
+
+    /** The mapping holding the byte at {@code offset} (in range). */
+    private UnsafeBuffer mappingAt(final long offset)
+    {
+        return mappingBuffers[(int) (offset >>> mappingShift)];
+    }
+
+    /** How many of {@code remaining} bytes from {@code offset} lie in its mapping: a copy's chunk. */
+    private int chunkAt(final long offset, final int remaining)
+    {
+        return Math.min(remaining, mappingAt(offset).capacity() - inMapping(offset));
     }
 
     private int inMapping(final long offset)

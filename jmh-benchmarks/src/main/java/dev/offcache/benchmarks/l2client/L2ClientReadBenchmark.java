@@ -26,9 +26,9 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import dev.offcache.benchmarks.BenchmarkFiles;
+import dev.offcache.benchmarks.RangeWalk;
 import dev.offcache.benchmarks.transport.NettyPayloadClient;
 import dev.offcache.benchmarks.transport.NettyPayloadServer;
-import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l2.L2Origin;
 import dev.offcache.range.l2.L2ClientContext;
@@ -37,7 +37,6 @@ import dev.offcache.range.origin.HttpOrigin;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
 import dev.offcache.server.http.TransportKind;
-import dev.offcache.server.source.EngineObjectNames;
 import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
 
@@ -106,20 +105,9 @@ public class L2ClientReadBenchmark
         new Random(1).nextBytes(bytes);
         Files.write(origin.resolve(KEY), bytes);
         // The server wired as the offcache-server program wires it: the engine (tier L2) over the tiered store.
-        final EngineObjectNames names = new EngineObjectNames();
-        final TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
-            .blockSize(BLOCK)
-            .ramCapacityBytes(16L * BLOCK)
-            .ssdCapacityBytes(16L * BLOCK)
-            .ssdDir(dir.resolve("ssd"))
-            .names(names));
-        cache = RangeCache.newBuilder()
-            .origin(new FileSystemOrigin(origin, 1))
-            .l1Store(store)
-            .tier(RangeCacheBuilder.Tier.L2)
-            .blockSize(BLOCK)
-            .build();
-        names.bind(cache);
+        cache = L2Engines.open(new FileSystemOrigin(origin, 1), BLOCK, 16L * BLOCK, 16L * BLOCK,
+            dir.resolve("ssd"));
+        final TieredBlockStore store = L2Engines.store(cache);
         server = L2HttpServer.launch(new L2HttpServer.Context()
             .listen("127.0.0.1", 0)
             .transport(TransportKind.valueOf(serverTransport))
@@ -171,11 +159,7 @@ public class L2ClientReadBenchmark
 
     private long nextOffset()
     {
-        offset += rangeBytes;
-        if (offset + rangeBytes > OBJECT_BYTES)
-        {
-            offset = 0;
-        }
+        offset = RangeWalk.next(offset, rangeBytes, OBJECT_BYTES);
         return offset;
     }
 

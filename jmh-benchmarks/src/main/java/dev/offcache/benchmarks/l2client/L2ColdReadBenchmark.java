@@ -22,7 +22,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 import dev.offcache.benchmarks.BenchmarkFiles;
-import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l2.L2Origin;
 import dev.offcache.range.l2.L2ClientContext;
@@ -31,7 +30,6 @@ import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
 import dev.offcache.server.http.TransportKind;
-import dev.offcache.server.source.EngineObjectNames;
 import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
 
@@ -117,20 +115,9 @@ public class L2ColdReadBenchmark
         final long latencyNs = TimeUnit.MILLISECONDS.toNanos(latencyMs);
         serverOrigin = new DelayingOrigin(new FileSystemOrigin(origin, 4), latencyNs);
         direct = new DelayingOrigin(new FileSystemOrigin(origin, 4), latencyNs);
-        final EngineObjectNames names = new EngineObjectNames();
-        final TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
-            .blockSize(BLOCK)
-            .ramCapacityBytes(4L * objectMiB * BLOCK)
-            .ssdCapacityBytes(4L * objectMiB * BLOCK)
-            .ssdDir(dir.resolve("ssd"))
-            .names(names));
-        cache = RangeCache.newBuilder()
-            .origin(serverOrigin)
-            .l1Store(store)
-            .tier(RangeCacheBuilder.Tier.L2)
-            .blockSize(BLOCK)
-            .build();
-        names.bind(cache);
+        cache = L2Engines.open(serverOrigin, BLOCK, 4L * objectMiB * BLOCK, 4L * objectMiB * BLOCK,
+            dir.resolve("ssd"));
+        final TieredBlockStore store = L2Engines.store(cache);
         store.metrics().countLookupsOf(cache.metrics());
         server = L2HttpServer.launch(new L2HttpServer.Context()
             .listen("127.0.0.1", 0)

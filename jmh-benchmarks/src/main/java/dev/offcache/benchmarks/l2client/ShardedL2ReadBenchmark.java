@@ -25,7 +25,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 import dev.offcache.benchmarks.BenchmarkFiles;
-import dev.offcache.range.engine.RangeCacheBuilder;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l2.shard.L2Shard;
 import dev.offcache.range.l2.shard.ShardedL2Origin;
@@ -34,7 +33,6 @@ import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
 import dev.offcache.server.http.TransportKind;
-import dev.offcache.server.source.EngineObjectNames;
 import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
 
@@ -185,20 +183,9 @@ public class ShardedL2ReadBenchmark
 
         Server(final Path origin, final Path ssd) throws InterruptedException
         {
-            final EngineObjectNames names = new EngineObjectNames();
-            final TieredBlockStore store = TieredBlockStore.open(new TieredBlockStore.Context()
-                .blockSize(BLOCK)
-                .ramCapacityBytes((long) OBJECTS * OBJECT_BYTES + 4L * BLOCK)
-                .ssdCapacityBytes(8L * BLOCK)
-                .ssdDir(ssd)
-                .names(names));
-            cache = RangeCache.newBuilder()
-                .origin(new FileSystemOrigin(origin, 1))
-                .l1Store(store)
-                .tier(RangeCacheBuilder.Tier.L2)
-                .blockSize(BLOCK)
-                .build();
-            names.bind(cache);
+            cache = L2Engines.open(new FileSystemOrigin(origin, 1), BLOCK, (long) OBJECTS * OBJECT_BYTES + 4L * BLOCK,
+                8L * BLOCK, ssd);
+            final TieredBlockStore store = L2Engines.store(cache);
             http = L2HttpServer.launch(new L2HttpServer.Context()
                 .listen("127.0.0.1", 0)
                 .transport(TransportKind.NIO)

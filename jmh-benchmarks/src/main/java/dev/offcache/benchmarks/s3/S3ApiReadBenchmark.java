@@ -41,6 +41,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 
 import dev.offcache.benchmarks.BenchmarkFiles;
+import dev.offcache.benchmarks.RangeWalk;
 import dev.offcache.server.cli.OffcacheServerCommand;
 import dev.offcache.server.cli.ServerProgram;
 import dev.offcache.testkit.s3.S3ProxyServer;
@@ -188,11 +189,7 @@ public class S3ApiReadBenchmark
 
     private long nextOffset()
     {
-        offset += rangeBytes;
-        if (offset + rangeBytes > OBJECT_BYTES)
-        {
-            offset = 0;
-        }
+        offset = RangeWalk.next(offset, rangeBytes, OBJECT_BYTES);
         return offset;
     }
 

@@ -45,10 +45,9 @@ import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectKeys;
 import dev.offcache.range.origin.ObjectMetadata;
 import dev.offcache.range.origin.ObjectNotFoundException;
-import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
 import dev.offcache.range.origin.PreconditionFailedException;
-import dev.offcache.range.store.FetchClass;
+import dev.offcache.range.origin.RangedGetOrigin;
 
 /**
  * An origin over an S3 bucket through the AWS SDK v2 async client (Netty): ranged GETs stream straight into the
@@ -57,7 +56,7 @@ import dev.offcache.range.store.FetchClass;
  * <p>Memory: response chunks are copied into the caller's buffer as they arrive; nothing is buffered whole. The
  * origin owns the client and closes it.
  */
-public final class S3Origin implements ObjectStore, MultipartUploads
+public final class S3Origin extends RangedGetOrigin implements MultipartUploads
 {
     /** S3's content type of an object written without one. */
     private static final String DEFAULT_CONTENT_TYPE = "binary/octet-stream";
@@ -197,37 +196,6 @@ public final class S3Origin implements ObjectStore, MultipartUploads
                 return new ObjectInfo(key, response.contentLength(), millisOf(response.lastModified()),
                     response.eTag(), ObjectMetadata.of(response.sdkHttpResponse().headers()));
             });
-    }
-
-    @Override
-    public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
-    {
-        return get(key, offset, destination, null, null);
-    }
-
-    /**
-     * The size from the answer's {@code Content-Range}. A range that starts past the end is S3's
-     * {@code InvalidRange} (416): 0 bytes, and no size (the caller asks with a HEAD).
-     */
-    @Override
-    public CompletableFuture<Integer> read(
-        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
-        final LongConsumer objectSize)
-    {
-        return get(key, offset, destination, null, objectSize);
-    }
-
-    @Override
-    public boolean readAnswersCarrySize()
-    {
-        return true;
-    }
-
-    @Override
-    public CompletableFuture<Integer> readIfMatch(
-        final String key, final long offset, final ByteBuffer destination, final String ifMatch)
-    {
-        return get(key, offset, destination, ifMatch, null);
     }
 
     @Override
@@ -632,13 +600,12 @@ public final class S3Origin implements ObjectStore, MultipartUploads
         return null == time ? ObjectInfo.UNKNOWN_TIME : Math.max(0, time.toEpochMilli());
     }
 
+    /**
+     * One GET; the size from the answer's {@code Content-Range}. A range that starts past the end is S3's
+     * {@code InvalidRange} (416): 0 bytes, and no size (the caller asks with a HEAD).
+     */
     @Override
-    public String toString()
-    {
-        return namespace;
-    }
-
-    private CompletableFuture<Integer> get(
+    protected CompletableFuture<Integer> get(
         final String key, final long offset, final ByteBuffer destination, final String ifMatch,
         final LongConsumer objectSize)
     {

@@ -56,6 +56,7 @@ public final class BlockStream
     private static final int COPY = 3;
 
     private final RangeCache cache;
+    private final StoreGuard guard;
     private final boolean useStore;
     private final ObjectEntry entry;
     private final long objectSize;
@@ -107,6 +108,7 @@ public final class BlockStream
         final SizeProbe probe)
     {
         this.cache = cache;
+        this.guard = cache.guard();
         this.probe = probe;
         this.useStore = !bypass && cache.store() != null;
         this.entry = entry;
@@ -438,7 +440,7 @@ public final class BlockStream
     private boolean fromStore(final Slot slot, final boolean countedMiss)
     {
         final RangeCache engine = cache;
-        final BlockRef ref = engine.acquireInMemory(slot.blockKey, slot.blockLength);
+        final BlockRef ref = guard.acquireInMemory(slot.blockKey, slot.blockLength);
         if (ref != null)
         {
             if (!countedMiss)
@@ -448,7 +450,7 @@ public final class BlockStream
             slot.ready(MEMORY, ref, null, null);
             return true;
         }
-        final BlockFile file = engine.openFile(slot.blockKey, slot.blockLength);
+        final BlockFile file = guard.openFile(slot.blockKey, slot.blockLength);
         if (file != null)
         {
             if (!countedMiss)
@@ -459,7 +461,7 @@ public final class BlockStream
             slot.ready(FILE, null, file, null);
             return true;
         }
-        final CompletableFuture<Boolean> load = engine.loadAsync(slot.blockKey);
+        final CompletableFuture<Boolean> load = guard.loadAsync(slot.blockKey);
         if (load != null)
         {
             slot.countedMiss = countedMiss;
@@ -511,7 +513,7 @@ public final class BlockStream
         }
         // the second look after a claim is in memory only (not counted: it is the same lookup)
         final BlockFetch owned = cache.fetcher().claim(slot, slot.blockKey, slot.blockIndex, slot.blockLength,
-            FetchClass.DEMAND, useStore ? cache.memoryLookup() : null, sendRequest);
+            FetchClass.DEMAND, useStore ? guard.memory : null, sendRequest);
         if (owned != null)
         {
             runs().add(owned);
@@ -554,7 +556,7 @@ public final class BlockStream
             slot.state = RELEASED;
             return;
         }
-        final BlockRef ref = useStore ? cache.acquireInMemory(slot.blockKey, length) : null;
+        final BlockRef ref = useStore ? guard.acquireInMemory(slot.blockKey, length) : null;
         if (ref != null)
         {
             slot.ref = ref;
@@ -582,8 +584,8 @@ public final class BlockStream
         slot.countedMiss = false;
         if (error == null && Boolean.TRUE.equals(available) && !cancelled)
         {
-            final BlockFile file = cache.openFile(slot.blockKey, slot.blockLength);
-            final BlockRef ref = file == null ? cache.acquireInMemory(slot.blockKey, slot.blockLength) : null;
+            final BlockFile file = guard.openFile(slot.blockKey, slot.blockLength);
+            final BlockRef ref = file == null ? guard.acquireInMemory(slot.blockKey, slot.blockLength) : null;
             if (file != null || ref != null)
             {
                 if (!countedMiss)

@@ -16,15 +16,12 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.fetch.BlockFetcher;
-import dev.offcache.range.fetch.BlockLookup;
 import dev.offcache.range.metrics.CacheStats;
 import dev.offcache.range.metrics.RangeMetrics;
 import dev.offcache.range.metrics.ReadStatistics;
-import dev.offcache.range.metrics.StoreFallback;
 import dev.offcache.range.origin.ObjectInfo;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
-import dev.offcache.range.store.BlockFile;
 import dev.offcache.range.store.BlockKeys;
 import dev.offcache.range.store.BlockStore;
 import dev.offcache.range.store.EvictionStats;
@@ -38,7 +35,9 @@ import dev.offcache.range.store.FetchClass;
  * ranges at once, or a stream in bounded windows. A read that hits every block is served on the calling thread
  * with no allocation; a read that misses fetches its missing blocks once (single flight), coalesced into GETs of at
  * most {@code maxCoalescedGetBytes}, under priority-aware permits for origin GETs. A store failure falls back to
- * the origin and never fails a read. Writes, deletes, listings and conditional reads pass straight through.
+ * the origin and never fails a read: every read path reaches the store through one guard ({@code StoreGuard}).
+ * Writes, deletes, listings and conditional reads pass straight through. The package-private section at the end holds
+ * what the engine's read paths ({@code ReadOperation}, {@link BlockStream}, {@link SizeProbe}) ask of it.
  *
  * <p>Memory: the engine owns the store, the origin, its staging buffers and its counters, and frees them all on
  * {@link #close()}. Callers own the buffers they read into.
@@ -49,10 +48,7 @@ public final class RangeCache implements AutoCloseable
     private final BlockStore store;
     private final RangeMetrics metrics;
     private final BlockFetcher fetcher;
-    /** Single flight's second look in the store, any tier ({@link #acquire}). */
-    private final BlockLookup storeLookup = this::acquire;
-    /** Single flight's second look in the store's memory only ({@link #acquireInMemory}). */
-    private final BlockLookup memoryLookup = this::acquireInMemory;
+    private final StoreGuard guard;
     private final ObjectDirectory directory;
     private final ScheduledExecutorService timer;
     private final int blockSize;
@@ -90,6 +86,7 @@ public final class RangeCache implements AutoCloseable
         }
         metrics.l2BytesSource(origin::l2Bytes);
         blockSize = context.blockSize();
+        guard = new StoreGuard(store, metrics, blockSize);
         blockShift = Integer.numberOfTrailingZeros(blockSize);
         gapBlocks = context.coalesceGapBytes() >>> blockShift;
         bypassPrefixes = context.bypassPrefixes().toArray(new String[0]);
@@ -111,6 +108,8 @@ public final class RangeCache implements AutoCloseable
         readAheadBlocks = context.streamWindowsInFlight() * Math.max(context.streamWindowBlocks(),
             fetcher.maxRunBlocks());
     }
+
+    // ---- sizes ------------------------------------------------------------------------------------------------------
 
     /**
      * The size of an object: remembered, or one HEAD shared by concurrent callers.
@@ -205,6 +204,44 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
+     * Tells the engine an object's size that a trusted record holds (the L2 server's SSD tier stores it with each
+     * block), so that reads of the object need no origin HEAD. Objects are write-once, so a recorded size stays
+     * right; a size the engine already knows is kept.
+     *
+     * @param key  the object key.
+     * @param size its size in bytes.
+     * @throws IllegalArgumentException on a bad key or an implausible size.
+     */
+    public void rememberSize(final String key, final long size)
+    {
+        directory.remember(directory.entry(key), size);
+    }
+
+    /**
+     * The object's size when it is known without asking the origin.
+     *
+     * @param key the object key.
+     * @return the size, or -1 when it is not known yet (or the key is invalid).
+     */
+    public long sizeNow(final String key)
+    {
+        if (key == null)
+        {
+            return -1;
+        }
+        try
+        {
+            return directory.entry(key).size;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            return -1;
+        }
+    }
+
+    // ---- reads into a caller's buffer -------------------------------------------------------------------------------
+
+    /**
      * Copies {@code length} bytes of an object from {@code position} into a caller's buffer.
      *
      * @param key               the object key.
@@ -273,7 +310,7 @@ public final class RangeCache implements AutoCloseable
                 final int blockLength = blockLength(blockIndex, size);
                 final int inBlock = (int) (at & (blockSize - 1));
                 final int n = Math.min(remaining, blockLength - inBlock);
-                if (!copyHit(BlockKeys.pack(entry.id, blockIndex), blockLength, inBlock, destination, offset, n))
+                if (!guard.copyHit(BlockKeys.pack(entry.id, blockIndex), blockLength, inBlock, destination, offset, n))
                 {
                     break;
                 }
@@ -305,12 +342,8 @@ public final class RangeCache implements AutoCloseable
      * @return completes when the bytes are in the destination.
      */
     public CompletableFuture<Void> readAsync(
-        final String key,
-        final long position,
-        final MutableDirectBuffer destination,
-        final int destinationOffset,
-        final int length,
-        final boolean bypassStore)
+        final String key, final long position, final MutableDirectBuffer destination, final int destinationOffset,
+        final int length, final boolean bypassStore)
     {
         try
         {
@@ -322,129 +355,6 @@ public final class RangeCache implements AutoCloseable
         {
             return CompletableFuture.failedFuture(ex);
         }
-    }
-
-    /**
-     * A zero-copy, reference-counted view of the cached block holding {@code [position, position + length)}, which
-     * must lie in one block; the bytes start at {@code position % blockSize()} in {@link BlockRef#buffer()}. A
-     * missing block is fetched (demand) first. The caller owns the returned reference and must
-     * {@link BlockRef#release()} it; the hit path allocates nothing.
-     *
-     * @param key      the object key.
-     * @param position the first byte.
-     * @param length   bytes wanted, all in one block.
-     * @return the retained block, or {@code null} when the engine has no store or the store did not keep the
-     *     block (read with a copy instead).
-     */
-    public BlockRef readView(final String key, final long position, final int length)
-    {
-        final ObjectEntry entry = directory.entry(key);
-        long size = entry.size;
-        final long blockIndex = position >>> blockShift;
-        if (size < 0 && coldReads && length > 0 && store != null && !isBypassed(key))
-        {
-            // One round trip, as read(): the block's GET tells the size, and the range is checked against it then.
-            checkRange(key, position, length, Long.MAX_VALUE);
-            checkOneBlock(key, position, length, blockIndex);
-            await(slowRead(entry, -1, FetchClass.DEMAND, false,
-                List.of(new RangeRequest(position, length, null, 0)), new ReadFuture(), null));
-            size = entry.size;
-            if (size >= 0)
-            {
-                return acquire(BlockKeys.pack(entry.id, blockIndex), blockLength(blockIndex, size));
-            }
-        }
-        if (size < 0)
-        {
-            size = await(directory.size(entry));
-        }
-        checkRange(key, position, length, size);
-        checkOneBlock(key, position, length, blockIndex);
-        if (store == null || isBypassed(key) || size == 0)
-        {
-            return null;
-        }
-        final long blockKey = BlockKeys.pack(entry.id, blockIndex);
-        final int blockLength = blockLength(blockIndex, size);
-        BlockRef ref = acquire(blockKey, blockLength);
-        if (ref != null)
-        {
-            metrics.blockRequest();
-            metrics.blockHit(length);
-            return ref;
-        }
-        final long blockStart = blockIndex << blockShift;
-        await(slowRead(entry, size, FetchClass.DEMAND, false,
-            List.of(new RangeRequest(blockStart, blockLength, null, 0)), new ReadFuture(), null));
-        ref = acquire(blockKey, blockLength);
-        return ref;
-    }
-
-    private void checkOneBlock(final String key, final long position, final int length, final long blockIndex)
-    {
-        if (length > 0 && ((position + length - 1) >>> blockShift) != blockIndex)
-        {
-            throw new IllegalArgumentException("range [" + position + ", " + (position + length) + ") of '" + key +
-                "' spans more than one block of " + blockSize + " bytes");
-        }
-    }
-
-    /**
-     * Tells the engine an object's size that a trusted record holds (the L2 server's SSD tier stores it with each
-     * block), so that reads of the object need no origin HEAD. Objects are write-once, so a recorded size stays
-     * right; a size the engine already knows is kept.
-     *
-     * @param key  the object key.
-     * @param size its size in bytes.
-     * @throws IllegalArgumentException on a bad key or an implausible size.
-     */
-    public void rememberSize(final String key, final long size)
-    {
-        directory.remember(directory.entry(key), size);
-    }
-
-    /**
-     * The object's size when it is known without asking the origin.
-     *
-     * @param key the object key.
-     * @return the size, or -1 when it is not known yet (or the key is invalid).
-     */
-    public long sizeNow(final String key)
-    {
-        if (key == null)
-        {
-            return -1;
-        }
-        try
-        {
-            return directory.entry(key).size;
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            return -1;
-        }
-    }
-
-    /**
-     * Reads the last bytes of an object (a Parquet footer, say) into a caller's buffer.
-     *
-     * @param key               the object key.
-     * @param destination       where the bytes go.
-     * @param destinationOffset where in the destination.
-     * @param length            bytes wanted; fewer when the object is smaller.
-     * @return the bytes read, which are the object's last ones.
-     */
-    public int readTail(
-        final String key, final MutableDirectBuffer destination, final int destinationOffset, final int length)
-    {
-        if (length < 0)
-        {
-            throw new IllegalArgumentException("negative length " + length + " for the tail of '" + key + "'");
-        }
-        final long size = size(key);
-        final int n = (int) Math.min(length, size);
-        read(key, size - n, destination, destinationOffset, n);
-        return n;
     }
 
     /**
@@ -533,6 +443,24 @@ public final class RangeCache implements AutoCloseable
     }
 
     /**
+     * Reads the last bytes of an object (a Parquet footer, say) into a caller's buffer.
+     *
+     * @param key               the object key.
+     * @param destination       where the bytes go.
+     * @param destinationOffset where in the destination.
+     * @param length            bytes wanted; fewer when the object is smaller.
+     * @return the bytes read, which are the object's last ones.
+     */
+    public int readTail(
+        final String key, final MutableDirectBuffer destination, final int destinationOffset, final int length)
+    {
+        final long size = sizeForTail(key, length);
+        final int n = (int) Math.min(length, size);
+        read(key, size - n, destination, destinationOffset, n);
+        return n;
+    }
+
+    /**
      * {@link #readTail(String, MutableDirectBuffer, int, int)} into a {@code byte[]}.
      *
      * @param key               the object key.
@@ -543,11 +471,7 @@ public final class RangeCache implements AutoCloseable
      */
     public int readTail(final String key, final byte[] destination, final int destinationOffset, final int length)
     {
-        if (length < 0)
-        {
-            throw new IllegalArgumentException("negative length " + length + " for the tail of '" + key + "'");
-        }
-        final long size = size(key);
+        final long size = sizeForTail(key, length);
         final int n = (int) Math.min(length, size);
         read(key, size - n, destination, destinationOffset, n);
         return n;
@@ -606,7 +530,7 @@ public final class RangeCache implements AutoCloseable
             {
                 final long blockIndex = at >>> blockShift;
                 final int blockLength = blockLength(blockIndex, size);
-                final BlockRef ref = acquire(BlockKeys.pack(entry.id, blockIndex), blockLength);
+                final BlockRef ref = guard.acquire(BlockKeys.pack(entry.id, blockIndex), blockLength);
                 if (ref == null)
                 {
                     break;
@@ -649,30 +573,63 @@ public final class RangeCache implements AutoCloseable
             List.of(new RangeRequest(at, remaining, wrapper, to)), new ReadFuture(), stats));
     }
 
-    private static void checkWritable(final ByteBuffer destination)
+    /**
+     * A zero-copy, reference-counted view of the cached block holding {@code [position, position + length)}, which
+     * must lie in one block; the bytes start at {@code position % blockSize()} in {@link BlockRef#buffer()}. A
+     * missing block is fetched (demand) first. The caller owns the returned reference and must
+     * {@link BlockRef#release()} it; the hit path allocates nothing.
+     *
+     * @param key      the object key.
+     * @param position the first byte.
+     * @param length   bytes wanted, all in one block.
+     * @return the retained block, or {@code null} when the engine has no store or the store did not keep the
+     *     block (read with a copy instead).
+     */
+    public BlockRef readView(final String key, final long position, final int length)
     {
-        if (destination == null)
+        final ObjectEntry entry = directory.entry(key);
+        long size = entry.size;
+        final long blockIndex = position >>> blockShift;
+        if (size < 0 && coldReads && length > 0 && store != null && !isBypassed(key))
         {
-            throw new IllegalArgumentException("destination buffer is null");
+            // One round trip, as read(): the block's GET tells the size, and the range is checked against it then.
+            checkRange(key, position, length, Long.MAX_VALUE);
+            checkOneBlock(key, position, length, blockIndex);
+            await(slowRead(entry, -1, FetchClass.DEMAND, false,
+                List.of(new RangeRequest(position, length, null, 0)), new ReadFuture(), null));
+            size = entry.size;
+            if (size >= 0)
+            {
+                return guard.acquire(BlockKeys.pack(entry.id, blockIndex), blockLength(blockIndex, size));
+            }
         }
-        if (destination.isReadOnly())
+        if (size < 0)
         {
-            throw new IllegalArgumentException("destination buffer is read-only");
+            size = await(directory.size(entry));
         }
+        checkRange(key, position, length, size);
+        checkOneBlock(key, position, length, blockIndex);
+        if (store == null || isBypassed(key) || size == 0)
+        {
+            return null;
+        }
+        final long blockKey = BlockKeys.pack(entry.id, blockIndex);
+        final int blockLength = blockLength(blockIndex, size);
+        BlockRef ref = guard.acquire(blockKey, blockLength);
+        if (ref != null)
+        {
+            metrics.blockRequest();
+            metrics.blockHit(length);
+            return ref;
+        }
+        final long blockStart = blockIndex << blockShift;
+        await(slowRead(entry, size, FetchClass.DEMAND, false,
+            List.of(new RangeRequest(blockStart, blockLength, null, 0)), new ReadFuture(), null));
+        ref = guard.acquire(blockKey, blockLength);
+        return ref;
     }
 
-    private static void checkSpan(final int offset, final int length, final int capacity)
-    {
-        if (length < 0)
-        {
-            throw new IllegalArgumentException("negative length: " + length);
-        }
-        if (offset < 0 || (long) offset + length > capacity)
-        {
-            throw new IllegalArgumentException("destination [" + offset + ", " + ((long) offset + length) +
-                ") is outside its buffer of " + capacity + " bytes");
-        }
-    }
+    // ---- vectored reads and prefetches ------------------------------------------------------------------------------
 
     /**
      * Reads several ranges of one object at once; their missing blocks are fetched together, so ranges that
@@ -815,6 +772,8 @@ public final class RangeCache implements AutoCloseable
         }
     }
 
+    // ---- response streams -------------------------------------------------------------------------------------------
+
     /**
      * Opens a stream of ranges of an object, handed to {@code sink} chunk by chunk in body order on
      * {@code executor} (see {@link BlockStream}): the L2 server's response bodies. The object's size must already be
@@ -831,12 +790,8 @@ public final class RangeCache implements AutoCloseable
      * @throws IllegalArgumentException on a bad key, an object whose size is not known yet, or a range outside it.
      */
     public BlockStream openStream(
-        final String key,
-        final long[] starts,
-        final long[] lengths,
-        final StreamCredit credit,
-        final Executor executor,
-        final StreamSink sink)
+        final String key, final long[] starts, final long[] lengths, final StreamCredit credit,
+        final Executor executor, final StreamSink sink)
     {
         return openStream(key, starts, lengths, credit, executor, sink, null);
     }
@@ -886,6 +841,8 @@ public final class RangeCache implements AutoCloseable
         }
         return new BlockStream(this, entry, size, starts, lengths, isBypassed(key), credit, executor, sink, probe);
     }
+
+    // ---- straight to the origin: writes, deletes, listings, conditional reads ---------------------------------------
 
     /**
      * Writes an object straight to the origin (never cached) and forgets what the engine knew of the key.
@@ -949,6 +906,8 @@ public final class RangeCache implements AutoCloseable
     {
         return origin.readIfMatch(key, position, destination, ifMatch);
     }
+
+    // ---- parts, figures and close -----------------------------------------------------------------------------------
 
     /**
      * Returns the origin (next tier).
@@ -1037,11 +996,6 @@ public final class RangeCache implements AutoCloseable
         return directory.keyOf(objectId);
     }
 
-    ObjectDirectory directory()
-    {
-        return directory;
-    }
-
     /**
      * Closes the store, the origin, the staging memory and the counters. Reads in flight fail.
      */
@@ -1081,6 +1035,13 @@ public final class RangeCache implements AutoCloseable
         }
     }
 
+    // ---- hooks of the read paths (ReadOperation, BlockStream, SizeProbe) --------------------------------------------
+
+    ObjectDirectory directory()
+    {
+        return directory;
+    }
+
     int blockShift()
     {
         return blockShift;
@@ -1114,150 +1075,10 @@ public final class RangeCache implements AutoCloseable
         return (int) Math.min(blockSize, objectSize - (blockIndex << blockShift));
     }
 
-    /**
-     * Probes the store; any store failure, or a block of the wrong length, counts as a fallback and a miss.
-     */
-    boolean contains(final long blockKey)
+    /** The guard the read paths reach the store through. */
+    StoreGuard guard()
     {
-        if (store == null)
-        {
-            return false;
-        }
-        try
-        {
-            return store.contains(blockKey);
-        }
-        catch (final Throwable ex)
-        {
-            metrics.fallback(StoreFallback.STORE_ERROR);
-            return false;
-        }
-    }
-
-    /**
-     * Copies a hit out of the store; false on a miss, a store failure or a block of the wrong length (the latter two
-     * counted as fallbacks). After false the destination range may hold anything: the slow path rewrites it.
-     */
-    private boolean copyHit(
-        final long blockKey,
-        final int expectedLength,
-        final int inBlock,
-        final MutableDirectBuffer destination,
-        final int offset,
-        final int length)
-    {
-        if (store == null)
-        {
-            return false;
-        }
-        final int held;
-        try
-        {
-            held = store.read(blockKey, inBlock, destination, offset, length);
-        }
-        catch (final Throwable ex)
-        {
-            metrics.fallback(StoreFallback.STORE_ERROR);
-            return false;
-        }
-        if (held == expectedLength)
-        {
-            return true;
-        }
-        if (held >= 0)
-        {
-            metrics.fallback(StoreFallback.WRONG_LENGTH);
-        }
-        return false;
-    }
-
-    BlockLookup storeLookup()
-    {
-        return storeLookup;
-    }
-
-    BlockLookup memoryLookup()
-    {
-        return memoryLookup;
-    }
-
-    BlockRef acquire(final long blockKey, final int expectedLength)
-    {
-        if (store == null)
-        {
-            return null;
-        }
-        final BlockRef ref;
-        try
-        {
-            ref = store.acquire(blockKey);
-        }
-        catch (final Throwable ex)
-        {
-            metrics.fallback(StoreFallback.STORE_ERROR);
-            return null;
-        }
-        return checked(ref, expectedLength);
-    }
-
-    /** The store's memory-resident block, never waiting; store failures and wrong lengths are fallbacks (misses). */
-    BlockRef acquireInMemory(final long blockKey, final int expectedLength)
-    {
-        final BlockRef ref;
-        try
-        {
-            ref = store.acquireInMemory(blockKey);
-        }
-        catch (final Throwable ex)
-        {
-            metrics.fallback(StoreFallback.STORE_ERROR);
-            return null;
-        }
-        return checked(ref, expectedLength);
-    }
-
-    /** A block the store keeps in a file, as an open region; store failures are fallbacks (misses). */
-    BlockFile openFile(final long blockKey, final int expectedLength)
-    {
-        try
-        {
-            return store.openFile(blockKey, expectedLength);
-        }
-        catch (final Throwable ex)
-        {
-            metrics.fallback(StoreFallback.STORE_ERROR);
-            return null;
-        }
-    }
-
-    /** A load from the store's slower tier, or null for a miss; store failures are fallbacks (misses). */
-    CompletableFuture<Boolean> loadAsync(final long blockKey)
-    {
-        try
-        {
-            return store.loadAsync(blockKey);
-        }
-        catch (final Throwable ex)
-        {
-            metrics.fallback(StoreFallback.STORE_ERROR);
-            return null;
-        }
-    }
-
-    /**
-     * A reference of the expected length (any length up to a block when {@code expectedLength} is negative: the
-     * object's size is not known yet), else released and counted as a fallback.
-     */
-    private BlockRef checked(final BlockRef ref, final int expectedLength)
-    {
-        if (ref != null && (expectedLength >= 0 ? ref.length() != expectedLength :
-            ref.length() <= 0 || ref.length() > blockSize))
-        {
-            ref.release();
-            metrics.fallback(StoreFallback.WRONG_LENGTH);
-            return null;
-        }
-        return ref;
+        return guard;
     }
 
     ReadFuture slowRead(
@@ -1280,6 +1101,8 @@ public final class RangeCache implements AutoCloseable
         return new ReadOperation(this, entry, size, fetchClass, bypass || store == null, ranges, future, stats)
             .start();
     }
+
+    // ---- argument checks and waiting --------------------------------------------------------------------------------
 
     private boolean isBypassed(final String key)
     {
@@ -1316,6 +1139,50 @@ public final class RangeCache implements AutoCloseable
             at += n;
             remaining -= n;
         }
+    }
+
+    private void checkOneBlock(final String key, final long position, final int length, final long blockIndex)
+    {
+        if (length > 0 && ((position + length - 1) >>> blockShift) != blockIndex)
+        {
+            throw new IllegalArgumentException("range [" + position + ", " + (position + length) + ") of '" + key +
+                "' spans more than one block of " + blockSize + " bytes");
+        }
+    }
+
+    private static void checkWritable(final ByteBuffer destination)
+    {
+        if (destination == null)
+        {
+            throw new IllegalArgumentException("destination buffer is null");
+        }
+        if (destination.isReadOnly())
+        {
+            throw new IllegalArgumentException("destination buffer is read-only");
+        }
+    }
+
+    private static void checkSpan(final int offset, final int length, final int capacity)
+    {
+        if (length < 0)
+        {
+            throw new IllegalArgumentException("negative length: " + length);
+        }
+        if (offset < 0 || (long) offset + length > capacity)
+        {
+            throw new IllegalArgumentException("destination [" + offset + ", " + ((long) offset + length) +
+                ") is outside its buffer of " + capacity + " bytes");
+        }
+    }
+
+    /** The object's size, for a tail read of {@code length} bytes (checked not to be negative). */
+    private long sizeForTail(final String key, final int length)
+    {
+        if (length < 0)
+        {
+            throw new IllegalArgumentException("negative length " + length + " for the tail of '" + key + "'");
+        }
+        return size(key);
     }
 
     private static void checkDestination(

@@ -360,7 +360,7 @@ final class ReadOperation implements BlockWaiter
         for (long b = from; b < to; b++)
         {
             final long blockKey = BlockKeys.pack(entry.id, b);
-            if (cache.contains(blockKey) || cache.fetcher().isFetching(blockKey))
+            if (cache.guard().contains(blockKey) || cache.fetcher().isFetching(blockKey))
             {
                 return;
             }
@@ -410,7 +410,7 @@ final class ReadOperation implements BlockWaiter
             stats.miss();
         }
         return cache.fetcher().claim(this, blockKey, blockIndex, blockLength, fetchClass,
-            bypass ? null : cache.storeLookup(), null);
+            bypass ? null : cache.guard().anyTier, null);
     }
 
     /** With counters: which blocks this read joined (counted when they arrive, see {@link #onBlock}). */
@@ -432,7 +432,7 @@ final class ReadOperation implements BlockWaiter
         if (fetchClass == FetchClass.PREFETCH)
         {
             // A prefetch copies nothing out: ask whether the block is held, so a tiered store does not promote it.
-            if (!cache.contains(blockKey))
+            if (!cache.guard().contains(blockKey))
             {
                 return false;
             }
@@ -440,7 +440,7 @@ final class ReadOperation implements BlockWaiter
             blockDone();
             return true;
         }
-        final BlockRef ref = cache.acquire(blockKey, blockLength);
+        final BlockRef ref = cache.guard().acquire(blockKey, blockLength);
         if (ref == null)
         {
             return false;

@@ -148,7 +148,7 @@ public final class SizeProbe implements BlockWaiter
             {
                 final long blockIndex = firstBlock + i;
                 final long blockKey = BlockKeys.pack(entry.id, blockIndex);
-                if (cache.contains(blockKey))
+                if (cache.guard().contains(blockKey))
                 {
                     continue;
                 }
@@ -156,7 +156,7 @@ public final class SizeProbe implements BlockWaiter
                 pending.incrementAndGet();
                 // the size is not known: a whole block is asked for, cut to the object's end by the answer
                 final BlockFetch owned = fetcher.claim(this, blockKey, blockIndex, -1, FetchClass.DEMAND,
-                    cache.memoryLookup(), null);
+                    cache.guard().memory, null);
                 if (owned != null)
                 {
                     fetches[i] = owned;

@@ -14,7 +14,6 @@ import org.agrona.concurrent.AgentRunner;
 
 import dev.offcache.core.agent.AgentErrors;
 import dev.offcache.core.async.Futures;
-import dev.offcache.range.origin.ForwardingObjectStore;
 import dev.offcache.range.origin.ObjectKeys;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.store.FetchClass;
@@ -60,7 +59,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
  * origin completion are strictly sequential. The client owns its event loop, its connections, the warming agent
  * and the real origin, and releases them all in {@link #close()}.
  */
-public final class L2Origin extends ForwardingObjectStore
+public final class L2Origin extends L2ObjectStore
 {
     /** Request header asking the server for {@code 102 Processing} interim responses while it looks up a size. */
     static final String INTERIM_HEADER = "Offcache-Interim";
@@ -80,7 +79,6 @@ public final class L2Origin extends ForwardingObjectStore
     private static final HttpDecoderConfig DECODER = new HttpDecoderConfig().setMaxChunkSize(1 << 20);
 
     private final L2ClientContext ctx;
-    private final String namespace;
     private final InetSocketAddress address;
     private final String hostHeader;
     private final String authorization;
@@ -107,7 +105,6 @@ public final class L2Origin extends ForwardingObjectStore
     {
         super(ctx.conclude().origin());
         this.ctx = ctx;
-        this.namespace = delegate().namespace();
         final String host = ctx.serverUri().getHost();
         final int port = ctx.serverUri().getPort() < 0 ? 80 : ctx.serverUri().getPort();
         this.address = new InetSocketAddress(host, port);
@@ -144,15 +141,6 @@ public final class L2Origin extends ForwardingObjectStore
         AgentRunner.startOnThread(warmingRunner, new DefaultThreadFactory("offcache-l2client-warming", true));
     }
 
-    /**
-     * The real origin's namespace: L2 is a cache of it, so blocks cached through either share keys.
-     */
-    @Override
-    public String namespace()
-    {
-        return namespace;
-    }
-
     @Override
     public CompletableFuture<Long> size(final String key)
     {
@@ -170,41 +158,10 @@ public final class L2Origin extends ForwardingObjectStore
         return result;
     }
 
-    @Override
-    public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
-    {
-        return read(key, offset, destination, FetchClass.DEMAND);
-    }
-
     /**
-     * A read that says why it is made: a prefetch read uses L2 only while the breaker is closed and is never the
+     * A read through L2 that reports the object's size from L2's answer (nothing when the read fell back to the
+     * origin). It says why it is made: a prefetch read uses L2 only while the breaker is closed and is never the
      * breaker's probe.
-     *
-     * @param key         the object key.
-     * @param offset      the first byte.
-     * @param destination where the bytes go, from its position to its limit; the caller owns it.
-     * @param fetchClass  demand or prefetch.
-     * @return the number of bytes read (fewer only where the object ends).
-     */
-    @Override
-    public CompletableFuture<Integer> read(
-        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass)
-    {
-        return read(key, offset, destination, fetchClass, null);
-    }
-
-    /**
-     * L2's answers carry the object's size ({@code Content-Range} of a 206, {@code Offcache-Object-Size} of
-     * {@code POST /ranges}), so the engine reads a new object without a HEAD first.
-     */
-    @Override
-    public boolean readsReportSize()
-    {
-        return true;
-    }
-
-    /**
-     * A read that also reports the object's size from L2's answer (nothing when the read fell back to the origin).
      *
      * @param key         the object key.
      * @param offset      the first byte.
@@ -214,15 +171,10 @@ public final class L2Origin extends ForwardingObjectStore
      * @return the number of bytes read (fewer only where the object ends; 0 from its end on).
      */
     @Override
-    public CompletableFuture<Integer> read(
+    protected CompletableFuture<Integer> readThroughL2(
         final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
         final LongConsumer objectSize)
     {
-        ObjectKeys.validateRead(key, offset);
-        if (!destination.hasRemaining())
-        {
-            return CompletableFuture.completedFuture(0);
-        }
         metrics.increment(L2ClientMetrics.Counter.READS);
         final CircuitBreaker.Admission admission = breaker.admit(fetchClass == FetchClass.DEMAND);
         final CompletableFuture<Integer> result = new CompletableFuture<>();
@@ -234,13 +186,6 @@ public final class L2Origin extends ForwardingObjectStore
         }
         new RangeExchange(this, admission, key, offset, destination, objectSize, result).start();
         return result;
-    }
-
-    /** Several ranges are one {@code POST /ranges} to L2. */
-    @Override
-    public boolean readsVectored()
-    {
-        return true;
     }
 
     /**
@@ -385,7 +330,7 @@ public final class L2Origin extends ForwardingObjectStore
     @Override
     public String toString()
     {
-        return "l2:" + ctx.serverUri() + " -> " + namespace;
+        return "l2:" + ctx.serverUri() + " -> " + namespace();
     }
 
     void readFromOrigin(

@@ -51,16 +51,7 @@ public final class DelayingOrigin extends BlockForwardingObjectStore
         return later().thenCompose((ignored) -> delegate().size(key));
     }
 
-    @Override
-    public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
-    {
-        gets.incrementAndGet();
-        peakGetsInFlight.accumulateAndGet(getsInFlight.incrementAndGet(), Math::max);
-        return later().thenCompose((ignored) -> delegate().read(key, offset, destination))
-            .whenComplete((bytes, error) -> getsInFlight.decrementAndGet());
-    }
-
-    /** The wrapped origin's reads, with the size its answers carry passed on (the class-aware read is one GET). */
+    /** The wrapped origin's reads, with the size its answers carry passed on. */
     @Override
     public CompletableFuture<Integer> read(
         final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,

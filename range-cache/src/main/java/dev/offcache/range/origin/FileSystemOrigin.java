@@ -33,7 +33,7 @@ import dev.offcache.range.store.FetchClass;
  * The version of an object (for conditional reads) is its last-modified time and size, and its entity tag is that
  * version in quotes ({@code "18f0c2a1b40-400000"}: with a dash, so no client mistakes it for an MD5 of the bytes).
  */
-public final class FileSystemOrigin implements ObjectStore
+public final class FileSystemOrigin extends RangedGetOrigin
 {
     /** Default file-I/O threads: enough blocking positional reads in flight to keep a local SSD's queue busy. */
     public static final int DEFAULT_IO_THREADS = 16;
@@ -148,25 +148,13 @@ public final class FileSystemOrigin implements ObjectStore
         });
     }
 
+    /** A positional read; the size is the file's length, read from the open channel: it costs no extra call. */
     @Override
-    public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
-    {
-        return supply(() -> readNow(key, offset, destination, null, null));
-    }
-
-    /** The file's length, read from the open channel: the size costs no extra call. */
-    @Override
-    public CompletableFuture<Integer> read(
-        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+    protected CompletableFuture<Integer> get(
+        final String key, final long offset, final ByteBuffer destination, final String ifMatch,
         final LongConsumer objectSize)
     {
-        return supply(() -> readNow(key, offset, destination, null, objectSize));
-    }
-
-    @Override
-    public boolean readAnswersCarrySize()
-    {
-        return true;
+        return supply(() -> readNow(key, offset, destination, ifMatch, objectSize));
     }
 
     @Override
@@ -182,13 +170,6 @@ public final class FileSystemOrigin implements ObjectStore
         final LongConsumer objectSize, final BlockProgress progress)
     {
         return supply(() -> readBlocksNow(key, offset, destinations, objectSize, progress));
-    }
-
-    @Override
-    public CompletableFuture<Integer> readIfMatch(
-        final String key, final long offset, final ByteBuffer destination, final String ifMatch)
-    {
-        return supply(() -> readNow(key, offset, destination, ifMatch, null));
     }
 
     @Override
@@ -366,12 +347,6 @@ public final class FileSystemOrigin implements ObjectStore
         // waiters and the staging buffer that the read targets. Queued reads are short positional reads; let them
         // finish, and refuse new ones (supply() turns the rejection into a failed future).
         ioThreads.shutdown();
-    }
-
-    @Override
-    public String toString()
-    {
-        return namespace;
     }
 
     private int readNow(

@@ -3,13 +3,17 @@ package dev.offcache.range.origin;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongConsumer;
+
+import dev.offcache.range.store.FetchClass;
 
 /**
  * An origin that passes every call to another origin; a wrapper (the L2 client, a counting or fault-injecting test
- * origin) overrides only the calls it changes, so the pass-through calls are written once. The class-aware
- * {@code read(key, offset, destination, fetchClass)} is deliberately not forwarded: it stays the interface default,
- * which calls this wrapper's own {@code read(key, offset, destination)}, so a wrapper that overrides that one sees
- * every read; a wrapper that must pass the fetch class on (the L2 client) overrides the class-aware read itself.
+ * origin) overrides only the calls it changes, so the pass-through calls are written once. The one read
+ * ({@link ObjectStore#read(String, long, ByteBuffer, FetchClass, LongConsumer)}) is forwarded with its fetch class and
+ * size consumer; the plain read and the vectored read stay the interface defaults over it, so a wrapper that
+ * overrides that one read sees every read. Reads into block buffers are not forwarded (see
+ * {@link BlockForwardingObjectStore}).
  * {@link #stat}, {@link #listPage} and {@link #probe} are forwarded (so the real origin's times and tags survive the
  * wrapper): a wrapper that changes what {@link #size} answers overrides {@code stat} too if the two must agree.
  *
@@ -62,9 +66,11 @@ public abstract class ForwardingObjectStore implements ObjectStore
     }
 
     @Override
-    public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
+    public CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+        final LongConsumer objectSize)
     {
-        return delegate.read(key, offset, destination);
+        return delegate.read(key, offset, destination, fetchClass, objectSize);
     }
 
     @Override

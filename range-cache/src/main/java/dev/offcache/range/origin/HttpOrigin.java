@@ -22,8 +22,6 @@ import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
 
-import dev.offcache.range.store.FetchClass;
-
 /**
  * An origin over any HTTP server that honours {@code Range} requests, through {@link HttpClient}: objects are
  * {@code base + key}; sizes come from HEAD's {@code Content-Length}, versions from {@code ETag} (or
@@ -32,7 +30,7 @@ import dev.offcache.range.store.FetchClass;
  * <p>Memory: the body of a ranged GET is copied chunk by chunk into the caller's buffer; nothing is buffered
  * whole. A server that ignores {@code Range} (answers 200 to a ranged GET) is an error unless the range starts at 0.
  */
-public final class HttpOrigin implements ObjectStore
+public final class HttpOrigin extends RangedGetOrigin
 {
     private static final AtomicInteger CLIENT_ID = new AtomicInteger();
 
@@ -111,34 +109,6 @@ public final class HttpOrigin implements ObjectStore
     }
 
     @Override
-    public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
-    {
-        return get(key, offset, destination, null, null);
-    }
-
-    /** The size from the answer: a 206's or a 416's {@code Content-Range}, a 200's {@code Content-Length}. */
-    @Override
-    public CompletableFuture<Integer> read(
-        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
-        final LongConsumer objectSize)
-    {
-        return get(key, offset, destination, null, objectSize);
-    }
-
-    @Override
-    public boolean readAnswersCarrySize()
-    {
-        return true;
-    }
-
-    @Override
-    public CompletableFuture<Integer> readIfMatch(
-        final String key, final long offset, final ByteBuffer destination, final String ifMatch)
-    {
-        return get(key, offset, destination, ifMatch, null);
-    }
-
-    @Override
     public CompletableFuture<String> version(final String key)
     {
         final HttpRequest request = request(key).method("HEAD", HttpRequest.BodyPublishers.noBody()).build();
@@ -198,13 +168,9 @@ public final class HttpOrigin implements ObjectStore
         }
     }
 
+    /** One GET; the size from the answer: a 206's or a 416's {@code Content-Range}, a 200's {@code Content-Length}. */
     @Override
-    public String toString()
-    {
-        return namespace;
-    }
-
-    private CompletableFuture<Integer> get(
+    protected CompletableFuture<Integer> get(
         final String key, final long offset, final ByteBuffer destination, final String ifMatch,
         final LongConsumer objectSize)
     {

@@ -13,9 +13,12 @@ import dev.offcache.range.store.FetchClass;
  * The origin of a range cache: an object store read by byte range (S3, an HTTP server, a local directory) or the
  * next cache tier in front of one.
  *
- * <p>Only {@link #size(String)} (or {@link #stat(String)}, which says more in the same HEAD) and
- * {@link #read(String, long, ByteBuffer)} are ever cached by the engine; put, delete, list and conditional reads pass
- * straight through. Every method is asynchronous and thread-safe.
+ * <p>Only {@link #size(String)} (or {@link #stat(String)}, which says more in the same HEAD) and the reads are ever
+ * cached by the engine; put, delete, list and conditional reads pass straight through. A store implements one read,
+ * {@link #read(String, long, ByteBuffer, FetchClass, LongConsumer)}; the other read forms default from it, and the
+ * capability flags ({@link #readsReportSize()}, {@link #readAnswersCarrySize()}, {@link #readsBlocks()},
+ * {@link #readsVectored()}) say what its answers carry and which forms it does in one request. Every method is
+ * asynchronous and thread-safe.
  *
  * <p>Memory: a read fills a region the caller owns ({@code destination}'s position to its limit), usually
  * off-heap; the store must not touch it after the returned future completes.
@@ -51,7 +54,28 @@ public interface ObjectStore extends AutoCloseable
 
     /**
      * Reads {@code destination.remaining()} bytes of an object starting at {@code offset} into {@code destination}
-     * (from its position). The store fills as much as the object holds; it never reads past the end.
+     * (from its position), and hands the object's size to {@code objectSize}, before the returned future completes,
+     * when the answer carries it. The store fills as much as the object holds; it never reads past the end. This is
+     * the one read a store implements: the other read forms ({@link #read(String, long, ByteBuffer)},
+     * {@link #readBlocks}, {@link #readVectored}) default from it, and a store overrides those only where it does
+     * them in fewer requests.
+     *
+     * @param key         the object key.
+     * @param offset      the first byte to read; may lie past the end (then 0 bytes are read).
+     * @param destination where the bytes go; the caller owns it.
+     * @param fetchClass  demand (a caller waits) or prefetch (background warming): a tier in front of the origin (the
+     *                    L2 client) treats background warming differently; plain origins ignore it.
+     * @param objectSize  told the object's size when the answer carries it, at most once; null when the caller does
+     *                    not want it.
+     * @return the number of bytes read, less than requested only when the object ends first; fails with
+     *     {@link ObjectNotFoundException} when there is no such object.
+     */
+    CompletableFuture<Integer> read(
+        String key, long offset, ByteBuffer destination, FetchClass fetchClass, LongConsumer objectSize);
+
+    /**
+     * A demand {@link #read(String, long, ByteBuffer, FetchClass, LongConsumer) read} that wants no size: what a
+     * caller outside the engine reads with. Stores do not override it.
      *
      * @param key         the object key.
      * @param offset      the first byte to read.
@@ -59,22 +83,9 @@ public interface ObjectStore extends AutoCloseable
      * @return the number of bytes read, less than requested only when the object ends first; fails with
      *     {@link ObjectNotFoundException} when there is no such object.
      */
-    CompletableFuture<Integer> read(String key, long offset, ByteBuffer destination);
-
-    /**
-     * {@link #read(String, long, ByteBuffer)} for a stated reason. The engine calls this one, so a tier in front of
-     * the origin (the L2 client) can treat background warming differently; plain origins ignore the class.
-     *
-     * @param key         the object key.
-     * @param offset      the first byte to read.
-     * @param destination where the bytes go; the caller owns it.
-     * @param fetchClass  demand (a caller waits) or prefetch (background warming).
-     * @return as {@link #read(String, long, ByteBuffer)}.
-     */
-    default CompletableFuture<Integer> read(
-        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass)
+    default CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
     {
-        return read(key, offset, destination);
+        return read(key, offset, destination, FetchClass.DEMAND, null);
     }
 
     /**
@@ -107,30 +118,12 @@ public interface ObjectStore extends AutoCloseable
     }
 
     /**
-     * {@link #read(String, long, ByteBuffer, FetchClass)} that also hands the object's size to {@code objectSize},
-     * before the returned future completes, when the answer carries it. The default reports nothing.
-     *
-     * @param key         the object key.
-     * @param offset      the first byte to read; may lie past the end (then 0 bytes are read).
-     * @param destination where the bytes go; the caller owns it.
-     * @param fetchClass  demand or prefetch.
-     * @param objectSize  told the object's size when the answer carries it; called at most once.
-     * @return as {@link #read(String, long, ByteBuffer)}.
-     */
-    default CompletableFuture<Integer> read(
-        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
-        final LongConsumer objectSize)
-    {
-        return read(key, offset, destination, fetchClass);
-    }
-
-    /**
      * Whether {@link #readBlocks} lands one answer straight in a list of the caller's buffers (the engine's block
      * slots), telling each as it fills, so a block needs no staging copy and goes on before the answer ends. The
-     * default is false: the engine reads into one staging buffer with {@link #read(String, long, ByteBuffer,
-     * FetchClass, LongConsumer)}.
+     * default is false: the engine then reads a run into one staging buffer with one {@link #read(String, long,
+     * ByteBuffer, FetchClass, LongConsumer)} rather than use the default {@link #readBlocks} (one read per buffer).
      *
-     * @return whether {@link #readBlocks} is supported.
+     * @return whether {@link #readBlocks} is one request.
      */
     default boolean readsBlocks()
     {
@@ -141,8 +134,9 @@ public interface ObjectStore extends AutoCloseable
      * One GET of the bytes from {@code offset} on, as many as the destinations' remaining bytes add up to, landing in
      * the destinations in order; {@code progress} hears of each destination once it holds its bytes, on the reading
      * thread, before the returned future completes. Reports the size as {@link #read(String, long, ByteBuffer,
-     * FetchClass, LongConsumer)} does, before any destination is told filled. Only called when
-     * {@link #readsBlocks()} is true; the default throws.
+     * FetchClass, LongConsumer)} does, before any destination is told filled. The default reads the destinations one
+     * after the other, one {@link #read(String, long, ByteBuffer, FetchClass, LongConsumer)} each (the first reports
+     * the size), until one comes back short; a store that does it in one request says so with {@link #readsBlocks()}.
      *
      * @param key          the object key.
      * @param offset       the first byte to read; may lie past the end (then 0 bytes are read).
@@ -156,8 +150,37 @@ public interface ObjectStore extends AutoCloseable
         final String key, final long offset, final ByteBuffer[] destinations, final FetchClass fetchClass,
         final LongConsumer objectSize, final BlockProgress progress)
     {
-        return CompletableFuture.failedFuture(
-            new UnsupportedOperationException(getClass().getName() + " does not read into block buffers"));
+        return readBlocksFrom(key, offset, destinations, 0, 0, fetchClass, objectSize, progress);
+    }
+
+    /** The default {@link #readBlocks} from destination {@code index} on, {@code total} bytes read before it. */
+    private CompletableFuture<Integer> readBlocksFrom(
+        final String key, final long offset, final ByteBuffer[] destinations, final int index, final int total,
+        final FetchClass fetchClass, final LongConsumer objectSize, final BlockProgress progress)
+    {
+        if (index == destinations.length)
+        {
+            return CompletableFuture.completedFuture(total);
+        }
+        final int asked = destinations[index].remaining();
+        final CompletableFuture<Integer> read;
+        try
+        {
+            read = read(key, offset, destinations[index].duplicate(), fetchClass, 0 == index ? objectSize : null);
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
+        return read.thenCompose((bytes) ->
+        {
+            if (bytes > 0)
+            {
+                progress.filled(index, bytes);
+            }
+            return bytes < asked ? CompletableFuture.completedFuture(total + bytes) : readBlocksFrom(
+                key, offset + bytes, destinations, index + 1, total + bytes, fetchClass, objectSize, progress);
+        });
     }
 
     /**

@@ -512,7 +512,9 @@ class SingleFlightStressTest
         }
 
         @Override
-        public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
+        public CompletableFuture<Integer> read(
+            final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+            final LongConsumer objectSize)
         {
             return answer(key, offset, new ByteBuffer[] {destination}, null);
         }

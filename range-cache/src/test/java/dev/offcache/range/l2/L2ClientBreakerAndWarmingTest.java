@@ -85,7 +85,8 @@ class L2ClientBreakerAndWarmingTest
     private void readAndCheck(final FetchClass fetchClass)
     {
         final ByteBuffer destination = ByteBuffer.allocateDirect(5000);
-        assertEquals(5000, client.read(KEY, 1234, destination, fetchClass).orTimeout(10, TimeUnit.SECONDS).join());
+        assertEquals(5000,
+            client.read(KEY, 1234, destination, fetchClass, null).orTimeout(10, TimeUnit.SECONDS).join());
         final byte[] got = new byte[5000];
         destination.get(got);
         final byte[] want = new byte[5000];

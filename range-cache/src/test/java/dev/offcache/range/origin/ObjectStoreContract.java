@@ -6,8 +6,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -16,6 +18,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.metrics.MetricNames;
+import dev.offcache.range.store.FetchClass;
 import dev.offcache.range.testing.SlabBlockStore;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -97,6 +100,36 @@ public abstract class ObjectStoreContract
         final byte[] tailBytes = new byte[100];
         tail.duplicate().position(0).get(tailBytes);
         assertArrayEquals(Arrays.copyOfRange(data, data.length - 100, data.length), tailBytes);
+    }
+
+    /**
+     * Reads into block buffers land the bytes in order and tell each buffer once it holds them, stopping where the
+     * object ends; the size is reported where the origin's answers carry it (its own one-request read, or the default
+     * of one read per buffer).
+     */
+    @Test
+    void blockReadsFillEachBufferInOrderUpToTheEnd() throws Exception
+    {
+        final byte[] data = random(10_000, 7);
+        get(origin.put("blocks.bin", ByteBuffer.wrap(data)));
+        final ByteBuffer[] blocks = {ByteBuffer.allocateDirect(4096), ByteBuffer.allocateDirect(4096),
+            ByteBuffer.allocateDirect(4096), ByteBuffer.allocateDirect(4096)};
+        final List<String> told = new CopyOnWriteArrayList<>();
+        final AtomicLong size = new AtomicLong(-1);
+        assertEquals(10_000 - 1000, get(origin.readBlocks("blocks.bin", 1000, blocks, FetchClass.DEMAND, size::set,
+            (index, bytes) -> told.add(index + ":" + bytes))));
+        assertEquals(List.of("0:4096", "1:4096", "2:" + (10_000 - 1000 - 8192)), told);
+        for (int i = 0; i < 3; i++)
+        {
+            final int length = Math.min(4096, 10_000 - 1000 - i * 4096);
+            final byte[] got = new byte[length];
+            blocks[i].duplicate().position(0).get(got);
+            assertArrayEquals(Arrays.copyOfRange(data, 1000 + i * 4096, 1000 + i * 4096 + length), got, "block " + i);
+        }
+        if (origin.readAnswersCarrySize())
+        {
+            assertEquals(data.length, size.get());
+        }
     }
 
     @Test

@@ -199,12 +199,6 @@ public final class CountingOrigin extends BlockForwardingObjectStore
     }
 
     @Override
-    public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
-    {
-        return counted(key, offset, destination, FetchClass.DEMAND, null);
-    }
-
-    @Override
     public CompletableFuture<Integer> read(
         final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
         final LongConsumer objectSize)

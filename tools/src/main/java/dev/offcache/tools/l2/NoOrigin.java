@@ -3,9 +3,11 @@ package dev.offcache.tools.l2;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongConsumer;
 
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.origin.OriginException;
+import dev.offcache.range.store.FetchClass;
 
 /**
  * The origin behind {@code offcache-l2}'s client: every call fails, so a read the L2 tier did not serve ends as an
@@ -26,7 +28,9 @@ final class NoOrigin implements ObjectStore
     }
 
     @Override
-    public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
+    public CompletableFuture<Integer> read(
+        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
+        final LongConsumer objectSize)
     {
         return refuse(key);
     }

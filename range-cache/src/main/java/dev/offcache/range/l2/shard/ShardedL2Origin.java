@@ -18,6 +18,7 @@ import java.util.function.LongConsumer;
 
 import dev.offcache.range.l2.CircuitBreaker;
 import dev.offcache.range.l2.L2ClientContext;
+import dev.offcache.range.l2.L2ObjectStore;
 import dev.offcache.range.l2.L2Origin;
 import dev.offcache.range.metrics.MetricFamilies;
 import dev.offcache.range.origin.ForwardingObjectStore;
@@ -49,7 +50,7 @@ import dev.offcache.range.store.FetchClass;
  * and the real origin, and closes them in {@link #close()}. Each per-server client falls back to the shared real
  * origin on its own failures, through a view that does not close it.
  */
-public final class ShardedL2Origin extends ForwardingObjectStore
+public final class ShardedL2Origin extends L2ObjectStore
 {
     private static final int OP_READ = 0;
     private static final int OP_HEAD = 1;
@@ -60,7 +61,6 @@ public final class ShardedL2Origin extends ForwardingObjectStore
     private final ShardedL2Context ctx;
     private final L2ClientContext template;
     private final ObjectStore sharedOrigin;
-    private final String namespace;
     private final long retireDelayNs;
     private final AtomicLongArray noServer = new AtomicLongArray(OP_TAGS.length);
     private final ScheduledExecutorService scheduler;
@@ -81,7 +81,6 @@ public final class ShardedL2Origin extends ForwardingObjectStore
         this.ctx = ctx;
         this.template = ctx.client();
         this.sharedOrigin = new NonClosingOrigin(delegate());
-        this.namespace = delegate().namespace();
         this.retireDelayNs = template.abandonTimeout().plus(template.stallTimeout()).toNanos();
         this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> daemon(task, "offcache-l2shard-health"));
         this.healthIo = Executors.newFixedThreadPool(2, (task) -> daemon(task, "offcache-l2shard-health-io"));
@@ -107,77 +106,27 @@ public final class ShardedL2Origin extends ForwardingObjectStore
     }
 
     /**
-     * The real origin's namespace: L2 is a cache of it, so blocks cached through either share keys.
-     */
-    @Override
-    public String namespace()
-    {
-        return namespace;
-    }
-
-    @Override
-    public CompletableFuture<Integer> read(final String key, final long offset, final ByteBuffer destination)
-    {
-        return read(key, offset, destination, FetchClass.DEMAND);
-    }
-
-    /**
-     * Reads through the key's owner (its highest-weight available server), or from the real origin when no
-     * server is available.
+     * Reads through the key's owner (its highest-weight available server), passing on the size its answer reports,
+     * or from the real origin when no server is available.
      *
      * @param key         the object key.
      * @param offset      the first byte.
      * @param destination where the bytes go, from its position to its limit; the caller owns it.
      * @param fetchClass  demand or prefetch (passed on to the server's client and its breaker).
-     * @return the number of bytes read (fewer only where the object ends).
-     */
-    @Override
-    public CompletableFuture<Integer> read(
-        final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass)
-    {
-        return read(key, offset, destination, fetchClass, null);
-    }
-
-    /** Reads through L2 report the object's size (see {@link L2Origin#readsReportSize()}). */
-    @Override
-    public boolean readsReportSize()
-    {
-        return true;
-    }
-
-    /**
-     * {@link #read(String, long, ByteBuffer, FetchClass)} that passes on the size the owner's answer reports.
-     *
-     * @param key         the object key.
-     * @param offset      the first byte.
-     * @param destination where the bytes go; the caller owns it.
-     * @param fetchClass  demand or prefetch.
      * @param objectSize  told the size, or null.
      * @return the number of bytes read.
      */
     @Override
-    public CompletableFuture<Integer> read(
+    protected CompletableFuture<Integer> readThroughL2(
         final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
         final LongConsumer objectSize)
     {
-        ObjectKeys.validateRead(key, offset);
-        if (!destination.hasRemaining())
-        {
-            return CompletableFuture.completedFuture(0);
-        }
         final L2Shard shard = route(key, OP_READ);
         if (shard == null)
         {
             return delegate().read(key, offset, destination);
         }
         return shard.client().read(key, offset, destination, fetchClass, objectSize);
-    }
-
-    /** Several ranges are one request to the key's owner. */
-    @Override
-    public boolean readsVectored()
-    {
-        return true;
     }
 
     /**
@@ -451,7 +400,7 @@ public final class ShardedL2Origin extends ForwardingObjectStore
     @Override
     public String toString()
     {
-        return "l2-sharded:" + Arrays.toString(shards) + " -> " + namespace;
+        return "l2-sharded:" + Arrays.toString(shards) + " -> " + namespace();
     }
 
     private L2Shard route(final String key, final int op)
