@@ -2,7 +2,7 @@
 # Counts the offcache classes and thread hand-offs of a cold L2 GET, a cold L2 client read and a df.cache() action
 # (miss, then hit) at one commit of this repository, with the offtrace agent (docs/architecture.md, "What a read and
 # an action cost in classes and hops").
-#   measure.sh <worktree> <label> [before]   # "before": the probes in the API of 035c4eb (L2Origin.newBuilder,
+#   measure.sh <worktree> <label> [before]   # "before": the probes in the API of 035c4eb (L2Client.newBuilder,
 #                                            # EvictionPolicy, CountingOrigin.tellsSize a field)
 # Writes /tmp/offtrace/<label>-{server-get,client-read,action-miss,action-hit}.txt and prints the analysis.
 # The probes are copied into the worktree's src/test for the run and removed after it.
@@ -19,10 +19,10 @@ fi
 server="$wt/cache-server/src/test/java/dev/offcache/server/http/HopCountProbe.java"
 registry="$wt/registry/src/test/java/dev/offcache/registry/cluster/ActionHopProbe.java"
 if [ "$api" = before ]; then
-  sed -e 's/TELLS_SIZE/harness.origin.tellsSize = true/' -e 's#CLIENT#L2Origin.newBuilder().server(URI.create(harness.base())).apiKey(ServerHarness.KEY).origin(new FileSystemOrigin(dir, 2)).abandonTimeout(Duration.ofSeconds(5)).build()#' "$here/HopCountProbe.java.in" > "$server"
+  sed -e 's/TELLS_SIZE/harness.origin.tellsSize = true/' -e 's#CLIENT#L2Client.newBuilder().server(URI.create(harness.base())).apiKey(ServerHarness.KEY).origin(new FileSystemOrigin(dir, 2)).abandonTimeout(Duration.ofSeconds(5)).build()#' "$here/HopCountProbe.java.in" > "$server"
   sed -e 's/POLICY_PKG/eviction.EvictionPolicy/; s/POLICY\.none/EvictionPolicy.none/' "$here/ActionHopProbe.java.in" > "$registry"
 else
-  sed -e 's/TELLS_SIZE/harness.origin.tellsSize(true)/' -e 's#CLIENT#new L2Origin(new dev.offcache.range.l2.L2ClientContext().serverUri(URI.create(harness.base())).apiKey(ServerHarness.KEY).origin(new FileSystemOrigin(dir, 2)).abandonTimeout(Duration.ofSeconds(5)))#' "$here/HopCountProbe.java.in" > "$server"
+  sed -e 's/TELLS_SIZE/harness.origin.tellsSize(true)/' -e 's#CLIENT#new L2Client(new dev.offcache.range.l2.L2ClientContext().serverUri(URI.create(harness.base())).apiKey(ServerHarness.KEY).origin(new FileSystemOrigin(dir, 2)).abandonTimeout(Duration.ofSeconds(5)))#' "$here/HopCountProbe.java.in" > "$server"
   sed -e 's/POLICY_PKG/retention.RetentionPolicy/; s/POLICY\.none/RetentionPolicy.none/' "$here/ActionHopProbe.java.in" > "$registry"
 fi
 trap 'rm -f "$server" "$registry"' EXIT

@@ -13,9 +13,9 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.offcache.core.async.Futures;
 import dev.offcache.range.fetch.FetchRun;
-import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.L2Client;
 import dev.offcache.range.l2.L2ClientContext;
-import dev.offcache.range.l2.shard.ShardedL2Origin;
+import dev.offcache.range.l2.shard.ShardedL2Client;
 import dev.offcache.range.l2.shard.ShardedL2Context;
 import dev.offcache.range.metrics.ReadStatistics;
 import dev.offcache.range.origin.ForwardingObjectStore;
@@ -25,7 +25,7 @@ import dev.offcache.range.store.FetchClass;
 /**
  * The origin of a shared cache that has L2 servers ({@link L2Settings}): an L1 miss of a file under an L2 root is
  * read from the L2 server(s) as the server's object (the file's path relative to the root), everything else from
- * the adapter's own source ({@link SourceRouter}). Any L2 failure, from a refused connection to a bad answer, reads
+ * the adapter's own source ({@link OriginRouter}). Any L2 failure, from a refused connection to a bad answer, reads
  * the bytes from the source instead: L2 lowers the hit rate when it is broken, never fails a read.
  *
  * <p>L2 servers assume write-once objects, while an adapter key carries the file's version. What can be checked is
@@ -36,7 +36,7 @@ import dev.offcache.range.store.FetchClass;
  * is counted. A file rewritten in place with the same length cannot be told apart: L2 roots
  * must hold write-once files (table formats' data files are).
  *
- * <p>The L2 client ({@link L2Origin}, or {@link ShardedL2Origin} for several servers) is given an origin that
+ * <p>The L2 client ({@link L2Client}, or {@link ShardedL2Client} for several servers) is given an origin that
  * always fails, so every one of its fallbacks comes back here and is served under the adapter's key (the client's
  * own fallback would read by the server's key, which names no version). Whatever the client throws ({@link Error}s
  * and sneaky-thrown checked exceptions included) is a fallback to the source, and whatever the source throws fails
@@ -49,7 +49,7 @@ public final class L2Bridge extends ForwardingObjectStore
 {
     private static final int MAX_REMEMBERED_FILES = 100_000;
 
-    private final SourceRouter router;
+    private final OriginRouter router;
     private final L2Settings settings;
     private final ObjectStore client;
     /** Files whose L2 object differed from the adapter's file, remembered (bounded) so they skip L2. */
@@ -68,12 +68,12 @@ public final class L2Bridge extends ForwardingObjectStore
      * @param router   where misses outside L2, and every L2 failure, are read; owned by the bridge.
      * @param settings the servers and roots ({@link L2Settings#enabled()}).
      */
-    public L2Bridge(final SourceRouter router, final L2Settings settings)
+    public L2Bridge(final OriginRouter router, final L2Settings settings)
     {
         this(router, settings, newClient(settings));
     }
 
-    L2Bridge(final SourceRouter router, final L2Settings settings, final ObjectStore client)
+    L2Bridge(final OriginRouter router, final L2Settings settings, final ObjectStore client)
     {
         super(router);
         this.router = router;
@@ -92,14 +92,14 @@ public final class L2Bridge extends ForwardingObjectStore
         final Duration stall = Duration.ofMillis(settings.stallTimeoutMs());
         if (settings.servers().size() == 1)
         {
-            return new L2Origin(new L2ClientContext()
+            return new L2Client(new L2ClientContext()
                 .serverUri(settings.servers().get(0))
                 .apiKey(settings.apiKey())
                 .origin(NotFromL2.ORIGIN)
                 .abandonTimeout(abandon)
                 .stallTimeout(stall));
         }
-        return new ShardedL2Origin(new ShardedL2Context()
+        return new ShardedL2Client(new ShardedL2Context()
             .servers(settings.servers())
             .apiKey(settings.apiKey())
             .origin(NotFromL2.ORIGIN)
@@ -107,7 +107,7 @@ public final class L2Bridge extends ForwardingObjectStore
     }
 
     /**
-     * Returns the L2 client: an {@link L2Origin}, or a {@link ShardedL2Origin} for several servers (its metrics
+     * Returns the L2 client: an {@link L2Client}, or a {@link ShardedL2Client} for several servers (its metrics
      * count every L2 request; its fallbacks are this bridge's).
      *
      * @return the L2 client.

@@ -5,9 +5,9 @@ import java.net.URI;
 import java.nio.ByteBuffer;
 
 import dev.offcache.range.engine.RangeCache;
-import dev.offcache.range.l1.L1BlockStore;
-import dev.offcache.range.l2.L2Origin;
-import dev.offcache.range.l2.shard.ShardedL2Origin;
+import dev.offcache.range.ram.RamBlockStore;
+import dev.offcache.range.l2.L2Client;
+import dev.offcache.range.l2.shard.ShardedL2Client;
 import dev.offcache.range.metadata.ParquetFooter;
 import dev.offcache.range.metadata.ParquetFooterCache;
 import dev.offcache.range.metrics.MetricFamilies;
@@ -18,7 +18,7 @@ import dev.offcache.range.origin.ShortReadException;
 /**
  * One range cache of a JVM, shared by every engine adapter instance with the same {@link CacheSettings}: the L1
  * capacity is the process's, not an instance's. Reads go to {@link #cache()} by {@link CacheKeys} keys; misses are
- * read through the {@link SourceRouter} from whichever source serves the key's prefix, or first from the L2 servers
+ * read through the {@link OriginRouter} from whichever source serves the key's prefix, or first from the L2 servers
  * when the settings name some ({@link L2Bridge}). Parsed Parquet footers have
  * their own cache ({@link #footer}), whose bytes come through the range cache.
  *
@@ -28,7 +28,7 @@ import dev.offcache.range.origin.ShortReadException;
 public final class SharedCache implements AutoCloseable
 {
     private final CacheSettings settings;
-    private final SourceRouter router = new SourceRouter();
+    private final OriginRouter router = new OriginRouter();
     private final L2Bridge l2;
     private final RangeCache cache;
     private volatile ParquetFooterCache<String> footers;
@@ -42,7 +42,7 @@ public final class SharedCache implements AutoCloseable
             this.cache = RangeCache.newBuilder()
                 .origin(l2 == null ? router : l2)
                 .l1CapacityBytes(settings.l1Bytes())
-                .l1StoreFactory(L1BlockStore::create)
+                .storeFactory(RamBlockStore::create)
                 .blockSize(settings.blockSize())
                 .fetchPermits(settings.fetchPermits(), Math.max(1, settings.fetchPermits() / 4))
                 .coalesceGapBytes(settings.coalesceGapBytes())
@@ -84,13 +84,13 @@ public final class SharedCache implements AutoCloseable
      *
      * @return the router that finds a source for each miss.
      */
-    public SourceRouter router()
+    public OriginRouter router()
     {
         return router;
     }
 
     /**
-     * Returns the L2 tier misses go through, or null when the settings name no L2 servers.
+     * Returns L2 misses go through, or null when the settings name no L2 servers.
      *
      * @return the L2 bridge, or null.
      */
@@ -193,7 +193,7 @@ public final class SharedCache implements AutoCloseable
     }
 
     /**
-     * Adds this JVM's cache metrics to a scrape, read now: the engine's ({@code offcache_range_*}, its L1 store's
+     * Adds this JVM's cache metrics to a scrape, read now: the engine's ({@code offcache_range_*}, its RAM store.s
      * {@code offcache_range_l1_*} among them), the footer cache's once it exists ({@code offcache_metadata_cache_*})
      * and the L2 client's when L2 servers are set ({@code offcache_l2client_*}, and {@code offcache_l2shard_*} with
      * a {@code server} label for several servers). An engine with a Prometheus registry registers
@@ -211,11 +211,11 @@ public final class SharedCache implements AutoCloseable
         }
         if (l2 != null)
         {
-            if (l2.client() instanceof L2Origin single)
+            if (l2.client() instanceof L2Client single)
             {
                 single.metrics().collectInto(out);
             }
-            else if (l2.client() instanceof ShardedL2Origin sharded)
+            else if (l2.client() instanceof ShardedL2Client sharded)
             {
                 sharded.collectInto(out);
             }

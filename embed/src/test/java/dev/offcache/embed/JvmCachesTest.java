@@ -73,7 +73,7 @@ class JvmCachesTest
         {
             file[i] = (byte) (i * 31);
         }
-        final ByteSource source = (location, length, offset, destination) ->
+        final EngineOrigin source = (location, length, offset, destination) ->
         {
             assertEquals("s3a://lake/t/part-0.parquet", location.toString());
             reads.incrementAndGet();

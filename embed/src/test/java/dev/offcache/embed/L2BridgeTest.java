@@ -15,7 +15,7 @@ import java.util.function.LongConsumer;
 import org.junit.jupiter.api.Test;
 
 import dev.offcache.range.engine.RangeCache;
-import dev.offcache.range.l1.L1BlockStore;
+import dev.offcache.range.ram.RamBlockStore;
 import dev.offcache.range.metrics.ReadStatistics;
 import dev.offcache.range.origin.ForwardingObjectStore;
 import dev.offcache.range.origin.OriginException;
@@ -38,7 +38,7 @@ class L2BridgeTest
 
     private final byte[] file = new byte[LENGTH];
     private final AtomicInteger sourceReads = new AtomicInteger();
-    private final SourceRouter router = new SourceRouter();
+    private final OriginRouter router = new OriginRouter();
     private final Scripted client = new Scripted();
     private final L2Bridge bridge;
     private volatile Throwable sourceThrows;
@@ -49,7 +49,7 @@ class L2BridgeTest
         {
             file[i] = (byte) (i * 7 + 3);
         }
-        final ByteSource source = (location, length, offset, destination) ->
+        final EngineOrigin source = (location, length, offset, destination) ->
         {
             sourceReads.incrementAndGet();
             if (sourceThrows != null)
@@ -203,7 +203,7 @@ class L2BridgeTest
     void anL2HitIsCountedInTheStatisticsOfTheEngineReadThatSentIt()
     {
         try (RangeCache cache = RangeCache.newBuilder().origin(bridge).l1CapacityBytes(1 << 20)
-            .l1StoreFactory(L1BlockStore::create).blockSize(4096).build())
+            .storeFactory(RamBlockStore::create).blockSize(4096).build())
         {
             final String key = CacheKeys.key(FILE, LENGTH, CacheKeys.mtimeVersion(1));
             cache.rememberSize(key, LENGTH);
@@ -252,7 +252,7 @@ class L2BridgeTest
 
         Scripted()
         {
-            super(new SourceRouter());
+            super(new OriginRouter());
         }
 
         @Override

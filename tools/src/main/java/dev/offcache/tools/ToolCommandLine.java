@@ -5,7 +5,7 @@ import picocli.CommandLine;
 /**
  * The command line every offcache tool runs on: picocli over the tool's command, with errors as one line
  * {@code NAME: message} on stderr and the tools' exit statuses: {@value #UNAVAILABLE} when what was asked (a
- * cluster, the L2 tier) did not answer ({@link Unavailable}), 2 for bad arguments (picocli's own errors and
+ * cluster, L2) did not answer ({@link Unavailable}), 2 for bad arguments (picocli's own errors and
  * {@link IllegalArgumentException}).
  */
 public final class ToolCommandLine

@@ -26,7 +26,7 @@ import dev.offcache.server.s3.S3Buckets;
 import dev.offcache.server.s3.S3Credentials;
 import dev.offcache.server.source.EngineObjectNames;
 import dev.offcache.server.source.EngineRangeSource;
-import dev.offcache.server.tier.TierMetrics;
+import dev.offcache.server.tier.TierCounters;
 import dev.offcache.server.tier.TieredBlockStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -110,7 +110,7 @@ public final class ServerProgram implements AutoCloseable
         try
         {
             store = TieredBlockStore.open(storeContext(options).ssdDir(diskPath).names(names)
-                .metrics(new TierMetrics(counters)));
+                .metrics(new TierCounters(counters)));
         }
         catch (final RuntimeException ex)
         {
@@ -122,7 +122,7 @@ public final class ServerProgram implements AutoCloseable
         {
             // a signal while the RAM tier was allocated stops the start here, before anything listens
             options.stopIfRequested();
-            cache = engineBuilder(options).origin(origin).l1Store(store).build();
+            cache = engineBuilder(options).origin(origin).store(store).build();
         }
         catch (final RuntimeException ex)
         {
@@ -191,7 +191,7 @@ public final class ServerProgram implements AutoCloseable
      */
     static CountersRegion openCounters(final Path file)
     {
-        return CountersRegion.open(file, CounterTypes.L2_SERVER, HttpMetrics.COUNTERS + TierMetrics.COUNTERS);
+        return CountersRegion.open(file, CounterTypes.L2_SERVER, HttpMetrics.COUNTERS + TierCounters.COUNTERS);
     }
 
     /**
@@ -221,7 +221,7 @@ public final class ServerProgram implements AutoCloseable
     static RangeCacheBuilder engineBuilder(final OffcacheServerCommand options)
     {
         return RangeCache.newBuilder()
-            .tier(RangeCacheBuilder.Tier.L2)
+            .deployment(RangeCacheBuilder.Deployment.L2)
             .blockSize(kibibytes(options.blockSizeKb))
             .maxCoalescedGetBytes(options.maxCoalescedGetBytes)
             .fetchPermits(options.fetchPermits, options.demandReservedPermits)

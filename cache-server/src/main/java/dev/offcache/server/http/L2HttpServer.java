@@ -14,7 +14,7 @@ import dev.offcache.server.metrics.BuildInfo;
 import dev.offcache.range.metrics.MetricFamilies;
 import dev.offcache.server.s3.S3Api;
 import dev.offcache.server.source.RangeSource;
-import dev.offcache.server.tier.TierMetrics;
+import dev.offcache.server.tier.TierCounters;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
@@ -118,7 +118,7 @@ public final class L2HttpServer implements AutoCloseable
         private Duration shutdownGrace = Duration.ofSeconds(DEFAULT_SHUTDOWN_GRACE_SECONDS);
         private Duration unreadyDelay = Duration.ofSeconds(DEFAULT_UNREADY_DELAY_SECONDS);
         private Duration idleTimeout = Duration.ofSeconds(120);
-        private TierMetrics tierMetrics;
+        private TierCounters tierMetrics;
         private HttpMetrics httpMetrics;
         private Consumer<MetricFamilies> moreMetrics;
         private S3Api s3;
@@ -370,7 +370,7 @@ public final class L2HttpServer implements AutoCloseable
          * @param metrics the store's metrics.
          * @return this.
          */
-        public Context tierMetrics(final TierMetrics metrics)
+        public Context tierMetrics(final TierCounters metrics)
         {
             this.tierMetrics = metrics;
             return this;
@@ -589,7 +589,7 @@ public final class L2HttpServer implements AutoCloseable
 
     /**
      * Binds one listener: the {@code /obj} API, or with {@code s3} the S3 API, whose connections put an
-     * {@link S3Front} before the same request handling (and an aggregator that refuses an oversized body in S3's
+     * {@link S3Endpoint} before the same request handling (and an aggregator that refuses an oversized body in S3's
      * words).
      */
     private Channel bind(final String host, final int port, final HttpMetrics metrics, final S3Api s3)
@@ -642,7 +642,7 @@ public final class L2HttpServer implements AutoCloseable
                         .addLast("aggregator", null == s3 ? new HttpObjectAggregator(ctx.maxBodyBytes) :
                             new S3Aggregator(ctx.maxBodyBytes))
                         .addLast("handler", null == s3 ? new RequestHandler(resources) :
-                            new RequestHandler(resources, new S3Front(s3, resources)));
+                            new RequestHandler(resources, new S3Endpoint(s3, resources)));
                 }
             });
         final ChannelFuture bound = bootstrap.bind(new InetSocketAddress(host, port)).await();

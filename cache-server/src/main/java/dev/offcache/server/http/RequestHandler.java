@@ -75,7 +75,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
     static final String OBJECT_SIZE = "Offcache-Object-Size";
 
     private final ServerResources resources;
-    private final S3Front s3;
+    private final S3Endpoint s3;
     private final ArrayDeque<FullHttpRequest> queued = new ArrayDeque<>();
     private boolean busy;
     private String acceptedAuthorization;
@@ -99,7 +99,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
      * @param resources what connections share.
      * @param s3        the S3 front of a connection to the S3 listener, or {@code null} for the {@code /obj} API.
      */
-    RequestHandler(final ServerResources resources, final S3Front s3)
+    RequestHandler(final ServerResources resources, final S3Endpoint s3)
     {
         this.resources = resources;
         this.s3 = s3;

@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.offcache.core.slab.BlockRef;
-import dev.offcache.range.l1.L1BlockStore;
+import dev.offcache.range.ram.RamBlockStore;
 import dev.offcache.range.store.BlockKeys;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * tier at its configured rate.
  *
  * <p>Memory: each queued spill holds the RAM tier's reference to its slot until written, then hands it back with
- * {@link L1BlockStore#evictionDone}; the scrubber's staging block is owned here and freed at {@link #close()} once
+ * {@link RamBlockStore#evictionDone}; the scrubber's staging block is owned here and freed at {@link #close()} once
  * the thread has stopped (otherwise its cleaner frees it later).
  */
 final class SpillWriter
@@ -30,9 +30,9 @@ final class SpillWriter
     private static final Logger LOG = LoggerFactory.getLogger(TieredBlockStore.class); // the store's log category
 
     private final SsdTier ssd;
-    private final L1BlockStore ram;
+    private final RamBlockStore ram;
     private final ObjectNames names;
-    private final TierMetrics metrics;
+    private final TierCounters metrics;
     private final long scrubBytesPerSecond;
     private final BlockingQueue<Spill> spills;
     private final AtomicInteger pending = new AtomicInteger();
@@ -61,9 +61,9 @@ final class SpillWriter
      */
     SpillWriter(
         final SsdTier ssd,
-        final L1BlockStore ram,
+        final RamBlockStore ram,
         final ObjectNames names,
-        final TierMetrics metrics,
+        final TierCounters metrics,
         final int queueCapacity,
         final long scrubBytesPerSecond,
         final int blockSize)

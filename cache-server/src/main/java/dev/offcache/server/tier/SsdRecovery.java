@@ -29,9 +29,9 @@ final class SsdRecovery
 
     private final Path dir;
     private final Path blocksDir;
-    private final TierMetrics metrics;
+    private final TierCounters metrics;
 
-    SsdRecovery(final Path dir, final Path blocksDir, final TierMetrics metrics)
+    SsdRecovery(final Path dir, final Path blocksDir, final TierCounters metrics)
     {
         this.dir = dir;
         this.blocksDir = blocksDir;

@@ -15,10 +15,10 @@ import org.agrona.MutableDirectBuffer;
 final class SsdScrubber
 {
     private final SsdTier tier;
-    private final TierMetrics metrics;
+    private final TierCounters metrics;
     private long cursor = -1;
 
-    SsdScrubber(final SsdTier tier, final TierMetrics metrics)
+    SsdScrubber(final SsdTier tier, final TierCounters metrics)
     {
         this.tier = tier;
         this.metrics = metrics;

@@ -70,7 +70,7 @@ public final class SsdTier implements AutoCloseable
     private final Path dir;
     private final Path blocksDir;
     private final long capacityBytes;
-    private final TierMetrics metrics;
+    private final TierCounters metrics;
     private final Map<BlockName, Entry> index = new HashMap<>();
     private final TreeMap<Long, Entry> bySequence = new TreeMap<>();
     private final Long2ObjectHashMap<Entry> byBlockKey = new Long2ObjectHashMap<>();
@@ -170,7 +170,7 @@ public final class SsdTier implements AutoCloseable
         }
     }
 
-    private SsdTier(final Path dir, final long capacityBytes, final int maxOpenFiles, final TierMetrics metrics)
+    private SsdTier(final Path dir, final long capacityBytes, final int maxOpenFiles, final TierCounters metrics)
     {
         this.dir = dir;
         this.blocksDir = dir.resolve(BLOCKS);
@@ -188,7 +188,7 @@ public final class SsdTier implements AutoCloseable
      * @param metrics     where to count.
      * @return the open tier.
      */
-    public static SsdTier open(final Path dir, final long capacityBytes, final TierMetrics metrics)
+    public static SsdTier open(final Path dir, final long capacityBytes, final TierCounters metrics)
     {
         return open(dir, capacityBytes, DEFAULT_OPEN_FILES, metrics);
     }
@@ -203,7 +203,7 @@ public final class SsdTier implements AutoCloseable
      * @return the open tier.
      */
     public static SsdTier open(
-        final Path dir, final long capacityBytes, final int maxOpenFiles, final TierMetrics metrics)
+        final Path dir, final long capacityBytes, final int maxOpenFiles, final TierCounters metrics)
     {
         if (capacityBytes < BlockFileFormat.HEADER_LENGTH)
         {

@@ -17,8 +17,8 @@ import dev.offcache.core.slab.BlockRef;
 import dev.offcache.core.slab.BlockSlab;
 import dev.offcache.range.config.InvalidSettingException;
 import dev.offcache.range.engine.RangeCacheBuilder;
-import dev.offcache.range.l1.EvictionListener;
-import dev.offcache.range.l1.L1BlockStore;
+import dev.offcache.range.ram.EvictionListener;
+import dev.offcache.range.ram.RamBlockStore;
 import dev.offcache.range.policy.PolicyKind;
 import dev.offcache.range.store.BlockKeys;
 import dev.offcache.range.store.BlockStore;
@@ -28,7 +28,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * The L2 server's {@link BlockStore}: a RAM tier (an {@link L1BlockStore}: off-heap slab, lock-free lookups, LRU)
+ * The L2 server's {@link BlockStore}: a RAM tier (an {@link RamBlockStore}: off-heap slab, lock-free lookups, LRU)
  * over an SSD tier (CRC-checked block files, capacity eviction).
  *
  * <ul>
@@ -46,9 +46,9 @@ import org.agrona.concurrent.UnsafeBuffer;
 public final class TieredBlockStore implements BlockStore
 {
     private final Context ctx;
-    private final L1BlockStore ram;
+    private final RamBlockStore ram;
     private final SsdTier ssd;
-    private final TierMetrics metrics;
+    private final TierCounters metrics;
     private final boolean ownsMetrics;
     private final ObjectNames names;
     private final SpillWriter spillWriter;
@@ -83,7 +83,7 @@ public final class TieredBlockStore implements BlockStore
         private int ssdReadThreads = DEFAULT_SSD_READ_THREADS;
         private int ssdOpenFiles = SsdTier.DEFAULT_OPEN_FILES;
         private ObjectNames names;
-        private TierMetrics metrics;
+        private TierCounters metrics;
 
         /**
          * The RAM tier's capacity (the slab's capacity).
@@ -215,7 +215,7 @@ public final class TieredBlockStore implements BlockStore
          * @param metrics the metrics.
          * @return this.
          */
-        public Context metrics(final TierMetrics metrics)
+        public Context metrics(final TierCounters metrics)
         {
             this.metrics = metrics;
             return this;
@@ -304,13 +304,13 @@ public final class TieredBlockStore implements BlockStore
     {
         this.ctx = ctx;
         this.ownsMetrics = null == ctx.metrics;
-        this.metrics = ownsMetrics ? new TierMetrics() : ctx.metrics;
+        this.metrics = ownsMetrics ? new TierCounters() : ctx.metrics;
         this.names = ctx.names;
         this.scratchBuffers = new ArrayBlockingQueue<>(ctx.ssdReadThreads);
         // each step that owns memory, files or threads is undone, in reverse order, when a later one throws
         SsdTier tier = null;
         ExecutorService readers = null;
-        L1BlockStore slab = null;
+        RamBlockStore slab = null;
         SpillWriter writer = null;
         try
         {
@@ -325,7 +325,7 @@ public final class TieredBlockStore implements BlockStore
             tier.readFilesOn(readers);
             // LRU, every hit recorded: the RAM tier keeps the exact recency order it always had. The spare slots hold
             // evicted blocks until their spill is written, so a burst of evictions does not stall fills.
-            slab = new L1BlockStore(new L1BlockStore.Context()
+            slab = new RamBlockStore(new RamBlockStore.Context()
                 .capacityBytes(ctx.ramCapacityBytes)
                 .blockSize(ctx.blockSize)
                 .policy(PolicyKind.LRU)
@@ -349,7 +349,7 @@ public final class TieredBlockStore implements BlockStore
 
     /** Frees what a constructor that threw had made, in reverse order (each argument null when not made yet). */
     private void freeFailedOpen(
-        final SsdTier tier, final ExecutorService readers, final L1BlockStore slab, final SpillWriter writer)
+        final SsdTier tier, final ExecutorService readers, final RamBlockStore slab, final SpillWriter writer)
     {
         closed = true;
         if (null != writer)
@@ -690,7 +690,7 @@ public final class TieredBlockStore implements BlockStore
      *
      * @return the metrics.
      */
-    public TierMetrics metrics()
+    public TierCounters metrics()
     {
         return metrics;
     }

@@ -139,8 +139,8 @@ class OffcacheServerCommandTest
         final String help = out.toString().replaceAll("\\s+", " ");
         final Map<String, String> engineDefaults = Map.of(
             "--block-size-kb", String.valueOf(RangeCacheBuilder.DEFAULT_BLOCK_SIZE / 1024),
-            "--fetch-permits", String.valueOf(RangeCacheBuilder.Tier.L2.permits()),
-            "--demand-reserved-permits", String.valueOf(RangeCacheBuilder.Tier.L2.demandReserved()),
+            "--fetch-permits", String.valueOf(RangeCacheBuilder.Deployment.L2.permits()),
+            "--demand-reserved-permits", String.valueOf(RangeCacheBuilder.Deployment.L2.demandReserved()),
             "--max-coalesced-get-bytes", String.valueOf(RangeCacheBuilder.DEFAULT_MAX_COALESCED_GET_BYTES),
             "--origin-timeout-ms", String.valueOf(RangeCacheBuilder.DEFAULT_ORIGIN_TIMEOUT_MS),
             "--max-objects", String.valueOf(RangeCacheBuilder.DEFAULT_MAX_OBJECTS));

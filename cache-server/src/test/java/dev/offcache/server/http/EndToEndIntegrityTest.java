@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.offcache.range.l2.FallbackReason;
-import dev.offcache.range.l2.L2ClientMetrics;
-import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.L2ClientCounters;
+import dev.offcache.range.l2.L2Client;
 import dev.offcache.range.l2.L2ClientContext;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.store.FetchClass;
@@ -58,7 +58,7 @@ class EndToEndIntegrityTest
             assertEquals(BLOCKS, damageBlocks(Set.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L)));
             final long zeroCopyBefore = harness.store.metrics().ssdZeroCopyReads();
 
-            try (L2Origin client = client(harness))
+            try (L2Client client = client(harness))
             {
                 final ByteBuffer destination = ByteBuffer.allocateDirect(object.length);
                 assertEquals(object.length, client.read("lake.bin", 0, destination).get(30, TimeUnit.SECONDS));
@@ -67,10 +67,10 @@ class EndToEndIntegrityTest
                 assertArrayEquals(object, got, "the caller gets the origin's bytes");
                 assertTrue(harness.store.metrics().ssdZeroCopyReads() > zeroCopyBefore,
                     "damaged blocks were sent from their files");
-                final L2ClientMetrics metrics = client.metrics();
+                final L2ClientCounters metrics = client.metrics();
                 assertEquals(1, metrics.readFallbacks(FallbackReason.CHECKSUM), "the damage was caught");
-                assertEquals(object.length, metrics.get(L2ClientMetrics.Counter.L2_BYTES) +
-                    metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES));
+                assertEquals(object.length, metrics.get(L2ClientCounters.Counter.L2_BYTES) +
+                    metrics.get(L2ClientCounters.Counter.ORIGIN_BYTES));
             }
 
             // a client that does not ask gets plain HTTP: the damaged bytes, as any plain file server would send them
@@ -94,7 +94,7 @@ class EndToEndIntegrityTest
             // whole blocks 0-1, a part of block 2, whole blocks 3-5, whole block 7
             final long[] offsets = {0, 2L * BLOCK + 1000, 3L * BLOCK, 7L * BLOCK};
             final int[] lengths = {2 * BLOCK, 4000, 3 * BLOCK, BLOCK};
-            try (L2Origin client = client(harness))
+            try (L2Client client = client(harness))
             {
                 final ByteBuffer[] destinations = new ByteBuffer[offsets.length];
                 for (int i = 0; i < offsets.length; i++)
@@ -115,12 +115,12 @@ class EndToEndIntegrityTest
                 assertEquals(1, harness.server.metrics().requests("ranges", 200), "one POST /ranges");
                 assertTrue(harness.store.metrics().ssdZeroCopyReads() > zeroCopyBefore,
                     "damaged blocks were sent from their files");
-                final L2ClientMetrics metrics = client.metrics();
+                final L2ClientCounters metrics = client.metrics();
                 assertEquals(1, metrics.readFallbacks(FallbackReason.CHECKSUM), "the damage was caught");
-                assertEquals(3L * BLOCK, metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES),
+                assertEquals(3L * BLOCK, metrics.get(L2ClientCounters.Counter.ORIGIN_BYTES),
                     "the origin read exactly the three damaged blocks");
-                assertEquals(6L * BLOCK + 4000, metrics.get(L2ClientMetrics.Counter.L2_BYTES) +
-                    metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES));
+                assertEquals(6L * BLOCK + 4000, metrics.get(L2ClientCounters.Counter.L2_BYTES) +
+                    metrics.get(L2ClientCounters.Counter.ORIGIN_BYTES));
             }
         }
     }
@@ -189,9 +189,9 @@ class EndToEndIntegrityTest
     }
 
     /** An L2 client of the harness whose own origin is the same directory. */
-    private L2Origin client(final ServerHarness harness)
+    private L2Client client(final ServerHarness harness)
     {
-        return new L2Origin(new L2ClientContext()
+        return new L2Client(new L2ClientContext()
             .serverUri(URI.create(harness.base()))
             .apiKey(ServerHarness.KEY)
             .origin(new FileSystemOrigin(tmp.resolve("origin"), 2))

@@ -55,8 +55,8 @@ class EngineSourceTest
             .names(names));
         try (RangeCache cache = RangeCache.newBuilder()
             .origin(new FileSystemOrigin(originDir, 4))
-            .l1Store(store)
-            .tier(RangeCacheBuilder.Tier.L2)
+            .store(store)
+            .deployment(RangeCacheBuilder.Deployment.L2)
             .blockSize(BLOCK)
             .build();
             L2HttpServer server = L2HttpServer.launch(new L2HttpServer.Context()

@@ -9,7 +9,7 @@ import dev.offcache.range.metrics.MetricFamilies;
 import dev.offcache.range.testing.Exposition;
 import dev.offcache.server.s3.S3ErrorCode;
 import dev.offcache.server.s3.S3Operation;
-import dev.offcache.server.tier.TierMetrics;
+import dev.offcache.server.tier.TierCounters;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -28,7 +28,7 @@ class HttpMetricsTest
     /**
      * The counters a region must hold for the HTTP front and the tiers are exactly the ones they make: with every
      * endpoint x status pair and every S3 error code used, a region of {@code HttpMetrics.COUNTERS} is full, and
-     * {@code TierMetrics.COUNTERS} are all the tiers' (the scalars were once counted by hand, one too many).
+     * {@code TierCounters.COUNTERS} are all the tiers' (the scalars were once counted by hand, one too many).
      */
     @Test
     void theCountersNeededAreExactlyTheCountersMade()
@@ -50,10 +50,10 @@ class HttpMetricsTest
             }
             assertEquals(HttpMetrics.COUNTERS, region.snapshot().size(), "counters made in a region of COUNTERS");
         }
-        try (CountersRegion region = CountersRegion.open(null, CounterTypes.L2_SERVER, TierMetrics.COUNTERS))
+        try (CountersRegion region = CountersRegion.open(null, CounterTypes.L2_SERVER, TierCounters.COUNTERS))
         {
-            new TierMetrics(region);
-            assertEquals(TierMetrics.COUNTERS, region.snapshot().size());
+            new TierCounters(region);
+            assertEquals(TierCounters.COUNTERS, region.snapshot().size());
         }
     }
 

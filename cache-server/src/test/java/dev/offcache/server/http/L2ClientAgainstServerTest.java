@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.offcache.range.l2.FallbackReason;
-import dev.offcache.range.l2.L2ClientMetrics;
-import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.L2ClientCounters;
+import dev.offcache.range.l2.L2Client;
 import dev.offcache.range.l2.L2ClientContext;
 import dev.offcache.range.origin.FileSystemOrigin;
 
@@ -43,7 +43,7 @@ class L2ClientAgainstServerTest
     private byte[] big;
     private byte[] small;
     private ServerHarness harness;
-    private L2Origin client;
+    private L2Client client;
 
     @BeforeEach
     void setUp() throws Exception
@@ -70,9 +70,9 @@ class L2ClientAgainstServerTest
         }
     }
 
-    private L2Origin client(final String apiKey)
+    private L2Client client(final String apiKey)
     {
-        return new L2Origin(new L2ClientContext()
+        return new L2Client(new L2ClientContext()
             .serverUri(URI.create(harness.base()))
             .apiKey(apiKey)
             .origin(new FileSystemOrigin(originDir, 2))
@@ -91,12 +91,12 @@ class L2ClientAgainstServerTest
             assertRead("lake/big.parquet", big, offset, length);
         }
         assertRead("lake/big.parquet", big, big.length - 10, 100);
-        final L2ClientMetrics metrics = client.metrics();
-        assertEquals(41, metrics.get(L2ClientMetrics.Counter.L2_HITS));
+        final L2ClientCounters metrics = client.metrics();
+        assertEquals(41, metrics.get(L2ClientCounters.Counter.L2_HITS));
         assertEquals(0, metrics.readFallbacksTotal());
-        assertEquals(0, metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES));
+        assertEquals(0, metrics.get(L2ClientCounters.Counter.ORIGIN_BYTES));
         assertEquals(big.length, (long) client.size("lake/big.parquet").join());
-        assertEquals(1, metrics.get(L2ClientMetrics.Counter.HEAD_HITS));
+        assertEquals(1, metrics.get(L2ClientCounters.Counter.HEAD_HITS));
     }
 
     @Test
@@ -110,13 +110,13 @@ class L2ClientAgainstServerTest
         {
             Thread.sleep(10);
         }
-        assertEquals(1, client.metrics().get(L2ClientMetrics.Counter.WARM_SENT));
+        assertEquals(1, client.metrics().get(L2ClientCounters.Counter.WARM_SENT));
         assertEquals(1, serverMetric("offcache_server_prefetch_requests_total\\{outcome=\"completed\"\\}"));
         final long originReads = harness.origin.gets();
         assertTrue(originReads > 0, "the server fetched the object for the prefetch");
         assertRead("lake/small.parquet", small, 0, small.length);
         assertEquals(originReads, harness.origin.gets(), "the read was served from what warming stored");
-        assertEquals(1, client.metrics().get(L2ClientMetrics.Counter.L2_HITS));
+        assertEquals(1, client.metrics().get(L2ClientCounters.Counter.L2_HITS));
     }
 
     @Test
@@ -125,7 +125,7 @@ class L2ClientAgainstServerTest
         client = client("not-the-key");
         assertRead("lake/big.parquet", big, 5, 70_000);
         assertEquals(1, client.metrics().readFallbacks(FallbackReason.STATUS));
-        assertEquals(70_000, client.metrics().get(L2ClientMetrics.Counter.ORIGIN_BYTES));
+        assertEquals(70_000, client.metrics().get(L2ClientCounters.Counter.ORIGIN_BYTES));
     }
 
     @Test
@@ -137,12 +137,12 @@ class L2ClientAgainstServerTest
         harness = null;
         assertRead("lake/big.parquet", big, 7 * BLOCK - 5, 3 * BLOCK);
         assertEquals(big.length, (long) client.size("lake/big.parquet").join());
-        final L2ClientMetrics metrics = client.metrics();
-        assertEquals(1, metrics.get(L2ClientMetrics.Counter.L2_HITS));
+        final L2ClientCounters metrics = client.metrics();
+        assertEquals(1, metrics.get(L2ClientCounters.Counter.L2_HITS));
         assertEquals(1, metrics.readFallbacksTotal());
         assertTrue(metrics.readFallbacks(FallbackReason.CONNECT) + metrics.readFallbacks(
             FallbackReason.CLOSED_BEFORE_HEADERS) == 1, "counted as a connection failure");
-        assertEquals(3 * BLOCK, metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES));
+        assertEquals(3 * BLOCK, metrics.get(L2ClientCounters.Counter.ORIGIN_BYTES));
     }
 
     private void assertRead(final String key, final byte[] truth, final int offset, final int length)

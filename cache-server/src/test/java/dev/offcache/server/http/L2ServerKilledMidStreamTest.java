@@ -19,8 +19,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.offcache.range.l2.FallbackReason;
-import dev.offcache.range.l2.L2ClientMetrics;
-import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.L2ClientCounters;
+import dev.offcache.range.l2.L2Client;
 import dev.offcache.range.l2.L2ClientContext;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.testkit.jvm.ChildJvm;
@@ -57,7 +57,7 @@ class L2ServerKilledMidStreamTest
 
         final Process child = ChildJvm.launch(List.of("-Xmx128m"), SlowServerChild.class, originDir.toString(),
             tmp.resolve("ssd").toString(), "10");
-        try (L2Origin client = new L2Origin(new L2ClientContext()
+        try (L2Client client = new L2Client(new L2ClientContext()
             .serverUri(URI.create("http://127.0.0.1:" + portOf(child)))
             .apiKey(ServerHarness.KEY)
             .origin(new FileSystemOrigin(originDir, 2))
@@ -69,7 +69,7 @@ class L2ServerKilledMidStreamTest
             // warm the child (class loading, JIT, the object's size) so the timed part below is only streaming
             final ByteBuffer warm = ByteBuffer.allocateDirect(100);
             assertEquals(100, client.read("lake/big.parquet", 0, warm).orTimeout(20, TimeUnit.SECONDS).join());
-            assertEquals(1, client.metrics().get(L2ClientMetrics.Counter.L2_HITS), "the warm-up read came from L2");
+            assertEquals(1, client.metrics().get(L2ClientCounters.Counter.L2_HITS), "the warm-up read came from L2");
             final ByteBuffer destination = ByteBuffer.allocateDirect(object.length);
             final CompletableFuture<Integer> read = client.read("lake/big.parquet", 0, destination);
 
@@ -90,13 +90,13 @@ class L2ServerKilledMidStreamTest
             destination.get(got);
             assertArrayEquals(object, got, "every byte equals the origin's");
 
-            final L2ClientMetrics metrics = client.metrics();
-            final long fromL2 = metrics.get(L2ClientMetrics.Counter.L2_BYTES) - warm.capacity();
+            final L2ClientCounters metrics = client.metrics();
+            final long fromL2 = metrics.get(L2ClientCounters.Counter.L2_BYTES) - warm.capacity();
             // the server counts bytes as it hands them to its socket; some of those die in the socket buffers
             assertTrue(fromL2 > 0 && fromL2 < object.length, "L2 delivered part: " + fromL2);
-            assertEquals(object.length - fromL2, metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES),
+            assertEquals(object.length - fromL2, metrics.get(L2ClientCounters.Counter.ORIGIN_BYTES),
                 "the origin supplied exactly the rest, from the offset L2 reached");
-            assertEquals(1, metrics.get(L2ClientMetrics.Counter.RESUMED));
+            assertEquals(1, metrics.get(L2ClientCounters.Counter.RESUMED));
             assertEquals(1, metrics.readFallbacks(FallbackReason.BROKEN_STREAM) +
                 metrics.readFallbacks(FallbackReason.SHORT_BODY), "counted as a body that broke");
 

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l2.FallbackReason;
 import dev.offcache.range.l2.L2ClientContext;
-import dev.offcache.range.l2.L2ClientMetrics;
-import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.L2ClientCounters;
+import dev.offcache.range.l2.L2Client;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.testing.CountingOrigin;
 import dev.offcache.server.tier.BlockFileFormat;
@@ -38,7 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A byte of an SSD block file damaged on disk after the block's first check, read through a real server on 127.0.0.1
  * (256 KiB server blocks, so four 64 KiB chunks each, real block files): a whole block, a range crossing into the
- * block and 200 bytes inside it, through the L2 client ({@link L2Origin}) and through an engine with 16 KiB blocks and
+ * block and 200 bytes inside it, through the L2 client ({@link L2Client}) and through an engine with 16 KiB blocks and
  * an L1 over that client (the same read again from L1), with the damaged byte at the block's first byte, in its middle
  * and at its last byte. No wrong byte reaches a caller or L1. A read of a part of the block is checked by the server
  * against the chunk CRCs recorded with the block: the mismatch is counted, the block file dropped, and the part read
@@ -158,7 +158,7 @@ class PartialBlockIntegrityTest
             for (int i = 0; i < ranges.length; i++)
             {
                 clientOrigin = new CountingOrigin(new FileSystemOrigin(originDir, 2));
-                try (L2Origin client = client(harness, clientOrigin))
+                try (L2Client client = client(harness, clientOrigin))
                 {
                     assertBytes("range " + i, ranges[i], readThroughClient(client, ranges[i]));
                     assertEquals(fallbacks[i], client.metrics().readFallbacks(FallbackReason.CHECKSUM), "range " + i);
@@ -167,7 +167,7 @@ class PartialBlockIntegrityTest
             }
             // through an engine with L1: the cold read and the same read from L1
             clientOrigin = new CountingOrigin(new FileSystemOrigin(originDir, 2));
-            final L2Origin client = client(harness, clientOrigin);
+            final L2Client client = client(harness, clientOrigin);
             try (RangeCache engine = RangeCache.newBuilder().origin(client).blockSize(ENGINE_BLOCK)
                 .l1CapacityBytes(64L * ENGINE_BLOCK).build())
             {
@@ -258,7 +258,7 @@ class PartialBlockIntegrityTest
         }
         else
         {
-            try (L2Origin client = client(harness, new CountingOrigin(new FileSystemOrigin(originDir, 2))))
+            try (L2Client client = client(harness, new CountingOrigin(new FileSystemOrigin(originDir, 2))))
             {
                 final ByteBuffer destination = ByteBuffer.allocateDirect(length);
                 if (reader % 3 == 1)
@@ -309,7 +309,7 @@ class PartialBlockIntegrityTest
         final long corruptBefore = harness.store.metrics().ssdCorruptBlocks();
         final int serverGetsBefore = harness.origin.gets();
         clientOrigin = new CountingOrigin(new FileSystemOrigin(tmp.resolve("origin"), 2));
-        final L2Origin client = client(harness, clientOrigin);
+        final L2Client client = client(harness, clientOrigin);
         final boolean partial = shape != Shape.WHOLE;
         if (reader == Reader.CLIENT)
         {
@@ -328,9 +328,9 @@ class PartialBlockIntegrityTest
                 checkCounts(harness, name, partial, file, block, corruptBefore, serverGetsBefore, client.metrics());
                 final int clientGets = clientOrigin.gets();
                 final int serverGets = harness.origin.gets();
-                final long l2Bytes = client.metrics().get(L2ClientMetrics.Counter.L2_BYTES);
+                final long l2Bytes = client.metrics().get(L2ClientCounters.Counter.L2_BYTES);
                 assertBytes(name + ", again from L1", range, readThroughEngine(engine, range));
-                assertEquals(l2Bytes, client.metrics().get(L2ClientMetrics.Counter.L2_BYTES), name + ": from L1");
+                assertEquals(l2Bytes, client.metrics().get(L2ClientCounters.Counter.L2_BYTES), name + ": from L1");
                 assertEquals(clientGets, clientOrigin.gets(), name + ": from L1");
                 assertEquals(serverGets, harness.origin.gets(), name + ": from L1");
             }
@@ -346,7 +346,7 @@ class PartialBlockIntegrityTest
             assertEquals(corruptBefore + 1, harness.store.metrics().ssdCorruptBlocks(), name);
             final int serverGets = harness.origin.gets();
             final CountingOrigin again = new CountingOrigin(new FileSystemOrigin(tmp.resolve("origin"), 2));
-            try (L2Origin next = client(harness, again))
+            try (L2Client next = client(harness, again))
             {
                 assertBytes(name + ", after the scrub", range, readThroughClient(next, range));
                 assertEquals(0, next.metrics().readFallbacks(FallbackReason.CHECKSUM), name);
@@ -358,7 +358,7 @@ class PartialBlockIntegrityTest
 
     /** What the counters, the origins and the block file say after the first read of a damaged block. */
     private void checkCounts(final ServerHarness harness, final String name, final boolean partial, final Path file,
-        final int block, final long corruptBefore, final int serverGetsBefore, final L2ClientMetrics client)
+        final int block, final long corruptBefore, final int serverGetsBefore, final L2ClientCounters client)
     {
         if (partial)
         {
@@ -395,7 +395,7 @@ class PartialBlockIntegrityTest
         assertEquals(0, wrong, name + ": wrong bytes");
     }
 
-    private static byte[] readThroughClient(final L2Origin client, final long[] range) throws Exception
+    private static byte[] readThroughClient(final L2Client client, final long[] range) throws Exception
     {
         final ByteBuffer destination = ByteBuffer.allocateDirect((int) range[1]);
         assertEquals((int) range[1], client.read(KEY, range[0], destination).get(30, TimeUnit.SECONDS));
@@ -467,10 +467,10 @@ class PartialBlockIntegrityTest
         }
     }
 
-    private L2Origin client(final ServerHarness harness, final CountingOrigin origin)
+    private L2Client client(final ServerHarness harness, final CountingOrigin origin)
     {
         assertNotNull(origin);
-        return new L2Origin(new L2ClientContext()
+        return new L2Client(new L2ClientContext()
             .serverUri(URI.create(harness.base()))
             .apiKey(ServerHarness.KEY)
             .origin(origin)

@@ -89,8 +89,8 @@ final class ServerHarness implements AutoCloseable
             .names(names));
         cache = engine.apply(RangeCache.newBuilder()
             .origin(wrapOrigin.apply(origin))
-            .l1Store(store)
-            .tier(RangeCacheBuilder.Tier.L2)
+            .store(store)
+            .deployment(RangeCacheBuilder.Deployment.L2)
             .blockSize(blockSize))
             .build();
         names.bind(cache);

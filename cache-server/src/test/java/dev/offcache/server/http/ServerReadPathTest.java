@@ -30,8 +30,8 @@ import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.engine.RangeRequest;
 import dev.offcache.range.l2.CircuitBreaker;
 import dev.offcache.range.l2.FallbackReason;
-import dev.offcache.range.l2.L2ClientMetrics;
-import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.L2ClientCounters;
+import dev.offcache.range.l2.L2Client;
 import dev.offcache.range.l2.L2ClientContext;
 import dev.offcache.range.metrics.MetricNames;
 import dev.offcache.range.origin.DelayingOrigin;
@@ -213,7 +213,7 @@ class ServerReadPathTest
             (o) -> slow.updateAndGet((x) -> new DelayingOrigin(o, latency)), (engine) -> engine);
         harness.origin.tellsSize(newObject);
         try (DelayingOrigin direct = new DelayingOrigin(new FileSystemOrigin(dir, 4), latency);
-            L2Origin client = client(dir, Duration.ofSeconds(5)))
+            L2Client client = client(dir, Duration.ofSeconds(5)))
         {
             // The structure is exact (two GETs, in flight together); the time is taken as the best of a few cold
             // reads, because other builds share this machine (the JMH benchmark measures it properly).
@@ -266,7 +266,7 @@ class ServerReadPathTest
         harness = new ServerHarness(dir, tmp.resolve("ssd"), 64, 64L * BLOCK, TransportKind.AUTO, 0,
             (o) -> new DelayingOrigin(o, TimeUnit.SECONDS.toNanos(1)), (engine) -> engine);
         // the client's defaults: 500 ms for headers, the breaker opens after 5 unanswered calls
-        try (L2Origin client = new L2Origin(new L2ClientContext()
+        try (L2Client client = new L2Client(new L2ClientContext()
             .serverUri(URI.create(harness.base()))
             .apiKey(ServerHarness.KEY)
             .origin(new FileSystemOrigin(dir, 2)));
@@ -297,11 +297,11 @@ class ServerReadPathTest
             {
                 readers.shutdownNow();
             }
-            final L2ClientMetrics metrics = client.metrics();
+            final L2ClientCounters metrics = client.metrics();
             assertEquals(0, metrics.readFallbacksTotal(), "no read fell back: the server answered in time");
-            assertEquals(objects, metrics.get(L2ClientMetrics.Counter.L2_HITS));
+            assertEquals(objects, metrics.get(L2ClientCounters.Counter.L2_HITS));
             assertEquals(CircuitBreaker.State.CLOSED, client.breaker().state());
-            assertEquals(0, metrics.get(L2ClientMetrics.Counter.BREAKER_OPENS));
+            assertEquals(0, metrics.get(L2ClientCounters.Counter.BREAKER_OPENS));
             assertTrue(harness.server.metrics().interimResponses() >= objects,
                 "102 Processing while the sizes were looked up: " + harness.server.metrics().interimResponses());
         }
@@ -314,7 +314,7 @@ class ServerReadPathTest
         // the server's origin fails any GET reaching past the first block of a "failmid" key
         final byte[] data = object(dir, "failmid-big.bin", 6 * BLOCK + 99, 30);
         harness = capped(dir);
-        try (L2Origin client = client(dir, Duration.ofSeconds(5)))
+        try (L2Client client = client(dir, Duration.ofSeconds(5)))
         {
             final ByteBuffer first = ByteBuffer.allocateDirect(10);
             assertEquals(10, client.read("failmid-big.bin", 0, first).join(), "caches block 0 on the server");
@@ -323,12 +323,12 @@ class ServerReadPathTest
             final byte[] got = new byte[data.length];
             all.get(got);
             assertArrayEquals(data, got);
-            final L2ClientMetrics metrics = client.metrics();
+            final L2ClientCounters metrics = client.metrics();
             assertEquals(1, metrics.readFallbacks(FallbackReason.SHORT_BODY) +
                 metrics.readFallbacks(FallbackReason.BROKEN_STREAM), "the body broke after the headers");
-            assertEquals(1, metrics.get(L2ClientMetrics.Counter.RESUMED), "and was resumed at the delivered offset");
-            assertEquals(data.length + 10, metrics.get(L2ClientMetrics.Counter.L2_BYTES) +
-                metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES));
+            assertEquals(1, metrics.get(L2ClientCounters.Counter.RESUMED), "and was resumed at the delivered offset");
+            assertEquals(data.length + 10, metrics.get(L2ClientCounters.Counter.L2_BYTES) +
+                metrics.get(L2ClientCounters.Counter.ORIGIN_BYTES));
             assertEquals(CircuitBreaker.State.CLOSED, client.breaker().state());
             assertEquals(1, harness.server.metrics().streamsAborted());
         }
@@ -556,9 +556,9 @@ class ServerReadPathTest
         harness.origin.reset();
     }
 
-    private L2Origin client(final Path dir, final Duration abandon)
+    private L2Client client(final Path dir, final Duration abandon)
     {
-        return new L2Origin(new L2ClientContext()
+        return new L2Client(new L2ClientContext()
             .serverUri(URI.create(harness.base()))
             .apiKey(ServerHarness.KEY)
             .origin(new FileSystemOrigin(dir, 2))

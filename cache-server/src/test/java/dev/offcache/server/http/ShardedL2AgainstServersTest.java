@@ -19,10 +19,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.offcache.range.l2.L2ClientMetrics;
+import dev.offcache.range.l2.L2ClientCounters;
 import dev.offcache.range.l2.shard.L2Shard;
 import dev.offcache.range.l2.shard.RendezvousHash;
-import dev.offcache.range.l2.shard.ShardedL2Origin;
+import dev.offcache.range.l2.shard.ShardedL2Client;
 import dev.offcache.range.l2.shard.ShardedL2Context;
 import dev.offcache.range.origin.FileSystemOrigin;
 
@@ -50,7 +50,7 @@ class ShardedL2AgainstServersTest
     private Path originDir;
     private final List<byte[]> objects = new ArrayList<>();
     private final ServerHarness[] harnesses = new ServerHarness[SERVERS];
-    private ShardedL2Origin router;
+    private ShardedL2Client router;
 
     @BeforeEach
     void setUp() throws Exception
@@ -71,7 +71,7 @@ class ShardedL2AgainstServersTest
             harnesses[s] = start(s, 0);
             servers.add(URI.create(harnesses[s].base()));
         }
-        router = new ShardedL2Origin(new ShardedL2Context()
+        router = new ShardedL2Client(new ShardedL2Context()
             .servers(servers)
             .apiKey(ServerHarness.KEY)
             .origin(new FileSystemOrigin(originDir, 2))
@@ -111,7 +111,7 @@ class ShardedL2AgainstServersTest
         {
             final L2Shard shard = router.servers().get(s);
             assertEquals(expected[s], shard.get(L2Shard.Counter.READS_ROUTED), shard.id());
-            assertEquals(expected[s], shard.client().metrics().get(L2ClientMetrics.Counter.L2_HITS), shard.id());
+            assertEquals(expected[s], shard.client().metrics().get(L2ClientCounters.Counter.L2_HITS), shard.id());
             assertEquals(0, shard.client().metrics().readFallbacksTotal(), shard.id());
             // seeds come from the servers' ephemeral ports, so shares vary run to run (24 objects, 3 servers);
             // the exact per-owner counts above are the real check, this only guards against a degenerate run
@@ -168,7 +168,7 @@ class ShardedL2AgainstServersTest
             final long skipped = victimShard.get(L2Shard.Counter.SKIPPED_UNHEALTHY);
             final L2Shard standIn = router.ownerOf(key(victimKey));
             assertNotSame(victimShard, standIn);
-            final long standInHits = standIn.client().metrics().get(L2ClientMetrics.Counter.L2_HITS);
+            final long standInHits = standIn.client().metrics().get(L2ClientCounters.Counter.L2_HITS);
             for (int i = 0; i < 60; i++)
             {
                 randomRead(random, random.nextInt(OBJECTS));
@@ -176,7 +176,7 @@ class ShardedL2AgainstServersTest
             assertRead(victimKey, 0, objects.get(victimKey).length);
             assertEquals(routedToVictim, victimShard.get(L2Shard.Counter.READS_ROUTED), "none to the dead server");
             assertTrue(victimShard.get(L2Shard.Counter.SKIPPED_UNHEALTHY) > skipped, "its reads counted as skipped");
-            assertTrue(standIn.client().metrics().get(L2ClientMetrics.Counter.L2_HITS) > standInHits,
+            assertTrue(standIn.client().metrics().get(L2ClientCounters.Counter.L2_HITS) > standInHits,
                 "its keys are served by their next server");
             final long readsWhileDown = backgroundReads.get() - readsAtKill;
             System.out.printf("killed %s: %d background reads while down, %d health failures, %d skipped calls, "
@@ -188,11 +188,11 @@ class ShardedL2AgainstServersTest
             awaitTrue(victimShard::available, "the restarted server is back");
             assertEquals(1, victimShard.get(L2Shard.Counter.REJOINED));
             assertSame(victimShard, router.ownerOf(key(victimKey)));
-            final long hits = victimShard.client().metrics().get(L2ClientMetrics.Counter.L2_HITS);
+            final long hits = victimShard.client().metrics().get(L2ClientCounters.Counter.L2_HITS);
             final long routed = victimShard.get(L2Shard.Counter.READS_ROUTED);
             assertRead(victimKey, 5, 2 * BLOCK - 5);
             assertTrue(victimShard.get(L2Shard.Counter.READS_ROUTED) > routed, "its key goes to it again");
-            assertTrue(victimShard.client().metrics().get(L2ClientMetrics.Counter.L2_HITS) > hits,
+            assertTrue(victimShard.client().metrics().get(L2ClientCounters.Counter.L2_HITS) > hits,
                 "the rejoined server served its key");
             final long readsAtRejoin = backgroundReads.get();
             awaitTrue(() -> backgroundReads.get() > readsAtRejoin + 20, "the reader goes on after the rejoin");

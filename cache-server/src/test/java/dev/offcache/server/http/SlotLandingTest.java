@@ -191,8 +191,8 @@ class SlotLandingTest
                 .names(names));
             cache = RangeCache.newBuilder()
                 .origin(origin)
-                .l1Store(store)
-                .tier(RangeCacheBuilder.Tier.L2)
+                .store(store)
+                .deployment(RangeCacheBuilder.Deployment.L2)
                 .blockSize(BLOCK)
                 .maxCoalescedGetBytes(8 * BLOCK)
                 .originTimeout(timeout)

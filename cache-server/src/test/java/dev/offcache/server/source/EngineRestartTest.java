@@ -61,8 +61,8 @@ class EngineRestartTest
             .names(names));
         final RangeCache cache = RangeCache.newBuilder()
             .origin(new FileSystemOrigin(originDir, 2))
-            .l1Store(store[0])
-            .tier(RangeCacheBuilder.Tier.L2)
+            .store(store[0])
+            .deployment(RangeCacheBuilder.Deployment.L2)
             .blockSize(BLOCK)
             .build();
         names.names.bind(cache);

@@ -594,7 +594,7 @@ class TieredBlockStoreTest
         final ExecutorService pool = Executors.newSingleThreadExecutor((task) -> new Thread(task, "test-ssd-reader"));
         final AtomicLong handedOff = new AtomicLong();
         final List<String> readers = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (TierMetrics metrics = new TierMetrics();
+        try (TierCounters metrics = new TierCounters();
             SsdTier ssd = SsdTier.open(dir.resolve("parts"), 16L * BLOCK, metrics))
         {
             ssd.readFilesOn((task) ->
@@ -650,7 +650,7 @@ class TieredBlockStoreTest
         final ObjectName current = new ObjectName("ns", "current");
         final ObjectName old = new ObjectName("ns", "old");
         final Path oldFile;
-        try (TierMetrics metrics = new TierMetrics();
+        try (TierCounters metrics = new TierCounters();
             SsdTier ssd = SsdTier.open(dir.resolve("v"), 16L * length, metrics))
         {
             assertTrue(ssd.write(current, 0, bytes, 0, length));
@@ -660,7 +660,7 @@ class TieredBlockStoreTest
         // the second file as the previous version wrote it: no chunk CRCs, the short at 6 reserved, the old layout line
         rewriteAsVersion2(oldFile);
         Files.writeString(dir.resolve("v").resolve("FORMAT"), "offcache-ssd-tier 2\n", StandardCharsets.UTF_8);
-        try (TierMetrics metrics = new TierMetrics();
+        try (TierCounters metrics = new TierCounters();
             SsdTier ssd = SsdTier.open(dir.resolve("v"), 16L * length, metrics))
         {
             assertEquals(0, metrics.ssdFormatWipes(), "a version 2 tier is kept");
@@ -733,7 +733,7 @@ class TieredBlockStoreTest
     @Test
     void scrubFindsDamageAfterTheFirstCheckAndVerifiesTheRest() throws Exception
     {
-        final TierMetrics metrics = new TierMetrics();
+        final TierCounters metrics = new TierCounters();
         final UnsafeBuffer bytes = new UnsafeBuffer(new byte[BLOCK]);
         final UnsafeBuffer staging = new UnsafeBuffer(ByteBuffer.allocateDirect(BLOCK));
         try (metrics; SsdTier ssd = SsdTier.open(dir.resolve("scrub"), 64L * BLOCK, metrics))
@@ -785,7 +785,7 @@ class TieredBlockStoreTest
         final int blocks = 12;
         final int perCall = 3;
         final long fileBytes = BlockFileFormat.HEADER_LENGTH + BLOCK;
-        final TierMetrics metrics = new TierMetrics();
+        final TierCounters metrics = new TierCounters();
         final UnsafeBuffer bytes = new UnsafeBuffer(new byte[BLOCK]);
         final UnsafeBuffer staging = new UnsafeBuffer(ByteBuffer.allocateDirect(BLOCK));
         final ObjectName name = new ObjectName("ns", "cover");
@@ -860,7 +860,7 @@ class TieredBlockStoreTest
     @Test
     void objectSizesRecordedWithBlocksSurviveAReopen()
     {
-        final TierMetrics metrics = new TierMetrics();
+        final TierCounters metrics = new TierCounters();
         final UnsafeBuffer bytes = new UnsafeBuffer(new byte[BLOCK]);
         try (SsdTier ssd = SsdTier.open(dir.resolve("sizes"), 64L * BLOCK, metrics))
         {

@@ -55,7 +55,7 @@ public class OffcacheFileSystem extends FilterFileSystem
         "abfss", "org.apache.hadoop.fs.azurebfs.SecureAzureBlobFileSystem");
 
     private SharedCache shared;
-    private HadoopByteSource source;
+    private HadoopOrigin source;
     private String prefix;
     private boolean preferEtag;
 
@@ -126,7 +126,7 @@ public class OffcacheFileSystem extends FilterFileSystem
             throw ex;
         }
         prefix = CacheKeys.prefix(getUri());
-        source = new HadoopByteSource(real);
+        source = new HadoopOrigin(real);
         shared.router().register(prefix, source);
     }
 

@@ -154,7 +154,7 @@ class OffcacheL2Test
     private static L2Bridge bridge(final FileSystem fs)
     {
         final L2Bridge l2 = ((OffcacheFileSystem) fs).sharedCache().l2();
-        assertNotNull(l2, "offcache.l2.servers makes an L2 tier");
+        assertNotNull(l2, "offcache.l2.servers makes an L2 server");
         return l2;
     }
 

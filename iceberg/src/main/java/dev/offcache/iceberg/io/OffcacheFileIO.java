@@ -50,7 +50,7 @@ public class OffcacheFileIO implements DelegateFileIO, Configurable
     private transient Configuration conf;
     private transient volatile SharedCache shared;
     private transient Set<String> registered;
-    private transient IcebergByteSource source;
+    private transient IcebergOrigin source;
 
     /**
      * Made by Iceberg's {@code CatalogUtil.loadFileIO} from {@code io-impl}; {@link #initialize} follows.
@@ -124,7 +124,7 @@ public class OffcacheFileIO implements DelegateFileIO, Configurable
                 {
                     cache = JvmCaches.get(settings);
                     registered = ConcurrentHashMap.newKeySet();
-                    source = new IcebergByteSource(wrapped);
+                    source = new IcebergOrigin(wrapped);
                     shared = cache;
                 }
             }

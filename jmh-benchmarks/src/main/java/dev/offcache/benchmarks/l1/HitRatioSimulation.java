@@ -18,7 +18,7 @@ import java.util.Random;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.offcache.core.slab.BlockRef;
-import dev.offcache.range.l1.L1BlockStore;
+import dev.offcache.range.ram.RamBlockStore;
 import dev.offcache.range.policy.EvictionPolicy;
 import dev.offcache.range.policy.LruPolicy;
 import dev.offcache.range.policy.PolicyKind;
@@ -40,11 +40,11 @@ import org.tukaani.xz.XZInputStream;
  * <p>{@code traceDir} defaults to {@code /work/shared/traces/cache2k}. Besides the Markdown table it writes the miss
  * ratios as a measurement file for {@code offcache-perf} ({@code docs/perf-reports.md}, "Measurement files") to
  * {@code results} (default {@value #DEFAULT_RESULTS} in the working directory): {@code offcache} is the
- * {@link L1BlockStore} column with the default (adaptive) hit recording, the baselines our LRU and Caffeine
+ * {@link RamBlockStore} column with the default (adaptive) hit recording, the baselines our LRU and Caffeine
  * (Caffeine's admission is randomised, so it runs {@value #CAFFEINE_RUNS} times and the file holds every run).
- * Columns: our W-TinyLFU policy driven directly; the same policy behind the real {@link L1BlockStore} (4 KiB slots,
+ * Columns: our W-TinyLFU policy driven directly; the same policy behind the real {@link RamBlockStore} (4 KiB slots,
  * accesses recorded through its lossy buffer), once with every hit recorded and once with the default recording (every
- * miss; every hit while puts have left credit, about one in {@value L1BlockStore.Context#DEFAULT_HIT_SAMPLING} in long
+ * miss; every hit while puts have left credit, about one in {@value RamBlockStore.Context#DEFAULT_HIT_SAMPLING} in long
  * runs of hits beyond it); our LRU; Caffeine {@code maximumSize} (same-thread executor). Every access of a miss is
  * followed by an insert, as a cache-aside reader would do. Trace attribution: the cache2k traces are copyrighted by
  * headissue GmbH (Jens Wilke) and used under CC BY 4.0.
@@ -73,8 +73,9 @@ public final class HitRatioSimulation
         final Path results = Path.of(args.length > 1 ? args[1] : DEFAULT_RESULTS);
         final String loadAtStart = loadAverage();
         final String startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-        System.out.println("| workload | accesses | distinct | capacity | W-TinyLFU (ours) | L1BlockStore, every hit " +
-            "| L1BlockStore, default recording | LRU (ours) | Caffeine |");
+        System.out.println("| workload | accesses | distinct | capacity | W-TinyLFU (ours) " +
+            "| RamBlockStore, every hit " +
+            "| RamBlockStore, default recording | LRU (ours) | Caffeine |");
         System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         final String[][] traces = {
             {"web07", "500,1000,2000,4000"},
@@ -112,7 +113,7 @@ public final class HitRatioSimulation
         final double tinyLfu = simulate(new WindowTinyLfuPolicy(capacity), keys);
         final double everyHit = simulateStore(PolicyKind.WINDOW_TINY_LFU, capacity, keys, 1);
         final double sampled = simulateStore(
-            PolicyKind.WINDOW_TINY_LFU, capacity, keys, L1BlockStore.Context.DEFAULT_HIT_SAMPLING);
+            PolicyKind.WINDOW_TINY_LFU, capacity, keys, RamBlockStore.Context.DEFAULT_HIT_SAMPLING);
         final double lru = simulate(new LruPolicy(capacity), keys);
         final double[] caffeine = new double[CAFFEINE_RUNS];
         for (int run = 0; run < CAFFEINE_RUNS; run++)
@@ -162,7 +163,8 @@ public final class HitRatioSimulation
         final String json = "{\n" +
             "  \"format\": \"offcache-measurements/1\",\n" +
             "  \"suite\": \"l1.HitRatioSimulation\",\n" +
-            "  \"title\": \"Miss ratios (each miss is an origin read) of the L1 store's W-TinyLFU policy beside " +
+            "  \"title\": \"Miss ratios (each miss is an origin read) of the RAM block store's W-TinyLFU " +
+            "policy beside " +
             "LRU and Caffeine, on the cache2k traces (capacities in entries) and a synthetic Parquet-like block " +
             "workload (capacities in blocks); miss ratio = 100% - hit ratio.\",\n" +
             "  \"command\": \"" + command + "\",\n" +
@@ -222,7 +224,7 @@ public final class HitRatioSimulation
     {
         final UnsafeBuffer block = new UnsafeBuffer(new byte[STORE_BLOCK]);
         long hits = 0;
-        try (L1BlockStore store = new L1BlockStore(new L1BlockStore.Context()
+        try (RamBlockStore store = new RamBlockStore(new RamBlockStore.Context()
             .blockSize(STORE_BLOCK).capacityBytes((long) capacity * STORE_BLOCK).policy(kind).hitSampling(hitSampling)))
         {
             for (final long key : keys)

@@ -12,7 +12,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.offcache.benchmarks.BenchmarkFiles;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.engine.RangeCache;
-import dev.offcache.range.l1.L1BlockStore;
+import dev.offcache.range.ram.RamBlockStore;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.store.BlockKeys;
 import dev.offcache.range.store.FetchClass;
@@ -34,7 +34,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * L1 hit path: a {@code readSize} read at a random aligned offset inside a cached 1 MiB block, block keys drawn from
- * a Zipf distribution, every read a hit. Ours ({@link L1BlockStore#read}: lock-free lookup, a copy from off-heap into
+ * a Zipf distribution, every read a hit. Ours ({@link RamBlockStore#read}: lock-free lookup, a copy from off-heap into
  * the caller's byte[] validated against the block's reference count instead of retaining it, a sampled access
  * record for the policy) beside the baseline: a Caffeine {@code Cache<Long, byte[]>} lookup plus
  * {@code System.arraycopy} into the same kind of byte[]. Keys for Caffeine are boxed ahead of time, so the baseline
@@ -64,14 +64,14 @@ public class L1HitBenchmark
     @Param({"16"})
     int blocks;
 
-    L1BlockStore store;
+    RamBlockStore store;
     Cache<Long, byte[]> caffeine;
     long[] keys;
     Long[] boxedKeys;
     int[] offsets;
     long[] positions;
     Path root;
-    L1BlockStore engineStore;
+    RamBlockStore engineStore;
     RangeCache engine;
 
     /**
@@ -109,7 +109,7 @@ public class L1HitBenchmark
     @Setup(Level.Trial)
     public void setUp() throws IOException
     {
-        store = new L1BlockStore(new L1BlockStore.Context().blockSize(BLOCK).capacityBytes((long) blocks * BLOCK));
+        store = new RamBlockStore(new RamBlockStore.Context().blockSize(BLOCK).capacityBytes((long) blocks * BLOCK));
         caffeine = Caffeine.newBuilder().maximumSize(blocks).build();
         root = Files.createTempDirectory("offcache-l1-hit");
         final Random random = new Random(17);
@@ -128,8 +128,8 @@ public class L1HitBenchmark
                 out.write(content);
             }
         }
-        engineStore = L1BlockStore.create((long) blocks * BLOCK, BLOCK);
-        engine = RangeCache.newBuilder().origin(new FileSystemOrigin(root, 1)).blockSize(BLOCK).l1Store(engineStore)
+        engineStore = RamBlockStore.create((long) blocks * BLOCK, BLOCK);
+        engine = RangeCache.newBuilder().origin(new FileSystemOrigin(root, 1)).blockSize(BLOCK).store(engineStore)
             .build();
         final UnsafeBuffer warm = new UnsafeBuffer(new byte[BLOCK]);
         for (int b = 0; b < blocks; b++)

@@ -30,7 +30,7 @@ import dev.offcache.benchmarks.RangeWalk;
 import dev.offcache.benchmarks.transport.NettyPayloadClient;
 import dev.offcache.benchmarks.transport.NettyPayloadServer;
 import dev.offcache.range.engine.RangeCache;
-import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.L2Client;
 import dev.offcache.range.l2.L2ClientContext;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.origin.HttpOrigin;
@@ -82,7 +82,7 @@ public class L2ClientReadBenchmark
     private Path dir;
     private RangeCache cache;
     private L2HttpServer server;
-    private L2Origin l2Client;
+    private L2Client l2Client;
     private HttpOrigin jdkClient;
     private NettyPayloadServer tcpServer;
     private NettyPayloadClient tcpClient;
@@ -117,7 +117,7 @@ public class L2ClientReadBenchmark
             .authDisabled(true)
             .tierMetrics(store.metrics()));
         final String base = "http://127.0.0.1:" + server.address().getPort();
-        l2Client = new L2Origin(new L2ClientContext()
+        l2Client = new L2Client(new L2ClientContext()
             .serverUri(URI.create(base))
             .apiKey("bench-key-0123456789")
             .origin(new FileSystemOrigin(origin, 1))

@@ -23,7 +23,7 @@ import org.openjdk.jmh.annotations.TearDown;
 
 import dev.offcache.benchmarks.BenchmarkFiles;
 import dev.offcache.range.engine.RangeCache;
-import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.L2Client;
 import dev.offcache.range.l2.L2ClientContext;
 import dev.offcache.range.origin.DelayingOrigin;
 import dev.offcache.range.origin.FileSystemOrigin;
@@ -35,7 +35,7 @@ import dev.offcache.server.tier.TieredBlockStore;
 
 /**
  * A cold read of a whole object through the real L2 server, whose origin answers every GET and HEAD after a fixed
- * latency (S3's time to first byte, {@code latencyMs}): the client's {@link L2Origin#read} of the object against one
+ * latency (S3's time to first byte, {@code latencyMs}): the client's {@link L2Client#read} of the object against one
  * direct GET of the same object from the same latency-injecting origin. Each operation reads an object the server has
  * never seen (a fresh hard link to the file, so the bytes come from the page cache and only the latency and the
  * coalescing differ). {@code sizeKnown} makes the server know the size beforehand (a HEAD in the per-op setup, not
@@ -69,7 +69,7 @@ public class L2ColdReadBenchmark
     private DelayingOrigin direct;
     private RangeCache cache;
     private L2HttpServer server;
-    private L2Origin client;
+    private L2Client client;
     private ByteBuffer destination;
     private String key;
     private int next;
@@ -127,7 +127,7 @@ public class L2ColdReadBenchmark
             .apiKeys(ApiKeys.parse(KEY))
             .memoryBudgetBytes(4L * objectMiB * BLOCK)
             .tierMetrics(store.metrics()));
-        client = new L2Origin(new L2ClientContext()
+        client = new L2Client(new L2ClientContext()
             .serverUri(URI.create("http://127.0.0.1:" + server.address().getPort()))
             .apiKey(KEY)
             .origin(new FileSystemOrigin(origin, 1))

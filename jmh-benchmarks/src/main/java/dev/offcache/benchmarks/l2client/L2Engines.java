@@ -41,8 +41,8 @@ final class L2Engines
             .names(names));
         final RangeCache cache = RangeCache.newBuilder()
             .origin(origin)
-            .l1Store(store)
-            .tier(RangeCacheBuilder.Tier.L2)
+            .store(store)
+            .deployment(RangeCacheBuilder.Deployment.L2)
             .blockSize(blockSize)
             .build();
         names.bind(cache);

@@ -22,12 +22,12 @@ import org.openjdk.jmh.annotations.TearDown;
 
 import dev.offcache.range.l2.shard.L2Shard;
 import dev.offcache.range.l2.shard.RendezvousHash;
-import dev.offcache.range.l2.shard.ShardedL2Origin;
+import dev.offcache.range.l2.shard.ShardedL2Client;
 import dev.offcache.range.l2.shard.ShardedL2Context;
 import dev.offcache.range.origin.FileSystemOrigin;
 
 /**
- * The sharded L2 client's route lookup ({@link ShardedL2Origin#ownerOf}: hash the key once, one 64-bit mix and an
+ * The sharded L2 client's route lookup ({@link ShardedL2Client#ownerOf}: hash the key once, one 64-bit mix and an
  * availability check per server) beside modulo hashing of the same key hash (one remainder; the baseline moves
  * almost every key when a server is added or removed). No server is contacted; run with {@code -prof gc} to see
  * that neither allocates.
@@ -44,7 +44,7 @@ public class RendezvousRouteBenchmark
     public int servers;
 
     private Path dir;
-    private ShardedL2Origin router;
+    private ShardedL2Client router;
     private L2Shard[] shards;
     private final String[] keys = new String[KEYS];
     private int next;
@@ -63,7 +63,7 @@ public class RendezvousRouteBenchmark
         {
             uris.add(URI.create("http://10.0.0." + (s + 1) + ":8080"));
         }
-        router = new ShardedL2Origin(new ShardedL2Context()
+        router = new ShardedL2Client(new ShardedL2Context()
             .servers(uris)
             .apiKey("bench-key-0123456789")
             .origin(new FileSystemOrigin(dir, 1))

@@ -27,7 +27,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import dev.offcache.benchmarks.BenchmarkFiles;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.l2.shard.L2Shard;
-import dev.offcache.range.l2.shard.ShardedL2Origin;
+import dev.offcache.range.l2.shard.ShardedL2Client;
 import dev.offcache.range.l2.shard.ShardedL2Context;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.server.http.ApiKeys;
@@ -38,7 +38,7 @@ import dev.offcache.server.tier.TieredBlockStore;
 
 /**
  * The same client load (batches of {@value #IN_FLIGHT} concurrent 64 KiB reads of random objects, all in the
- * servers' RAM tiers) through {@link ShardedL2Origin} spread over three real L2 servers (ours) and over one server
+ * servers' RAM tiers) through {@link ShardedL2Client} spread over three real L2 servers (ours) and over one server
  * (the baseline: every key on one server). Each server runs one event-loop thread; the client gets the same number
  * of event-loop threads in both (one per server with three, three for the single server), so only the server side
  * differs. All servers live in the benchmark's JVM on 127.0.0.1, so on a small machine they compete with the
@@ -66,7 +66,7 @@ public class ShardedL2ReadBenchmark
 
     private Path dir;
     private final List<Server> servers = new ArrayList<>();
-    private ShardedL2Origin router;
+    private ShardedL2Client router;
     private final ByteBuffer[] destinations = new ByteBuffer[IN_FLIGHT];
     private final CompletableFuture<?>[] reads = new CompletableFuture<?>[IN_FLIGHT];
     private final String[] planKeys = new String[PLAN];
@@ -99,7 +99,7 @@ public class ShardedL2ReadBenchmark
             servers.add(server);
             uris.add(URI.create("http://127.0.0.1:" + server.http.address().getPort()));
         }
-        router = new ShardedL2Origin(new ShardedL2Context()
+        router = new ShardedL2Client(new ShardedL2Context()
             .servers(uris)
             .apiKey(API_KEY)
             .origin(new FileSystemOrigin(origin, 1))

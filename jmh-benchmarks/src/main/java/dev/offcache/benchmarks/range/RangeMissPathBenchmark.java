@@ -23,7 +23,7 @@ import org.openjdk.jmh.annotations.TearDown;
 
 import dev.offcache.benchmarks.BenchmarkFiles;
 import dev.offcache.range.engine.RangeCache;
-import dev.offcache.range.l1.L1BlockStore;
+import dev.offcache.range.ram.RamBlockStore;
 import dev.offcache.range.metrics.MetricNames;
 import dev.offcache.range.origin.FileSystemOrigin;
 
@@ -98,7 +98,7 @@ public class RangeMissPathBenchmark
             cache = RangeCache.newBuilder()
                 .origin(new FileSystemOrigin(bench.root, 4))
                 .blockSize(bench.blockSize)
-                .l1Store(L1BlockStore.create(bench.objectSize + bench.blockSize, bench.blockSize))
+                .store(RamBlockStore.create(bench.objectSize + bench.blockSize, bench.blockSize))
                 .build();
         }
 

@@ -15,7 +15,7 @@ import dev.offcache.core.checksum.Crc32c;
 import dev.offcache.server.tier.ObjectName;
 import dev.offcache.server.tier.SsdFile;
 import dev.offcache.server.tier.SsdTier;
-import dev.offcache.server.tier.TierMetrics;
+import dev.offcache.server.tier.TierCounters;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -80,7 +80,7 @@ public class SsdPartialReadBenchmark
     String shape;
 
     private Path dir;
-    private TierMetrics metrics;
+    private TierCounters metrics;
     private SsdTier tier;
     private SsdFile[] files;
     private int blockBytes;
@@ -104,7 +104,7 @@ public class SsdPartialReadBenchmark
         readBytes = Integer.parseInt(parts[1]);
         final boolean aligned = Boolean.parseBoolean(parts[2]);
         dir = Files.createTempDirectory("offcache-ssd-part");
-        metrics = new TierMetrics();
+        metrics = new TierCounters();
         tier = SsdTier.open(dir, (long) (BLOCKS + 1) * (blockBytes + 4096), metrics);
         final Random random = new Random(31);
         final byte[] content = new byte[blockBytes];

@@ -16,8 +16,8 @@ import dev.offcache.embed.SharedCache;
 /**
  * A Parquet {@link InputFile} read through a shared range cache: streams are positional reads of the cache, and
  * {@link #openReader} hands parquet-mr the footer from the parsed-footer cache, so a hot file's footer is neither
- * fetched nor parsed again. The file's bytes come from the {@code ByteSource} registered for its location's prefix
- * (for example {@code LocalFileSource} for {@code file:}).
+ * fetched nor parsed again. The file's bytes come from the {@code EngineOrigin} registered for its location's prefix
+ * (for example {@code LocalFileOrigin} for {@code file:}).
  *
  * <p>Identity: location, length and version ({@link CacheKeys}); the length is known up front, so no size is asked.
  */

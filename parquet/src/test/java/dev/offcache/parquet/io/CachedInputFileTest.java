@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.offcache.embed.CacheKeys;
 import dev.offcache.embed.CacheSettings;
 import dev.offcache.embed.JvmCaches;
-import dev.offcache.embed.LocalFileSource;
+import dev.offcache.embed.LocalFileOrigin;
 import dev.offcache.embed.SharedCache;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -104,7 +104,7 @@ class CachedInputFileTest
     {
         final Path path = write(60_000);
         final SharedCache shared = JvmCaches.get(new CacheSettings(16L << 20, 64 << 10, 1L << 20, 4));
-        shared.router().register(CacheKeys.prefix(URI.create("file:///")), new LocalFileSource());
+        shared.router().register(CacheKeys.prefix(URI.create("file:///")), new LocalFileOrigin());
         final double[] expected = scanDirect(new LocalInputFile(path), false);
         assertEquals(60_000, expected[0]);
         final long size = Files.size(path);
@@ -143,7 +143,7 @@ class CachedInputFileTest
     {
         final Path path = write(20_000);
         final SharedCache shared = JvmCaches.get(new CacheSettings(16L << 20, 64 << 10, 1L << 20, 4));
-        shared.router().register(CacheKeys.prefix(URI.create("file:///")), new LocalFileSource());
+        shared.router().register(CacheKeys.prefix(URI.create("file:///")), new LocalFileOrigin());
         final CachedInputFile file = CachedInputFile.of(shared, path.toUri(), Files.size(path), CacheKeys.LENGTH_ONLY);
         final double[] expected = scanDirect(new LocalInputFile(path), true);
         try (ParquetFileReader reader = file.openReader(ParquetReadOptions.builder().withUseHadoopVectoredIo(true)
@@ -152,7 +152,7 @@ class CachedInputFileTest
             shared.cache().close();
             // Closing the engine closed its origin too (the router forgets its sources); the file's source is
             // still there for the fallback, as it is when only the cache breaks.
-            shared.router().register(CacheKeys.prefix(URI.create("file:///")), new LocalFileSource());
+            shared.router().register(CacheKeys.prefix(URI.create("file:///")), new LocalFileOrigin());
             final double[] got = scan(reader);
             assertEquals(expected[1], got[1], "the closed cache fails every read; the source serves them");
         }

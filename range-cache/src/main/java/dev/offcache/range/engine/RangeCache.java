@@ -270,7 +270,7 @@ public final class RangeCache implements AutoCloseable
      * @param destination       where the bytes go.
      * @param destinationOffset where in the destination.
      * @param length            how many bytes.
-     * @param bypassStore       read from the next tier without touching the store.
+     * @param bypassStore       read from the next level without touching the store.
      */
     public void read(
         final String key,
@@ -338,7 +338,7 @@ public final class RangeCache implements AutoCloseable
      * @param destination       where the bytes go.
      * @param destinationOffset where in the destination.
      * @param length            how many bytes.
-     * @param bypassStore       read from the next tier without touching the store.
+     * @param bypassStore       read from the next level without touching the store.
      * @return completes when the bytes are in the destination.
      */
     public CompletableFuture<Void> readAsync(
@@ -648,7 +648,7 @@ public final class RangeCache implements AutoCloseable
      *
      * @param key         the object key.
      * @param ranges      the ranges and where each goes.
-     * @param bypassStore read from the next tier without touching the store.
+     * @param bypassStore read from the next level without touching the store.
      * @return completes when every range is in its destination.
      */
     public CompletableFuture<Void> readVectoredAsync(
@@ -664,7 +664,7 @@ public final class RangeCache implements AutoCloseable
      *
      * @param key         the object key.
      * @param ranges      the ranges and where each goes.
-     * @param bypassStore read from the next tier without touching the store.
+     * @param bypassStore read from the next level without touching the store.
      * @param statistics  the caller's counters; null for none.
      * @return completes when every range is in its destination.
      */
@@ -910,9 +910,9 @@ public final class RangeCache implements AutoCloseable
     // ---- parts, figures and close -----------------------------------------------------------------------------------
 
     /**
-     * Returns the origin (next tier).
+     * Returns the origin (next level).
      *
-     * @return the origin (next tier).
+     * @return the origin (next level).
      */
     public ObjectStore origin()
     {

@@ -11,7 +11,7 @@ import java.util.Objects;
 import dev.offcache.core.slab.BlockSlab;
 import dev.offcache.range.config.EnvironmentReader;
 import dev.offcache.range.config.InvalidSettingException;
-import dev.offcache.range.l1.L1BlockStore;
+import dev.offcache.range.ram.RamBlockStore;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.store.BlockStore;
 
@@ -21,7 +21,7 @@ import dev.offcache.range.store.BlockStore;
  * RangeCache cache = RangeCache.newBuilder()
  *     .origin(new FileSystemOrigin(root, 4))
  *     .blockSize(1 << 20)
- *     .l1Store(store)
+ *     .store(store)
  *     .fromEnvironment()
  *     .build();
  * }</pre>
@@ -36,7 +36,7 @@ import dev.offcache.range.store.BlockStore;
 public final class RangeCacheBuilder
 {
     /** Default block size: 1 MiB. */
-    public static final int DEFAULT_BLOCK_SIZE = L1BlockStore.Context.DEFAULT_BLOCK_SIZE;
+    public static final int DEFAULT_BLOCK_SIZE = RamBlockStore.Context.DEFAULT_BLOCK_SIZE;
     /** Smallest block size (a slab slot). */
     public static final int MIN_BLOCK_SIZE = BlockSlab.MIN_SLOT_SIZE;
     /** Largest block size (a slab slot). */
@@ -48,7 +48,7 @@ public final class RangeCacheBuilder
     /** Default gap of unrequested missing bytes a read's GET reads through: 0 (a GET per run of wanted blocks). */
     public static final int DEFAULT_COALESCE_GAP_BYTES = 0;
     /** Default L1 capacity: 200 MiB. */
-    public static final long DEFAULT_L1_BYTES = L1BlockStore.Context.DEFAULT_CAPACITY_BYTES;
+    public static final long DEFAULT_L1_BYTES = RamBlockStore.Context.DEFAULT_CAPACITY_BYTES;
     /** Default window of a streaming read, in blocks. */
     public static final int DEFAULT_STREAM_WINDOW_BLOCKS = 8;
     /** Default windows of one read in flight at once. */
@@ -57,11 +57,11 @@ public final class RangeCacheBuilder
     public static final int DEFAULT_ORIGIN_TIMEOUT_MS = 30_000;
     /** Default number of objects whose id and size are remembered. */
     public static final int DEFAULT_MAX_OBJECTS = 1_000_000;
-    /** Default origin GETs in flight in a query process ({@link Tier#L1}). */
+    /** Default origin GETs in flight in a query process ({@link Deployment#L1}). */
     public static final int L1_FETCH_PERMITS = 16;
     /** Default GETs of those reserved for demand reads in a query process. */
     public static final int L1_DEMAND_RESERVED_PERMITS = 4;
-    /** Default origin GETs in flight in the shared cache server ({@link Tier#L2}). */
+    /** Default origin GETs in flight in the shared cache server ({@link Deployment#L2}). */
     public static final int L2_FETCH_PERMITS = 32;
     /** Default GETs of those reserved for demand reads in the shared cache server. */
     public static final int L2_DEMAND_RESERVED_PERMITS = 8;
@@ -94,7 +94,7 @@ public final class RangeCacheBuilder
     private ObjectStore origin;
     private BlockStore store;
     private StoreFactory storeFactory;
-    private Tier tier = Tier.L1;
+    private Deployment deployment = Deployment.L1;
     private int blockSize = DEFAULT_BLOCK_SIZE;
     private int maxCoalescedGetBytes = DEFAULT_MAX_COALESCED_GET_BYTES;
     private int coalesceGapBytes = DEFAULT_COALESCE_GAP_BYTES;
@@ -112,7 +112,7 @@ public final class RangeCacheBuilder
     /**
      * Which deployment the engine serves; it sets the default fetch permits.
      */
-    public enum Tier
+    public enum Deployment
     {
         /** In a query process: 16 GETs in flight, 4 reserved for demand. */
         L1(L1_FETCH_PERMITS, L1_DEMAND_RESERVED_PERMITS),
@@ -122,7 +122,7 @@ public final class RangeCacheBuilder
         private final int permits;
         private final int demandReserved;
 
-        Tier(final int permits, final int demandReserved)
+        Deployment(final int permits, final int demandReserved)
         {
             this.permits = permits;
             this.demandReserved = demandReserved;
@@ -170,9 +170,9 @@ public final class RangeCacheBuilder
     }
 
     /**
-     * Sets the origin or next tier; the cache owns and closes it.
+     * Sets the origin or the next cache level; the cache owns and closes it.
      *
-     * @param origin the origin or next tier; the cache owns and closes it.
+     * @param origin the origin or the next cache level; the cache owns and closes it.
      * @return this.
      */
     public RangeCacheBuilder origin(final ObjectStore origin)
@@ -182,13 +182,13 @@ public final class RangeCacheBuilder
     }
 
     /**
-     * Sets a ready block store (the L1 store, or the L2 tiers), used unless the capacity is 0; the cache owns and
+     * Sets a ready block store (a RAM store, or the server.s tiers), used unless the capacity is 0; the cache owns and
      * closes it.
      *
      * @param store the block store; the cache owns and closes it.
      * @return this.
      */
-    public RangeCacheBuilder l1Store(final BlockStore store)
+    public RangeCacheBuilder store(final BlockStore store)
     {
         this.store = store;
         return this;
@@ -196,12 +196,12 @@ public final class RangeCacheBuilder
 
     /**
      * Sets the factory that makes the store from the capacity ({@code OFFCACHE_L1_MB}) when no store is given;
-     * without one a {@link Tier#L1} cache makes the off-heap W-TinyLFU {@link L1BlockStore}.
+     * without one a {@link Deployment#L1} cache makes the off-heap W-TinyLFU {@link RamBlockStore}.
      *
      * @param factory makes the store from the capacity when no store is given.
      * @return this.
      */
-    public RangeCacheBuilder l1StoreFactory(final StoreFactory factory)
+    public RangeCacheBuilder storeFactory(final StoreFactory factory)
     {
         this.storeFactory = factory;
         return this;
@@ -221,14 +221,14 @@ public final class RangeCacheBuilder
     }
 
     /**
-     * Sets the tier: L1 (in-process, 16/4 GETs) or L2 (server, 32/8 GETs) defaults.
+     * Sets the deployment: L1 (in-process, 16/4 GETs) or L2 (server, 32/8 GETs) defaults.
      *
-     * @param tier L1 (in-process, 16/4 GETs) or L2 (server, 32/8 GETs) defaults.
+     * @param deployment L1 (in-process, 16/4 GETs) or L2 (server, 32/8 GETs) defaults.
      * @return this.
      */
-    public RangeCacheBuilder tier(final Tier tier)
+    public RangeCacheBuilder deployment(final Deployment deployment)
     {
-        this.tier = Objects.requireNonNull(tier, "tier");
+        this.deployment = Objects.requireNonNull(deployment, "deployment");
         return this;
     }
 
@@ -274,7 +274,7 @@ public final class RangeCacheBuilder
     }
 
     /**
-     * Sets the fetch permits (default: the tier's, {@link #L1_FETCH_PERMITS}/{@link #L1_DEMAND_RESERVED_PERMITS} or
+     * Sets the fetch permits (default: per deployment, {@link #L1_FETCH_PERMITS}/{@link #L1_DEMAND_RESERVED_PERMITS} or
      * {@link #L2_FETCH_PERMITS}/{@link #L2_DEMAND_RESERVED_PERMITS}).
      *
      * @param total          origin GETs in flight at most, at least 1.
@@ -432,7 +432,7 @@ public final class RangeCacheBuilder
             throw invalid("l1CapacityBytes", "must be >= 0, was " + l1CapacityBytes);
         }
         if (l1CapacityBytes > 0 && l1CapacityBytes < blockSize && store == null &&
-            (storeFactory != null || tier == Tier.L1))
+            (storeFactory != null || deployment == Deployment.L1))
         {
             throw invalid("l1CapacityBytes", "must hold at least one block (" + blockSize + ") or be 0 to turn the " +
                 "store off, was " + l1CapacityBytes);
@@ -480,10 +480,10 @@ public final class RangeCacheBuilder
             }
             store = null;
         }
-        else if (store == null && (storeFactory != null || tier == Tier.L1))
+        else if (store == null && (storeFactory != null || deployment == Deployment.L1))
         {
             // In an engine process the default store is the off-heap W-TinyLFU L1, sized by OFFCACHE_L1_MB.
-            store = (storeFactory != null ? storeFactory : (StoreFactory) L1BlockStore::create)
+            store = (storeFactory != null ? storeFactory : (StoreFactory) RamBlockStore::create)
                 .create(l1CapacityBytes, blockSize);
         }
         built = true;
@@ -492,12 +492,12 @@ public final class RangeCacheBuilder
 
     private int fetchPermitsOrDefault()
     {
-        return fetchPermits < 0 ? tier.permits() : fetchPermits;
+        return fetchPermits < 0 ? deployment.permits() : fetchPermits;
     }
 
     private int demandReservedPermitsOrDefault(final int permits)
     {
-        return demandReservedPermits < 0 ? Math.min(tier.demandReserved(), permits - 1) : demandReservedPermits;
+        return demandReservedPermits < 0 ? Math.min(deployment.demandReserved(), permits - 1) : demandReservedPermits;
     }
 
     private static InvalidSettingException invalid(final String setting, final String problem)
@@ -517,9 +517,9 @@ public final class RangeCacheBuilder
         return store;
     }
 
-    Tier tier()
+    Deployment deployment()
     {
-        return tier;
+        return deployment;
     }
 
     int blockSize()

@@ -28,7 +28,7 @@ import io.netty.util.concurrent.ScheduledFuture;
  */
 abstract class Exchange
 {
-    final L2Origin client;
+    final L2Client client;
     final CircuitBreaker.Admission admission;
     Channel channel;
     boolean done;
@@ -45,7 +45,7 @@ abstract class Exchange
     private ScheduledFuture<?> timer;
     private long timerAtNs;
 
-    Exchange(final L2Origin client, final CircuitBreaker.Admission admission)
+    Exchange(final L2Client client, final CircuitBreaker.Admission admission)
     {
         this.client = client;
         this.admission = admission;

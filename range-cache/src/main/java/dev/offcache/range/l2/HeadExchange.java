@@ -23,7 +23,7 @@ final class HeadExchange extends Exchange
     private long size = -1;
 
     HeadExchange(
-        final L2Origin client, final CircuitBreaker.Admission admission, final String key,
+        final L2Client client, final CircuitBreaker.Admission admission, final String key,
         final CompletableFuture<Long> result)
     {
         super(client, admission);
@@ -65,7 +65,7 @@ final class HeadExchange extends Exchange
         if (content instanceof LastHttpContent)
         {
             succeed();
-            client.metrics().increment(L2ClientMetrics.Counter.HEAD_HITS);
+            client.metrics().increment(L2ClientCounters.Counter.HEAD_HITS);
             result.complete(size);
         }
     }

@@ -12,7 +12,7 @@ import dev.offcache.range.config.EnvironmentReader;
 import dev.offcache.range.origin.ObjectStore;
 
 /**
- * Everything an {@link L2Origin} is configured with: the L2 server, its API key, the real origin behind it,
+ * Everything an {@link L2Client} is configured with: the L2 server, its API key, the real origin behind it,
  * timeouts and breaker settings, with defaults and {@code OFFCACHE_L2_*} environment overrides. {@link #conclude()}
  * checks it; every refusal names the setting (or the environment variable) and the bad value.
  */
@@ -127,7 +127,7 @@ public final class L2ClientContext
     }
 
     /**
-     * Checks the settings; called once, by {@link L2Origin}'s constructor (a second call throws
+     * Checks the settings; called once, by {@link L2Client}'s constructor (a second call throws
      * {@code ConcurrentConcludeException}).
      *
      * @return this.

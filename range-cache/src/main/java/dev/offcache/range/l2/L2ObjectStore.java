@@ -10,7 +10,7 @@ import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.store.FetchClass;
 
 /**
- * What the two L2 clients (one server, {@link L2Origin}; several, {@code ShardedL2Origin}) share as
+ * What the two L2 clients (one server, {@link L2Client}; several, {@code ShardedL2Client}) share as
  * {@link ObjectStore}s in front of the real origin: the real origin's namespace (L2 is a cache of it, so blocks cached
  * through either share keys), answers that carry the object's size ({@code Content-Range} of a 206,
  * {@code Offcache-Object-Size} of {@code POST /ranges}, so the engine reads a new object without a HEAD first),

@@ -29,7 +29,7 @@ final class PrefetchExchange extends Exchange
     private final CompletableFuture<String> result;
     private final StringBuilder answer = new StringBuilder();
 
-    PrefetchExchange(final L2Origin client, final byte[] body, final CompletableFuture<String> result)
+    PrefetchExchange(final L2Client client, final byte[] body, final CompletableFuture<String> result)
     {
         super(client, CircuitBreaker.Admission.SKIP);
         this.body = body;

@@ -48,7 +48,7 @@ final class RangeExchange extends Exchange
     private ChunkChecksum checksum;
 
     RangeExchange(
-        final L2Origin client,
+        final L2Client client,
         final CircuitBreaker.Admission admission,
         final String key,
         final long offset,
@@ -77,7 +77,7 @@ final class RangeExchange extends Exchange
     {
         final HttpRequest request = client.newRequest(HttpMethod.GET, client.objectPath(key));
         request.headers().set(HttpHeaderNames.RANGE, "bytes=" + offset + "-" + (offset + length - 1))
-            .set(L2Origin.CHECKSUM_HEADER, L2Origin.CHECKSUM_VALUE);
+            .set(L2Client.CHECKSUM_HEADER, L2Client.CHECKSUM_VALUE);
         return request;
     }
 
@@ -106,11 +106,11 @@ final class RangeExchange extends Exchange
             return false;
         }
         final String contentLength = response.headers().get(HttpHeaderNames.CONTENT_LENGTH);
-        checksummed = L2Origin.CHECKSUM_VALUE.equalsIgnoreCase(response.headers().get(L2Origin.CHECKSUM_HEADER));
+        checksummed = L2Client.CHECKSUM_VALUE.equalsIgnoreCase(response.headers().get(L2Client.CHECKSUM_HEADER));
         final long announced;
         if (checksummed)
         {
-            blockSize = ContentRangeHeader.parseLength(response.headers().get(L2Origin.BLOCK_SIZE_HEADER));
+            blockSize = ContentRangeHeader.parseLength(response.headers().get(L2Client.BLOCK_SIZE_HEADER));
             final long bytes = ContentRangeHeader.rangeLength(contentRange, offset, length);
             announced = blockSize <= 0 || bytes <= 0 || ContentRangeHeader.parseLength(contentLength) !=
                 bytes + (long) Integer.BYTES * chunks(bytes) ? -1 : bytes;
@@ -191,8 +191,8 @@ final class RangeExchange extends Exchange
             if (verified == expected)
             {
                 succeed();
-                client.metrics().increment(L2ClientMetrics.Counter.L2_HITS);
-                client.metrics().add(L2ClientMetrics.Counter.L2_BYTES, verified);
+                client.metrics().increment(L2ClientCounters.Counter.L2_HITS);
+                client.metrics().add(L2ClientCounters.Counter.L2_BYTES, verified);
                 result.complete(verified);
             }
             else
@@ -228,8 +228,8 @@ final class RangeExchange extends Exchange
             if (delivered == expected)
             {
                 succeed();
-                client.metrics().increment(L2ClientMetrics.Counter.L2_HITS);
-                client.metrics().add(L2ClientMetrics.Counter.L2_BYTES, delivered);
+                client.metrics().increment(L2ClientCounters.Counter.L2_HITS);
+                client.metrics().add(L2ClientCounters.Counter.L2_BYTES, delivered);
                 result.complete(delivered);
             }
             else
@@ -245,7 +245,7 @@ final class RangeExchange extends Exchange
         // a checksummed body keeps only its verified chunks: the origin rewrites the rest of the buffer
         final int kept = checksummed ? verified : delivered;
         client.metrics().readFallback(reason);
-        client.metrics().add(L2ClientMetrics.Counter.L2_BYTES, kept);
+        client.metrics().add(L2ClientCounters.Counter.L2_BYTES, kept);
         client.readFromOrigin(key, offset, destination, kept, result);
     }
 }

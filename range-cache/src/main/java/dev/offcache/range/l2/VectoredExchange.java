@@ -59,7 +59,7 @@ final class VectoredExchange extends Exchange
     private DamagedChunks damaged = DamagedChunks.NONE;
 
     VectoredExchange(
-        final L2Origin client,
+        final L2Client client,
         final CircuitBreaker.Admission admission,
         final String key,
         final long[] offsets,
@@ -108,7 +108,7 @@ final class VectoredExchange extends Exchange
         request.headers()
             .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
             .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes())
-            .set(L2Origin.CHECKSUM_HEADER, L2Origin.CHECKSUM_VALUE);
+            .set(L2Client.CHECKSUM_HEADER, L2Client.CHECKSUM_VALUE);
         return request;
     }
 
@@ -122,11 +122,11 @@ final class VectoredExchange extends Exchange
         }
         announced = ContentRangeHeader.parseLength(response.headers().get(HttpHeaderNames.CONTENT_LENGTH));
         final long most = bodyBytes();
-        objectBytes = ContentRangeHeader.parseLength(response.headers().get(L2Origin.OBJECT_SIZE_HEADER));
-        checksummed = L2Origin.CHECKSUM_VALUE.equalsIgnoreCase(response.headers().get(L2Origin.CHECKSUM_HEADER));
+        objectBytes = ContentRangeHeader.parseLength(response.headers().get(L2Client.OBJECT_SIZE_HEADER));
+        checksummed = L2Client.CHECKSUM_VALUE.equalsIgnoreCase(response.headers().get(L2Client.CHECKSUM_HEADER));
         if (checksummed)
         {
-            blockSize = ContentRangeHeader.parseLength(response.headers().get(L2Origin.BLOCK_SIZE_HEADER));
+            blockSize = ContentRangeHeader.parseLength(response.headers().get(L2Client.BLOCK_SIZE_HEADER));
             checksum = new ChunkChecksum();
         }
         if (objectBytes < 0 || (checksummed ? blockSize <= 0 || announced != checksummedLength() :
@@ -221,14 +221,14 @@ final class VectoredExchange extends Exchange
                 }
                 if (damaged.count() == 0)
                 {
-                    client.metrics().increment(L2ClientMetrics.Counter.L2_HITS);
-                    client.metrics().add(L2ClientMetrics.Counter.L2_BYTES, total);
+                    client.metrics().increment(L2ClientCounters.Counter.L2_HITS);
+                    client.metrics().add(L2ClientCounters.Counter.L2_BYTES, total);
                     result.complete(delivered.clone());
                     return;
                 }
                 // the answer was complete, some chunks of it wrong: the origin reads exactly those again
                 client.metrics().readFallback(FallbackReason.CHECKSUM);
-                client.metrics().add(L2ClientMetrics.Counter.L2_BYTES, total - damaged.bytes());
+                client.metrics().add(L2ClientCounters.Counter.L2_BYTES, total - damaged.bytes());
                 client.readVectoredFromOrigin(key, offsets, destinations, delivered, offsets.length, damaged,
                     objectSize, result);
             }
@@ -303,7 +303,7 @@ final class VectoredExchange extends Exchange
         {
             client.metrics().readFallback(FallbackReason.CHECKSUM);
         }
-        client.metrics().add(L2ClientMetrics.Counter.L2_BYTES, total - damaged.bytes());
+        client.metrics().add(L2ClientCounters.Counter.L2_BYTES, total - damaged.bytes());
         client.readVectoredFromOrigin(key, offsets, destinations, delivered, range, damaged, objectSize, result);
     }
 }

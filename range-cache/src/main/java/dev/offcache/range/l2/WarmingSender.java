@@ -25,8 +25,8 @@ final class WarmingSender implements Agent
     /** A park without a signal never lasts longer (a safety net: no signal is lost). */
     private static final long MAX_PARK_NS = TimeUnit.SECONDS.toNanos(1);
 
-    private final L2Origin client;
-    private final L2ClientMetrics metrics;
+    private final L2Client client;
+    private final L2ClientCounters metrics;
     private final ManyToOneConcurrentArrayQueue<Notice> queue;
     private final int batchKeys;
     private final Notice[] batch;
@@ -35,7 +35,7 @@ final class WarmingSender implements Agent
     private CompletableFuture<String> inFlight;
     private int inFlightKeys;
 
-    WarmingSender(final L2Origin client, final L2ClientMetrics metrics, final int capacity, final int batchKeys)
+    WarmingSender(final L2Client client, final L2ClientCounters metrics, final int capacity, final int batchKeys)
     {
         this.client = client;
         this.metrics = metrics;
@@ -47,13 +47,13 @@ final class WarmingSender implements Agent
     /** Called by writers: never blocks. */
     boolean offer(final String key, final long size)
     {
-        metrics.increment(L2ClientMetrics.Counter.WARM_NOTIFIED);
+        metrics.increment(L2ClientCounters.Counter.WARM_NOTIFIED);
         if (queue.offer(new Notice(key, size)))
         {
             idle.signal();
             return true;
         }
-        metrics.increment(L2ClientMetrics.Counter.WARM_DROPPED_QUEUE_FULL);
+        metrics.increment(L2ClientCounters.Counter.WARM_DROPPED_QUEUE_FULL);
         return false;
     }
 
@@ -93,7 +93,7 @@ final class WarmingSender implements Agent
         }
         if (client.breaker().state() != CircuitBreaker.State.CLOSED)
         {
-            metrics.add(L2ClientMetrics.Counter.WARM_DROPPED_BREAKER, n);
+            metrics.add(L2ClientCounters.Counter.WARM_DROPPED_BREAKER, n);
             clear(n);
             return n;
         }
@@ -117,17 +117,17 @@ final class WarmingSender implements Agent
             idle.signal();
             if (error != null)
             {
-                metrics.add(L2ClientMetrics.Counter.WARM_DROPPED_FAILED, keys);
+                metrics.add(L2ClientCounters.Counter.WARM_DROPPED_FAILED, keys);
                 return;
             }
             final long accepted = field(answer, "accepted");
             if (accepted < 0)
             {
-                metrics.add(L2ClientMetrics.Counter.WARM_DROPPED_FAILED, keys);
+                metrics.add(L2ClientCounters.Counter.WARM_DROPPED_FAILED, keys);
                 return;
             }
-            metrics.add(L2ClientMetrics.Counter.WARM_SENT, accepted);
-            metrics.add(L2ClientMetrics.Counter.WARM_REFUSED, Math.max(0, keys - accepted));
+            metrics.add(L2ClientCounters.Counter.WARM_SENT, accepted);
+            metrics.add(L2ClientCounters.Counter.WARM_REFUSED, Math.max(0, keys - accepted));
         });
         return n;
     }
@@ -139,7 +139,7 @@ final class WarmingSender implements Agent
         {
         });
         final int pending = queued + (inFlight != null && !inFlight.isDone() ? inFlightKeys : 0);
-        metrics.add(L2ClientMetrics.Counter.WARM_DROPPED_FAILED, pending);
+        metrics.add(L2ClientCounters.Counter.WARM_DROPPED_FAILED, pending);
     }
 
     @Override

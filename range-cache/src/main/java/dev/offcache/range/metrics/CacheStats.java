@@ -10,16 +10,16 @@ import java.util.Map;
  * requests).
  *
  * <p>Bytes, by where they came from: {@code storeBytes} were handed to readers from the engine's own store (L1 in
- * an engine's JVM, RAM or SSD in the L2 server); {@code originBytes} were fetched from the engine's next tier, in
- * whole blocks, demand and prefetch; of those, {@code l2Bytes} came from L2 cache servers when the next tier is an
+ * an engine's JVM, RAM or SSD in the L2 server); {@code originBytes} were fetched from the engine's next level, in
+ * whole blocks, demand and prefetch; of those, {@code l2Bytes} came from L2 cache servers when the next level is an
  * L2 client, and the rest ({@link #objectStoreBytes()}) from the object store itself.
  *
  * @param hitCount         block lookups the store answered.
  * @param missCount        block lookups it could not answer (bypassed reads count here too).
  * @param storeBytes       bytes handed to readers from the store (the hits' bytes).
- * @param l2Bytes          bytes the next tier took from L2 cache servers (0 without L2).
+ * @param l2Bytes          bytes the next level took from L2 cache servers (0 without L2).
  * @param originGetCount   origin GETs, demand and prefetch.
- * @param originBytes      bytes received from the next tier (L2 servers included).
+ * @param originBytes      bytes received from the next level (L2 servers included).
  * @param originErrorCount origin requests that failed (errors, short data, timeouts).
  * @param evictionCount    blocks the store evicted.
  * @param fallbacks        store failures routed around, by reason (every reason present).
@@ -70,7 +70,7 @@ public record CacheStats(
     }
 
     /**
-     * Bytes the next tier fetched from the object store itself: the origin bytes L2 servers did not serve.
+     * Bytes the next level fetched from the object store itself: the origin bytes L2 servers did not serve.
      *
      * @return {@code originBytes - l2Bytes}, never below 0 (the two are read a moment apart).
      */

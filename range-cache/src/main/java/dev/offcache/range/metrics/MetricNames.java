@@ -37,7 +37,7 @@ public final class MetricNames
     public static final String PROMOTIONS = "offcache_range_promotions_total";
     /** Blocks the store evicted (from the store's own count). */
     public static final String EVICTIONS = "offcache_range_evictions_total";
-    /** Store failures routed around (the read went to the next tier instead). */
+    /** Store failures routed around (the read went to the next level instead). */
     public static final String FALLBACKS = "offcache_range_fallbacks_total";
     /** Origin GETs that queued for a fetch permit. */
     public static final String PERMIT_WAITS = "offcache_range_permit_waits_total";
@@ -91,19 +91,19 @@ public final class MetricNames
         Map.entry(SINGLE_FLIGHT_JOINS, "Block reads that joined a fetch already in flight instead of fetching."),
         Map.entry(PROMOTIONS, "Prefetch runs promoted to demand because a demand read joined them."),
         Map.entry(EVICTIONS, "Blocks the store evicted."),
-        Map.entry(FALLBACKS, "Store failures routed around (the read went to the next tier)."),
+        Map.entry(FALLBACKS, "Store failures routed around (the read went to the next level)."),
         Map.entry(PERMIT_WAITS, "Origin GETs that queued for a fetch permit."),
         Map.entry(BYPASS_READS, "Reads that skipped the store (bypass prefix, per-read flag)."),
         Map.entry(STORE_PUTS, "Fetched blocks the store kept."),
         Map.entry(STORE_DECLINES, "Fetched blocks the store declined (admission, no free slot)."),
         Map.entry(FETCHES_IN_FLIGHT, "Origin GETs running now."),
         Map.entry(ORIGIN_GET_SECONDS, "Origin GET latency, from start to the last byte."),
-        Map.entry(L1_PUTS, "Blocks the L1 store kept."),
-        Map.entry(L1_REJECTIONS, "Puts the L1 store declined (prefetch not admitted, or every slot pinned)."),
+        Map.entry(L1_PUTS, "Blocks the RAM block store kept."),
+        Map.entry(L1_REJECTIONS, "Puts the RAM block store declined (prefetch not admitted, or every slot pinned)."),
         Map.entry(L1_COPY_CONFLICTS, "L1 copies discarded because their block was evicted during the copy."),
-        Map.entry(L1_SIZE_BYTES, "Bytes of block data the L1 store holds."),
-        Map.entry(L1_RESIDENT_BLOCKS, "Blocks the L1 store holds."),
-        Map.entry(L1_CAPACITY_BLOCKS, "Blocks the L1 store can hold (capacity / block size)."));
+        Map.entry(L1_SIZE_BYTES, "Bytes of block data the RAM block store holds."),
+        Map.entry(L1_RESIDENT_BLOCKS, "Blocks the RAM block store holds."),
+        Map.entry(L1_CAPACITY_BLOCKS, "Blocks the RAM block store can hold (capacity / block size)."));
 
     private MetricNames()
     {

@@ -37,9 +37,9 @@ public interface RangeCacheMXBean
     long getStoreBytes();
 
     /**
-     * The bytes the next tier took from L2 cache servers.
+     * The bytes the next level took from L2 cache servers.
      *
-     * @return the bytes the next tier took from L2 cache servers.
+     * @return the bytes the next level took from L2 cache servers.
      */
     long getL2Bytes();
 

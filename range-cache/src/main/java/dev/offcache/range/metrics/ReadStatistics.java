@@ -7,11 +7,11 @@ import java.lang.invoke.VarHandle;
  * What the reads of one caller (an engine adapter's input stream) did in a range cache, counted exactly as the
  * engine serves them: blocks found in the store and blocks missed (of those, blocks another read was already
  * fetching), the origin requests this caller's reads sent and the bytes they brought (gap blocks read through
- * included), of those the requests the L2 tier served and, for the others sent to L2, why the source served them
+ * included), of those the requests L2 served and, for the others sent to L2, why the source served them
  * instead (a failed L2 read, an answer for another object size, a size that could not be checked), the bytes handed
  * to the caller from cached blocks and from fetched ones, and the reads the cache failed that the caller served
  * from its own source. A caller passes one to the {@code RangeCache} reads that take it; the engine's
- * {@link RangeMetrics} (and an L2 tier's own counters) count the same events for every caller of the engine.
+ * {@link RangeMetrics} (and an L2 server's own counters) count the same events for every caller of the engine.
  *
  * <p>Threads: hits are counted on the reading thread, misses on whichever thread completes the fetch, and one
  * caller may run positional reads on several threads at once, so every update is one atomic add on a plain
@@ -129,7 +129,7 @@ public final class ReadStatistics
     }
 
     /**
-     * Of the origin requests: one an L2 tier (a shared cache server) served whole.
+     * Of the origin requests: one an L2 server (a shared cache server) served whole.
      *
      * @param bytes the bytes it served.
      */
@@ -140,7 +140,7 @@ public final class ReadStatistics
     }
 
     /**
-     * Of the origin requests: one sent to the L2 tier that the source served instead, because L2 failed it (no
+     * Of the origin requests: one sent to L2 that the source served instead, because L2 failed it (no
      * answer in time, an error status, a cut body).
      */
     public void l2Fallback()
@@ -253,7 +253,7 @@ public final class ReadStatistics
     }
 
     /**
-     * Returns the origin requests an L2 tier served (counted only when the origin is one that reports it).
+     * Returns the origin requests an L2 server served (counted only when the origin is one that reports it).
      *
      * @return L2 hits.
      */
@@ -263,7 +263,7 @@ public final class ReadStatistics
     }
 
     /**
-     * Returns bytes the L2 tier served for this caller's origin requests.
+     * Returns bytes L2 served for this caller's origin requests.
      *
      * @return L2 bytes.
      */

@@ -3,7 +3,7 @@ package dev.offcache.range.metrics;
 import java.util.Locale;
 
 /**
- * Why the engine routed around its block store (the read went on to the next tier), the {@code reason} label of
+ * Why the engine routed around its block store (the read went on to the next level), the {@code reason} label of
  * {@code offcache_range_fallbacks_total}. Distinct from the L2 client's own {@code FallbackReason}: these are
  * failures of the local store, not of a remote hop.
  */

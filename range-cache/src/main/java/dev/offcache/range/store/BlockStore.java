@@ -8,7 +8,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * Where the range-cache engine keeps blocks: the L1 store (off-heap RAM slabs) in an engine process, the tiered
+ * Where the range-cache engine keeps blocks: the RAM block store (off-heap RAM slabs) in an engine process, the tiered
  * RAM + SSD store in the L2 server. The engine decides what to fetch; the store decides what to keep.
  *
  * <p>Blocks are addressed by a packed {@code long} key (see {@link BlockKeys}) so a lookup allocates nothing.
@@ -29,7 +29,7 @@ public interface BlockStore extends AutoCloseable
      * Copies bytes of a held block into a caller's buffer: the engine's copy hit path, which keeps no view and so
      * needs no reference once it returns. Copies {@code min(length, blockLength - offsetInBlock)} bytes (none when
      * the offset is at or past the block's end). The default acquires, copies and releases; a store may copy
-     * without touching the reference count ({@link BlockRef#tryCopy}), as the L1 store does. Counts as a lookup,
+     * without touching the reference count ({@link BlockRef#tryCopy}), as the RAM block store does. Counts as a lookup,
      * like {@code acquire}.
      *
      * @param blockKey      the packed key of the block.
@@ -198,7 +198,7 @@ public interface BlockStore extends AutoCloseable
     }
 
     /**
-     * Offers a block fetched from the next tier. The store copies the bytes into memory it owns (the caller keeps
+     * Offers a block fetched from the next level. The store copies the bytes into memory it owns (the caller keeps
      * ownership of {@code source}) or declines them, for example when admission rejects them or no slot is free.
      *
      * @param blockKey   the packed key of the block.

@@ -17,11 +17,11 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 
 import dev.offcache.core.config.ConcurrentConcludeException;
-import dev.offcache.range.l1.L1BlockStore;
+import dev.offcache.range.ram.RamBlockStore;
 import dev.offcache.range.l2.L2ClientContext;
-import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.L2Client;
 import dev.offcache.range.l2.shard.ShardedL2Context;
-import dev.offcache.range.l2.shard.ShardedL2Origin;
+import dev.offcache.range.l2.shard.ShardedL2Client;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.store.FetchClass;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -73,9 +73,9 @@ class ContextsConcludeOnceTest
     static Stream<Component<?, ?>> components()
     {
         return Stream.of(
-            new Component<>("L1BlockStore.Context",
-                (dir) -> new L1BlockStore.Context().capacityBytes(4L * BLOCK).blockSize(BLOCK),
-                L1BlockStore.Context::conclude, L1BlockStore::new,
+            new Component<>("RamBlockStore.Context",
+                (dir) -> new RamBlockStore.Context().capacityBytes(4L * BLOCK).blockSize(BLOCK),
+                RamBlockStore.Context::conclude, RamBlockStore::new,
                 (store) ->
                 {
                     final UnsafeBuffer block = new UnsafeBuffer(TRUTH, 0, BLOCK);
@@ -90,13 +90,13 @@ class ContextsConcludeOnceTest
             new Component<>("L2ClientContext",
                 (dir) -> new L2ClientContext().serverUri(refusedServer()).apiKey("k")
                     .origin(new FileSystemOrigin(dir, 1)),
-                L2ClientContext::conclude, L2Origin::new,
+                L2ClientContext::conclude, L2Client::new,
                 (client) -> assertReadEqualsOrigin(client::read),
                 (context) -> context.origin().close()),
             new Component<>("ShardedL2Context",
                 (dir) -> new ShardedL2Context().server(refusedServer()).apiKey("k")
                     .origin(new FileSystemOrigin(dir, 1)),
-                ShardedL2Context::conclude, ShardedL2Origin::new,
+                ShardedL2Context::conclude, ShardedL2Client::new,
                 (router) -> assertReadEqualsOrigin(router::read),
                 (context) -> context.origin().close()));
     }

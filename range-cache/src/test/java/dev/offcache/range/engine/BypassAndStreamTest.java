@@ -28,7 +28,7 @@ class BypassAndStreamTest
             final byte[] table = f.object("tables/t", 2 * BLOCK, 2);
             assertArrayEquals(raw, f.read("blobs/raw-1", 0, 2 * BLOCK));
             assertArrayEquals(raw, f.read("blobs/raw-1", 0, 2 * BLOCK));
-            assertEquals(2, f.origin.gets(), "never cached: every read goes to the next tier");
+            assertEquals(2, f.origin.gets(), "never cached: every read goes to the next level");
             assertEquals(0, f.store.sizeBytes());
             assertEquals(2, f.cache.metrics().value(MetricNames.BYPASS_READS));
 

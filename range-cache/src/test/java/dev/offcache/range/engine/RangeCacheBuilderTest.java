@@ -40,7 +40,7 @@ class RangeCacheBuilderTest
             assertNotNull(l1.store(), "an L1 engine makes its off-heap store by default");
         }
         final RangeCacheBuilder l2 = RangeCache.newBuilder().origin(new FileSystemOrigin(root, 1))
-            .tier(RangeCacheBuilder.Tier.L2);
+            .deployment(RangeCacheBuilder.Deployment.L2);
         try (RangeCache cache = l2.build())
         {
             assertEquals(1 << 20, cache.blockSize());
@@ -55,7 +55,7 @@ class RangeCacheBuilderTest
     {
         final long[] capacity = new long[1];
         final RangeCacheBuilder builder = RangeCache.newBuilder().origin(new FileSystemOrigin(root, 1))
-            .l1StoreFactory((bytes, blockSize) ->
+            .storeFactory((bytes, blockSize) ->
             {
                 capacity[0] = bytes;
                 return new SlabBlockStore(bytes, blockSize);
@@ -87,7 +87,7 @@ class RangeCacheBuilderTest
     void zeroCapacityIsAPassThrough()
     {
         final RangeCacheBuilder builder = RangeCache.newBuilder().origin(new FileSystemOrigin(root, 1))
-            .l1Store(new SlabBlockStore(1 << 20, 1 << 20))
+            .store(new SlabBlockStore(1 << 20, 1 << 20))
             .fromEnvironment(Map.of("OFFCACHE_L1_MB", "0"));
         try (RangeCache cache = builder.build())
         {

@@ -38,7 +38,7 @@ class L2ClientBreakerAndWarmingTest
 
     private byte[] truth;
     private FaultyL2Server server;
-    private L2Origin client;
+    private L2Client client;
     private final AtomicLong clockNs = new AtomicLong(1_000_000_000L);
 
     @BeforeEach
@@ -59,19 +59,19 @@ class L2ClientBreakerAndWarmingTest
         server.close();
     }
 
-    private L2Origin client(final int warmQueue)
+    private L2Client client(final int warmQueue)
     {
         return client(warmQueue, 1000);
     }
 
-    private L2Origin client(final int warmQueue, final long stallMs)
+    private L2Client client(final int warmQueue, final long stallMs)
     {
         return client(warmQueue, stallMs, 400);
     }
 
-    private L2Origin client(final int warmQueue, final long stallMs, final long abandonMs)
+    private L2Client client(final int warmQueue, final long stallMs, final long abandonMs)
     {
-        return new L2Origin(new L2ClientContext()
+        return new L2Client(new L2ClientContext()
             .serverUri(URI.create(server.url()))
             .apiKey("secret")
             .origin(new FileSystemOrigin(root, 2))
@@ -99,7 +99,7 @@ class L2ClientBreakerAndWarmingTest
     {
         server.fault = FaultyL2Server.Fault.NEVER_ANSWER;
         client = client(16);
-        final L2ClientMetrics metrics = client.metrics();
+        final L2ClientCounters metrics = client.metrics();
         for (int i = 0; i < 4; i++)
         {
             readAndCheck(FetchClass.DEMAND);
@@ -107,7 +107,7 @@ class L2ClientBreakerAndWarmingTest
         assertEquals(CircuitBreaker.State.CLOSED, client.breaker().state(), "four unresponsive calls: still closed");
         readAndCheck(FetchClass.DEMAND);
         assertEquals(CircuitBreaker.State.OPEN, client.breaker().state(), "the fifth opens it");
-        assertEquals(1, metrics.get(L2ClientMetrics.Counter.BREAKER_OPENS));
+        assertEquals(1, metrics.get(L2ClientCounters.Counter.BREAKER_OPENS));
         final int requestsWhenOpened = server.requests.get();
 
         for (int i = 0; i < 10; i++)
@@ -125,29 +125,29 @@ class L2ClientBreakerAndWarmingTest
 
         clockNs.addAndGet(TimeUnit.MILLISECONDS.toNanos(1));
         readAndCheck(FetchClass.PREFETCH);
-        assertEquals(0, metrics.get(L2ClientMetrics.Counter.BREAKER_PROBES), "a prefetch never probes");
+        assertEquals(0, metrics.get(L2ClientCounters.Counter.BREAKER_PROBES), "a prefetch never probes");
         assertEquals(CircuitBreaker.State.OPEN, client.breaker().state());
         assertEquals(requestsWhenOpened, server.requests.get());
 
         // A failed probe reopens it for another period.
         readAndCheck(FetchClass.DEMAND);
-        assertEquals(1, metrics.get(L2ClientMetrics.Counter.BREAKER_PROBES));
+        assertEquals(1, metrics.get(L2ClientCounters.Counter.BREAKER_PROBES));
         assertEquals(requestsWhenOpened + 1, server.requests.get(), "exactly one probe reached L2");
         assertEquals(CircuitBreaker.State.OPEN, client.breaker().state());
-        assertEquals(2, metrics.get(L2ClientMetrics.Counter.BREAKER_OPENS));
+        assertEquals(2, metrics.get(L2ClientCounters.Counter.BREAKER_OPENS));
         readAndCheck(FetchClass.DEMAND);
         assertEquals(requestsWhenOpened + 1, server.requests.get(), "reopened: skipped again");
 
         server.fault = FaultyL2Server.Fault.NONE;
         clockNs.addAndGet(TimeUnit.SECONDS.toNanos(3));
-        final long hitsBefore = metrics.get(L2ClientMetrics.Counter.L2_HITS);
+        final long hitsBefore = metrics.get(L2ClientCounters.Counter.L2_HITS);
         readAndCheck(FetchClass.DEMAND);
-        assertEquals(2, metrics.get(L2ClientMetrics.Counter.BREAKER_PROBES));
+        assertEquals(2, metrics.get(L2ClientCounters.Counter.BREAKER_PROBES));
         assertEquals(CircuitBreaker.State.CLOSED, client.breaker().state(), "a successful probe closes it");
-        assertEquals(1, metrics.get(L2ClientMetrics.Counter.BREAKER_CLOSES));
-        assertEquals(hitsBefore + 1, metrics.get(L2ClientMetrics.Counter.L2_HITS));
+        assertEquals(1, metrics.get(L2ClientCounters.Counter.BREAKER_CLOSES));
+        assertEquals(hitsBefore + 1, metrics.get(L2ClientCounters.Counter.L2_HITS));
         readAndCheck(FetchClass.PREFETCH);
-        assertEquals(hitsBefore + 2, metrics.get(L2ClientMetrics.Counter.L2_HITS), "closed: prefetch uses L2 too");
+        assertEquals(hitsBefore + 2, metrics.get(L2ClientCounters.Counter.L2_HITS), "closed: prefetch uses L2 too");
     }
 
     @Test
@@ -157,7 +157,7 @@ class L2ClientBreakerAndWarmingTest
         // Headers come at once; a generous header deadline keeps a loaded machine from counting a slow header as
         // NO_HEADERS instead of the stall after it that this test is about.
         client = client(16, 300, 5_000);
-        final L2ClientMetrics metrics = client.metrics();
+        final L2ClientCounters metrics = client.metrics();
         for (int i = 0; i < 4; i++)
         {
             readAndCheck(FetchClass.DEMAND);
@@ -175,8 +175,8 @@ class L2ClientBreakerAndWarmingTest
         readAndCheck(FetchClass.DEMAND);
         assertEquals(requestsWhenOpened + 1, server.requests.get(), "one probe");
         assertEquals(CircuitBreaker.State.OPEN, client.breaker().state(), "a probe whose body stalled reopens it");
-        assertEquals(0, metrics.get(L2ClientMetrics.Counter.BREAKER_CLOSES));
-        assertEquals(2, metrics.get(L2ClientMetrics.Counter.BREAKER_OPENS));
+        assertEquals(0, metrics.get(L2ClientCounters.Counter.BREAKER_CLOSES));
+        assertEquals(2, metrics.get(L2ClientCounters.Counter.BREAKER_OPENS));
 
         server.fault = FaultyL2Server.Fault.NONE;
         clockNs.addAndGet(TimeUnit.SECONDS.toNanos(3));
@@ -204,11 +204,11 @@ class L2ClientBreakerAndWarmingTest
         assertTrue(client.notifyWritten(KEY, SIZE));
         assertTrue(client.notifyWritten("t/quote\"d.bin", 7));
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (client.metrics().get(L2ClientMetrics.Counter.WARM_SENT) < 2 && System.nanoTime() < deadline)
+        while (client.metrics().get(L2ClientCounters.Counter.WARM_SENT) < 2 && System.nanoTime() < deadline)
         {
             Thread.sleep(5);
         }
-        assertEquals(2, client.metrics().get(L2ClientMetrics.Counter.WARM_SENT),
+        assertEquals(2, client.metrics().get(L2ClientCounters.Counter.WARM_SENT),
             () -> server.prefetchBodies + "\n" + L2ClientFaultTest.prometheus(client.metrics()));
         final String all = String.join("", server.prefetchBodies);
         assertTrue(all.contains("{\"key\":\"t/obj.bin\",\"size\":200000}\n"), all);
@@ -229,11 +229,11 @@ class L2ClientBreakerAndWarmingTest
 
         assertTrue(client.notifyWritten(KEY, SIZE));
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (client.metrics().get(L2ClientMetrics.Counter.WARM_SENT) < 1 && System.nanoTime() < deadline)
+        while (client.metrics().get(L2ClientCounters.Counter.WARM_SENT) < 1 && System.nanoTime() < deadline)
         {
             Thread.sleep(1);
         }
-        assertEquals(1, client.metrics().get(L2ClientMetrics.Counter.WARM_SENT), "the notice was sent");
+        assertEquals(1, client.metrics().get(L2ClientCounters.Counter.WARM_SENT), "the notice was sent");
         assertTrue(String.join("", server.prefetchBodies).contains("{\"key\":\"t/obj.bin\",\"size\":200000}\n"));
     }
 
@@ -256,10 +256,10 @@ class L2ClientBreakerAndWarmingTest
         // a call that waited for the hung server would take at least the 400 ms abandon timeout; below that bound a
         // loaded machine's scheduling pauses (70 ms seen at load 15 on 2 cores) are not blocking
         assertTrue(worstNs < TimeUnit.MILLISECONDS.toNanos(300), "slowest notifyWritten took " + worstNs + " ns");
-        final L2ClientMetrics metrics = client.metrics();
-        assertEquals(5_000, metrics.get(L2ClientMetrics.Counter.WARM_NOTIFIED));
-        assertEquals(5_000 - queued, metrics.get(L2ClientMetrics.Counter.WARM_DROPPED_QUEUE_FULL));
-        assertTrue(metrics.get(L2ClientMetrics.Counter.WARM_DROPPED_QUEUE_FULL) > 0, "a full queue drops");
+        final L2ClientCounters metrics = client.metrics();
+        assertEquals(5_000, metrics.get(L2ClientCounters.Counter.WARM_NOTIFIED));
+        assertEquals(5_000 - queued, metrics.get(L2ClientCounters.Counter.WARM_DROPPED_QUEUE_FULL));
+        assertTrue(metrics.get(L2ClientCounters.Counter.WARM_DROPPED_QUEUE_FULL) > 0, "a full queue drops");
         assertEquals(CircuitBreaker.State.CLOSED, client.breaker().state(), "warming never moves the breaker");
     }
 
@@ -277,13 +277,13 @@ class L2ClientBreakerAndWarmingTest
         final int requests = server.requests.get();
         assertTrue(client.notifyWritten(KEY, SIZE));
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (client.metrics().get(L2ClientMetrics.Counter.WARM_DROPPED_BREAKER) < 1 && System.nanoTime() < deadline)
+        while (client.metrics().get(L2ClientCounters.Counter.WARM_DROPPED_BREAKER) < 1 && System.nanoTime() < deadline)
         {
             Thread.sleep(5);
         }
-        assertEquals(1, client.metrics().get(L2ClientMetrics.Counter.WARM_DROPPED_BREAKER));
+        assertEquals(1, client.metrics().get(L2ClientCounters.Counter.WARM_DROPPED_BREAKER));
         assertEquals(requests, server.requests.get());
-        assertEquals(0, client.metrics().get(L2ClientMetrics.Counter.BREAKER_PROBES));
+        assertEquals(0, client.metrics().get(L2ClientCounters.Counter.BREAKER_PROBES));
         assertEquals(CircuitBreaker.State.OPEN, client.breaker().state());
     }
 

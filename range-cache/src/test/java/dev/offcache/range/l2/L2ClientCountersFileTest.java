@@ -40,13 +40,13 @@ class L2ClientCountersFileTest
             deadPort = socket.getLocalPort();
         }
         final Path file = tmp.resolve("l2client-counters.dat");
-        final L2Origin client = new L2Origin(new L2ClientContext()
+        final L2Client client = new L2Client(new L2ClientContext()
             .serverUri(URI.create("http://127.0.0.1:" + deadPort))
             .apiKey("key-0123456789abcdef")
             .origin(new FileSystemOrigin(tmp.resolve("origin"), 1))
             .abandonTimeout(Duration.ofSeconds(2))
             .countersFile(file));
-        final L2ClientMetrics metrics = client.metrics();
+        final L2ClientCounters metrics = client.metrics();
         try
         {
             for (int i = 0; i < 3; i++)
@@ -64,14 +64,14 @@ class L2ClientCountersFileTest
             assertEquals(3000L, live.get("offcache_l2client_origin_bytes_total"));
             assertEquals(3L, live.get("offcache_l2client_fallbacks_total{op=\"read\",reason=\"connect\"}") +
                 live.get("offcache_l2client_fallbacks_total{op=\"read\",reason=\"closed_before_headers\"}"));
-            assertEquals(metrics.get(L2ClientMetrics.Counter.READS), live.get("offcache_l2client_reads_total"));
+            assertEquals(metrics.get(L2ClientCounters.Counter.READS), live.get("offcache_l2client_reads_total"));
         }
         finally
         {
             client.close();
         }
         assertEquals(3L, CountersFile.read(file).get("offcache_l2client_reads_total"), "the file outlives the client");
-        assertEquals(3, metrics.get(L2ClientMetrics.Counter.READS), "final values after close");
+        assertEquals(3, metrics.get(L2ClientCounters.Counter.READS), "final values after close");
         assertEquals(3, metrics.readFallbacksTotal());
     }
 
@@ -80,7 +80,7 @@ class L2ClientCountersFileTest
     {
         for (int round = 0; round < 20; round++)
         {
-            final L2ClientMetrics metrics = new L2ClientMetrics(tmp.resolve("race-" + round + ".dat"));
+            final L2ClientCounters metrics = new L2ClientCounters(tmp.resolve("race-" + round + ".dat"));
             final AtomicBoolean stop = new AtomicBoolean();
             final CountDownLatch started = new CountDownLatch(2);
             final Thread[] writers = new Thread[2];
@@ -91,7 +91,7 @@ class L2ClientCountersFileTest
                     started.countDown();
                     while (!stop.get())
                     {
-                        metrics.increment(L2ClientMetrics.Counter.READS);
+                        metrics.increment(L2ClientCounters.Counter.READS);
                         metrics.readFallback(FallbackReason.STALL);
                     }
                 });
@@ -100,7 +100,7 @@ class L2ClientCountersFileTest
             started.await();
             Thread.sleep(2);
             metrics.close();
-            final long atClose = metrics.get(L2ClientMetrics.Counter.READS);
+            final long atClose = metrics.get(L2ClientCounters.Counter.READS);
             Thread.sleep(2);
             stop.set(true);
             for (final Thread writer : writers)
@@ -108,7 +108,7 @@ class L2ClientCountersFileTest
                 writer.join();
             }
             assertTrue(atClose > 0, "writers ran before the close");
-            assertEquals(atClose, metrics.get(L2ClientMetrics.Counter.READS), "updates after close are dropped");
+            assertEquals(atClose, metrics.get(L2ClientCounters.Counter.READS), "updates after close are dropped");
             assertEquals(atClose, CountersFile.read(tmp.resolve("race-" + round + ".dat"))
                 .get("offcache_l2client_reads_total"), "the file holds the final value");
         }

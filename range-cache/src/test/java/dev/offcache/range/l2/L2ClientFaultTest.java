@@ -41,7 +41,7 @@ class L2ClientFaultTest
 
     private byte[] truth;
     private FaultyL2Server server;
-    private L2Origin client;
+    private L2Client client;
 
     @BeforeEach
     void setUp() throws IOException
@@ -61,14 +61,14 @@ class L2ClientFaultTest
         server.close();
     }
 
-    private L2Origin client(final String url)
+    private L2Client client(final String url)
     {
         return client(url, 150);
     }
 
-    private L2Origin client(final String url, final long abandonMs)
+    private L2Client client(final String url, final long abandonMs)
     {
-        return new L2Origin(new L2ClientContext()
+        return new L2Client(new L2ClientContext()
             .serverUri(URI.create(url))
             .apiKey("k")
             .origin(new FileSystemOrigin(root, 2))
@@ -131,7 +131,7 @@ class L2ClientFaultTest
     {
         // 64 KiB at 128 KiB/s: the deadline is 150 ms + 400 ms + 500 ms after the start. The server drips 256 bytes
         // every 150 ms (inside the 400 ms stall timeout), so without a deadline the read would take 38 s.
-        client = new L2Origin(new L2ClientContext()
+        client = new L2Client(new L2ClientContext()
             .serverUri(URI.create(server.url()))
             .apiKey("k")
             .origin(new FileSystemOrigin(root, 2))
@@ -143,12 +143,12 @@ class L2ClientFaultTest
         final int length = 64 * 1024;
         final long offset = 12_345;
         assertExactRead(offset, length);
-        final L2ClientMetrics metrics = client.metrics();
+        final L2ClientCounters metrics = client.metrics();
         assertEquals(1, metrics.readFallbacks(FallbackReason.DEADLINE), () -> prometheus(metrics));
-        assertEquals(1, metrics.get(L2ClientMetrics.Counter.RESUMED), "completed from the offset L2 reached");
-        assertTrue(metrics.get(L2ClientMetrics.Counter.L2_BYTES) > 0, "the dripped bytes are kept");
-        assertEquals(length, metrics.get(L2ClientMetrics.Counter.L2_BYTES) +
-            metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES));
+        assertEquals(1, metrics.get(L2ClientCounters.Counter.RESUMED), "completed from the offset L2 reached");
+        assertTrue(metrics.get(L2ClientCounters.Counter.L2_BYTES) > 0, "the dripped bytes are kept");
+        assertEquals(length, metrics.get(L2ClientCounters.Counter.L2_BYTES) +
+            metrics.get(L2ClientCounters.Counter.ORIGIN_BYTES));
         assertEquals(CircuitBreaker.State.CLOSED, client.breaker().state());
 
         // Interim responses every 100 ms, and never the final answer: alive, but no answer either.
@@ -177,7 +177,7 @@ class L2ClientFaultTest
     {
         // The exchange used to leave its stall check queued on the event loop for the whole stall timeout (3 s),
         // keeping the exchange and the caller's buffer reachable: ~15,000 of them at 5,000 reads a second.
-        client = new L2Origin(new L2ClientContext()
+        client = new L2Client(new L2ClientContext()
             .serverUri(URI.create(server.url()))
             .apiKey("k")
             .origin(new FileSystemOrigin(root, 2))
@@ -195,7 +195,7 @@ class L2ClientFaultTest
             Thread.sleep(20);
         }
         assertNull(reachable.get(), "the caller's buffer is still reachable after its read completed");
-        assertEquals(2, client.metrics().get(L2ClientMetrics.Counter.L2_HITS));
+        assertEquals(2, client.metrics().get(L2ClientCounters.Counter.L2_HITS));
     }
 
     @Test
@@ -204,7 +204,7 @@ class L2ClientFaultTest
         // One timer serves the header deadline, the stall check and the read deadline: with an abandon timeout
         // longer than the stall timeout, the stall must still end the read at the stall timeout.
         server.fault = FaultyL2Server.Fault.STALL_MID_BODY;
-        client = new L2Origin(new L2ClientContext()
+        client = new L2Client(new L2ClientContext()
             .serverUri(URI.create(server.url()))
             .apiKey("k")
             .origin(new FileSystemOrigin(root, 2))
@@ -215,7 +215,7 @@ class L2ClientFaultTest
         final long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
         assertTrue(tookMs < 10_000, "the stall ended the read after " + tookMs + " ms, not the 20 s header deadline");
         assertEquals(1, client.metrics().readFallbacks(FallbackReason.STALL));
-        assertEquals(1, client.metrics().get(L2ClientMetrics.Counter.RESUMED));
+        assertEquals(1, client.metrics().get(L2ClientCounters.Counter.RESUMED));
     }
 
     @Test
@@ -235,14 +235,14 @@ class L2ClientFaultTest
         // A generous header deadline: a cold JVM's first request must not count as a fallback here.
         client = client(server.url(), 5_000);
         final long requested = readRandomRanges(24, 1);
-        final L2ClientMetrics metrics = client.metrics();
-        assertEquals(24, metrics.get(L2ClientMetrics.Counter.L2_HITS));
+        final L2ClientCounters metrics = client.metrics();
+        assertEquals(24, metrics.get(L2ClientCounters.Counter.L2_HITS));
         assertEquals(0, metrics.readFallbacksTotal());
-        assertEquals(requested, metrics.get(L2ClientMetrics.Counter.L2_BYTES));
-        assertEquals(0, metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES));
+        assertEquals(requested, metrics.get(L2ClientCounters.Counter.L2_BYTES));
+        assertEquals(0, metrics.get(L2ClientCounters.Counter.ORIGIN_BYTES));
         assertTrue(server.connections.get() < 24, "keep-alive connections are reused: " + server.connections.get());
         assertEquals(SIZE, client.size(KEY).join());
-        assertEquals(1, metrics.get(L2ClientMetrics.Counter.HEAD_HITS));
+        assertEquals(1, metrics.get(L2ClientCounters.Counter.HEAD_HITS));
     }
 
     @ParameterizedTest
@@ -255,28 +255,28 @@ class L2ClientFaultTest
         client = client(server.url(), fault == FaultyL2Server.Fault.NEVER_ANSWER ? 150 : 3_000);
         final int reads = 8;
         final long requested = readRandomRanges(reads, fault.ordinal());
-        final L2ClientMetrics metrics = client.metrics();
+        final L2ClientCounters metrics = client.metrics();
         final FallbackReason reason = expectedReason(fault);
         assertEquals(reads, metrics.readFallbacks(reason), () ->
             "fallbacks for " + fault + " counted as " + reason + "\n" + prometheus(metrics));
-        assertEquals(0, metrics.get(L2ClientMetrics.Counter.L2_HITS));
-        assertEquals(requested, metrics.get(L2ClientMetrics.Counter.L2_BYTES) +
-            metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES), "every byte comes from exactly one source");
+        assertEquals(0, metrics.get(L2ClientCounters.Counter.L2_HITS));
+        assertEquals(requested, metrics.get(L2ClientCounters.Counter.L2_BYTES) +
+            metrics.get(L2ClientCounters.Counter.ORIGIN_BYTES), "every byte comes from exactly one source");
         if (fault == FaultyL2Server.Fault.SHORT_BODY || fault == FaultyL2Server.Fault.STALL_MID_BODY)
         {
             // The server sent half of each body before failing; those bytes are kept, the origin supplies the rest.
-            assertEquals(server.bytesSentBeforeFault.get(), metrics.get(L2ClientMetrics.Counter.L2_BYTES));
-            assertEquals(reads, metrics.get(L2ClientMetrics.Counter.RESUMED));
+            assertEquals(server.bytesSentBeforeFault.get(), metrics.get(L2ClientCounters.Counter.L2_BYTES));
+            assertEquals(reads, metrics.get(L2ClientCounters.Counter.RESUMED));
         }
         assertEquals(SIZE, client.size(KEY).join());
         // The server's HEAD is broken only by the faults that hit every request.
         final boolean headBroken = fault == FaultyL2Server.Fault.NEVER_ANSWER ||
             fault == FaultyL2Server.Fault.GARBAGE || fault == FaultyL2Server.Fault.STATUS_500;
-        assertEquals(headBroken ? 0 : 1, metrics.get(L2ClientMetrics.Counter.HEAD_HITS));
+        assertEquals(headBroken ? 0 : 1, metrics.get(L2ClientCounters.Counter.HEAD_HITS));
         assertEquals(headBroken ? 1 : 0, metrics.headFallbacks(reason));
     }
 
-    static String prometheus(final L2ClientMetrics metrics)
+    static String prometheus(final L2ClientCounters metrics)
     {
         final MetricFamilies out = new MetricFamilies();
         metrics.collectInto(out);
@@ -294,7 +294,7 @@ class L2ClientFaultTest
         client = client("http://127.0.0.1:" + port);
         final long requested = readRandomRanges(6, 7);
         assertEquals(6, client.metrics().readFallbacks(FallbackReason.CONNECT));
-        assertEquals(requested, client.metrics().get(L2ClientMetrics.Counter.ORIGIN_BYTES));
+        assertEquals(requested, client.metrics().get(L2ClientCounters.Counter.ORIGIN_BYTES));
         assertEquals(SIZE, client.size(KEY).join());
         assertEquals(1, client.metrics().headFallbacks(FallbackReason.CONNECT));
     }
@@ -313,9 +313,9 @@ class L2ClientFaultTest
         final byte[] want = new byte[length];
         System.arraycopy(truth, offset, want, 0, length);
         assertArrayEquals(want, got);
-        final L2ClientMetrics metrics = client.metrics();
-        assertEquals(length, metrics.get(L2ClientMetrics.Counter.L2_BYTES) +
-            metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES), "no byte read twice, none missing");
+        final L2ClientCounters metrics = client.metrics();
+        assertEquals(length, metrics.get(L2ClientCounters.Counter.L2_BYTES) +
+            metrics.get(L2ClientCounters.Counter.ORIGIN_BYTES), "no byte read twice, none missing");
         assertEquals(1, metrics.readFallbacks(FallbackReason.BROKEN_STREAM));
     }
 

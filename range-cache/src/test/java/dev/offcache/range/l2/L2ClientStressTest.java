@@ -47,7 +47,7 @@ class L2ClientStressTest
         {
             server.objects.put(KEY, truth);
             server.fault = FaultyL2Server.Fault.RANDOM;
-            final L2Origin client = new L2Origin(new L2ClientContext()
+            final L2Client client = new L2Client(new L2ClientContext()
                 .serverUri(URI.create(server.url()))
                 .apiKey("k")
                 .origin(new FileSystemOrigin(root, 2))
@@ -92,13 +92,13 @@ class L2ClientStressTest
                 pool.shutdownNow();
                 client.close();
             }
-            final L2ClientMetrics metrics = client.metrics();
-            assertEquals(240, metrics.get(L2ClientMetrics.Counter.READS));
-            assertEquals(requested.get(), metrics.get(L2ClientMetrics.Counter.L2_BYTES) +
-                metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES), "every byte from exactly one source");
-            assertEquals(240, metrics.get(L2ClientMetrics.Counter.L2_HITS) + metrics.readFallbacksTotal());
-            assertTrue(metrics.get(L2ClientMetrics.Counter.L2_HITS) > 0, "some answers were healthy");
-            assertTrue(metrics.get(L2ClientMetrics.Counter.RESUMED) > 0, "some reads resumed mid-body");
+            final L2ClientCounters metrics = client.metrics();
+            assertEquals(240, metrics.get(L2ClientCounters.Counter.READS));
+            assertEquals(requested.get(), metrics.get(L2ClientCounters.Counter.L2_BYTES) +
+                metrics.get(L2ClientCounters.Counter.ORIGIN_BYTES), "every byte from exactly one source");
+            assertEquals(240, metrics.get(L2ClientCounters.Counter.L2_HITS) + metrics.readFallbacksTotal());
+            assertTrue(metrics.get(L2ClientCounters.Counter.L2_HITS) > 0, "some answers were healthy");
+            assertTrue(metrics.get(L2ClientCounters.Counter.RESUMED) > 0, "some reads resumed mid-body");
         }
     }
 }

@@ -53,7 +53,7 @@ class L2ClientVectoredAndInterimTest
     private byte[] truth;
     private FaultyL2Server server;
     private CountingOrigin real;
-    private L2Origin client;
+    private L2Client client;
 
     /**
      * Loads and compiles the client's classes once, so no test's first request spends its 500 ms header deadline on
@@ -64,7 +64,7 @@ class L2ClientVectoredAndInterimTest
     {
         final byte[] bytes = TestObjects.write(dir, "warm", 4096, 1);
         try (FaultyL2Server warm = new FaultyL2Server();
-            L2Origin warmClient = new L2Origin(new L2ClientContext().serverUri(URI.create(warm.url())).apiKey("k")
+            L2Client warmClient = new L2Client(new L2ClientContext().serverUri(URI.create(warm.url())).apiKey("k")
                 .origin(new FileSystemOrigin(dir, 1)).abandonTimeout(Duration.ofSeconds(10))))
         {
             warm.objects.put("warm", bytes);
@@ -84,7 +84,7 @@ class L2ClientVectoredAndInterimTest
         server = new FaultyL2Server();
         server.objects.put(KEY, truth);
         real = new CountingOrigin(new FileSystemOrigin(root, 2));
-        client = new L2Origin(new L2ClientContext()
+        client = new L2Client(new L2ClientContext()
             .serverUri(URI.create(server.url()))
             .apiKey("k")
             .origin(real)
@@ -118,7 +118,7 @@ class L2ClientVectoredAndInterimTest
             assertBytes(offsets[i], counts[i], destinations[i]);
         }
         assertEquals(0, real.gets());
-        assertEquals(1, client.metrics().get(L2ClientMetrics.Counter.L2_HITS));
+        assertEquals(1, client.metrics().get(L2ClientCounters.Counter.L2_HITS));
     }
 
     @Test
@@ -136,7 +136,7 @@ class L2ClientVectoredAndInterimTest
             assertBytes(offsets[i], counts[i], destinations[i]);
         }
         assertEquals(0, client.metrics().readFallbacksTotal());
-        assertEquals(1, client.metrics().get(L2ClientMetrics.Counter.L2_HITS));
+        assertEquals(1, client.metrics().get(L2ClientCounters.Counter.L2_HITS));
         assertEquals(0, real.gets());
     }
 
@@ -156,15 +156,15 @@ class L2ClientVectoredAndInterimTest
         {
             assertBytes(offsets[i], counts[i], destinations[i]);
         }
-        final L2ClientMetrics metrics = client.metrics();
+        final L2ClientCounters metrics = client.metrics();
         assertEquals(1, server.rangesRequests.get());
         assertEquals(1, metrics.readFallbacks(FallbackReason.CHECKSUM));
         assertEquals(1, metrics.readFallbacksTotal());
-        assertEquals(CRC_BLOCK + (200_000 - 3 * CRC_BLOCK) + 100, metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES),
+        assertEquals(CRC_BLOCK + (200_000 - 3 * CRC_BLOCK) + 100, metrics.get(L2ClientCounters.Counter.ORIGIN_BYTES),
             "the origin read exactly the damaged chunks");
-        assertEquals(201_100, metrics.get(L2ClientMetrics.Counter.L2_BYTES) +
-            metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES));
-        assertEquals(0, metrics.get(L2ClientMetrics.Counter.L2_HITS), "a damaged answer is no hit");
+        assertEquals(201_100, metrics.get(L2ClientCounters.Counter.L2_BYTES) +
+            metrics.get(L2ClientCounters.Counter.ORIGIN_BYTES));
+        assertEquals(0, metrics.get(L2ClientCounters.Counter.L2_HITS), "a damaged answer is no hit");
         assertEquals(CircuitBreaker.State.CLOSED, client.breaker().state(), "damage is an answer, not a dead server");
     }
 
@@ -203,9 +203,9 @@ class L2ClientVectoredAndInterimTest
                 total += counts[i];
             }
         }
-        final L2ClientMetrics metrics = client.metrics();
-        assertEquals(total, metrics.get(L2ClientMetrics.Counter.L2_BYTES) +
-            metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES), "every byte from exactly one of the two");
+        final L2ClientCounters metrics = client.metrics();
+        assertEquals(total, metrics.get(L2ClientCounters.Counter.L2_BYTES) +
+            metrics.get(L2ClientCounters.Counter.ORIGIN_BYTES), "every byte from exactly one of the two");
         assertTrue(metrics.readFallbacks(FallbackReason.CHECKSUM) > 0);
     }
 
@@ -227,10 +227,10 @@ class L2ClientVectoredAndInterimTest
             assertBytes(offsets[i], counts[i], destinations[i]);
             total += counts[i];
         }
-        final L2ClientMetrics metrics = client.metrics();
-        assertEquals(total, metrics.get(L2ClientMetrics.Counter.L2_BYTES) +
-            metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES), "every byte from exactly one of the two");
-        assertTrue(metrics.get(L2ClientMetrics.Counter.ORIGIN_BYTES) > 0, "the origin filled in");
+        final L2ClientCounters metrics = client.metrics();
+        assertEquals(total, metrics.get(L2ClientCounters.Counter.L2_BYTES) +
+            metrics.get(L2ClientCounters.Counter.ORIGIN_BYTES), "every byte from exactly one of the two");
+        assertTrue(metrics.get(L2ClientCounters.Counter.ORIGIN_BYTES) > 0, "the origin filled in");
     }
 
     @Test
@@ -256,12 +256,12 @@ class L2ClientVectoredAndInterimTest
             assertEquals(4096, client.read(KEY, i * 100_000L, destination).orTimeout(20, TimeUnit.SECONDS).join());
             assertBytes(i * 100_000L, 4096, destination);
         }
-        assertEquals(7, client.metrics().get(L2ClientMetrics.Counter.L2_HITS), "every read answered by L2");
+        assertEquals(7, client.metrics().get(L2ClientCounters.Counter.L2_HITS), "every read answered by L2");
         assertEquals(0, real.gets());
         assertEquals(CircuitBreaker.State.CLOSED, client.breaker().state());
         assertTrue(server.interimsSent.get() >= 7 * 3, "interim responses sent: " + server.interimsSent.get());
         assertEquals(SIZE, client.size(KEY).orTimeout(20, TimeUnit.SECONDS).join(), "a HEAD waits the same way");
-        assertEquals(1, client.metrics().get(L2ClientMetrics.Counter.HEAD_HITS));
+        assertEquals(1, client.metrics().get(L2ClientCounters.Counter.HEAD_HITS));
     }
 
     @Test
@@ -279,7 +279,7 @@ class L2ClientVectoredAndInterimTest
     void anEngineReadsANewObjectWithOneRequestAndAVectoredReadWithOnePost()
     {
         try (RangeCache cache = RangeCache.newBuilder().origin(client).blockSize(64 * 1024)
-            .l1Store(new SlabBlockStore(8L << 20, 64 * 1024)).build())
+            .store(new SlabBlockStore(8L << 20, 64 * 1024)).build())
         {
             final UnsafeBuffer first = new UnsafeBuffer(new byte[5000]);
             cache.read(KEY, 1000, first, 0, 5000);
@@ -312,7 +312,7 @@ class L2ClientVectoredAndInterimTest
         final String other = "data/part-2.parquet";
         server.objects.put(other, truth);
         try (RangeCache cache = RangeCache.newBuilder().origin(client).blockSize(64 * 1024)
-            .l1Store(new SlabBlockStore(8L << 20, 64 * 1024)).build())
+            .store(new SlabBlockStore(8L << 20, 64 * 1024)).build())
         {
             final BlockRef view = cache.readView(KEY, 3 * 64 * 1024 + 10, 500);
             try
@@ -343,7 +343,7 @@ class L2ClientVectoredAndInterimTest
     void aColdReadPastTheEndFailsCleanlyAndTheSizeIsKnownAfterwards()
     {
         try (RangeCache cache = RangeCache.newBuilder().origin(client).blockSize(64 * 1024)
-            .l1Store(new SlabBlockStore(8L << 20, 64 * 1024)).build())
+            .store(new SlabBlockStore(8L << 20, 64 * 1024)).build())
         {
             final UnsafeBuffer buffer = new UnsafeBuffer(new byte[1000]);
             final IllegalArgumentException past = org.junit.jupiter.api.Assertions.assertThrows(

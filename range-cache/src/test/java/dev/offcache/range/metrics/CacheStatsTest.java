@@ -78,7 +78,7 @@ class CacheStatsTest
     {
         TestObjects.write(root, "m", 2 * BLOCK, 3);
         final AtomicLong fromL2 = new AtomicLong();
-        // The engine asks its next tier how many bytes L2 servers served (an L2 client counts them; the real
+        // The engine asks its next level how many bytes L2 servers served (an L2 client counts them; the real
         // clients are tested against servers in cache-server); this stand-in says what the test sets.
         final ForwardingObjectStore nextTier = new ForwardingObjectStore(new FileSystemOrigin(root, 2))
         {

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.engine.RangeCache;
-import dev.offcache.range.l1.L1BlockStore;
+import dev.offcache.range.ram.RamBlockStore;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.testing.CountingOrigin;
 import dev.offcache.range.testing.Exposition;
@@ -18,11 +18,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /**
- * Each block lookup is counted once, by the engine, whatever path serves it: the engine probes its L1 store up to
+ * Each block lookup is counted once, by the engine, whatever path serves it: the engine probes its RAM store up to
  * four times for one missed block (the fast path, the read operation, the re-check after claiming the fetch, and
  * the view after the fetch), so a store that counted its own probes counted a view's miss as a miss and a hit, and
  * a copy's miss three times. The exposition, written by the Prometheus client, carries the engine's count and the
- * L1 store's own events beside it.
+ * RAM block store's own events beside it.
  */
 class LookupCountingTest
 {
@@ -36,8 +36,8 @@ class LookupCountingTest
     {
         TestObjects.write(root, "a", 4 * BLOCK, 7);
         final CountingOrigin origin = new CountingOrigin(new FileSystemOrigin(root, 4));
-        final L1BlockStore store = L1BlockStore.create(16L * BLOCK, BLOCK);
-        try (RangeCache cache = RangeCache.newBuilder().origin(origin).blockSize(BLOCK).l1Store(store).build())
+        final RamBlockStore store = RamBlockStore.create(16L * BLOCK, BLOCK);
+        try (RangeCache cache = RangeCache.newBuilder().origin(origin).blockSize(BLOCK).store(store).build())
         {
             final UnsafeBuffer destination = new UnsafeBuffer(new byte[2 * BLOCK]);
             // 1: a view of block 0, cold (1 miss); 2: the same view, warm (1 hit)

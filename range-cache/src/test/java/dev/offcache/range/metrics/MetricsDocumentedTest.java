@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.offcache.range.engine.RangeCache;
-import dev.offcache.range.l1.L1BlockStore;
-import dev.offcache.range.l2.L2ClientMetrics;
+import dev.offcache.range.ram.RamBlockStore;
+import dev.offcache.range.l2.L2ClientCounters;
 import dev.offcache.range.l2.shard.L2Shard;
 import dev.offcache.range.metadata.ParquetFooterCache;
 import dev.offcache.range.origin.FileSystemOrigin;
@@ -22,7 +22,7 @@ import dev.offcache.range.testing.Exposition;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * The docs and the code name the same metrics: every family the engine (with an L1 store), the footer cache and the
+ * The docs and the code name the same metrics: every family the engine (with a RAM store), the footer cache and the
  * L2 client export, and every router counter, appears by its full name in {@code docs/}; and every
  * {@code offcache_range_*}, {@code offcache_l2client_*}, {@code offcache_l2shard_*} and
  * {@code offcache_metadata_cache_*} name in {@code docs/} is one of them (a name ending in {@code _} or {@code *} is
@@ -41,8 +41,8 @@ class MetricsDocumentedTest
     {
         final Set<String> exported = new TreeSet<>();
         try (RangeCache cache = RangeCache.newBuilder().origin(new FileSystemOrigin(root, 1)).blockSize(4096)
-            .l1Store(L1BlockStore.create(4L * 4096, 4096)).build();
-            L2ClientMetrics client = new L2ClientMetrics())
+            .store(RamBlockStore.create(4L * 4096, 4096)).build();
+            L2ClientCounters client = new L2ClientCounters())
         {
             final MetricFamilies out = new MetricFamilies();
             cache.metrics().collectInto(out);
@@ -55,7 +55,7 @@ class MetricsDocumentedTest
         {
             exported.add(counter.metricName());
         }
-        // the router's own families, written beside the per-server counters (ShardedL2Origin.collectInto)
+        // the router's own families, written beside the per-server counters (ShardedL2Client.collectInto)
         exported.addAll(List.of("offcache_l2shard_servers", "offcache_l2shard_no_server_total",
             "offcache_l2shard_healthy", "offcache_l2shard_available"));
 

@@ -261,7 +261,7 @@ public abstract class ObjectStoreContract
         final byte[] data = random(5 * 65_536 + 17, 6);
         get(origin.put("engine/obj", ByteBuffer.wrap(data)));
         try (RangeCache cache = RangeCache.newBuilder().origin(newOrigin()).blockSize(65_536)
-            .maxCoalescedGetBytes(2 * 65_536).l1Store(new SlabBlockStore(16 * 65_536, 65_536)).build())
+            .maxCoalescedGetBytes(2 * 65_536).store(new SlabBlockStore(16 * 65_536, 65_536)).build())
         {
             final UnsafeBuffer buffer = new UnsafeBuffer(new byte[data.length]);
             cache.read("engine/obj", 0, buffer, 0, data.length);

@@ -38,7 +38,7 @@ public final class EngineFixture implements AutoCloseable
         origin = new CountingOrigin(new FileSystemOrigin(root, 4));
         store = storeBytes > 0 ? new SlabBlockStore(storeBytes, blockSize) : null;
         RangeCacheBuilder builder = RangeCache.newBuilder().origin(origin).blockSize(blockSize);
-        builder = store != null ? builder.l1Store(store) : builder.l1CapacityBytes(0);
+        builder = store != null ? builder.store(store) : builder.l1CapacityBytes(0);
         cache = settings.apply(builder).build();
     }
 

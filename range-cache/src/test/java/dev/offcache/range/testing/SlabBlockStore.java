@@ -15,7 +15,7 @@ import dev.offcache.range.store.FetchClass;
 
 /**
  * A small test-scope store over a real {@link BlockSlab}: direct-mapped (one entry per hashed index, a colliding
- * put evicts the occupant), so acquire allocates nothing. Not the L1 store; just enough of a caching store to test
+ * put evicts the occupant), so acquire allocates nothing. Not RamBlockStore; just enough of a caching store to test
  * the engine against, with an optional fault switch.
  */
 public final class SlabBlockStore implements BlockStore, EvictionStats

@@ -17,10 +17,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import dev.offcache.range.l2.FallbackReason;
-import dev.offcache.range.l2.L2ClientMetrics;
+import dev.offcache.range.l2.L2ClientCounters;
 import dev.offcache.range.l2.shard.L2Shard;
 import dev.offcache.range.l2.shard.ShardedL2Context;
-import dev.offcache.range.l2.shard.ShardedL2Origin;
+import dev.offcache.range.l2.shard.ShardedL2Client;
 import dev.offcache.range.origin.ObjectNotFoundException;
 import dev.offcache.tools.ToolCommandLine;
 import picocli.CommandLine;
@@ -29,11 +29,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code offcache-l2}: the sharded L2 client ({@link ShardedL2Origin}) from a shell, configured like the engine's
+ * {@code offcache-l2}: the sharded L2 client ({@link ShardedL2Client}) from a shell, configured like the engine's
  * (every {@code OFFCACHE_L2_*} variable of docs/l2-client.md and docs/l2-sharding.md, {@code --servers} over
  * {@code OFFCACHE_L2_SERVERS}). {@code owner} prints which server a key routes to; {@code get} reads a key (or a
  * range) through its owner and writes the bytes to stdout or a file. The client's origin here refuses every call
- * ({@link NoOrigin}): bytes that did not come from the L2 tier are an error, never a silent read of the real origin,
+ * ({@link NoOrigin}): bytes that did not come from L2 are an error, never a silent read of the real origin,
  * so a {@code get} that succeeds proves the deployment serves the key.
  *
  * <p>Exit status: 0 with the bytes, 1 when no L2 server served them (the reason on stderr), 2 for bad arguments.
@@ -48,7 +48,7 @@ public final class L2Command implements Runnable
     private static final int CHUNK = 1 << 20;
 
     private final Map<String, String> env;
-    private ShardedL2Origin router;
+    private ShardedL2Client router;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -94,13 +94,13 @@ public final class L2Command implements Runnable
         throw new CommandLine.ParameterException(spec.commandLine(), "name a command: owner or get");
     }
 
-    ShardedL2Origin router()
+    ShardedL2Client router()
     {
         router = newRouter();
         return router;
     }
 
-    private ShardedL2Origin newRouter()
+    private ShardedL2Client newRouter()
     {
         // a slow first answer (a cold JVM, a busy machine) is still the L2's answer here, not a reason to give up or
         // to mark a server unhealthy: the engine's 500 ms abandon and health timeouts become --timeout-ms, unless
@@ -114,7 +114,7 @@ public final class L2Command implements Runnable
         {
             ctx.servers(servers);
         }
-        return new ShardedL2Origin(ctx);
+        return new ShardedL2Client(ctx);
     }
 
     <T> T await(final CompletableFuture<T> call, final String what)
@@ -195,7 +195,7 @@ public final class L2Command implements Runnable
         public void run()
         {
             final PrintWriter out = spec.commandLine().getOut();
-            try (ShardedL2Origin router = parent.router())
+            try (ShardedL2Client router = parent.router())
             {
                 for (final String key : keys)
                 {
@@ -210,7 +210,7 @@ public final class L2Command implements Runnable
     /** {@code get}: a key's bytes through its owner. */
     @Command(name = "get", mixinStandardHelpOptions = true,
         description = "Reads a key (or --range) through its owning L2 server and writes the bytes to stdout (or " +
-            "--output); a summary line on stderr. Fails (exit 1) when the L2 tier did not serve them.")
+            "--output); a summary line on stderr. Fails (exit 1) when L2 did not serve them.")
     static final class Get implements Runnable
     {
         @CommandLine.ParentCommand
@@ -232,7 +232,7 @@ public final class L2Command implements Runnable
         @Override
         public void run()
         {
-            try (ShardedL2Origin router = parent.router())
+            try (ShardedL2Client router = parent.router())
             {
                 final L2Shard owner = router.ownerOf(key);
                 if (owner == null)
@@ -269,14 +269,14 @@ public final class L2Command implements Runnable
                         owner.id());
                 }
                 final PrintWriter err = spec.commandLine().getErr();
-                final long hits = owner.client().metrics().get(L2ClientMetrics.Counter.L2_HITS);
+                final long hits = owner.client().metrics().get(L2ClientCounters.Counter.L2_HITS);
                 err.println("offcache-l2: " + key + ": " + copied + " bytes (" + first + "-" + (first + copied - 1) +
                     ") from " + owner.id() + ", l2 hits " + hits);
                 err.flush();
             }
         }
 
-        private long copy(final ShardedL2Origin router, final L2Shard owner, final long first, final long end,
+        private long copy(final ShardedL2Client router, final L2Shard owner, final long first, final long end,
             final OutputStream sink) throws IOException
         {
             final ByteBuffer buffer = ByteBuffer.allocate(CHUNK);

@@ -10,7 +10,7 @@ import dev.offcache.range.origin.OriginException;
 import dev.offcache.range.store.FetchClass;
 
 /**
- * The origin behind {@code offcache-l2}'s client: every call fails, so a read the L2 tier did not serve ends as an
+ * The origin behind {@code offcache-l2}'s client: every call fails, so a read L2 did not serve ends as an
  * error instead of reading the real origin. Stateless; closing it does nothing.
  */
 final class NoOrigin implements ObjectStore
@@ -74,6 +74,6 @@ final class NoOrigin implements ObjectStore
     private static <T> CompletableFuture<T> refuse(final String key)
     {
         return CompletableFuture.failedFuture(new OriginException(
-            "offcache-l2 reads only from the L2 servers; the L2 tier did not serve '" + key + "'"));
+            "offcache-l2 reads only from the L2 servers; L2 did not serve '" + key + "'"));
     }
 }

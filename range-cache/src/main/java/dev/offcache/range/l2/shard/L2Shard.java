@@ -4,11 +4,11 @@ import java.net.URI;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 import dev.offcache.range.l2.CircuitBreaker;
-import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.L2Client;
 import dev.offcache.range.metrics.MetricFamilies;
 
 /**
- * One L2 server behind a {@link ShardedL2Origin}: its id and hash seed, its own {@link L2Origin} client (with its
+ * One L2 server behind a {@link ShardedL2Client}: its id and hash seed, its own {@link L2Client} client (with its
  * own circuit breaker, connections and warming queue), its health state and its routing counters, exported as
  * {@code offcache_l2shard_<what>_total{server="<id>"}}. Owned by the router, which closes the client when the
  * server is removed or the router closes.
@@ -68,12 +68,12 @@ public final class L2Shard
     private final String id;
     private final URI uri;
     private final long seed;
-    private final L2Origin client;
+    private final L2Client client;
     private final CircuitBreaker breaker;
     private final HealthTracker health;
     private final AtomicLongArray counts = new AtomicLongArray(COUNTERS.length);
 
-    L2Shard(final String id, final URI uri, final L2Origin client, final int unhealthyAfter)
+    L2Shard(final String id, final URI uri, final L2Client client, final int unhealthyAfter)
     {
         this.id = id;
         this.uri = uri;
@@ -118,7 +118,7 @@ public final class L2Shard
      *
      * @return the client; owned by the router.
      */
-    public L2Origin client()
+    public L2Client client()
     {
         return client;
     }

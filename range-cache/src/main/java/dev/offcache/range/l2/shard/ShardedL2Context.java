@@ -17,7 +17,7 @@ import dev.offcache.range.l2.L2ClientContext;
 import dev.offcache.range.origin.ObjectStore;
 
 /**
- * Everything a {@link ShardedL2Origin} is configured with: the L2 servers, the real origin, the health-check
+ * Everything a {@link ShardedL2Client} is configured with: the L2 servers, the real origin, the health-check
  * settings, and a template {@link L2ClientContext} whose API key, timeouts, breaker and warming settings every
  * per-server client copies. {@code OFFCACHE_L2_SERVERS} (comma-separated URLs) and {@code OFFCACHE_L2_HEALTH_*}
  * override code, and every {@code OFFCACHE_L2_*} variable of the single-server client applies to the template.
@@ -79,7 +79,7 @@ public final class ShardedL2Context
     }
 
     /**
-     * Checks the settings; called once, by {@link ShardedL2Origin}'s constructor (a second call throws
+     * Checks the settings; called once, by {@link ShardedL2Client}'s constructor (a second call throws
      * {@code ConcurrentConcludeException}). With no servers listed but {@code OFFCACHE_L2_URL} (the template's
      * server) set, that one server is used.
      *

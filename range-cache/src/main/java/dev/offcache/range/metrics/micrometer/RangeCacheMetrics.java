@@ -10,7 +10,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.cache.CacheMeterBinder;
 
 import dev.offcache.range.engine.RangeCache;
-import dev.offcache.range.l1.L1BlockStore;
+import dev.offcache.range.ram.RamBlockStore;
 import dev.offcache.range.metrics.MetricNames;
 import dev.offcache.range.metrics.StoreFallback;
 import dev.offcache.range.store.BlockStore;
@@ -18,7 +18,7 @@ import dev.offcache.range.store.BlockStore;
 /**
  * A Micrometer {@code MeterBinder} for a range-cache engine under Micrometer's {@code cache.*} names (those its
  * Caffeine binder uses): {@code cache.gets} by {@code result} (hit, miss; per block), {@code cache.puts},
- * {@code cache.evictions}, {@code cache.size} (blocks held, for an L1 store), and for this cache
+ * {@code cache.evictions}, {@code cache.size} (blocks held, for a RAM block store), and for this cache
  * {@code cache.bytes} by {@code source} (store, l2, object_store), {@code cache.origin.requests},
  * {@code cache.origin.errors}, {@code cache.fallbacks} by {@code reason} and {@code cache.store.bytes}. Every meter
  * reads {@link RangeCache#stats()} when the registry polls it; nothing is added to the engine's paths. Micrometer
@@ -62,7 +62,7 @@ public final class RangeCacheMetrics extends CacheMeterBinder<RangeCache>
     {
         final RangeCache cache = getCache();
         final BlockStore store = null == cache ? null : cache.store();
-        return store instanceof L1BlockStore l1 ? (long) l1.residentBlocks() : null;
+        return store instanceof RamBlockStore l1 ? (long) l1.residentBlocks() : null;
     }
 
     @Override
@@ -104,9 +104,9 @@ public final class RangeCacheMetrics extends CacheMeterBinder<RangeCache>
         bytes(registry, cache, "store", (c) -> c.stats().storeBytes());
         bytes(registry, cache, "l2", (c) -> c.stats().l2Bytes());
         bytes(registry, cache, "object_store", (c) -> c.stats().objectStoreBytes());
-        counter(cache, "cache.origin.requests", "GETs sent to the next tier (L2 or the object store)",
+        counter(cache, "cache.origin.requests", "GETs sent to the next level (L2 or the object store)",
             (c) -> c.stats().originGetCount()).register(registry);
-        counter(cache, "cache.origin.errors", "requests to the next tier that failed",
+        counter(cache, "cache.origin.errors", "requests to the next level that failed",
             (c) -> c.stats().originErrorCount()).register(registry);
         for (final StoreFallback reason : StoreFallback.values())
         {

@@ -1,4 +1,4 @@
-package dev.offcache.range.l1;
+package dev.offcache.range.ram;
 
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;

@@ -6,12 +6,12 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Where a shared cache reads the bytes it does not hold: an engine's own file system or {@code FileIO}, asked for
- * one byte range of one file. An adapter registers one per location prefix ({@link SourceRouter}).
+ * one byte range of one file. An adapter registers one per location prefix ({@link OriginRouter}).
  *
  * <p>Memory: {@code destination} belongs to the cache (a direct staging buffer); the source fills it from its
  * position to its limit and must not touch it after the returned future completes.
  */
-public interface ByteSource
+public interface EngineOrigin
 {
     /**
      * Reads {@code destination.remaining()} bytes of a file from {@code offset}.

@@ -13,11 +13,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A {@link ByteSource} over local {@code file:} paths: positional {@link FileChannel} reads straight into the cache's
+ * A {@link EngineOrigin} over local {@code file:} paths: positional {@link FileChannel} reads straight into the cache's
  * staging buffer, on a small pool of daemon threads. For engines that read Parquet from local or mounted disks
  * without Hadoop; register it for {@code CacheKeys.prefix(URI.create("file:///"))}.
  */
-public final class LocalFileSource implements ByteSource
+public final class LocalFileOrigin implements EngineOrigin
 {
     private static final AtomicInteger THREAD_ID = new AtomicInteger();
     private static final ExecutorService IO = Executors.newCachedThreadPool((runnable) ->

@@ -14,7 +14,7 @@ import dev.offcache.range.store.FetchClass;
 
 /**
  * The origin of a shared cache: it routes each read, by the key's {@code scheme/authority} prefix, to a
- * {@link ByteSource} an adapter registered (a Hadoop {@code FileSystem} instance, an Iceberg {@code FileIO}), so one
+ * {@link EngineOrigin} an adapter registered (a Hadoop {@code FileSystem} instance, an Iceberg {@code FileIO}), so one
  * cache serves every instance and every bucket in the JVM. Sizes come from the keys ({@link CacheKeys}), so the
  * router never asks for one. Only reads are routed: writes, deletes and listings are the engine's own business and
  * never reach a shared cache.
@@ -23,9 +23,9 @@ import dev.offcache.range.store.FetchClass;
  * will do, since they name the same files. The most recently registered one is asked first. A prefix with no source
  * fails the read, and the adapter then reads from its own file system (a broken cache never fails a read).
  */
-public final class SourceRouter implements ObjectStore
+public final class OriginRouter implements ObjectStore
 {
-    private final ConcurrentHashMap<String, CopyOnWriteArrayList<ByteSource>> sources = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, CopyOnWriteArrayList<EngineOrigin>> sources = new ConcurrentHashMap<>();
 
     /**
      * Makes a source serve a prefix.
@@ -33,7 +33,7 @@ public final class SourceRouter implements ObjectStore
      * @param prefix from {@link CacheKeys#prefix}.
      * @param source the source.
      */
-    public void register(final String prefix, final ByteSource source)
+    public void register(final String prefix, final EngineOrigin source)
     {
         sources.computeIfAbsent(prefix, (p) -> new CopyOnWriteArrayList<>()).add(0, source);
     }
@@ -46,9 +46,9 @@ public final class SourceRouter implements ObjectStore
      * @param source the source.
      * @return true when this source was registered.
      */
-    public boolean registerIfAbsent(final String prefix, final ByteSource source)
+    public boolean registerIfAbsent(final String prefix, final EngineOrigin source)
     {
-        final CopyOnWriteArrayList<ByteSource> list =
+        final CopyOnWriteArrayList<EngineOrigin> list =
             sources.computeIfAbsent(prefix, (p) -> new CopyOnWriteArrayList<>());
         synchronized (list)
         {
@@ -67,9 +67,9 @@ public final class SourceRouter implements ObjectStore
      * @param prefix the prefix it was registered for.
      * @param source the source.
      */
-    public void unregister(final String prefix, final ByteSource source)
+    public void unregister(final String prefix, final EngineOrigin source)
     {
-        final CopyOnWriteArrayList<ByteSource> list = sources.get(prefix);
+        final CopyOnWriteArrayList<EngineOrigin> list = sources.get(prefix);
         if (list != null)
         {
             list.remove(source);
@@ -84,7 +84,7 @@ public final class SourceRouter implements ObjectStore
      */
     public int sourceCount(final String prefix)
     {
-        final CopyOnWriteArrayList<ByteSource> list = sources.get(prefix);
+        final CopyOnWriteArrayList<EngineOrigin> list = sources.get(prefix);
         return list == null ? 0 : list.size();
     }
 
@@ -114,8 +114,8 @@ public final class SourceRouter implements ObjectStore
     {
         try
         {
-            final CopyOnWriteArrayList<ByteSource> list = sources.get(CacheKeys.prefixOf(key));
-            final ByteSource source = list == null || list.isEmpty() ? null : list.get(0);
+            final CopyOnWriteArrayList<EngineOrigin> list = sources.get(CacheKeys.prefixOf(key));
+            final EngineOrigin source = list == null || list.isEmpty() ? null : list.get(0);
             if (source == null)
             {
                 return CompletableFuture.failedFuture(new ObjectNotFoundException(namespace(), key));

@@ -1,4 +1,4 @@
-package dev.offcache.range.l1;
+package dev.offcache.range.ram;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

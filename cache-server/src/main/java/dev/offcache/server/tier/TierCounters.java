@@ -18,11 +18,11 @@ import org.agrona.concurrent.status.AtomicCounter;
  * <p>Block lookups are counted once each by the engine that owns the store (it knows which lookups belong to one
  * read), so the lookup counters here are read from the engine's: bind it with {@link #countLookupsOf}.
  *
- * <p>Memory: {@link #TierMetrics()} owns a private region that {@link #close()} frees;
- * {@link #TierMetrics(CountersRegion)} uses its owner's. Updates are not guarded against the release: the region
+ * <p>Memory: {@link #TierCounters()} owns a private region that {@link #close()} frees;
+ * {@link #TierCounters(CountersRegion)} uses its owner's. Updates are not guarded against the release: the region
  * is freed after the store (whose threads are the writers) has closed.
  */
-public final class TierMetrics implements AutoCloseable
+public final class TierCounters implements AutoCloseable
 {
     /** Counters this needs in a region: one per {@link Counter}. */
     public static final int COUNTERS = Counter.values().length;
@@ -90,7 +90,7 @@ public final class TierMetrics implements AutoCloseable
     /**
      * Counters in a private direct buffer this object owns (freed by {@link #close()}).
      */
-    public TierMetrics()
+    public TierCounters()
     {
         this(CountersRegion.open(null, CounterTypes.L2_SERVER, COUNTERS), true);
     }
@@ -100,12 +100,12 @@ public final class TierMetrics implements AutoCloseable
      *
      * @param region the region.
      */
-    public TierMetrics(final CountersRegion region)
+    public TierCounters(final CountersRegion region)
     {
         this(region, false);
     }
 
-    private TierMetrics(final CountersRegion region, final boolean ownsRegion)
+    private TierCounters(final CountersRegion region, final boolean ownsRegion)
     {
         this.region = region;
         this.ownsRegion = ownsRegion;

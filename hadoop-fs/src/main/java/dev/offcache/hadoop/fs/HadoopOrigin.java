@@ -15,7 +15,7 @@ import org.apache.hadoop.fs.Options.OpenFileOptions;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.util.functional.FutureIO;
 
-import dev.offcache.embed.ByteSource;
+import dev.offcache.embed.EngineOrigin;
 
 /**
  * Reads the byte ranges a shared cache misses from the real (wrapped) file system: one open with the length known
@@ -27,7 +27,7 @@ import dev.offcache.embed.ByteSource;
  *
  * <p>Blocking file system calls run on a small pool of daemon threads shared by every instance in the JVM.
  */
-final class HadoopByteSource implements ByteSource
+final class HadoopOrigin implements EngineOrigin
 {
     private static final AtomicInteger THREAD_ID = new AtomicInteger();
     private static final ExecutorService IO = Executors.newCachedThreadPool((runnable) ->
@@ -39,7 +39,7 @@ final class HadoopByteSource implements ByteSource
 
     private final FileSystem fs;
 
-    HadoopByteSource(final FileSystem fs)
+    HadoopOrigin(final FileSystem fs)
     {
         this.fs = fs;
     }

@@ -1,4 +1,4 @@
-package dev.offcache.range.l1;
+package dev.offcache.range.ram;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -7,7 +7,7 @@ import java.util.function.Consumer;
 import dev.offcache.core.slab.BlockRef;
 
 /**
- * The L1 store's map from block key to resident block: an open-addressing, linear-probing table with one writer
+ * The RAM block store's map from block key to resident block: an open-addressing, linear-probing table with one writer
  * (the store's maintenance writer) and any number of lock-free readers.
  *
  * <p>Why this shape: a {@code ConcurrentHashMap<Long, ...>} boxes the key on every lookup, and a striped map under

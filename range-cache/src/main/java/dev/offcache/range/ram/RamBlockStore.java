@@ -1,4 +1,4 @@
-package dev.offcache.range.l1;
+package dev.offcache.range.ram;
 
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -48,7 +48,7 @@ import org.agrona.MutableDirectBuffer;
  * block needs a slot. {@link #close()} drops every owner reference and closes the slab, whose memory is unmapped when
  * the last reader (or listener) releases.
  */
-public final class L1BlockStore implements BlockStore, EvictionStats
+public final class RamBlockStore implements BlockStore, EvictionStats
 {
     private static final int EVICTION_ATTEMPTS = 8;
     // Hit recording at full rate is paid for by puts: each grants the readers this many drains of a full ring
@@ -85,7 +85,7 @@ public final class L1BlockStore implements BlockStore, EvictionStats
      *
      * @param context capacity, block size and policy.
      */
-    public L1BlockStore(final Context context)
+    public RamBlockStore(final Context context)
     {
         context.conclude();
         blockSize = context.blockSize();
@@ -101,15 +101,15 @@ public final class L1BlockStore implements BlockStore, EvictionStats
     }
 
     /**
-     * Creates a W-TinyLFU store: the shape of the engine's store factory ({@code L1BlockStore::create}).
+     * Creates a W-TinyLFU store: the shape of the engine's store factory ({@code RamBlockStore::create}).
      *
      * @param capacityBytes the capacity, at least one block.
      * @param blockSize   the engine's block size, a power of two in [4 KiB, 16 MiB].
      * @return the store, owning its slab.
      */
-    public static L1BlockStore create(final long capacityBytes, final int blockSize)
+    public static RamBlockStore create(final long capacityBytes, final int blockSize)
     {
-        return new L1BlockStore(new Context().capacityBytes(capacityBytes).blockSize(blockSize));
+        return new RamBlockStore(new Context().capacityBytes(capacityBytes).blockSize(blockSize));
     }
 
     /**
@@ -602,7 +602,7 @@ public final class L1BlockStore implements BlockStore, EvictionStats
      */
     public String toString()
     {
-        return "L1BlockStore{blockSize=" + blockSize +
+        return "RamBlockStore{blockSize=" + blockSize +
             ", capacityBlocks=" + policy.capacity() +
             ", residentBlocks=" + policy.size() +
             ", residentBytes=" + residentBytes +
@@ -846,7 +846,7 @@ public final class L1BlockStore implements BlockStore, EvictionStats
     }
 
     /**
-     * Configuration of an {@link L1BlockStore}, its one way in (the engine's {@code RangeCacheBuilder} makes one
+     * Configuration of an {@link RamBlockStore}, its one way in (the engine's {@code RangeCacheBuilder} makes one
      * through {@link #create(long, int)} from its own capacity and block size; {@code OFFCACHE_L1_MB} is the engine's
      * setting, read there). Defaults: capacity 200 MiB, 1 MiB blocks, W-TinyLFU.
      */
@@ -984,7 +984,7 @@ public final class L1BlockStore implements BlockStore, EvictionStats
         }
 
         /**
-         * Sets who takes evicted blocks ({@link L1BlockStore#publish}, {@link L1BlockStore#evictionDone}); none by
+         * Sets who takes evicted blocks ({@link RamBlockStore#publish}, {@link RamBlockStore#evictionDone}); none by
          * default: the store releases them.
          *
          * @param listener the listener, or null.
@@ -1062,7 +1062,7 @@ public final class L1BlockStore implements BlockStore, EvictionStats
          */
         public String toString()
         {
-            return "L1BlockStore.Context{capacityBytes=" + capacityBytes + ", blockSize=" + blockSize +
+            return "RamBlockStore.Context{capacityBytes=" + capacityBytes + ", blockSize=" + blockSize +
                 ", policy=" + policy + ", hitSampling=" + hitSampling + ", spareSlots=" + spareSlots +
                 ", evictionListener=" + evictionListener + '}';
         }

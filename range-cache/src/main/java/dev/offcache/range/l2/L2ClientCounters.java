@@ -18,7 +18,7 @@ import org.agrona.concurrent.status.AtomicCounter;
  * <p>Memory: owns its {@link CountersRegion}, freed by {@link #close()} (the client closes it last); updates that
  * race with the close are dropped, never written to freed memory, and reads after it return the final values.
  */
-public final class L2ClientMetrics implements CircuitBreaker.Listener, AutoCloseable
+public final class L2ClientCounters implements CircuitBreaker.Listener, AutoCloseable
 {
     /** The counters that are not per fallback reason. */
     public enum Counter
@@ -101,7 +101,7 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener, AutoClose
     /**
      * Counters in a private direct buffer.
      */
-    public L2ClientMetrics()
+    public L2ClientCounters()
     {
         this(null);
     }
@@ -111,7 +111,7 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener, AutoClose
      *
      * @param countersFile where to map them (replaced if present), or {@code null}.
      */
-    public L2ClientMetrics(final Path countersFile)
+    public L2ClientCounters(final Path countersFile)
     {
         region = CountersRegion.open(countersFile, CounterTypes.L2_CLIENT);
         for (final Counter counter : COUNTERS)
@@ -174,7 +174,7 @@ public final class L2ClientMetrics implements CircuitBreaker.Listener, AutoClose
 
     /**
      * The counter itself, for an agent runner that increments it (the runner must be closed before this is, as
-     * {@code L2Origin.close} does, so no increment races the region's release).
+     * {@code L2Client.close} does, so no increment races the region's release).
      *
      * @param counter the counter.
      * @return the Agrona counter.

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.offcache.range.l2.FallbackReason;
-import dev.offcache.range.l2.L2ClientMetrics;
+import dev.offcache.range.l2.L2ClientCounters;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.testing.Exposition;
 
@@ -38,12 +38,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * call), no server left sends reads to the origin; servers are added and removed at runtime, and the owner a
  * call goes to is the rendezvous owner. Real servers are in cache-server's {@code ShardedL2AgainstServersTest}.
  */
-class ShardedL2OriginTest
+class ShardedL2ClientTest
 {
     @TempDir
     Path tmp;
 
-    private ShardedL2Origin router;
+    private ShardedL2Client router;
 
     @AfterEach
     void tearDown()
@@ -61,7 +61,7 @@ class ShardedL2OriginTest
         new Random(5).nextBytes(truth);
         Files.write(tmp.resolve("obj.bin"), truth);
         final List<URI> servers = refusedServers(3);
-        router = new ShardedL2Origin(new ShardedL2Context()
+        router = new ShardedL2Client(new ShardedL2Context()
             .servers(servers)
             .apiKey("key-0123456789")
             .origin(new FileSystemOrigin(tmp, 2))
@@ -94,7 +94,7 @@ class ShardedL2OriginTest
         final String id = router.servers().get(0).id();
         assertEquals(0, page.value("offcache_l2shard_healthy", "server", id));
         assertEquals(router.noServer("read"), page.value("offcache_l2shard_no_server_total", "op", "read"));
-        assertEquals(router.servers().get(0).client().metrics().get(L2ClientMetrics.Counter.READS),
+        assertEquals(router.servers().get(0).client().metrics().get(L2ClientCounters.Counter.READS),
             page.value("offcache_l2client_reads_total", "server", id));
         assertEquals(router.servers().get(0).client().metrics().readFallbacks(FallbackReason.CONNECT),
             page.value("offcache_l2client_fallbacks_total", "server", id, "op", "read", "reason", "connect"));
@@ -105,7 +105,7 @@ class ShardedL2OriginTest
     void callsGoToTheRendezvousOwnerAndServersComeAndGoAtRuntime() throws Exception
     {
         final List<URI> servers = refusedServers(4);
-        router = new ShardedL2Origin(new ShardedL2Context()
+        router = new ShardedL2Client(new ShardedL2Context()
             .servers(servers.subList(0, 3))
             .apiKey("key-0123456789")
             .origin(new FileSystemOrigin(tmp, 1))
@@ -160,7 +160,7 @@ class ShardedL2OriginTest
         new Random(6).nextBytes(truth);
         Files.write(tmp.resolve("obj.bin"), truth);
         final List<URI> pool = refusedServers(6);
-        router = new ShardedL2Origin(new ShardedL2Context()
+        router = new ShardedL2Client(new ShardedL2Context()
             .servers(pool.subList(0, 3))
             .apiKey("key-0123456789")
             .origin(new FileSystemOrigin(tmp, 2))

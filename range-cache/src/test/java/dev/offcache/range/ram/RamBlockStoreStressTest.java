@@ -1,4 +1,4 @@
-package dev.offcache.range.l1;
+package dev.offcache.range.ram;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Readers acquiring, verifying and releasing while writers put and evict, for a bounded time: never a wrong byte,
  * the capacity holds throughout, and every slot is returned at close.
  */
-class L1BlockStoreStressTest
+class RamBlockStoreStressTest
 {
     private static final int BLOCK = 4096;
     private static final int CAPACITY = 16;
@@ -37,8 +37,8 @@ class L1BlockStoreStressTest
     @Timeout(30)
     void readersNeverSeeAWrongByteWhileWritersChurn(final PolicyKind policy) throws Exception
     {
-        final L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes((long) CAPACITY * BLOCK).policy(policy));
+        final RamBlockStore store = new RamBlockStore(
+            new RamBlockStore.Context().blockSize(BLOCK).capacityBytes((long) CAPACITY * BLOCK).policy(policy));
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final AtomicLong verifiedHits = new AtomicLong();
@@ -106,7 +106,7 @@ class L1BlockStoreStressTest
                     if (ref == null)
                     {
                         final FetchClass fetchClass = random.nextInt(8) == 0 ? FetchClass.PREFETCH : FetchClass.DEMAND;
-                        L1BlockStoreTest.put(store, key, fetchClass);
+                        RamBlockStoreTest.put(store, key, fetchClass);
                     }
                     else
                     {
@@ -165,7 +165,7 @@ class L1BlockStoreStressTest
         final int block = 64 * 1024;
         final int slots = 4;
         final int keys = 8;
-        final L1BlockStore store = new L1BlockStore(new L1BlockStore.Context().blockSize(block)
+        final RamBlockStore store = new RamBlockStore(new RamBlockStore.Context().blockSize(block)
             .capacityBytes((long) slots * block).policy(PolicyKind.LRU).hitSampling(1));
         final UnsafeBuffer[] contents = new UnsafeBuffer[keys];
         for (int k = 0; k < keys; k++)
@@ -245,8 +245,8 @@ class L1BlockStoreStressTest
     @Timeout(30)
     void closeWhileReadersAndWritersRunLeaksNothing() throws Exception
     {
-        final L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes((long) CAPACITY * BLOCK));
+        final RamBlockStore store = new RamBlockStore(
+            new RamBlockStore.Context().blockSize(BLOCK).capacityBytes((long) CAPACITY * BLOCK));
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final List<Thread> threads = new ArrayList<>();
@@ -261,7 +261,7 @@ class L1BlockStoreStressTest
                     final long key = random.nextLong(KEYS);
                     if (writer)
                     {
-                        L1BlockStoreTest.put(store, key, FetchClass.DEMAND);
+                        RamBlockStoreTest.put(store, key, FetchClass.DEMAND);
                     }
                     else
                     {
@@ -305,8 +305,8 @@ class L1BlockStoreStressTest
     {
         // The default (adaptive) hit recording: puts grant readers drains at full rate, which they spend while other
         // readers offer and writers evict; the policy, the index, the byte count and the slots must agree throughout.
-        final L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes((long) CAPACITY * BLOCK));
+        final RamBlockStore store = new RamBlockStore(
+            new RamBlockStore.Context().blockSize(BLOCK).capacityBytes((long) CAPACITY * BLOCK));
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final AtomicLong hits = new AtomicLong();
@@ -355,7 +355,7 @@ class L1BlockStoreStressTest
                 }
                 else
                 {
-                    L1BlockStoreTest.put(store, key, FetchClass.DEMAND);
+                    RamBlockStoreTest.put(store, key, FetchClass.DEMAND);
                 }
                 if (random.nextInt(8) == 0)
                 {

@@ -41,9 +41,9 @@ import org.slf4j.LoggerFactory;
  * under the endpoint {@code s3_<Operation>} ({@code s3_auth} for signature failures), error answers also by S3 code.
  * Not thread-safe: every method runs on the channel's event loop.
  */
-final class S3Front
+final class S3Endpoint
 {
-    private static final Logger LOG = LoggerFactory.getLogger(S3Front.class);
+    private static final Logger LOG = LoggerFactory.getLogger(S3Endpoint.class);
     private static final AtomicLong REQUEST_IDS = new AtomicLong(System.nanoTime() & 0xFFFF_FFFFL);
     private static final Endpoint AUTH = Endpoint.S3_AUTH;
     private static final Endpoint OTHER = Endpoint.S3_OTHER;
@@ -54,7 +54,7 @@ final class S3Front
     private long dateSecond = -1;
     private String date;
 
-    S3Front(final S3Api api, final ServerResources resources)
+    S3Endpoint(final S3Api api, final ServerResources resources)
     {
         this.api = api;
         this.resources = resources;

@@ -1,4 +1,4 @@
-package dev.offcache.range.l1;
+package dev.offcache.range.ram;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -30,8 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The store as the L2 server's RAM tier uses it: an {@link EvictionListener} that takes evicted blocks (a spill),
- * blocks it took readable until handed back, fill in place ({@link L1BlockStore#allocate()}, then
- * {@link L1BlockStore#publish}), spare slots, and {@link L1BlockStore#evictAll} before close.
+ * blocks it took readable until handed back, fill in place ({@link RamBlockStore#allocate()}, then
+ * {@link RamBlockStore#publish}), spare slots, and {@link RamBlockStore#evictAll} before close.
  */
 class EvictionListenerTest
 {
@@ -63,21 +63,21 @@ class EvictionListenerTest
             admitted++;
         }
 
-        void handBackAll(final L1BlockStore store)
+        void handBackAll(final RamBlockStore store)
         {
             taken.forEach((ref, key) -> store.evictionDone(key, ref));
             taken.clear();
         }
     }
 
-    private static L1BlockStore lru(final int blocks, final int spare, final EvictionListener listener)
+    private static RamBlockStore lru(final int blocks, final int spare, final EvictionListener listener)
     {
-        return new L1BlockStore(new L1BlockStore.Context().blockSize(BLOCK).capacityBytes((long) blocks * BLOCK)
+        return new RamBlockStore(new RamBlockStore.Context().blockSize(BLOCK).capacityBytes((long) blocks * BLOCK)
             .policy(PolicyKind.LRU).hitSampling(1).spareSlots(spare).evictionListener(listener));
     }
 
     /** Fill in place, as the server does: allocate, write the key's bytes into the slot, publish. */
-    private static BlockRef fill(final L1BlockStore store, final long key, final boolean spill)
+    private static BlockRef fill(final RamBlockStore store, final long key, final boolean spill)
     {
         final BlockRef slot = store.allocate();
         assertNotNull(slot, "a slot for block " + key);
@@ -104,7 +104,7 @@ class EvictionListenerTest
     void everyEvictedBlockIsHandedOverOnceInLeastRecentlyUsedOrderAndNoSlotLeaks()
     {
         final Taker taker = new Taker();
-        final L1BlockStore store = lru(4, 3, taker);
+        final RamBlockStore store = lru(4, 3, taker);
         for (long key = 0; key < 4; key++)
         {
             fill(store, key, key % 2 == 0).release();
@@ -137,7 +137,7 @@ class EvictionListenerTest
     void aBlockTheListenerTookStaysReadableUntilHandedBack()
     {
         final Taker taker = new Taker();
-        final L1BlockStore store = lru(2, 1, taker);
+        final RamBlockStore store = lru(2, 1, taker);
         fill(store, 10, true).release();
         fill(store, 11, false).release();
         fill(store, 12, false).release();
@@ -162,7 +162,7 @@ class EvictionListenerTest
     @Test
     void publishKeepsTheBlockAlreadyResidentAndReleasesTheNewSlot()
     {
-        final L1BlockStore store = lru(4, 0, new Taker());
+        final RamBlockStore store = lru(4, 0, new Taker());
         final BlockRef first = fill(store, 5, true);
         final BlockRef second = fill(store, 5, true);
         assertSame(first, second, "the resident block is returned");
@@ -179,7 +179,7 @@ class EvictionListenerTest
     void putsAreHandedOverTooAndTheSpareSlotsAreBeyondTheCapacity()
     {
         final Taker taker = new Taker();
-        final L1BlockStore store = lru(2, 3, taker);
+        final RamBlockStore store = lru(2, 3, taker);
         assertEquals(2, store.capacityBlocks());
         for (long key = 0; key < 5; key++)
         {
@@ -203,7 +203,7 @@ class EvictionListenerTest
     @Test
     void evictAllNeedsAListenerAndPublishNeedsAFilledSlot()
     {
-        final L1BlockStore plain = L1BlockStore.create(4L * BLOCK, BLOCK);
+        final RamBlockStore plain = RamBlockStore.create(4L * BLOCK, BLOCK);
         assertThrows(IllegalStateException.class, () -> plain.evictAll((key, ref, spill) -> false));
         final BlockRef empty = plain.allocate();
         assertThrows(IllegalArgumentException.class, () -> plain.publish(1, empty.length(0), false));
@@ -230,7 +230,7 @@ class EvictionListenerTest
         final AtomicBoolean fillersDone = new AtomicBoolean();
         final AtomicLong hits = new AtomicLong();
         final AtomicLong takenHits = new AtomicLong();
-        final L1BlockStore store = lru(8, 4, (key, ref, spill) ->
+        final RamBlockStore store = lru(8, 4, (key, ref, spill) ->
         {
             handedOver.incrementAndGet();
             if (!out.add(ref))

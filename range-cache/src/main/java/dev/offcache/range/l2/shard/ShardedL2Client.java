@@ -19,7 +19,7 @@ import java.util.function.LongConsumer;
 import dev.offcache.range.l2.CircuitBreaker;
 import dev.offcache.range.l2.L2ClientContext;
 import dev.offcache.range.l2.L2ObjectStore;
-import dev.offcache.range.l2.L2Origin;
+import dev.offcache.range.l2.L2Client;
 import dev.offcache.range.metrics.MetricFamilies;
 import dev.offcache.range.origin.ForwardingObjectStore;
 import dev.offcache.range.origin.ObjectKeys;
@@ -27,8 +27,8 @@ import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.store.FetchClass;
 
 /**
- * The L2 tier spread over N L2 servers: an {@link ObjectStore} that routes each object key to one server by
- * rendezvous hashing ({@link RendezvousHash}) and reads it through that server's {@link L2Origin}, so adding or
+ * L2 spread over N L2 servers: an {@link ObjectStore} that routes each object key to one server by
+ * rendezvous hashing ({@link RendezvousHash}) and reads it through that server's {@link L2Client}, so adding or
  * removing a server moves only that server's share of the keys. A server that failed {@code unhealthyAfter}
  * consecutive {@code GET /health} checks, or whose circuit breaker is not closed, is skipped: its keys go to their
  * next-highest available server, or to the real origin when none is left. It rejoins after one good health check
@@ -36,7 +36,7 @@ import dev.offcache.range.store.FetchClass;
  * Puts, deletes, lists, versions and conditional reads go straight to the real origin.
  *
  * <pre>{@code
- * ShardedL2Origin tier = new ShardedL2Origin(new ShardedL2Context()
+ * ShardedL2Client tier = new ShardedL2Client(new ShardedL2Context()
  *     .servers(List.of(URI.create("http://l2-a:8080"), URI.create("http://l2-b:8080")))
  *     .apiKey(key)
  *     .origin(new S3Origin(...))
@@ -46,11 +46,11 @@ import dev.offcache.range.store.FetchClass;
  *
  * <p>The server list is a copy-on-write array: a lookup reads one volatile field, hashes the key once and computes
  * one 64-bit mix per server, with no allocation. Memory and ownership: reads fill the caller's buffer through the
- * owning server's client (see {@link L2Origin}); the router owns every per-server client, the health-check thread
+ * owning server's client (see {@link L2Client}); the router owns every per-server client, the health-check thread
  * and the real origin, and closes them in {@link #close()}. Each per-server client falls back to the shared real
  * origin on its own failures, through a view that does not close it.
  */
-public final class ShardedL2Origin extends L2ObjectStore
+public final class ShardedL2Client extends L2ObjectStore
 {
     private static final int OP_READ = 0;
     private static final int OP_HEAD = 1;
@@ -75,7 +75,7 @@ public final class ShardedL2Origin extends L2ObjectStore
      *
      * @param ctx the configuration; the router owns the origin in it.
      */
-    public ShardedL2Origin(final ShardedL2Context ctx)
+    public ShardedL2Client(final ShardedL2Context ctx)
     {
         super(ctx.conclude().origin());
         this.ctx = ctx;
@@ -168,7 +168,7 @@ public final class ShardedL2Origin extends L2ObjectStore
 
     /**
      * Write-time warming: asks the key's owner to prefetch a newly written object. Fire-and-forget, as
-     * {@link L2Origin#notifyWritten(String, long)}.
+     * {@link L2Client#notifyWritten(String, long)}.
      *
      * @param key  the object key.
      * @param size the object's size in bytes.
@@ -254,7 +254,7 @@ public final class ShardedL2Origin extends L2ObjectStore
             .ioThreads(template.ioThreads())
             .maxIdleConnections(template.maxIdleConnections())
             .nanoClock(template.nanoClock());
-        final L2Shard shard = new L2Shard(id, uri, new L2Origin(context), ctx.unhealthyAfter());
+        final L2Shard shard = new L2Shard(id, uri, new L2Client(context), ctx.unhealthyAfter());
         final L2Shard[] current = shards;
         final L2Shard[] next = Arrays.copyOf(current, current.length + 1);
         next[current.length] = shard;

@@ -1,4 +1,4 @@
-package dev.offcache.range.l1;
+package dev.offcache.range.ram;
 
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -18,23 +18,23 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class L1BlockStoreTest
+class RamBlockStoreTest
 {
     private static final int BLOCK = 4096;
 
-    static L1BlockStore store(final int blocks)
+    static RamBlockStore store(final int blocks)
     {
         // Every hit recorded, so that the policy's decisions below follow the accesses exactly.
-        return new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes((long) blocks * BLOCK).hitSampling(1));
+        return new RamBlockStore(
+            new RamBlockStore.Context().blockSize(BLOCK).capacityBytes((long) blocks * BLOCK).hitSampling(1));
     }
 
-    static boolean put(final L1BlockStore store, final long key, final FetchClass fetchClass)
+    static boolean put(final RamBlockStore store, final long key, final FetchClass fetchClass)
     {
         return store.put(key, Blocks.contentOf(key, BLOCK), 8, Blocks.lengthOf(key, BLOCK), fetchClass);
     }
 
-    static void assertHit(final L1BlockStore store, final long key)
+    static void assertHit(final RamBlockStore store, final long key)
     {
         final BlockRef ref = store.acquire(key);
         assertNotNull(ref, "block " + key);
@@ -45,7 +45,7 @@ class L1BlockStoreTest
     @Test
     void returnsExactlyTheBytesPutAndCountsPuts()
     {
-        try (L1BlockStore store = store(8))
+        try (RamBlockStore store = store(8))
         {
             assertNull(store.acquire(5));
             assertTrue(put(store, 5, FetchClass.DEMAND));
@@ -68,7 +68,7 @@ class L1BlockStoreTest
     @Test
     void copiesIntoACallersBufferAndReturnsTheBlocksLength()
     {
-        try (L1BlockStore store = store(4))
+        try (RamBlockStore store = store(4))
         {
             put(store, 2, FetchClass.DEMAND);
             final int length = Blocks.lengthOf(2, BLOCK);
@@ -103,7 +103,7 @@ class L1BlockStoreTest
     @Test
     void capacityHoldsAndEvictionsAreCounted()
     {
-        try (L1BlockStore store = store(8))
+        try (RamBlockStore store = store(8))
         {
             assertEquals(8, store.capacityBlocks());
             for (long key = 0; key < 100; key++)
@@ -134,8 +134,8 @@ class L1BlockStoreTest
     void aReaderKeepsAnEvictedBlockIntactUntilItReleases()
     {
         // LRU, so that the eviction order is obvious; pinning does not depend on the policy.
-        final L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes(2L * BLOCK).policy(PolicyKind.LRU));
+        final RamBlockStore store = new RamBlockStore(
+            new RamBlockStore.Context().blockSize(BLOCK).capacityBytes(2L * BLOCK).policy(PolicyKind.LRU));
         put(store, 1, FetchClass.DEMAND);
         final BlockRef held = store.acquire(1);
         for (long key = 10; key < 20; key++)
@@ -154,7 +154,7 @@ class L1BlockStoreTest
     @Test
     void aFullStoreOfPinnedSlotsDeclinesInsteadOfBlocking()
     {
-        try (L1BlockStore store = store(1))
+        try (RamBlockStore store = store(1))
         {
             put(store, 1, FetchClass.DEMAND);
             final BlockRef held = store.acquire(1);
@@ -170,7 +170,7 @@ class L1BlockStoreTest
     @Test
     void prefetchedBlocksHaveLowerPriority()
     {
-        try (L1BlockStore store = store(10))
+        try (RamBlockStore store = store(10))
         {
             for (long key = 0; key < 10; key++)
             {
@@ -187,7 +187,7 @@ class L1BlockStoreTest
             assertNull(store.acquire(100));
             assertEquals(10, store.residentBlocks());
         }
-        try (L1BlockStore store = store(10))
+        try (RamBlockStore store = store(10))
         {
             assertTrue(put(store, 100, FetchClass.PREFETCH), "room left: admitted");
             // The engine's protocol: a demand put follows a miss, which the policy counts.
@@ -209,11 +209,11 @@ class L1BlockStoreTest
         // recorded about 1 in 17; the scan's puts grant credit again, so its reads of block 0 (one per 4 scanned
         // blocks) all count, and the scanned blocks, each missed once and never hit, never outrank it.
         // (Without those reads during the scan, in this 8-block store block 0 survived only 62-72 runs in 200: the
-        // hill climber's sample then falls inside the sampled run of hits. docs/range-cache.md, L1 store.)
-        try (L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes(8L * BLOCK)))
+        // hill climber's sample then falls inside the sampled run of hits. docs/range-cache.md, RAM block store.)
+        try (RamBlockStore store = new RamBlockStore(
+            new RamBlockStore.Context().blockSize(BLOCK).capacityBytes(8L * BLOCK)))
         {
-            assertEquals(16, L1BlockStore.Context.DEFAULT_HIT_SAMPLING);
+            assertEquals(16, RamBlockStore.Context.DEFAULT_HIT_SAMPLING);
             assertNull(store.acquire(0));
             put(store, 0, FetchClass.DEMAND);
             final UnsafeBuffer destination = new UnsafeBuffer(new byte[BLOCK]);
@@ -266,8 +266,8 @@ class L1BlockStoreTest
             }
         }
         long hits = 0;
-        try (L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes(32L * BLOCK)))
+        try (RamBlockStore store = new RamBlockStore(
+            new RamBlockStore.Context().blockSize(BLOCK).capacityBytes(32L * BLOCK)))
         {
             for (final long key : keys)
             {
@@ -293,8 +293,8 @@ class L1BlockStoreTest
     {
         // No puts, so no credit: past the first stripe's worth, hits are recorded about 1 in 16, and a drain is
         // rare (what keeps the all-hit copy path cheap).
-        try (L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes(8L * BLOCK)))
+        try (RamBlockStore store = new RamBlockStore(
+            new RamBlockStore.Context().blockSize(BLOCK).capacityBytes(8L * BLOCK)))
         {
             for (long key = 0; key < 8; key++)
             {
@@ -307,7 +307,7 @@ class L1BlockStoreTest
             }
             store.tryDrain();
             final long drains = store.creditedDrains();
-            assertTrue(drains <= 8 * L1BlockStore.DRAINS_PER_PUT, "the puts' credit only: " + drains);
+            assertTrue(drains <= 8 * RamBlockStore.DRAINS_PER_PUT, "the puts' credit only: " + drains);
             final long recorded = store.recordedAccesses();
             assertTrue(recorded > 200_000 / 64 && recorded < 200_000 / 8, "recorded " + recorded + " of 200,000");
             assertNull(store.bookkeepingProblem());
@@ -320,18 +320,18 @@ class L1BlockStoreTest
         for (final int bad : new int[] {0, 3, 2048, -8})
         {
             final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
-                () -> new L1BlockStore.Context().hitSampling(bad).conclude());
+                () -> new RamBlockStore.Context().hitSampling(bad).conclude());
             assertTrue(ex.getMessage().contains("hit sampling") && ex.getMessage().contains(String.valueOf(bad)),
                 ex.getMessage());
         }
-        assertEquals(1, new L1BlockStore.Context().hitSampling(1).conclude().hitSampling());
+        assertEquals(1, new RamBlockStore.Context().hitSampling(1).conclude().hitSampling());
     }
 
     @Test
     void lruStoreWorksToo()
     {
-        try (L1BlockStore store = new L1BlockStore(
-            new L1BlockStore.Context().blockSize(BLOCK).capacityBytes(3L * BLOCK).policy(PolicyKind.LRU)
+        try (RamBlockStore store = new RamBlockStore(
+            new RamBlockStore.Context().blockSize(BLOCK).capacityBytes(3L * BLOCK).policy(PolicyKind.LRU)
                 .hitSampling(1)))
         {
             put(store, 1, FetchClass.DEMAND);
@@ -348,7 +348,7 @@ class L1BlockStoreTest
     @Test
     void closeReturnsEverySlotAndLaterCallsAreHarmless()
     {
-        final L1BlockStore store = store(4);
+        final RamBlockStore store = store(4);
         put(store, 1, FetchClass.DEMAND);
         put(store, 2, FetchClass.DEMAND);
         final BlockRef held = store.acquire(2);
@@ -367,15 +367,15 @@ class L1BlockStoreTest
     void rejectsBadInputWithClearMessages()
     {
         final IllegalArgumentException tooSmall = assertThrows(IllegalArgumentException.class,
-            () -> new L1BlockStore(new L1BlockStore.Context().capacityBytes(512 * 1024)));
+            () -> new RamBlockStore(new RamBlockStore.Context().capacityBytes(512 * 1024)));
         assertTrue(tooSmall.getMessage().contains("smaller than one block"), tooSmall.getMessage());
         assertThrows(IllegalArgumentException.class,
-            () -> new L1BlockStore(new L1BlockStore.Context().capacityBytes(0)));
+            () -> new RamBlockStore(new RamBlockStore.Context().capacityBytes(0)));
         assertThrows(IllegalArgumentException.class,
-            () -> new L1BlockStore(new L1BlockStore.Context().blockSize(3000)));
-        assertEquals(200L << 20, new L1BlockStore.Context().capacityBytes());
+            () -> new RamBlockStore(new RamBlockStore.Context().blockSize(3000)));
+        assertEquals(200L << 20, new RamBlockStore.Context().capacityBytes());
 
-        try (L1BlockStore store = store(2))
+        try (RamBlockStore store = store(2))
         {
             final UnsafeBuffer source = new UnsafeBuffer(new byte[2 * BLOCK]);
             assertThrows(IllegalArgumentException.class, () -> store.put(1, source, 0, BLOCK + 1, FetchClass.DEMAND));
@@ -391,7 +391,7 @@ class L1BlockStoreTest
     @Test
     void theHitPathDoesNotAllocate()
     {
-        try (L1BlockStore store = store(64))
+        try (RamBlockStore store = store(64))
         {
             final List<Long> keys = new ArrayList<>();
             for (long key = 0; key < 64; key++)

@@ -41,13 +41,13 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
 /**
- * The L2 tier as an origin: reads and sizes go to the shared L2 cache server over HTTP/1.1 ({@code GET /obj/{key}}
+ * L2 as an origin: reads and sizes go to the shared L2 cache server over HTTP/1.1 ({@code GET /obj/{key}}
  * with {@code Range}, {@code HEAD /obj/{key}}, {@code Authorization: Bearer}) and fall back to the real origin on any
  * failure, so a missing or misbehaving L2 lowers the hit rate but never fails or corrupts a read. Puts, deletes,
  * lists, versions and conditional reads go straight to the real origin. See {@code docs/l2-client.md}.
  *
  * <pre>{@code
- * ObjectStore tier = new L2Origin(new L2ClientContext()   // the client's one configuration
+ * ObjectStore tier = new L2Client(new L2ClientContext()   // the client's one configuration
  *     .serverUri(URI.create("http://l2:8080"))
  *     .apiKey(key)
  *     .origin(new S3Origin(...))
@@ -59,7 +59,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
  * origin completion are strictly sequential. The client owns its event loop, its connections, the warming agent
  * and the real origin, and releases them all in {@link #close()}.
  */
-public final class L2Origin extends L2ObjectStore
+public final class L2Client extends L2ObjectStore
 {
     /** Request header asking the server for {@code 102 Processing} interim responses while it looks up a size. */
     static final String INTERIM_HEADER = "Offcache-Interim";
@@ -86,7 +86,7 @@ public final class L2Origin extends L2ObjectStore
     private final long abandonTimeoutNs;
     private final long stallTimeoutNs;
     private final long minReadBytesPerSecond;
-    private final L2ClientMetrics metrics;
+    private final L2ClientCounters metrics;
     private final CircuitBreaker breaker;
     private final EventLoopGroup group;
     private final Bootstrap bootstrap;
@@ -101,7 +101,7 @@ public final class L2Origin extends L2ObjectStore
      *
      * @param ctx the configuration; the client owns the origin in it.
      */
-    public L2Origin(final L2ClientContext ctx)
+    public L2Client(final L2ClientContext ctx)
     {
         super(ctx.conclude().origin());
         this.ctx = ctx;
@@ -115,7 +115,7 @@ public final class L2Origin extends L2ObjectStore
         this.abandonTimeoutNs = ctx.abandonTimeout().toNanos();
         this.stallTimeoutNs = ctx.stallTimeout().toNanos();
         this.minReadBytesPerSecond = ctx.minReadBytesPerSecond();
-        this.metrics = new L2ClientMetrics(ctx.countersFile());
+        this.metrics = new L2ClientCounters(ctx.countersFile());
         this.breaker = new CircuitBreaker(
             ctx.breakerThreshold(), ctx.breakerOpenTime().toNanos(), ctx.nanoClock(), metrics);
         this.group = new MultiThreadIoEventLoopGroup(
@@ -137,7 +137,7 @@ public final class L2Origin extends L2ObjectStore
         this.warming = new WarmingSender(this, metrics, ctx.warmQueueCapacity(), ctx.warmBatchKeys());
         this.warmingRunner = AgentErrors.runner(
             warming.idleStrategy(),
-            metrics.counter(L2ClientMetrics.Counter.WARMING_ERRORS), warming);
+            metrics.counter(L2ClientCounters.Counter.WARMING_ERRORS), warming);
         AgentRunner.startOnThread(warmingRunner, new DefaultThreadFactory("offcache-l2client-warming", true));
     }
 
@@ -145,7 +145,7 @@ public final class L2Origin extends L2ObjectStore
     public CompletableFuture<Long> size(final String key)
     {
         ObjectKeys.validate(key);
-        metrics.increment(L2ClientMetrics.Counter.HEADS);
+        metrics.increment(L2ClientCounters.Counter.HEADS);
         final CircuitBreaker.Admission admission = breaker.admit(true);
         final CompletableFuture<Long> result = new CompletableFuture<>();
         if (admission == CircuitBreaker.Admission.SKIP || closed)
@@ -175,7 +175,7 @@ public final class L2Origin extends L2ObjectStore
         final String key, final long offset, final ByteBuffer destination, final FetchClass fetchClass,
         final LongConsumer objectSize)
     {
-        metrics.increment(L2ClientMetrics.Counter.READS);
+        metrics.increment(L2ClientCounters.Counter.READS);
         final CircuitBreaker.Admission admission = breaker.admit(fetchClass == FetchClass.DEMAND);
         final CompletableFuture<Integer> result = new CompletableFuture<>();
         if (admission == CircuitBreaker.Admission.SKIP || closed)
@@ -217,7 +217,7 @@ public final class L2Origin extends L2ObjectStore
                 throw new IllegalArgumentException("range " + i + " of '" + key + "' is negative or empty");
             }
         }
-        metrics.increment(L2ClientMetrics.Counter.READS);
+        metrics.increment(L2ClientCounters.Counter.READS);
         final CircuitBreaker.Admission admission = breaker.admit(fetchClass == FetchClass.DEMAND);
         final CompletableFuture<int[]> result = new CompletableFuture<>();
         if (admission == CircuitBreaker.Admission.SKIP || closed)
@@ -242,7 +242,7 @@ public final class L2Origin extends L2ObjectStore
     {
         if (closed || size < 0 || key == null)
         {
-            metrics.increment(L2ClientMetrics.Counter.WARM_REFUSED);
+            metrics.increment(L2ClientCounters.Counter.WARM_REFUSED);
             return false;
         }
         try
@@ -251,7 +251,7 @@ public final class L2Origin extends L2ObjectStore
         }
         catch (final IllegalArgumentException ex)
         {
-            metrics.increment(L2ClientMetrics.Counter.WARM_REFUSED);
+            metrics.increment(L2ClientCounters.Counter.WARM_REFUSED);
             return false;
         }
         return warming.offer(key, size);
@@ -262,7 +262,7 @@ public final class L2Origin extends L2ObjectStore
      *
      * @return the metrics.
      */
-    public L2ClientMetrics metrics()
+    public L2ClientCounters metrics()
     {
         return metrics;
     }
@@ -275,7 +275,7 @@ public final class L2Origin extends L2ObjectStore
     @Override
     public long l2Bytes()
     {
-        return metrics.get(L2ClientMetrics.Counter.L2_BYTES);
+        return metrics.get(L2ClientCounters.Counter.L2_BYTES);
     }
 
     /**
@@ -339,7 +339,7 @@ public final class L2Origin extends L2ObjectStore
     {
         if (delivered > 0)
         {
-            metrics.increment(L2ClientMetrics.Counter.RESUMED);
+            metrics.increment(L2ClientCounters.Counter.RESUMED);
         }
         final ByteBuffer rest = destination.duplicate();
         rest.position(destination.position() + delivered);
@@ -352,7 +352,7 @@ public final class L2Origin extends L2ObjectStore
             }
             else
             {
-                metrics.add(L2ClientMetrics.Counter.ORIGIN_BYTES, bytes);
+                metrics.add(L2ClientCounters.Counter.ORIGIN_BYTES, bytes);
                 result.complete(delivered + bytes);
             }
         });
@@ -388,7 +388,7 @@ public final class L2Origin extends L2ObjectStore
         }
         if (rest > 0 && delivered[complete] > 0)
         {
-            metrics.increment(L2ClientMetrics.Counter.RESUMED);
+            metrics.increment(L2ClientCounters.Counter.RESUMED);
         }
         final long[] pieceOffsets = new long[repairs + rest];
         final ByteBuffer[] pieceTargets = new ByteBuffer[repairs + rest];
@@ -431,7 +431,7 @@ public final class L2Origin extends L2ObjectStore
                 total[complete + i] += counts[repairs + i];
                 fromOrigin += counts[repairs + i];
             }
-            metrics.add(L2ClientMetrics.Counter.ORIGIN_BYTES, fromOrigin);
+            metrics.add(L2ClientCounters.Counter.ORIGIN_BYTES, fromOrigin);
             result.complete(total);
         });
     }

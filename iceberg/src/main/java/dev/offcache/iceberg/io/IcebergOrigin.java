@@ -13,7 +13,7 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.RangeReadable;
 import org.apache.iceberg.io.SeekableInputStream;
 
-import dev.offcache.embed.ByteSource;
+import dev.offcache.embed.EngineOrigin;
 import dev.offcache.embed.CacheKeys;
 
 /**
@@ -21,7 +21,7 @@ import dev.offcache.embed.CacheKeys;
  * length known (no HEAD), one positional read of the whole run ({@link RangeReadable} where the stream offers it:
  * S3FileIO sends one ranged GET), copied into the cache's staging buffer. Runs on a small pool of daemon threads.
  */
-final class IcebergByteSource implements ByteSource
+final class IcebergOrigin implements EngineOrigin
 {
     private static final AtomicInteger THREAD_ID = new AtomicInteger();
     private static final ExecutorService IO = Executors.newCachedThreadPool((runnable) ->
@@ -33,7 +33,7 @@ final class IcebergByteSource implements ByteSource
 
     private final FileIO io;
 
-    IcebergByteSource(final FileIO io)
+    IcebergOrigin(final FileIO io)
     {
         this.io = io;
     }

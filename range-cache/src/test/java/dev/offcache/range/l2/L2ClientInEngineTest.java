@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The L2 client as the engine's origin (L1 → L2 → origin): the engine's demand GETs and sizes go to L2, its
  * prefetch GETs are marked as such and never probe an open breaker.
  */
-class L2TierInEngineTest
+class L2ClientInEngineTest
 {
     private static final String KEY = "lake/t1/part-7.parquet";
     private static final int SIZE = 1_500_000;
@@ -43,7 +43,7 @@ class L2TierInEngineTest
     private byte[] truth;
     private FaultyL2Server server;
     private CountingOrigin real;
-    private L2Origin l2;
+    private L2Client l2;
     private RangeCache cache;
     private final AtomicLong clockNs = new AtomicLong();
 
@@ -54,14 +54,14 @@ class L2TierInEngineTest
         server = new FaultyL2Server();
         server.objects.put(KEY, truth);
         real = new CountingOrigin(new FileSystemOrigin(root, 2));
-        l2 = new L2Origin(new L2ClientContext()
+        l2 = new L2Client(new L2ClientContext()
             .serverUri(URI.create(server.url()))
             .apiKey("k")
             .origin(real)
             .abandonTimeout(Duration.ofSeconds(2))
             .breakerThreshold(5).breakerOpenTime(Duration.ofSeconds(3))
             .nanoClock(clockNs::get));
-        cache = RangeCache.newBuilder().origin(l2).blockSize(BLOCK).l1Store(new SlabBlockStore(4L << 20, BLOCK))
+        cache = RangeCache.newBuilder().origin(l2).blockSize(BLOCK).store(new SlabBlockStore(4L << 20, BLOCK))
             .build();
     }
 
@@ -88,15 +88,15 @@ class L2TierInEngineTest
         }
         assertEquals(0, real.gets(), "no GET reached the real origin");
         assertEquals(0, real.heads(), "the size came from L2 too");
-        assertTrue(l2.metrics().get(L2ClientMetrics.Counter.L2_HITS) > 0);
-        final L2ClientMetrics metrics = l2.metrics();
-        assertEquals(metrics.get(L2ClientMetrics.Counter.READS), metrics.get(L2ClientMetrics.Counter.L2_HITS));
-        assertEquals(0, l2.metrics().get(L2ClientMetrics.Counter.HEADS), "no HEAD: the first GET told the size");
+        assertTrue(l2.metrics().get(L2ClientCounters.Counter.L2_HITS) > 0);
+        final L2ClientCounters metrics = l2.metrics();
+        assertEquals(metrics.get(L2ClientCounters.Counter.READS), metrics.get(L2ClientCounters.Counter.L2_HITS));
+        assertEquals(0, l2.metrics().get(L2ClientCounters.Counter.HEADS), "no HEAD: the first GET told the size");
         assertEquals(SIZE, cache.sizeNow(KEY));
         // every byte the engine fetched came from L2: the stats split them off the origin bytes
         final CacheStats stats = cache.stats();
         assertTrue(stats.originBytes() > 0);
-        assertEquals(metrics.get(L2ClientMetrics.Counter.L2_BYTES), stats.l2Bytes());
+        assertEquals(metrics.get(L2ClientCounters.Counter.L2_BYTES), stats.l2Bytes());
         assertEquals(stats.originBytes(), stats.l2Bytes());
         assertEquals(0, stats.objectStoreBytes());
     }
@@ -116,12 +116,12 @@ class L2TierInEngineTest
         final int requests = server.requests.get();
         cache.prefetch(KEY, List.of(new ByteRange(0, 4 * BLOCK))).orTimeout(10, TimeUnit.SECONDS).join();
         assertEquals(requests, server.requests.get(), "the engine's prefetch GETs skipped L2");
-        assertEquals(0, l2.metrics().get(L2ClientMetrics.Counter.BREAKER_PROBES));
+        assertEquals(0, l2.metrics().get(L2ClientCounters.Counter.BREAKER_PROBES));
         assertTrue(real.gets() > 0, "they went to the real origin");
 
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[1000]);
         cache.read(KEY, 10 * BLOCK, buffer, 0, 1000);
-        assertEquals(1, l2.metrics().get(L2ClientMetrics.Counter.BREAKER_PROBES), "a demand read probes");
+        assertEquals(1, l2.metrics().get(L2ClientCounters.Counter.BREAKER_PROBES), "a demand read probes");
         assertEquals(CircuitBreaker.State.CLOSED, l2.breaker().state());
         final byte[] want = new byte[1000];
         System.arraycopy(truth, 10 * BLOCK, want, 0, 1000);

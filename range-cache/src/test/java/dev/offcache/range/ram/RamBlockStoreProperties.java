@@ -1,4 +1,4 @@
-package dev.offcache.range.l1;
+package dev.offcache.range.ram;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -22,11 +22,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The L1 store against a simple model: random puts, acquires, copies and releases. The model knows which blocks
+ * The RAM block store against a simple model: random puts, acquires, copies and releases. The model knows which blocks
  * were ever put and which references the test holds; the store must return only bytes that were put (by reference
  * or by copy), never exceed its capacity, and lose no slot.
  */
-class L1BlockStoreProperties
+class RamBlockStoreProperties
 {
     private static final int BLOCK = 4096;
 
@@ -54,7 +54,7 @@ class L1BlockStoreProperties
         @ForAll @IntRange(min = 1, max = 12) final int capacity,
         @ForAll final boolean lru)
     {
-        final L1BlockStore store = new L1BlockStore(new L1BlockStore.Context()
+        final RamBlockStore store = new RamBlockStore(new RamBlockStore.Context()
             .blockSize(BLOCK)
             .capacityBytes((long) capacity * BLOCK)
             .policy(lru ? PolicyKind.LRU : PolicyKind.WINDOW_TINY_LFU));
@@ -73,7 +73,7 @@ class L1BlockStoreProperties
                     {
                         final FetchClass fetchClass = op.kind() == Kind.PUT_DEMAND ?
                             FetchClass.DEMAND : FetchClass.PREFETCH;
-                        final boolean kept = L1BlockStoreTest.put(store, op.key(), fetchClass);
+                        final boolean kept = RamBlockStoreTest.put(store, op.key(), fetchClass);
                         if (kept)
                         {
                             everPut.add(op.key());
