@@ -47,7 +47,7 @@ record DirectoryOwner(String host, String bootId, long pid, long startMillis)
     static DirectoryOwner current()
     {
         final ProcessHandle self = ProcessHandle.current();
-        return new DirectoryOwner(hostName(), bootId(), self.pid(), startMillis(self));
+        return new DirectoryOwner(readHostName(), readBootId(), self.pid(), startOf(self));
     }
 
     /**
@@ -119,7 +119,7 @@ record DirectoryOwner(String host, String bootId, long pid, long startMillis)
         {
             return true;
         }
-        final long start = startMillis(process.get());
+        final long start = startOf(process.get());
         return startMillis >= 0 && start >= 0 && Math.abs(start - startMillis) > 1_000;
     }
 
@@ -185,12 +185,12 @@ record DirectoryOwner(String host, String bootId, long pid, long startMillis)
         OffcacheExecutor.deleteRecursively(directory);
     }
 
-    private static long startMillis(final ProcessHandle process)
+    private static long startOf(final ProcessHandle process)
     {
         return process.info().startInstant().map(Instant::toEpochMilli).orElse(-1L);
     }
 
-    private static String hostName()
+    private static String readHostName()
     {
         try
         {
@@ -202,7 +202,7 @@ record DirectoryOwner(String host, String bootId, long pid, long startMillis)
         }
     }
 
-    private static String bootId()
+    private static String readBootId()
     {
         try
         {
