@@ -39,9 +39,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * remotely). Locality (partitions read where they live, on both executors), forced remote reads (materialized while one
  * executor is blocked, so the other holds every partition), {@code kill -9} of the executor holding the most cached
  * partitions between two actions and during one (right rows every time, the loss counted as an invalidation, at most
- * one re-materialization), and no file of offcache's left in the directories of the executors still alive when the
- * application ends (a SIGKILLed executor cannot delete its own; in the first run, which counted every directory, 14
- * files were left after the end). The input has nulls, strings, decimals and a nested struct ({@link BenchData}).
+ * one re-materialization), and no file of offcache's left once the application has ended and its executor JVMs have
+ * exited: neither in the directories of the executors that stopped with it nor in those of the SIGKILLed ones (which
+ * the executors outliving them delete). The input has nulls, strings, decimals and a nested struct
+ * ({@link BenchData}).
  */
 @Timeout(value = 540, unit = TimeUnit.SECONDS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
