@@ -80,20 +80,19 @@ final class LosingAttempts extends SparkListener
         return (jobId, input) ->
         {
             jobs.computeIfAbsent(jobId, Job::new);
-            final CompletableFuture<JobOutput> output = runner.run(jobId, input);
+            final CompletableFuture<JobOutput> output;
+            try
+            {
+                output = runner.run(jobId, input);
+            }
+            catch (final RuntimeException ex)
+            {
+                jobs.remove(jobId);  // never submitted: no attempt will report
+                throw ex;
+            }
             output.whenComplete((done, error) -> finished(jobId, done, error));
             return output;
         };
-    }
-
-    /**
-     * Materializations still tracked (tests: none once every job ended and its attempts finished).
-     *
-     * @return how many.
-     */
-    int tracked()
-    {
-        return jobs.size();
     }
 
     @Override
