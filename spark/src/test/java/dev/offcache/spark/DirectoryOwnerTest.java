@@ -79,7 +79,8 @@ class DirectoryOwnerTest
 
         final List<Path> deleted = DirectoryOwner.sweepDead(root, mine);
 
-        assertEquals(List.of(beforeReboot, dead, reused).stream().sorted().toList(), deleted.stream().sorted().toList());
+        assertEquals(List.of(beforeReboot, dead, reused).stream().sorted().toList(),
+            deleted.stream().sorted().toList());
         for (final Path gone : List.of(dead, reused, beforeReboot))
         {
             assertFalse(Files.exists(gone), gone + " deleted");

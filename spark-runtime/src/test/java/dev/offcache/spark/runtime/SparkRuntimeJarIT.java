@@ -79,8 +79,9 @@ class SparkRuntimeJarIT
     @Test
     void sparkCachesAFrameFromTheShadedJarAndSparksJarsAlone() throws Exception
     {
-        final List<String> sparkJars = new ArrayList<>(Arrays.asList(Files.readString(
-            Path.of(System.getProperty("spark.classpath.file")), StandardCharsets.UTF_8).trim().split(File.pathSeparator)));
+        final String providedScope = Files.readString(Path.of(System.getProperty("spark.classpath.file")),
+            StandardCharsets.UTF_8);
+        final List<String> sparkJars = new ArrayList<>(Arrays.asList(providedScope.trim().split(File.pathSeparator)));
         // Spark ships slf4j-api; Maven lists it under offcache's compile scope here (offcache-spark uses it too), so
         // the provided scope lacks it: it comes from this JVM's class path.
         Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
