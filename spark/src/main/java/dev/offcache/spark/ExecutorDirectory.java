@@ -1,5 +1,9 @@
 package dev.offcache.spark;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -9,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
+import dev.offcache.core.shuffle.PartitionId;
 import dev.offcache.core.shuffle.ShufflePartitionStore;
 import dev.offcache.dataset.ExecutorStages;
 import dev.offcache.registry.state.LiveExecutors;
@@ -115,6 +120,70 @@ final class ExecutorDirectory implements LiveExecutors, ExecutorStages
             return;
         }
         send(executorId, new Messages.DeleteStage(stage.jobId(), stage.stageId()));
+    }
+
+    /**
+     * Deletes one partition's file in an executor's store (a materialization attempt that lost); nothing when the
+     * executor is gone (its directory goes with it, or to the next sweep of dead executors' directories).
+     *
+     * @param executorId the executor that ran the attempt.
+     * @param jobId      the materialization.
+     * @param stageId    its stage.
+     * @param partition  the partition.
+     */
+    void deletePartition(final String executorId, final String jobId, final int stageId, final int partition)
+    {
+        final ShufflePartitionStore local = localStore(executorId);
+        if (local != null)
+        {
+            deletePartition(local, jobId, stageId, partition);
+            return;
+        }
+        final Member member = members.get(executorId);
+        if (member != null)
+        {
+            member.commands.add(new Messages.DeletePartition(jobId, stageId, partition));
+        }
+    }
+
+    static void deletePartition(final ShufflePartitionStore store, final String jobId, final int stageId,
+        final int partition)
+    {
+        final Path path = store.pathOf(new PartitionId(jobId, stageId, partition));
+        try
+        {
+            Files.deleteIfExists(path);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("offcache could not delete " + path, ex);
+        }
+    }
+
+    /**
+     * Tells every executor on a host to delete the directories of dead executors there (one on that host was lost:
+     * if it was killed, its directory is left).
+     *
+     * @param host the lost executor's host.
+     */
+    void sweepDeadExecutorsOn(final String host)
+    {
+        final OffcacheExecutor local = OffcacheExecutor.current();
+        for (final Member member : members.values())
+        {
+            if (!member.registration.host().equals(host))
+            {
+                continue;
+            }
+            if (local != null && local.executorId().equals(member.registration.executorId()))
+            {
+                local.sweepDeadExecutors();
+            }
+            else
+            {
+                member.commands.add(new Messages.SweepDeadExecutors());
+            }
+        }
     }
 
     private void send(final String executorId, final Messages.Command command)

@@ -65,7 +65,7 @@ final class Messages
     {
     }
 
-    /** A stage deletion for one executor. */
+    /** A deletion for one executor. */
     sealed interface Command extends Serializable
     {
     }
@@ -87,6 +87,22 @@ final class Messages
      * @param stageId the stage.
      */
     record DeleteStage(String jobId, int stageId) implements Command
+    {
+    }
+
+    /**
+     * Delete one partition's file (a materialization attempt that lost).
+     *
+     * @param jobId     the job.
+     * @param stageId   the stage.
+     * @param partition the partition.
+     */
+    record DeletePartition(String jobId, int stageId, int partition) implements Command
+    {
+    }
+
+    /** Delete the directories of dead executors of this host (one on the executor's host was lost). */
+    record SweepDeadExecutors() implements Command
     {
     }
 

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.agrona.CloseHelper;
 import org.apache.spark.SparkContext;
+import org.apache.spark.scheduler.SparkListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +42,7 @@ public final class OffcacheDriver implements AutoCloseable
     private final SparkContext sc;
     private final OffcacheSettings settings;
     private final ExecutorDirectory directory = new ExecutorDirectory();
+    private final LosingAttempts losingAttempts = new LosingAttempts(directory);
     private final StageCleanup cleanup;
     private final CacheRegistry local;
     private final RegistryClusterClient clustered;
@@ -90,7 +92,7 @@ public final class OffcacheDriver implements AutoCloseable
             this.registry = localRegistry != null ? localRegistry : clusterClient;
             this.resolver = DatasetResolver.launch(new DatasetResolver.Context<MaterializeInput>()
                 .registry(registry)
-                .jobRunner(new SparkJobRunner(sc))
+                .jobRunner(losingAttempts.watching(new SparkJobRunner(sc)))
                 .cleanup(cleanup)
                 .jobIdPrefix("spark"));
         }
@@ -277,11 +279,13 @@ public final class OffcacheDriver implements AutoCloseable
 
     void executorLost(final String executorId, final String why)
     {
-        if (directory.remove(executorId) == null)
+        final ExecutorDirectory.Member lost = directory.remove(executorId);
+        if (lost == null)
         {
             return;
         }
         LOG.info("offcache executor {} lost ({}): its cached datasets are invalidated", executorId, why);
+        directory.sweepDeadExecutorsOn(lost.registration.host());
         if (clustered != null)
         {
             clustered.executorLive(executorId, false).whenComplete((ignored, error) ->
@@ -289,6 +293,16 @@ public final class OffcacheDriver implements AutoCloseable
             return;
         }
         resolver.executorLost(executorId);
+    }
+
+    /**
+     * The listener that deletes losing materialization attempts' files (the plugin adds it to Spark's bus).
+     *
+     * @return it.
+     */
+    SparkListener losingAttempts()
+    {
+        return losingAttempts;
     }
 
     private void expireSilentExecutors()

@@ -4,9 +4,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.Comparator;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -15,7 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.agrona.CloseHelper;
 
@@ -43,6 +47,7 @@ import dev.offcache.transport.source.ShufflePartitionSource;
 public final class OffcacheExecutor implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(OffcacheExecutor.class);
+    private static final long CLOSE_WAIT_S = 5;
     /** The executor id in local mode, where the executor runs in the driver's JVM. */
     static final String LOCAL_EXECUTOR_ID = "driver";
     private static volatile OffcacheExecutor current;
@@ -64,6 +69,14 @@ public final class OffcacheExecutor implements AutoCloseable
     private final ScheduledExecutorService heartbeats;
     /** The driver, when it runs in this JVM (local mode): registrations and reports go to it directly. */
     private volatile OffcacheDriver inProcessDriver;
+    /**
+     * Closes this when the JVM exits before the plugin's shutdown ran or finished: a standalone worker SIGTERMs its
+     * executors right after the driver asks them to stop, and Spark's own shutdown hook then skips the executor's
+     * stop (already begun), so the JVM could exit with the directory still there.
+     */
+    private final Thread shutdownHook;
+    private final ReentrantLock closing = new ReentrantLock();
+    private boolean closed;
 
     private OffcacheExecutor(final PluginContext plugin, final OffcacheSettings settings)
     {
@@ -80,6 +93,7 @@ public final class OffcacheExecutor implements AutoCloseable
         try
         {
             Files.createDirectories(directory);
+            DirectoryOwner.current().writeTo(directory);
             this.store = new ShufflePartitionStore(directory, PinSet.NONE);
             launched = AeronMedia.launch(new AeronMedia.Context()
                 .udpTermLength(settings.termLength)
@@ -123,6 +137,8 @@ public final class OffcacheExecutor implements AutoCloseable
             thread.setDaemon(true);
             return thread;
         });
+        this.shutdownHook = new Thread(this::close, "offcache-executor-shutdown");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
     static OffcacheExecutor start(final PluginContext plugin, final OffcacheSettings settings)
@@ -143,6 +159,8 @@ public final class OffcacheExecutor implements AutoCloseable
             executor.heartbeats.scheduleWithFixedDelay(executor::heartbeat, settings.heartbeatIntervalMs,
                 settings.heartbeatIntervalMs, TimeUnit.MILLISECONDS);
         }
+        // Directories of executors killed before they could delete their own (off the start's path: it may be GBs).
+        executor.heartbeats.execute(executor::sweepDeadExecutors);
         LOG.info("offcache executor {} started: directory {}, payload server {}", executor.executorId,
             executor.directory, executor.registration.channel());
         return executor;
@@ -361,23 +379,95 @@ public final class OffcacheExecutor implements AutoCloseable
             {
                 store.deleteStage(deleteStage.jobId(), deleteStage.stageId());
             }
+            else if (command instanceof Messages.DeletePartition deletePartition)
+            {
+                ExecutorDirectory.deletePartition(store, deletePartition.jobId(), deletePartition.stageId(),
+                    deletePartition.partition());
+            }
+            else if (command instanceof Messages.SweepDeadExecutors)
+            {
+                sweepDeadExecutors();
+            }
         }
     }
 
     /**
-     * Stops the heartbeats, the clients, the payload server and the media driver, and deletes the directory.
+     * Deletes the directories next to this executor's whose owner, an executor of this host, no longer runs.
+     */
+    void sweepDeadExecutors()
+    {
+        DirectoryOwner.sweepDead(directory.getParent(), directory);
+    }
+
+    /**
+     * Stops the heartbeats, the clients, the payload server and the media driver, and deletes the directory. Runs
+     * once: from the plugin's shutdown, or from this executor's JVM shutdown hook when the process is terminated
+     * first (whichever comes first; the other waits for it, up to {@value #CLOSE_WAIT_S} s).
      */
     public void close()
     {
-        if (current == this)
+        try
         {
-            current = null;
+            if (!closing.tryLock(CLOSE_WAIT_S, TimeUnit.SECONDS))
+            {
+                LOG.warn("offcache executor {}: another close still runs after {} s; deleting {} now", executorId,
+                    CLOSE_WAIT_S, directory);
+                deleteRecursively(directory);
+                return;
+            }
         }
-        heartbeats.shutdownNow();
-        CloseHelper.quietCloseAll(clients.values());
-        CloseHelper.quietCloseAll(opener, server, media);
-        deleteRecursively(directory);
-        LOG.info("offcache executor {} stopped, {} deleted", executorId, directory);
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            deleteRecursively(directory);
+            return;
+        }
+        try
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+            if (current == this)
+            {
+                current = null;
+            }
+            heartbeats.shutdownNow();
+            // A heartbeat in flight may be applying the driver's deletions: the directory is walked only after it.
+            awaitQuietly(heartbeats);
+            CloseHelper.quietCloseAll(clients.values());
+            CloseHelper.quietCloseAll(opener, server, media);
+            deleteRecursively(directory);
+            LOG.info("offcache executor {} stopped, {} deleted", executorId, directory);
+        }
+        finally
+        {
+            closing.unlock();
+        }
+        if (Thread.currentThread() != shutdownHook)
+        {
+            try
+            {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            }
+            catch (final IllegalStateException shuttingDown)
+            {
+                // The JVM is exiting: the hook runs, finds this closed and returns.
+            }
+        }
+    }
+
+    private static void awaitQuietly(final ScheduledExecutorService executor)
+    {
+        try
+        {
+            executor.awaitTermination(CLOSE_WAIT_S, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static String hostOf(final PluginContext plugin)
@@ -404,29 +494,62 @@ public final class OffcacheExecutor implements AutoCloseable
         }
     }
 
+    /**
+     * Deletes a directory tree, never following links, and tolerates files that others delete meanwhile (a heartbeat
+     * applying the driver's deletions, the other of close and the shutdown hook).
+     *
+     * @param root the tree.
+     */
     static void deleteRecursively(final Path root)
     {
-        if (!Files.exists(root))
+        if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS))
         {
             return;
         }
-        try (Stream<Path> paths = Files.walk(root))
+        try
         {
-            paths.sorted(Comparator.reverseOrder()).forEach(path ->
+            Files.walkFileTree(root, new SimpleFileVisitor<>()
             {
-                try
+                @Override
+                public FileVisitResult visitFile(final Path file, final BasicFileAttributes attrs)
                 {
-                    Files.deleteIfExists(path);
+                    delete(file);
+                    return FileVisitResult.CONTINUE;
                 }
-                catch (final IOException ex)
+
+                @Override
+                public FileVisitResult visitFileFailed(final Path file, final IOException ex)
                 {
-                    LOG.warn("offcache could not delete {}", path, ex);
+                    if (!(ex instanceof NoSuchFileException))
+                    {
+                        LOG.warn("offcache could not delete {}", file, ex);
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(final Path dir, final IOException ex)
+                {
+                    delete(dir);
+                    return FileVisitResult.CONTINUE;
                 }
             });
         }
-        catch (final IOException | UncheckedIOException ex)
+        catch (final IOException ex)
         {
             LOG.warn("offcache could not delete {}", root, ex);
+        }
+    }
+
+    private static void delete(final Path path)
+    {
+        try
+        {
+            Files.deleteIfExists(path);
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("offcache could not delete {}", path, ex);
         }
     }
 }

@@ -47,6 +47,7 @@ public final class OffcachePlugin implements SparkPlugin
             {
                 driver = OffcacheDriver.start(sc, new OffcacheSettings(sc.conf()));
                 sc.addSparkListener(new Listener(driver));
+                sc.addSparkListener(driver.losingAttempts());
             }
             catch (final Throwable ex)
             {

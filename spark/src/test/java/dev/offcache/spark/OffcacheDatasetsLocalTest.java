@@ -24,6 +24,10 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
+import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.types.DataTypes;
 import org.junit.jupiter.api.AfterAll;
@@ -214,6 +218,62 @@ class OffcacheDatasetsLocalTest
             assertTrue(Path.of(location.path()).startsWith(root), "under the executor directory");
         }
         OffcacheDatasets.uncache(cached);
+    }
+
+    @Test
+    void anAggregateOrJoinOnTheCachedFramesPartitioningKeysDoesNotShuffleIt()
+    {
+        final Dataset<Row> uncached = source().repartition(4, functions.col("n"));
+        final Dataset<Row> cached = OffcacheDatasets.cache(source().repartition(4, functions.col("n")));
+        final Dataset<Row> other = spark.range(0, 1000).selectExpr("CAST(id AS INT) AS n", "id * 3 AS m");
+        // Before the first action the source's adaptive plan is not final: nothing is claimed, the scan is shuffled.
+        assertEquals(1, exchanges(cached.groupBy("n").count()), "unknown partitioning: one exchange");
+        assertEquals(digest(uncached), digest(cached));
+
+        final Dataset<Row> grouped = cached.groupBy("n").agg(functions.count("*"), functions.sum("id"));
+        final Dataset<Row> joined = cached.join(other.hint("merge"), "n").groupBy("n")
+            .agg(functions.sum("m"), functions.count("*"));
+        assertEquals(0, exchanges(grouped), "the cached side is hash-partitioned by n already");
+        assertEquals(1, exchanges(joined), "a sort-merge join shuffles only the other side");
+        assertEquals(sorted(uncached.groupBy("n").agg(functions.count("*"), functions.sum("id"))), sorted(grouped));
+        assertEquals(sorted(uncached.join(other.hint("merge"), "n").groupBy("n")
+            .agg(functions.sum("m"), functions.count("*"))), sorted(joined));
+        // A frame cached without a known partitioning claims none.
+        final Dataset<Row> plain = OffcacheDatasets.cache(source());
+        assertEquals(digest(source()), digest(plain));
+        assertEquals(1, exchanges(plain.groupBy("n").count()));
+        OffcacheDatasets.uncache(cached);
+        OffcacheDatasets.uncache(plain);
+    }
+
+    /** Shuffle exchanges in a query's physical plan as planned (the adaptive plan's initial one, not yet run). */
+    private static int exchanges(final Dataset<Row> query)
+    {
+        SparkPlan plan = query.queryExecution().executedPlan();
+        if (plan instanceof AdaptiveSparkPlanExec adaptive)
+        {
+            assertFalse(adaptive.isFinalPlan(), "looked at before it runs");
+            plan = adaptive.executedPlan();
+        }
+        return plan.collectWithSubqueries(new scala.runtime.AbstractPartialFunction<SparkPlan, SparkPlan>()
+        {
+            @Override
+            public boolean isDefinedAt(final SparkPlan node)
+            {
+                return node instanceof ShuffleExchangeExec;
+            }
+
+            @Override
+            public SparkPlan apply(final SparkPlan node)
+            {
+                return node;
+            }
+        }).size();
+    }
+
+    private static List<String> sorted(final Dataset<Row> rows)
+    {
+        return rows.collectAsList().stream().map(Row::toString).sorted().toList();
     }
 
     @Test

@@ -4,18 +4,34 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+
+import org.apache.spark.ExceptionFailure;
+import org.apache.spark.TaskContext;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
 
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.util.TaskCompletionListener;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+
+import dev.offcache.core.shuffle.PartitionId;
 
 import dev.offcache.registry.state.Materialized;
 import dev.offcache.registry.state.PartitionLocation;
+import dev.offcache.spark.catalyst.SparkJobRunner;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -27,13 +43,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * offcache across executor JVMs: Spark's {@code local-cluster[2,1,1024]} (a master and two workers in this JVM, each
  * worker forking one executor JVM with the test class path, as Spark's own suites run), payload servers on
  * 127.0.0.1. The cached partitions are written on both executors and read back where they live; an executor killed
- * with SIGKILL between two actions loses its partitions and the next action still gets the right rows.
+ * with SIGKILL between two actions loses its partitions and the next action still gets the right rows, and its
+ * directory is deleted by the executors that outlive it. A materialization attempt that wrote its partition and then
+ * failed (retried on the other executor) leaves no file.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OffcacheLocalClusterTest
 {
     private static final long ROWS = 400_000;
     private static final int PARTITIONS = 8;
+
+    /** Task attempt ids (in each executor JVM) the test UDF made fail after writing. */
+    private static final Set<Long> FAILING = ConcurrentHashMap.newKeySet();
+    /** Failed attempts the driver saw: "executor description". */
+    private static final Set<String> FAILED_ATTEMPTS = ConcurrentHashMap.newKeySet();
 
     private static Path root;
     private static SparkSession spark;
@@ -61,7 +85,37 @@ class OffcacheLocalClusterTest
             .config(OffcacheSettings.EXECUTOR_DIR, root.toString())
             .config(OffcacheSettings.TRANSPORT_HOST, "127.0.0.1")
             .config(OffcacheSettings.HEARTBEAT_INTERVAL_MS, "200")
+            // A failed task is retried on the other executor (the losing-attempt test).
+            .config("spark.excludeOnFailure.enabled", "true")
+            .config("spark.excludeOnFailure.task.maxTaskAttemptsPerExecutor", "1")
             .getOrCreate();
+        spark.udf().register("offcache_fail_after_write", (UDF1<Long, Boolean>) id ->
+        {
+            final TaskContext task = TaskContext.get();
+            final String jobId = task.getLocalProperty(SparkJobRunner.JobProperty());
+            if (jobId != null && task.partitionId() == 0 && task.attemptNumber() == 0 &&
+                FAILING.add(task.taskAttemptId()))
+            {
+                // Runs after the task's function returned, so after the partition's file was committed.
+                task.addTaskCompletionListener((TaskCompletionListener) done ->
+                {
+                    throw new IllegalStateException("offcache test: the attempt fails after writing, written=" +
+                        Files.isRegularFile(OffcacheExecutor.current().store().pathOf(new PartitionId(jobId, 0, 0))));
+                });
+            }
+            return Boolean.TRUE;
+        }, DataTypes.BooleanType);
+        spark.sparkContext().addSparkListener(new SparkListener()
+        {
+            @Override
+            public void onTaskEnd(final SparkListenerTaskEnd end)
+            {
+                if (end.reason() instanceof ExceptionFailure failure && failure.description().contains("written="))
+                {
+                    FAILED_ATTEMPTS.add(end.taskInfo().executorId() + " " + failure.description());
+                }
+            }
+        });
         final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
         while (OffcacheDriver.current().registeredExecutors().size() < 2)
         {
@@ -95,6 +149,36 @@ class OffcacheLocalClusterTest
     }
 
     @Test
+    @Order(1)
+    void theFileOfAnAttemptThatFailedAfterWritingIsDeleted() throws Exception
+    {
+        final Dataset<Row> failing = source().filter("offcache_fail_after_write(id)");
+        final Row expected = digest(failing);
+        final Dataset<Row> cached = OffcacheDatasets.cache(failing);
+        assertEquals(expected, digest(cached));
+        assertEquals(1, FAILED_ATTEMPTS.size(), "one attempt failed after writing: " + FAILED_ATTEMPTS);
+        final String[] failed = FAILED_ATTEMPTS.iterator().next().split(" ", 2);
+        assertTrue(failed[1].contains("written=true"), "its file was committed when it failed: " + failed[1]);
+        final Materialized entry = assertInstanceOf(Materialized.class, OffcacheDatasets.entryOf(cached));
+        final PartitionLocation winner = entry.locations().get(0);
+        assertNotEquals(failed[0], winner.executorId(), "the retry ran on the other executor");
+        final Map<String, Messages.Register> executors = OffcacheDriver.current().registeredExecutors();
+        final Path winnerDir = Path.of(executors.get(winner.executorId()).directory());
+        final Path loserFile = Path.of(executors.get(failed[0]).directory())
+            .resolve(winnerDir.relativize(Path.of(winner.path())));
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (Files.exists(loserFile) && System.nanoTime() < deadline)
+        {
+            Thread.sleep(50);
+        }
+        assertFalse(Files.exists(loserFile), "the losing attempt's file is deleted: " + loserFile);
+        assertTrue(Files.isRegularFile(Path.of(winner.path())), "the winner's file stays");
+        assertEquals(expected, digest(cached), "read back whole");
+        OffcacheDatasets.uncache(cached);
+    }
+
+    @Test
+    @Order(2)
     void partitionsLiveOnBothExecutorsAreReadWhereTheyLiveAndSurviveAKilledExecutor() throws Exception
     {
         final Row expected = digest(source());
@@ -125,5 +209,19 @@ class OffcacheLocalClusterTest
         final OffcacheCounters end = OffcacheDatasets.counters();
         assertTrue(end.invalidations() > warm.invalidations(), "invalidation counted");
         assertEquals(1, end.materializationJobs() - warm.materializationJobs(), "one re-materialization: " + end);
+
+        // The killed executor could not delete its directory; the survivor (told of the loss) or the replacement
+        // executor (at its start) deletes it, and never a live executor's.
+        final Path killedDir = Path.of(executors.get(victim).directory());
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (Files.exists(killedDir) && System.nanoTime() < deadline)
+        {
+            Thread.sleep(100);
+        }
+        assertFalse(Files.exists(killedDir), "the killed executor's directory is deleted: " + killedDir);
+        for (final Messages.Register live : OffcacheDriver.current().registeredExecutors().values())
+        {
+            assertTrue(Files.isDirectory(Path.of(live.directory())), "a live executor's directory stays");
+        }
     }
 }

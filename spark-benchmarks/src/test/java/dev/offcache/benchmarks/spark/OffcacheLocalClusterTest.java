@@ -39,9 +39,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * remotely). Locality (partitions read where they live, on both executors), forced remote reads (materialized while one
  * executor is blocked, so the other holds every partition), {@code kill -9} of the executor holding the most cached
  * partitions between two actions and during one (right rows every time, the loss counted as an invalidation, at most
- * one re-materialization), and no file of offcache's left in the directories of the executors still alive when the
- * application ends (a SIGKILLed executor cannot delete its own; in the first run, which counted every directory, 14
- * files were left after the end). The input has nulls, strings, decimals and a nested struct ({@link BenchData}).
+ * one re-materialization), and no file of offcache's left once the application has ended and its executor JVMs have
+ * exited: neither in the directories of the executors that stopped with it nor in those of the SIGKILLed ones (which
+ * the executors outliving them delete). The input has nulls, strings, decimals and a nested struct
+ * ({@link BenchData}).
  */
 @Timeout(value = 540, unit = TimeUnit.SECONDS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -197,11 +198,26 @@ class OffcacheLocalClusterTest
         final Predicate<Path> ofLiveExecutor = p -> KILLED.stream()
             .noneMatch(e -> executorDirs.relativize(p).toString().startsWith("offcache-" + appId + "-" + e + "-"));
         assertTrue(files(executorDirs, ofLiveExecutor) > 0, "the cached output is on disk while the app runs");
+        final Map<String, Long> executorJvms = LocalCluster.executorPids(run.spark.sparkContext());
         run.close();
         run = null;
-        // A SIGKILLed executor cannot delete its own directory; what the killed ones left is not asserted here.
+        // stop() returns while the executors still stop (asked by the driver, then SIGTERMed by their worker):
+        // what counts is what is left once their JVMs are gone.
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        for (final long pid : executorJvms.values())
+        {
+            final var process = ProcessHandle.of(pid);
+            while (process.isPresent() && process.get().isAlive() && System.nanoTime() < deadline)
+            {
+                Thread.sleep(20);
+            }
+            assertTrue(process.isEmpty() || !process.get().isAlive(), "executor JVM " + pid + " exited");
+        }
         assertEquals(0, files(executorDirs, ofLiveExecutor),
             "nothing of a live executor left after the end; killed " + KILLED + ", left " + leftovers());
+        // A SIGKILLed executor cannot delete its own directory: the executors that outlived it (told of the loss)
+        // and its replacement (at its start) deleted it.
+        assertEquals(List.of(), leftovers(), "nothing of the killed executors " + KILLED + " left either");
     }
 
     private static List<String> leftovers() throws IOException

@@ -8,8 +8,11 @@ import scala.util.control.NonFatal
 import org.apache.spark.internal.Logging
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, AttributeSet, Expression}
+import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, Partitioning, PartitioningCollection,
+  RangePartitioning, SinglePartition, UnknownPartitioning}
 import org.apache.spark.sql.execution.{LeafExecNode, QueryExecution}
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 import org.apache.spark.sql.types.{StructField, StructType}
 
 import dev.offcache.dataset.Resolved
@@ -28,6 +31,15 @@ case class OffcacheScanExec(sessionId: String, cacheId: String, output: Seq[Attr
 
   override protected def stringArgs: Iterator[Any] = Iterator(cacheId, output)
 
+  /**
+   * The cached query's own partitioning, in this node's attributes: the read-back keeps partition i of the source's
+   * RDD as partition i (and so does the fallback, which is that RDD), so a join or aggregate on the same keys needs
+   * no shuffle of the cached side. Only once the source's plan is final: an adaptive plan's partitioning (partitions
+   * coalesced, joins switched) is known only after its first execution, which the first action on the cached frame
+   * performs; until then, and for partitionings other than hash, range and single, nothing is claimed.
+   */
+  override def outputPartitioning: Partitioning = OffcacheScanExec.partitioning(source, output)
+
   // Physical plans travel with codegen'd tasks; only the driver executes this node, so the source stays behind.
   override protected def doExecute(): RDD[InternalRow] =
     OffcacheScanExec.execute(new CacheKey(sessionId, cacheId), output, source)
@@ -36,6 +48,34 @@ case class OffcacheScanExec(sessionId: String, cacheId: String, output: Seq[Attr
 /** The driver-side resolve behind [[OffcacheScanExec]]. */
 object OffcacheScanExec extends Logging {
   private val ResolveTimeoutMinutes = 60L
+
+  /** See [[OffcacheScanExec.outputPartitioning]]; `UnknownPartitioning(0)` when nothing can be claimed. */
+  def partitioning(source: QueryExecution, output: Seq[Attribute]): Partitioning = {
+    if (source == null) {
+      return UnknownPartitioning(0) // a copy deserialized away from the driver: nothing to plan with
+    }
+    val plan = source.executedPlan match {
+      case adaptive: AdaptiveSparkPlanExec if adaptive.isFinalPlan => adaptive.executedPlan
+      case _: AdaptiveSparkPlanExec => return UnknownPartitioning(0)
+      case other => other
+    }
+    val attributes = AttributeMap(plan.output.zip(output))
+    def rename(p: Partitioning): Option[Partitioning] = p match {
+      case p @ (_: HashPartitioning | _: RangePartitioning) =>
+        val renamed = p.asInstanceOf[Expression].transform { case a: Attribute => attributes.getOrElse(a, a) }
+        // Every key must be one of the cached output's columns, or the claim would name attributes not in scope.
+        Some(renamed.asInstanceOf[Partitioning]).filter(_ => renamed.references.subsetOf(AttributeSet(output)))
+      case SinglePartition => Some(SinglePartition)
+      case PartitioningCollection(parts) =>
+        parts.flatMap(rename) match {
+          case Seq() => None
+          case Seq(one) => Some(one)
+          case several => Some(PartitioningCollection(several))
+        }
+      case _ => None
+    }
+    rename(plan.outputPartitioning).getOrElse(UnknownPartitioning(0))
+  }
 
   def execute(key: CacheKey, output: Seq[Attribute], source: QueryExecution): RDD[InternalRow] = {
     val lineage = source.toRdd
