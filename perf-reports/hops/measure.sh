@@ -17,7 +17,7 @@ if [ ! -f "$out/offtrace.jar" ]; then
     && jar cfm ../offtrace.jar ../manifest .)
 fi
 server="$wt/cache-server/src/test/java/dev/offcache/server/http/HopCountProbe.java"
-registry="$wt/registry/src/test/java/dev/offcache/registry/cluster/ActionHopProbe.java"
+registry="$wt/dataset-cache/src/test/java/dev/offcache/dataset/cluster/ActionHopProbe.java"
 if [ "$api" = before ]; then
   sed -e 's/TELLS_SIZE/harness.origin.tellsSize = true/' -e 's#CLIENT#L2Client.newBuilder().server(URI.create(harness.base())).apiKey(ServerHarness.KEY).origin(new FileSystemOrigin(dir, 2)).abandonTimeout(Duration.ofSeconds(5)).build()#' "$here/HopCountProbe.java.in" > "$server"
   sed -e 's/POLICY_PKG/eviction.EvictionPolicy/; s/POLICY\.none/EvictionPolicy.none/' "$here/ActionHopProbe.java.in" > "$registry"
@@ -28,7 +28,7 @@ fi
 trap 'rm -f "$server" "$registry"' EXIT
 cd "$wt"
 flags="$(grep -o '<offcache.jvm.flags>[^<]*' pom.xml | sed 's/<offcache.jvm.flags>//')"
-nice -n 10 ./mvnw -B -q -o -pl cache-server,registry -am verify -Djmh.smoke.skip=true \
+nice -n 10 ./mvnw -B -q -o -pl cache-server,dataset-cache -am verify -Djmh.smoke.skip=true \
   -Dtest='HopCountProbe,ActionHopProbe' -Dsurefire.failIfNoSpecifiedTests=false -Dcheckstyle.skip=true \
   -Doffcache.jvm.flags="$flags -javaagent:$out/offtrace.jar -Dofftrace.out=$out/$label" > "$out/$label-build.log" 2>&1
 bg="/dev/shm/aeron offcache-payload-client offcache-payload-server"
