@@ -46,7 +46,8 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
 
     private CachedDatasetCoordinator(final Context<P> ctx)
     {
-        counters = ctx.countersManager == null ? new ReadBackCounters() : new ReadBackCounters(ctx.countersManager);
+        final CountersManager countersManager = ctx.resolver.countersManager();
+        counters = countersManager == null ? new ReadBackCounters() : new ReadBackCounters(countersManager);
         DatasetResolver<P> launchedResolver = null;
         try
         {
@@ -223,7 +224,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
      * Configuration of a {@link CachedDatasetCoordinator}: the driver-side and executor-side halves it composes,
      * {@code new Context<P>().resolver(new DatasetResolver.Context<P>().registry(r).jobRunner(j).cleanup(c))
      * .opener(new PartitionOpener.Context().on(id, store).remoteExecutors(clients))}. The coordinator's counters
-     * replace theirs.
+     * replace theirs, allocated where the resolver's context says ({@link DatasetResolver.Context#countersManager}).
      *
      * @param <P> the engine's plan type.
      */
@@ -233,7 +234,6 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         private DatasetResolver.Context<P> resolver;
         private PartitionOpener.Context opener;
         private int workerThreads = 4;
-        private CountersManager countersManager;
 
         /**
          * The driver-side half: registry, job runner, cleanup, abort policy, rounds, job id prefix.
@@ -269,19 +269,6 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
         public Context<P> workerThreads(final int workerThreads)
         {
             this.workerThreads = workerThreads;
-            return this;
-        }
-
-        /**
-         * Where to allocate the {@code offcache_dataset_*} counters; a manager over a file-backed buffer makes them
-         * readable from other processes. Default: a private manager.
-         *
-         * @param countersManager the manager (not owned).
-         * @return this.
-         */
-        public Context<P> countersManager(final CountersManager countersManager)
-        {
-            this.countersManager = countersManager;
             return this;
         }
 

@@ -477,7 +477,9 @@ public final class DatasetResolver<P> implements AutoCloseable
         }
 
         /**
-         * Where to allocate the {@code offcache_dataset_*} counters. Default: a private manager.
+         * Where to allocate the {@code offcache_dataset_*} counters (also a coordinator's, which shares one set with
+         * its resolver); a manager over a file-backed buffer makes them readable from other processes. Default: a
+         * private manager.
          *
          * @param countersManager the manager (not owned).
          * @return this.
@@ -486,6 +488,11 @@ public final class DatasetResolver<P> implements AutoCloseable
         {
             this.countersManager = countersManager;
             return this;
+        }
+
+        CountersManager countersManager()
+        {
+            return countersManager;
         }
 
         /**

@@ -148,7 +148,8 @@ final class TestCluster implements AutoCloseable
                     .registry(front)
                     .jobRunner(jobs)
                     .cleanup(cleanup)
-                    .abortPolicy(options.abortPolicy))
+                    .abortPolicy(options.abortPolicy)
+                    .countersManager(new CountersManager(countersMetadata, countersValues)))
                 .opener(new PartitionOpener.Context()
                     .on("exec-0", ((InProcessExecutor) executors.get("exec-0")).store())
                     .remoteExecutors(id ->
@@ -157,8 +158,7 @@ final class TestCluster implements AutoCloseable
                         return unreachable.contains(id) ? null : clients.get(id);
                     })
                     .fetchFailureListener((location, cause) -> fetchFailures.add(new FetchFailure(location, cause)))
-                    .fetchTimeoutNs(options.fetchTimeoutNs))
-                .countersManager(new CountersManager(countersMetadata, countersValues)));
+                    .fetchTimeoutNs(options.fetchTimeoutNs)));
             for (final ExecutorNode node : executors.values())
             {
                 if (watchChildren && node instanceof ChildJvmExecutor child)
