@@ -122,8 +122,8 @@ final class OriginBodyWriter
         if (null != error || null == count || count != length)
         {
             piece.release();
-            fail(null != error ? error : new OriginException("the origin's object ended " + (length - count) +
-                " bytes before the size it stated"));
+            fail(null != error ? error : new OriginException(null == count ? "the origin's read gave no byte count" :
+                "the origin's object ended " + (length - count) + " bytes before the size it stated"));
             return;
         }
         piece.writerIndex(length);
