@@ -233,7 +233,9 @@ public final class StageCleanup implements RemovalListener, AutoCloseable
             catch (final RuntimeException ex)
             {
                 failures.incrementAndGet();
-                LOG.warn("cannot delete stage {} on executor {}", stage, executorId, ex);
+                // Usually the executor is gone, and its files with it: one line, the trace only when debugging.
+                LOG.warn("cannot delete stage {} on executor {}: {}", stage, executorId, ex.toString());
+                LOG.debug("cannot delete stage {} on executor {}", stage, executorId, ex);
             }
         }
     }
