@@ -6,9 +6,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerJobEnd;
+import org.apache.spark.scheduler.SparkListenerEvent;
 import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.scheduler.SparkListenerTaskStart;
@@ -33,7 +35,10 @@ import dev.offcache.spark.catalyst.SparkJobRunner;
  * winner's own executor wrote the same path, so nothing is deleted there.
  *
  * <p>Fed by Spark's listener bus (job start for the materialization's stages, task start and end, job end) and by
- * the job runner it wraps (the output); forgets a job once it ended and no attempt of it still runs.
+ * the job runner it wraps (the output); forgets a job once it ended and no attempt of it still runs. A job Spark
+ * refused before starting it (no job start, so no attempt and no job end) is forgotten by an {@link OutputKnown}
+ * event this posts to the bus when its output is known: the bus delivers events in order, so a job start posted
+ * before the output arrives before the marker, and a marker that finds no start means there was none.
  */
 final class LosingAttempts extends SparkListener
 {
@@ -42,6 +47,7 @@ final class LosingAttempts extends SparkListener
     private static final int STAGE = 0;
 
     private final ExecutorDirectory executors;
+    private final Consumer<SparkListenerEvent> bus;
     private final Map<String, Job> jobs = new ConcurrentHashMap<>();
     private final Map<Integer, Job> bySparkStage = new ConcurrentHashMap<>();
     private final Map<Integer, Job> bySparkJob = new ConcurrentHashMap<>();
@@ -64,9 +70,40 @@ final class LosingAttempts extends SparkListener
         }
     }
 
-    LosingAttempts(final ExecutorDirectory executors)
+    /**
+     * Posted to the listener bus once a materialization's output or failure is known, behind every event of its job.
+     *
+     * @param jobId the materialization.
+     */
+    record OutputKnown(String jobId) implements SparkListenerEvent
+    {
+        @Override
+        public boolean logEvent()
+        {
+            return false; // ours alone: not for the event log
+        }
+    }
+
+    /**
+     * A tracker.
+     *
+     * @param executors where deletions go.
+     * @param bus       posts an event to the listener bus this listener is on.
+     */
+    LosingAttempts(final ExecutorDirectory executors, final Consumer<SparkListenerEvent> bus)
     {
         this.executors = executors;
+        this.bus = bus;
+    }
+
+    /**
+     * Materializations tracked (started, or not yet known to have never started).
+     *
+     * @return the count.
+     */
+    int tracked()
+    {
+        return jobs.size();
     }
 
     /**
@@ -160,12 +197,39 @@ final class LosingAttempts extends SparkListener
         }
     }
 
+    @Override
+    public void onOtherEvent(final SparkListenerEvent event)
+    {
+        if (event instanceof OutputKnown known)
+        {
+            final Job job = jobs.get(known.jobId());
+            if (job != null)
+            {
+                synchronized (job)
+                {
+                    if (job.sparkJobId < 0)
+                    {
+                        jobs.remove(job.jobId); // refused before it started: no attempt ran, nothing to delete
+                    }
+                }
+            }
+        }
+    }
+
     private void finished(final String jobId, final JobOutput output, final Throwable error)
     {
         final Job job = jobs.get(jobId);
         if (job == null)
         {
             return;
+        }
+        try
+        {
+            bus.accept(new OutputKnown(jobId));
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.warn("offcache could not post to Spark's listener bus: {}", ex.toString());
         }
         synchronized (job)
         {

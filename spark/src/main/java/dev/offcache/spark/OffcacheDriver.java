@@ -42,7 +42,7 @@ public final class OffcacheDriver implements AutoCloseable
     private final SparkContext sc;
     private final OffcacheSettings settings;
     private final ExecutorDirectory directory = new ExecutorDirectory();
-    private final LosingAttempts losingAttempts = new LosingAttempts(directory);
+    private final LosingAttempts losingAttempts;
     private final StageCleanup cleanup;
     private final CacheRegistry local;
     private final RegistryClusterClient clustered;
@@ -57,6 +57,7 @@ public final class OffcacheDriver implements AutoCloseable
     {
         this.sc = sc;
         this.settings = settings;
+        this.losingAttempts = new LosingAttempts(directory, (event) -> sc.listenerBus().post(event));
         this.cleanup = new StageCleanup(directory);
         CacheRegistry localRegistry = null;
         RegistryClusterClient clusterClient = null;
