@@ -13,7 +13,8 @@ import org.apache.spark.scheduler.SparkListenerTaskStart;
 import org.apache.spark.scheduler.TaskLocality;
 
 /**
- * What the driver sees of a run: jobs started, executor GC time reported by finished tasks ({@code jvmGCTime}),
+ * What the driver sees of a run: jobs started, executor GC and CPU time reported by finished tasks
+ * ({@code jvmGCTime}, {@code executorCpuTime}),
  * tasks started, and tasks per executor (all, and those that ran on their preferred executor, {@code PROCESS_LOCAL})
  * since the last {@link #resetTasks()}, and executors removed.
  */
@@ -21,6 +22,7 @@ final class RunListener extends SparkListener
 {
     final AtomicLong jobs = new AtomicLong();
     final AtomicLong taskGcMs = new AtomicLong();
+    final AtomicLong taskCpuNs = new AtomicLong();
     final AtomicLong executorsRemoved = new AtomicLong();
     final AtomicLong tasksStarted = new AtomicLong();
     private final Map<String, AtomicLong> tasksByExecutor = new ConcurrentHashMap<>();
@@ -38,6 +40,7 @@ final class RunListener extends SparkListener
         if (taskEnd.taskMetrics() != null)
         {
             taskGcMs.addAndGet(taskEnd.taskMetrics().jvmGCTime());
+            taskCpuNs.addAndGet(taskEnd.taskMetrics().executorCpuTime());
         }
         final String executor = taskEnd.taskInfo().executorId();
         tasksByExecutor.computeIfAbsent(executor, e -> new AtomicLong()).incrementAndGet();

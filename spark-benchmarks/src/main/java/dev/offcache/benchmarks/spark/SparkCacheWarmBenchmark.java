@@ -25,10 +25,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * aggregate, a selective filter and a join, each checked against the uncached result. The frame is materialized
  * by a first action in the trial's set-up. The counters, summed over the measured iterations (divide by
  * {@code actions}, or by {@code iterations} for the per-iteration peaks): executor GC time from the JVM
- * ({@code gcMs}) and from finished tasks ({@code taskGcMs}); peaks of heap used, the direct and mapped buffer
- * pools while actions run; heap still used after a full GC at the end of the iteration ({@code heapRetainedMiB}:
- * what cached data keeps on the heap); Spark's storage memory on and off the heap; input partitions computed in
- * materializations (0 for a cache that holds).
+ * ({@code gcMs}) and from finished tasks ({@code taskGcMs}); CPU time of the finished tasks ({@code taskCpuMs}:
+ * less sensitive to other load on the machine than the score, which is wall time); peaks of heap used, the direct
+ * and mapped buffer pools while actions run; heap still used after a full GC at the end of the iteration
+ * ({@code heapRetainedMiB}: what cached data keeps on the heap); Spark's storage memory on and off the heap; input
+ * partitions computed in materializations (0 for a cache that holds).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -124,6 +125,8 @@ public class SparkCacheWarmBenchmark
         public long gcMs;
         /** GC time reported by finished tasks ({@code jvmGCTime}), ms; overlapping tasks both count a pause. */
         public long taskGcMs;
+        /** CPU time of finished tasks ({@code executorCpuTime}), ms: deserializing and running them. */
+        public double taskCpuMs;
         /** Peak heap used while actions ran, MiB. */
         public long heapPeakMiB;
         /** Heap used after a full GC at the iteration's end, MiB. */
@@ -142,6 +145,7 @@ public class SparkCacheWarmBenchmark
         private final JvmUsage jvm = new JvmUsage();
         private long gcStart;
         private long taskGcStart;
+        private long taskCpuStart;
         private double inputStart;
 
         /**
@@ -154,6 +158,7 @@ public class SparkCacheWarmBenchmark
         {
             gcStart = JvmUsage.gcMillis();
             taskGcStart = bench.run.listener.taskGcMs.get();
+            taskCpuStart = bench.run.listener.taskCpuNs.get();
             inputStart = bench.run.inputMaterializations();
             jvm.start();
         }
@@ -168,9 +173,11 @@ public class SparkCacheWarmBenchmark
         public void end(final SparkCacheWarmBenchmark bench) throws InterruptedException
         {
             jvm.stop();
+            bench.run.awaitEvents(); // the last action's task ends reach the listener asynchronously
             iterations = 1;
             gcMs = JvmUsage.gcMillis() - gcStart;
             taskGcMs = bench.run.listener.taskGcMs.get() - taskGcStart;
+            taskCpuMs = (bench.run.listener.taskCpuNs.get() - taskCpuStart) / 1e6;
             inputMaterializations = bench.run.inputMaterializations() - inputStart;
             heapPeakMiB = jvm.heapPeakMiB();
             directPeakMiB = jvm.directPeakMiB();
