@@ -3,9 +3,6 @@ package dev.offcache.dataset;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.status.CountersManager;
@@ -60,13 +57,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
             throw ex;
         }
         resolver = launchedResolver;
-        final AtomicInteger threadCount = new AtomicInteger();
-        workers = Executors.newFixedThreadPool(ctx.workerThreads, runnable ->
-        {
-            final Thread thread = new Thread(runnable, "offcache-dataset-" + threadCount.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
+        workers = WorkerThreads.start(ctx.workerThreads, "offcache-dataset-");
     }
 
     /**
@@ -144,15 +135,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
      */
     public void close()
     {
-        workers.shutdownNow();
-        try
-        {
-            workers.awaitTermination(10, TimeUnit.SECONDS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
+        WorkerThreads.stop(workers);
         CloseHelper.closeAll(resolver, opener, counters);
     }
 
@@ -283,10 +266,7 @@ public final class CachedDatasetCoordinator<P> implements AutoCloseable
             concluded.conclude(this);
             Ids.requireNonNull(resolver, "resolver");
             Ids.requireNonNull(opener, "opener");
-            if (workerThreads <= 0)
-            {
-                throw new IllegalArgumentException("workerThreads must be positive: " + workerThreads);
-            }
+            WorkerThreads.requireCount(workerThreads);
             return this;
         }
     }

@@ -4,10 +4,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
@@ -62,13 +59,7 @@ public final class DatasetResolver<P> implements AutoCloseable
         this.ownsCounters = ctx.counters == null;
         this.counters = ctx.counters != null ? ctx.counters :
             ctx.countersManager == null ? new ReadBackCounters() : new ReadBackCounters(ctx.countersManager);
-        final AtomicInteger threadCount = new AtomicInteger();
-        this.workers = Executors.newFixedThreadPool(ctx.workerThreads, runnable ->
-        {
-            final Thread thread = new Thread(runnable, "offcache-resolve-" + threadCount.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.workers = WorkerThreads.start(ctx.workerThreads, "offcache-resolve-");
         this.jobIdStem = ctx.jobIdPrefix + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
     }
 
@@ -229,15 +220,7 @@ public final class DatasetResolver<P> implements AutoCloseable
      */
     public void close()
     {
-        workers.shutdownNow();
-        try
-        {
-            workers.awaitTermination(10, TimeUnit.SECONDS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
+        WorkerThreads.stop(workers);
         if (ownsCounters)
         {
             counters.close();
@@ -522,10 +505,7 @@ public final class DatasetResolver<P> implements AutoCloseable
             {
                 throw new IllegalArgumentException("jobIdPrefix must not contain path separators: " + jobIdPrefix);
             }
-            if (workerThreads <= 0)
-            {
-                throw new IllegalArgumentException("workerThreads must be positive: " + workerThreads);
-            }
+            WorkerThreads.requireCount(workerThreads);
             if (maxRounds <= 0)
             {
                 throw new IllegalArgumentException("maxRounds must be positive: " + maxRounds);

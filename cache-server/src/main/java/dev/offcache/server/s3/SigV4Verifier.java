@@ -71,36 +71,14 @@ public final class SigV4Verifier
         final HttpHeaders headers,
         final ByteBuf body)
     {
-        return verify(method, rawPath, query, headers, body, false);
-    }
-
-    /**
-     * Verifies a request whose body may be streamed: then a body hash in {@code x-amz-content-sha256} is not
-     * checked here but by the stream once its last byte is in ({@link UploadStream}).
-     *
-     * @param method   the HTTP method as sent.
-     * @param rawPath  the request path as sent (percent-encoded), without the query.
-     * @param query    the decoded query parameters, in the order sent.
-     * @param headers  the request headers.
-     * @param body     the request body held whole (may be {@code null} or empty); read, never consumed.
-     * @param streamed whether the body is streamed rather than {@code body}.
-     * @return who signed it.
-     * @throws S3Exception with S3's code when the request is not signed right.
-     */
-    public Authentication verify(
-        final String method,
-        final String rawPath,
-        final List<AwsUriEncoding.QueryParameter> query,
-        final HttpHeaders headers,
-        final ByteBuf body,
-        final boolean streamed)
-    {
-        return verify(method, rawPath, query, headers, body, streamed, rawPath);
+        return verify(method, rawPath, query, headers, body, false, rawPath);
     }
 
     /**
      * Verifies a request signed with Signature Version 4 or, as S3 still accepts, Version 2 ({@link SigV2Verifier}),
-     * whose signed resource is the bucket and the path: {@code resourceV2}.
+     * whose signed resource is the bucket and the path: {@code resourceV2}, and whose body may be streamed: then a
+     * body hash in {@code x-amz-content-sha256} is not checked here but by the stream once its last byte is in
+     * ({@link UploadStream}).
      *
      * @param method     the HTTP method as sent.
      * @param rawPath    the request path as sent (percent-encoded), without the query.
@@ -135,7 +113,12 @@ public final class SigV4Verifier
         }
         if (null != authorization)
         {
-            return verifyHeader(method, rawPath, query, headers, body, streamed, authorization);
+            final Authentication signed = verifyHeader(method, rawPath, query, headers, authorization);
+            if (!streamed)
+            {
+                checkPayload(signed.payloadHash(), body);
+            }
+            return signed;
         }
         if (null != algorithm)
         {
@@ -150,8 +133,6 @@ public final class SigV4Verifier
         final String rawPath,
         final List<AwsUriEncoding.QueryParameter> query,
         final HttpHeaders headers,
-        final ByteBuf body,
-        final boolean streamed,
         final String authorization)
     {
         if (!authorization.startsWith(SignatureV4.ALGORITHM + ' '))
@@ -230,10 +211,6 @@ public final class SigV4Verifier
             payloadHash);
         final String stringToSign = SignatureV4.stringToSign(amzDate, scope.scope(), canonicalRequest);
         checkSignature(signingKey, stringToSign, signature, scope, canonicalRequest);
-        if (!streamed)
-        {
-            checkPayload(payloadHash, body);
-        }
         return new Authentication(scope.accessKeyId(), payloadHash, amzDate, scope.scope(), signature, signingKey);
     }
 

@@ -343,7 +343,9 @@ public final class SsdTier implements AutoCloseable
 
     /**
      * Publishes a block: temp file, force, atomic rename, then index. A block already here is left as it is
-     * (within one object version the bytes never change).
+     * (within one object version the bytes never change). Records no object size and checks no object version: as
+     * {@link #write(ObjectName, long, long, DirectBuffer, int, int, long, ObjectNames, long)} with
+     * {@code objectSize}, {@code crc32c} and {@code objectId} -1 and no {@code names}.
      *
      * @param name       the object's name.
      * @param blockIndex the block index.
@@ -355,39 +357,17 @@ public final class SsdTier implements AutoCloseable
     public boolean write(
         final ObjectName name, final long blockIndex, final DirectBuffer source, final int offset, final int length)
     {
-        return write(name, blockIndex, -1, source, offset, length);
+        return write(name, blockIndex, -1, source, offset, length, -1, null, -1);
     }
 
     /**
-     * Publishes a block, recording its object's size so that a restarted server knows the size without asking the
-     * origin ({@link #objectSizes()}).
-     *
-     * @param name       the object's name.
-     * @param blockIndex the block index.
-     * @param objectSize the object's size, or -1 when not known.
-     * @param source     the block's bytes (the caller keeps ownership).
-     * @param offset     where they start in {@code source}.
-     * @param length     how many.
-     * @return whether the block is on the tier afterwards.
-     */
-    public boolean write(
-        final ObjectName name,
-        final long blockIndex,
-        final long objectSize,
-        final DirectBuffer source,
-        final int offset,
-        final int length)
-    {
-        return write(name, blockIndex, objectSize, source, offset, length, -1, null, -1);
-    }
-
-    /**
-     * Publishes a block of an engine's object version: as {@link #write(ObjectName, long, long, DirectBuffer, int,
-     * int)}, but only while {@code objectId} is still the version the name stands for. The id is checked again when
-     * the block is published, under the index's monitor: an overwrite forgets the old id before it drops the name's
-     * blocks ({@link #removeObject}), so a block of the old version being written meanwhile (a warming fetch, a
-     * spill) is either published before the drop and dropped with the rest, or refused at publication; it never
-     * outlives the overwrite under the name, neither in this process nor after a restart.
+     * Publishes a block of an engine's object version, recording its object's size so that a restarted server knows
+     * the size without asking the origin ({@link #objectSizes()}): as {@link #write(ObjectName, long, DirectBuffer,
+     * int, int)}, but, when {@code names} is given, only while {@code objectId} is still the version the name stands
+     * for. The id is checked again when the block is published, under the index's monitor: an overwrite forgets the
+     * old id before it drops the name's blocks ({@link #removeObject}), so a block of the old version being written
+     * meanwhile (a warming fetch, a spill) is either published before the drop and dropped with the rest, or refused
+     * at publication; it never outlives the overwrite under the name, neither in this process nor after a restart.
      *
      * <p>The file records the CRC32C of each chunk ({@link BlockFileFormat#CHUNK_SIZE}) of the bytes, computed here in
      * one pass, and the whole block's, combined from them. The caller may already know the bytes' CRC32C (a RAM slot

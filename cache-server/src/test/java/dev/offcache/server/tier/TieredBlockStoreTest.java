@@ -864,8 +864,8 @@ class TieredBlockStoreTest
         final UnsafeBuffer bytes = new UnsafeBuffer(new byte[BLOCK]);
         try (SsdTier ssd = SsdTier.open(dir.resolve("sizes"), 64L * BLOCK, metrics))
         {
-            assertTrue(ssd.write(new ObjectName("ns", "known"), 0, 5L * BLOCK + 7, bytes, 0, BLOCK));
-            assertTrue(ssd.write(new ObjectName("ns", "known"), 5, 5L * BLOCK + 7, bytes, 0, 7));
+            assertTrue(ssd.write(new ObjectName("ns", "known"), 0, 5L * BLOCK + 7, bytes, 0, BLOCK, -1, null, -1));
+            assertTrue(ssd.write(new ObjectName("ns", "known"), 5, 5L * BLOCK + 7, bytes, 0, 7, -1, null, -1));
             assertTrue(ssd.write(new ObjectName("ns", "unknown"), 0, bytes, 0, BLOCK));
         }
         try (metrics; SsdTier ssd = SsdTier.open(dir.resolve("sizes"), 64L * BLOCK, metrics))

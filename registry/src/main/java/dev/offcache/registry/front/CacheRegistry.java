@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.LongConsumer;
 import java.util.function.ObjLongConsumer;
 
@@ -160,22 +161,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
     public CompletableFuture<CacheEntry> lookup(final CacheKey key)
     {
         CommandChecks.key(key);
-        final ReadView current = view;
-        if (readable(current))
-        {
-            final ReadView.Entry found = current.entries.get(key);
-            if (found == null)
-            {
-                readObserver.accept(current.lastApplied);
-                return ReadView.MISS;
-            }
-            if (found.isLive(liveExecutors))
-            {
-                recordRead(current, found);
-                return found.lookup();
-            }
-        }
-        return publish(CommandType.LOOKUP, key, null, null, null, null);
+        final CompletableFuture<CacheEntry> read = fromView(key, ReadView.MISS, false, ReadView.Entry::lookup);
+        return read != null ? read : publish(CommandType.LOOKUP, key, null, null, null, null);
     }
 
     /**
@@ -293,17 +280,8 @@ public final class CacheRegistry implements AsyncCacheRegistry
     public CompletableFuture<Acquisition> acquire(final CacheKey key, final String jobId)
     {
         CommandChecks.keyAndJob(key, jobId);
-        final ReadView current = view;
-        if (readable(current))
-        {
-            final ReadView.Entry found = current.entries.get(key);
-            if (found != null && found.materialized != null && found.isLive(liveExecutors))
-            {
-                recordRead(current, found);
-                return found.hit();
-            }
-        }
-        return publish(CommandType.ACQUIRE, key, jobId, null, null, null);
+        final CompletableFuture<Acquisition> read = fromView(key, null, true, ReadView.Entry::hit);
+        return read != null ? read : publish(CommandType.ACQUIRE, key, jobId, null, null, null);
     }
 
     /**
@@ -316,20 +294,10 @@ public final class CacheRegistry implements AsyncCacheRegistry
     public CompletableFuture<Resolution> awaitMaterialization(final CacheKey key)
     {
         CommandChecks.key(key);
-        final ReadView current = view;
-        if (readable(current))
+        final CompletableFuture<Resolution> read = fromView(key, ReadView.NOT_PENDING, true, CacheRegistry::ready);
+        if (read != null)
         {
-            final ReadView.Entry found = current.entries.get(key);
-            if (found == null)
-            {
-                readObserver.accept(current.lastApplied);
-                return ReadView.NOT_PENDING;
-            }
-            if (found.materialized != null && found.isLive(liveExecutors))
-            {
-                recordRead(current, found);
-                return CompletableFuture.completedFuture(new Resolution.Ready(found.materialized));
-            }
+            return read;
         }
         final CompletableFuture<CompletableFuture<Resolution>> registered =
             publish(CommandType.AWAIT, key, null, null, null, null);
@@ -498,13 +466,53 @@ public final class CacheRegistry implements AsyncCacheRegistry
         return !closed && lastPublished.get().get() <= current.through;
     }
 
-    private void recordRead(final ReadView current, final ReadView.Entry entry)
+    /**
+     * The one read path of {@link #lookup}, {@link #acquire} and {@link #awaitMaterialization} through the newest
+     * view: what the view answers for {@code key}, or null when the call must go through the ring (the view does not
+     * hold this thread's commands yet, or the entry may not be handed out as it is). An entry is handed out when it
+     * is live and, if {@code materializedOnly}, materialized; a key the view does not hold answers {@code absent},
+     * null sending it through the ring too. Every answer from the view is told to the read observer.
+     *
+     * @param key              the key.
+     * @param absent           what a key the view does not hold answers, or null to go through the ring.
+     * @param materializedOnly whether a Pending entry goes through the ring.
+     * @param answer           what a handed-out entry answers.
+     * @param <T>              the call's answer type.
+     * @return the view's answer, or null for the ring.
+     */
+    private <T> CompletableFuture<T> fromView(
+        final CacheKey key, final CompletableFuture<T> absent, final boolean materializedOnly,
+        final Function<ReadView.Entry, CompletableFuture<T>> answer)
     {
+        final ReadView current = view;
+        if (!readable(current))
+        {
+            return null;
+        }
+        final ReadView.Entry found = current.entries.get(key);
+        if (found == null)
+        {
+            if (absent != null)
+            {
+                readObserver.accept(current.lastApplied);
+            }
+            return absent;
+        }
+        if ((materializedOnly && found.materialized == null) || !found.isLive(liveExecutors))
+        {
+            return null;
+        }
         readObserver.accept(current.lastApplied);
         if (recordReads)
         {
-            entry.recordRead(clock.time());
+            found.recordRead(clock.time());
         }
+        return answer.apply(found);
+    }
+
+    private static CompletableFuture<Resolution> ready(final ReadView.Entry entry)
+    {
+        return CompletableFuture.completedFuture(new Resolution.Ready(entry.materialized));
     }
 
     private void requestSweep()
