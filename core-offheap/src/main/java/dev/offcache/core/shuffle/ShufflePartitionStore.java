@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -160,13 +161,20 @@ public final class ShufflePartitionStore
         {
             try
             {
-                Files.createDirectories(stageDir);
+                createBelowRoot(stageDir);
                 return new PartitionWriter(this, id, tempPath, finalPath);
             }
             catch (final NoSuchFileException ex)
             {
                 // The job directory went (its last stage was deleted) between creating it and the stage directory
-                // or the file: create it again.
+                // or the file: create it again. The root itself is never created again: gone, the store's owner
+                // deleted it (an executor that stops), and a writer must not leave a directory nobody owns.
+                if (!Files.isDirectory(workDir))
+                {
+                    ACTIVE_TEMP_FILES.remove(tempPath);
+                    throw new UncheckedIOException("cannot open a writer for shuffle partition " + id + ": the " +
+                        "store's directory " + workDir + " was deleted", ex);
+                }
                 if (attempt == CREATE_ATTEMPTS)
                 {
                     ACTIVE_TEMP_FILES.remove(tempPath);
@@ -179,6 +187,28 @@ public final class ShufflePartitionStore
                 ACTIVE_TEMP_FILES.remove(tempPath);
                 throw new UncheckedIOException("cannot open a writer for shuffle partition " + id + " at " +
                     tempPath, ex);
+            }
+        }
+    }
+
+    /** Creates the directories from below the root down to {@code dir}; the root must exist. */
+    private void createBelowRoot(final Path dir) throws IOException
+    {
+        final Path relative = workDir.relativize(dir);
+        Path current = workDir;
+        for (final Path name : relative)
+        {
+            current = current.resolve(name);
+            try
+            {
+                Files.createDirectory(current);
+            }
+            catch (final FileAlreadyExistsException ex)
+            {
+                if (!Files.isDirectory(current))
+                {
+                    throw ex;
+                }
             }
         }
     }

@@ -1,6 +1,7 @@
 package dev.offcache.core.shuffle;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -8,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -575,5 +577,23 @@ class ShufflePartitionStoreTest
             one.put(0, (byte) (one.get(0) ^ 0x5A)).rewind();
             channel.write(one, offset);
         }
+    }
+
+    @Test
+    void aWriterAfterTheStoreDirectoryWasDeletedFailsAndDoesNotCreateItAgain() throws IOException
+    {
+        final Path root = workDir.resolve("executor-7");
+        final ShufflePartitionStore store = new ShufflePartitionStore(root, PinSet.NONE);
+        writePartition(store, new PartitionId("job-1", 0, 0), randomBytes(1, 100));
+        try (Stream<Path> walk = Files.walk(root))
+        {
+            walk.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        }
+        assertFalse(Files.exists(root));
+
+        final UncheckedIOException refused = assertThrows(UncheckedIOException.class,
+            () -> store.openWriter(new PartitionId("job-1", 0, 1)));
+        assertTrue(refused.getMessage().contains("was deleted"), refused.getMessage());
+        assertFalse(Files.exists(root), "the store's directory is not created again by a late writer");
     }
 }
