@@ -18,7 +18,6 @@ import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.metrics.MetricNames;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.server.source.EngineObjectNames;
-import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,7 +61,7 @@ class EngineSourceTest
             L2HttpServer server = L2HttpServer.launch(new L2HttpServer.Context()
                 .listen("127.0.0.1", 0)
                 .ioThreads(2)
-                .source(new EngineRangeSource(cache))
+                .engine(cache)
                 .apiKeys(ApiKeys.parse(ServerHarness.KEY))
                 .memoryBudgetBytes(8L * BLOCK)))
         {
