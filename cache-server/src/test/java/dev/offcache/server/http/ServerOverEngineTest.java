@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * exact bytes for concurrent whole-object and random-range reads, each byte fetched from the origin once, with a
  * RAM tier smaller than the object so blocks also come back from the SSD tier under the engine's names.
  */
-class EngineSourceTest
+class ServerOverEngineTest
 {
     private static final int BLOCK = ServerHarness.BLOCK;
 
