@@ -25,7 +25,6 @@ import dev.offcache.server.s3.S3Api;
 import dev.offcache.server.s3.S3Buckets;
 import dev.offcache.server.s3.S3Credentials;
 import dev.offcache.server.source.EngineObjectNames;
-import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TierCounters;
 import dev.offcache.server.tier.TieredBlockStore;
 import org.slf4j.Logger;
@@ -141,11 +140,10 @@ public final class ServerProgram implements AutoCloseable
         }
         try
         {
-            final EngineRangeSource source = new EngineRangeSource(cache);
             final L2HttpServer server = L2HttpServer.launch(serverContext(options)
                 .listen(options.listenHost(), options.listenPort())
                 .transport(options.transport)
-                .source(source)
+                .engine(cache)
                 .apiKeys(apiKeys)
                 .authDisabled(options.disableAuth)
                 .allowedPrefixes(options.allowedPrefixes())

@@ -10,10 +10,10 @@ import java.util.function.Consumer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.offcache.core.config.ConcludeOnce;
 import dev.offcache.range.config.InvalidSettingException;
+import dev.offcache.range.engine.RangeCache;
 import dev.offcache.server.metrics.BuildInfo;
 import dev.offcache.range.metrics.MetricFamilies;
 import dev.offcache.server.s3.S3Api;
-import dev.offcache.server.source.RangeSource;
 import dev.offcache.server.tier.TierCounters;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The L2 cache server's HTTP/1.1 front (see {@code docs/cache-server.md} for the endpoints): Netty on native epoll
  * or io_uring when available, NIO otherwise. It owns its event loops, the prefetch queue and the response memory
- * budget; it does not own the {@link RangeSource} (or the store behind it), which its owner closes after it.
+ * budget; it does not own the engine it reads from ({@link RangeCache}, nor its store and origin), which its owner
+ * closes after it.
  */
 public final class L2HttpServer implements AutoCloseable
 {
@@ -101,7 +102,7 @@ public final class L2HttpServer implements AutoCloseable
         private int port = 8080;
         private TransportKind transport = TransportKind.AUTO;
         private int ioThreads = DEFAULT_IO_THREADS;
-        private RangeSource source;
+        private RangeCache engine;
         private long memoryBudgetBytes = DEFAULT_MEMORY_BUDGET_BYTES;
         private ApiKeys apiKeys;
         private boolean authDisabled;
@@ -162,14 +163,16 @@ public final class L2HttpServer implements AutoCloseable
         }
 
         /**
-         * Where bytes come from.
+         * Where bytes come from: the engine every endpoint reads through (sizes, one {@code BlockStream} per response
+         * body, prefetches), so every request shape shares its single flight, coalescing and fetch permits; the
+         * endpoints never reach a tier or the origin themselves. Not owned: closed by the caller after the server.
          *
-         * @param source the source.
+         * @param cache the engine (with the tiered store as its store, on the server).
          * @return this.
          */
-        public Context source(final RangeSource source)
+        public Context engine(final RangeCache cache)
         {
-            this.source = source;
+            this.engine = cache;
             return this;
         }
 
@@ -403,7 +406,7 @@ public final class L2HttpServer implements AutoCloseable
         }
 
         /**
-         * Serves the S3 API too, on its own listener over the same event loops, source and budget.
+         * Serves the S3 API too, on its own listener over the same event loops, engine and budget.
          *
          * @param api the S3 API, or {@code null} for none.
          * @return this.
@@ -415,10 +418,10 @@ public final class L2HttpServer implements AutoCloseable
         }
 
         /**
-         * Checks the limits without the source, for a source of the given block size, so a front end can refuse a
+         * Checks the limits without the engine, for an engine of the given block size, so a front end can refuse a
          * bad value before it makes anything. {@link #conclude()} checks them again.
          *
-         * @param blockSize the block size of the source that will be set.
+         * @param blockSize the block size of the engine that will be set.
          * @return this.
          * @throws InvalidSettingException naming the first setting that is wrong (its method's name).
          */
@@ -470,7 +473,7 @@ public final class L2HttpServer implements AutoCloseable
         public Context conclude()
         {
             concluded.conclude(this);
-            Objects.requireNonNull(source, "source");
+            Objects.requireNonNull(engine, "engine");
             Objects.requireNonNull(host, "host");
             if (port < 0 || port > 65535)
             {
@@ -480,7 +483,7 @@ public final class L2HttpServer implements AutoCloseable
             {
                 throw new IllegalArgumentException("no API keys: set OFFCACHE_API_KEYS or pass --disable-auth");
             }
-            return validate(source.blockSize());
+            return validate(engine.blockSize());
         }
 
         private static void atLeast(final String setting, final long value, final long min)
@@ -510,8 +513,8 @@ public final class L2HttpServer implements AutoCloseable
         Channel main = null;
         try
         {
-            final MemoryBudget budget = new MemoryBudget(ctx.memoryBudgetBytes, ctx.source.blockSize());
-            prefetch = new PrefetchQueue(ctx.prefetchQueueCapacity, ctx.prefetchThreads, ctx.source, metrics,
+            final MemoryBudget budget = new MemoryBudget(ctx.memoryBudgetBytes, ctx.engine.blockSize());
+            prefetch = new PrefetchQueue(ctx.prefetchQueueCapacity, ctx.prefetchThreads, ctx.engine, metrics,
                 ctx.prefetchJoinTimeoutMs);
             boss = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
             final MultiThreadIoEventLoopGroup workerLoops = new MultiThreadIoEventLoopGroup(ctx.ioThreads,
@@ -521,7 +524,7 @@ public final class L2HttpServer implements AutoCloseable
             this.workerGroup = workers;
             this.allocator = ServerAllocator.create(workerLoops.executorCount());
             this.resources = new ServerResources(
-                ctx.source,
+                ctx.engine,
                 budget,
                 ctx.authDisabled ? null : ctx.apiKeys,
                 new ObjectKeyPolicy(ctx.maxKeyLength, ctx.allowedPrefixes),
@@ -605,8 +608,8 @@ public final class L2HttpServer implements AutoCloseable
             // two chunks of a stream fit under the high-water mark, so a stream of large blocks writes one while
             // the next is handed over instead of pausing after each
             .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
-                Math.max(256 * 1024, ctx.source.blockSize()),
-                Math.max(1024 * 1024, 2 * ctx.source.blockSize() + 65536)))
+                Math.max(256 * 1024, ctx.engine.blockSize()),
+                Math.max(1024 * 1024, 2 * ctx.engine.blockSize() + 65536)))
             .childHandler(new ChannelInitializer<SocketChannel>()
             {
                 @Override
@@ -814,7 +817,7 @@ public final class L2HttpServer implements AutoCloseable
     /**
      * Whether the server's own threads (event loops, prefetch workers) have ended: after {@link #close()}, false
      * only when one outlived its join, and then the counters it writes (the HTTP front's, and the tiers' through
-     * the source) must stay mapped ({@code ServerProgram} keeps the server's counters region then).
+     * the engine) must stay mapped ({@code ServerProgram} keeps the server's counters region then).
      *
      * @return true when none of them can write a counter any more.
      */

@@ -9,8 +9,8 @@ import static dev.offcache.server.http.RequestHandler.wantsInterim;
 import java.util.List;
 
 import dev.offcache.range.engine.ByteRange;
+import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.engine.SizeProbe;
-import dev.offcache.server.source.RangeSource;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -62,7 +62,7 @@ final class ObjectEndpoint
         // a body's size comes with the first GET of its blocks, started now; a HEAD's from the origin's HEAD
         final SizeProbe probe = head ? null : probeFor(resources, key, rangeHeader);
         handler.onSize(ctx, Endpoint.OBJ, key, keepAlive, wantsInterim(request),
-            null == probe ? resources.source().size(key) : probe.size(), (size) ->
+            null == probe ? resources.engine().sizeAsync(key) : probe.size(), (size) ->
         {
             final HttpResponse response;
             final long start;
@@ -107,7 +107,7 @@ final class ObjectEndpoint
                 .set(HttpHeaderNames.CONTENT_LENGTH, length);
             if (checksummed)
             {
-                final int block = resources.source().blockSize();
+                final int block = resources.engine().blockSize();
                 response.headers()
                     .set(CHECKSUM_HEADER, CHECKSUM_VALUE)
                     .set(BLOCK_SIZE, block)
@@ -133,12 +133,12 @@ final class ObjectEndpoint
      */
     private static SizeProbe probeFor(final ServerResources resources, final String key, final String rangeHeader)
     {
-        final RangeSource source = resources.source();
-        if (null == rangeHeader || source.sizeNow(key) >= 0)
+        final RangeCache engine = resources.engine();
+        if (null == rangeHeader || engine.sizeNow(key) >= 0)
         {
-            return source.sizeForStream(key, 0, -1);
+            return engine.sizeForStream(key, 0, -1);
         }
         final long[] asked = RangeHeader.beforeSize(rangeHeader);
-        return null == asked ? source.sizeForStream(key, -1, 0) : source.sizeForStream(key, asked[0], asked[1]);
+        return null == asked ? engine.sizeForStream(key, -1, 0) : engine.sizeForStream(key, asked[0], asked[1]);
     }
 }

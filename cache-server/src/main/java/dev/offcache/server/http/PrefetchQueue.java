@@ -4,16 +4,17 @@ import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import dev.offcache.server.source.RangeSource;
+import dev.offcache.range.engine.ByteRange;
+import dev.offcache.range.engine.RangeCache;
 import dev.offcache.server.log.RateLimitedWarning;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The bounded queue behind {@code POST /prefetch}: {@link #offer} never blocks (a full queue drops the request and
- * says so), and a few worker threads warm the blocks through the source at prefetch priority, one request at a time
+ * says so), and a few worker threads warm the blocks through the engine at prefetch priority, one request at a time
  * each. {@link #close()} stops the workers and discards what is still queued; a worker that outlives its join may
- * still write counters (the HTTP front's, and the tiers' through the source), so their owner frees them only once
+ * still write counters (the HTTP front's, and the tiers' through the engine), so their owner frees them only once
  * {@link #workersStopped()}.
  */
 public final class PrefetchQueue implements AutoCloseable
@@ -24,7 +25,7 @@ public final class PrefetchQueue implements AutoCloseable
     static final long JOIN_TIMEOUT_MS = 5_000;
 
     private final ArrayBlockingQueue<Request> queue;
-    private final RangeSource source;
+    private final RangeCache engine;
     private final HttpMetrics metrics;
     private final Thread[] workers;
     private final long joinTimeoutMs;
@@ -45,21 +46,21 @@ public final class PrefetchQueue implements AutoCloseable
      *
      * @param capacity requests that may wait.
      * @param threads  worker threads.
-     * @param source   where to warm.
+     * @param engine   where to warm (not owned).
      * @param metrics  where to count.
      */
-    public PrefetchQueue(final int capacity, final int threads, final RangeSource source, final HttpMetrics metrics)
+    public PrefetchQueue(final int capacity, final int threads, final RangeCache engine, final HttpMetrics metrics)
     {
-        this(capacity, threads, source, metrics, JOIN_TIMEOUT_MS);
+        this(capacity, threads, engine, metrics, JOIN_TIMEOUT_MS);
     }
 
     /** The same with another join timeout at close (tests of a worker that outlives it). */
-    PrefetchQueue(final int capacity, final int threads, final RangeSource source, final HttpMetrics metrics,
+    PrefetchQueue(final int capacity, final int threads, final RangeCache engine, final HttpMetrics metrics,
         final long joinTimeoutMs)
     {
         this.joinTimeoutMs = joinTimeoutMs;
         this.queue = new ArrayBlockingQueue<>(capacity);
-        this.source = source;
+        this.engine = engine;
         this.metrics = metrics;
         this.workers = new Thread[threads];
         for (int i = 0; i < threads; i++)
@@ -118,7 +119,8 @@ public final class PrefetchQueue implements AutoCloseable
                     }
                     if (range[1] > range[0])
                     {
-                        source.prefetch(request.key(), range[0], range[1] - range[0]).get(60, TimeUnit.SECONDS);
+                        engine.prefetch(request.key(), List.of(new ByteRange(range[0], range[1] - range[0])))
+                            .get(60, TimeUnit.SECONDS);
                     }
                 }
                 metrics.prefetchOutcome(true);

@@ -7,8 +7,8 @@ import static dev.offcache.server.http.RequestHandler.OBJECT_SIZE;
 import static dev.offcache.server.http.RequestHandler.chunks;
 import static dev.offcache.server.http.RequestHandler.wantsInterim;
 
+import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.engine.SizeProbe;
-import dev.offcache.server.source.RangeSource;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -57,7 +57,7 @@ final class RangesEndpoint
         final SizeProbe probe = probeFor(resources, key, ranges);
         handler.onSize(ctx, Endpoint.RANGES, key, keepAlive, wantsInterim(request), probe.size(), (size) ->
         {
-            final int block = resources.source().blockSize();
+            final int block = resources.engine().blockSize();
             final long[] starts = new long[ranges.length];
             final long[] lengths = new long[ranges.length];
             long total = 0;
@@ -100,8 +100,8 @@ final class RangesEndpoint
      */
     private static SizeProbe probeFor(final ServerResources resources, final String key, final long[][] ranges)
     {
-        final RangeSource source = resources.source();
-        final long block = source.blockSize();
+        final RangeCache engine = resources.engine();
+        final long block = engine.blockSize();
         int first = 0;
         while (first < ranges.length && ranges[first][1] <= ranges[first][0])
         {
@@ -109,7 +109,7 @@ final class RangesEndpoint
         }
         if (first == ranges.length)
         {
-            return source.sizeForStream(key, -1, 0);
+            return engine.sizeForStream(key, -1, 0);
         }
         final long start = ranges[first][0];
         long end = ranges[first][1];
@@ -117,6 +117,6 @@ final class RangesEndpoint
         {
             end = Math.max(end, ranges[i][1]);
         }
-        return source.sizeForStream(key, start, end - start);
+        return engine.sizeForStream(key, start, end - start);
     }
 }

@@ -501,8 +501,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter
         current = writer;
         writer.accessLog(access);
         access = null;
-        writer.start(resources.source().openStream(key, starts, lengths, probe, resources.budget(), ctx.executor(),
-            writer));
+        writer.start(resources.engine().openStream(key, starts, lengths, resources.budget(), ctx.executor(), writer,
+            probe));
     }
 
     /** Writes a response whose body is read straight from the origin ({@link OriginBodyWriter}). */

@@ -11,10 +11,10 @@ import org.slf4j.LoggerFactory;
 import dev.offcache.core.checksum.Crc32c;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.engine.BlockStream;
+import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.engine.StreamSink;
 import dev.offcache.range.store.BlockFile;
 import dev.offcache.range.store.DamagedBlockException;
-import dev.offcache.server.source.RangeSource;
 import dev.offcache.server.source.BlockByteBuf;
 import dev.offcache.server.source.BlockFileRegion;
 import dev.offcache.server.log.RateLimitedWarning;
@@ -55,7 +55,7 @@ import io.netty.handler.codec.http.LastHttpContent;
  */
 final class ResponseStream implements StreamSink, ChannelFutureListener
 {
-    /** A WARN line for every response cut after its headers (a source failure mid-body), at most ten a second. */
+    /** A WARN line for every response cut after its headers (a stream failure mid-body), at most ten a second. */
     private static final RateLimitedWarning CUT_STREAMS =
         new RateLimitedWarning(LoggerFactory.getLogger(ResponseStream.class));
 
@@ -68,7 +68,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
 
     private final ChannelHandlerContext ctx;
     private final RequestHandler handler;
-    private final RangeSource source;
+    private final RangeCache engine;
     private final String key;
     private final ServerState.InFlight inFlight;
     private final MemoryBudget budget;
@@ -118,7 +118,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         this.checksummed = checksummed;
         this.ctx = ctx;
         this.key = key;
-        this.source = resources.source();
+        this.engine = resources.engine();
         this.handler = handler;
         this.inFlight = inFlight;
         this.budget = resources.budget();
@@ -343,7 +343,7 @@ final class ResponseStream implements StreamSink, ChannelFutureListener
         final RepairSink sink = new RepairSink();
         try
         {
-            repair = source.openStream(key, new long[] {position}, new long[] {length}, budget, ctx.executor(), sink);
+            repair = engine.openStream(key, new long[] {position}, new long[] {length}, budget, ctx.executor(), sink);
         }
         catch (final RuntimeException ex)
         {

@@ -1,14 +1,14 @@
 package dev.offcache.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.offcache.server.source.RangeSource;
+import dev.offcache.range.engine.RangeCache;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 /**
- * What every connection's handler shares: the source, the budget, policies, queues and metrics. Immutable; the
+ * What every connection's handler shares: the engine, the budget, policies, queues and metrics. Immutable; the
  * parts are thread-safe.
  *
- * @param source       where bytes come from.
+ * @param engine       where bytes come from (not owned: its owner closes it after the server).
  * @param budget       the global response memory budget.
  * @param apiKeys      accepted keys, or {@code null} when auth is disabled.
  * @param keyPolicy    which object keys are allowed.
@@ -20,7 +20,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
  * @param state        readiness and draining.
  */
 record ServerResources(
-    RangeSource source,
+    RangeCache engine,
     MemoryBudget budget,
     ApiKeys apiKeys,
     ObjectKeyPolicy keyPolicy,

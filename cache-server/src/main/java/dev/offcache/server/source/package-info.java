@@ -1,5 +1,6 @@
 /**
- * What a response body is read from: the engine's streams and the blocks they hand over, as Netty buffers or file
- * regions.
+ * The engine's blocks in the shapes a response body sends (a RAM slot as a zero-copy Netty buffer, an SSD block file
+ * as a file region), and the engine's object names for the SSD tier's block files. The endpoints read through the
+ * engine ({@code RangeCache}) itself.
  */
 package dev.offcache.server.source;

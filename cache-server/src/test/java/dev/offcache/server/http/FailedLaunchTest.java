@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import dev.offcache.core.region.MappedRegion;
-import dev.offcache.server.source.EngineRangeSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,7 +35,7 @@ class FailedLaunchTest
                     .listen("127.0.0.1", harness.port())
                     .ioThreads(2)
                     .prefetchThreads(2)
-                    .source(new EngineRangeSource(harness.cache))
+                    .engine(harness.cache)
                     .apiKeys(ApiKeys.parse(ServerHarness.KEY));
                 assertThrows(ListenFailedException.class, () -> L2HttpServer.launch(context));
             }

@@ -15,7 +15,6 @@ import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.testing.CountingOrigin;
 import dev.offcache.server.source.EngineObjectNames;
-import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
 
 /**
@@ -99,7 +98,7 @@ final class ServerHarness implements AutoCloseable
             .listen("127.0.0.1", port)
             .transport(transport)
             .ioThreads(2)
-            .source(new EngineRangeSource(cache))
+            .engine(cache)
             .apiKeys(ApiKeys.parse(KEY))
             .memoryBudgetBytes(memoryBudget)
             .maxBodyBytes(256 * 1024)

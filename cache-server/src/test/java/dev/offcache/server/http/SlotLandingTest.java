@@ -27,7 +27,6 @@ import dev.offcache.range.origin.ObjectStore;
 import dev.offcache.range.store.FetchClass;
 import dev.offcache.range.testing.CountingOrigin;
 import dev.offcache.server.source.EngineObjectNames;
-import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -201,7 +200,7 @@ class SlotLandingTest
             server = L2HttpServer.launch(new L2HttpServer.Context()
                 .listen("127.0.0.1", 0)
                 .ioThreads(1)
-                .source(new EngineRangeSource(cache))
+                .engine(cache)
                 .apiKeys(ApiKeys.parse(ServerHarness.KEY))
                 .memoryBudgetBytes(32L * BLOCK));
         }

@@ -37,7 +37,6 @@ import dev.offcache.range.origin.HttpOrigin;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
 import dev.offcache.server.http.TransportKind;
-import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
 
 /**
@@ -112,7 +111,7 @@ public class L2ClientReadBenchmark
             .listen("127.0.0.1", 0)
             .transport(TransportKind.valueOf(serverTransport))
             .ioThreads(1)
-            .source(new EngineRangeSource(cache))
+            .engine(cache)
             .apiKeys(ApiKeys.parse("bench-key-0123456789"))
             .authDisabled(true)
             .tierMetrics(store.metrics()));

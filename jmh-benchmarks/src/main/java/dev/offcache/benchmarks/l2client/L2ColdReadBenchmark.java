@@ -30,7 +30,6 @@ import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
 import dev.offcache.server.http.TransportKind;
-import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
 
 /**
@@ -123,7 +122,7 @@ public class L2ColdReadBenchmark
             .listen("127.0.0.1", 0)
             .transport(TransportKind.AUTO)
             .ioThreads(1)
-            .source(new EngineRangeSource(cache))
+            .engine(cache)
             .apiKeys(ApiKeys.parse(KEY))
             .memoryBudgetBytes(4L * objectMiB * BLOCK)
             .tierMetrics(store.metrics()));

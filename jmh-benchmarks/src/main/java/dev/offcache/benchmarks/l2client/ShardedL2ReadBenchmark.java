@@ -33,7 +33,6 @@ import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.server.http.ApiKeys;
 import dev.offcache.server.http.L2HttpServer;
 import dev.offcache.server.http.TransportKind;
-import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
 
 /**
@@ -190,7 +189,7 @@ public class ShardedL2ReadBenchmark
                 .listen("127.0.0.1", 0)
                 .transport(TransportKind.NIO)
                 .ioThreads(1)
-                .source(new EngineRangeSource(cache))
+                .engine(cache)
                 .apiKeys(ApiKeys.parse(API_KEY))
                 .authDisabled(true)
                 .tierMetrics(store.metrics()));

@@ -18,7 +18,6 @@ import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.metrics.MetricNames;
 import dev.offcache.range.origin.FileSystemOrigin;
 import dev.offcache.server.source.EngineObjectNames;
-import dev.offcache.server.source.EngineRangeSource;
 import dev.offcache.server.tier.TieredBlockStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * exact bytes for concurrent whole-object and random-range reads, each byte fetched from the origin once, with a
  * RAM tier smaller than the object so blocks also come back from the SSD tier under the engine's names.
  */
-class EngineSourceTest
+class ServerOverEngineTest
 {
     private static final int BLOCK = ServerHarness.BLOCK;
 
@@ -62,7 +61,7 @@ class EngineSourceTest
             L2HttpServer server = L2HttpServer.launch(new L2HttpServer.Context()
                 .listen("127.0.0.1", 0)
                 .ioThreads(2)
-                .source(new EngineRangeSource(cache))
+                .engine(cache)
                 .apiKeys(ApiKeys.parse(ServerHarness.KEY))
                 .memoryBudgetBytes(8L * BLOCK)))
         {
