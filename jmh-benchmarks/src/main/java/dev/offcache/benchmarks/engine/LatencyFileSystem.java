@@ -2,7 +2,6 @@ package dev.offcache.benchmarks.engine;
 
 import java.io.IOException;
 import java.net.URI;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -12,10 +11,8 @@ import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSInputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FilterFileSystem;
-import org.apache.hadoop.fs.FutureDataInputStreamBuilder;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RawLocalFileSystem;
-import org.apache.hadoop.fs.impl.OpenFileParameters;
 
 /**
  * A local file system that behaves like an object store for the scan benchmarks: every read request (a positional
@@ -23,6 +20,11 @@ import org.apache.hadoop.fs.impl.OpenFileParameters;
  * status or listing call waits the same like a HEAD/LIST, and opening a file costs nothing (object-store opens are
  * lazy). Counts GETs, bytes and metadata calls JVM-wide ({@link #GETS}, {@link #BYTES}, {@link #METADATA}); one
  * benchmark trial runs per forked JVM.
+ *
+ * <p>The read latency is added by the local file system this one filters ({@link SlowLocalFileSystem}), not here:
+ * {@code open} and the {@code openFile} builder both reach the raw file system, whose builder comes back to its own
+ * {@code open}, so every way of opening pays it. The metadata latency is added here, so the raw file system's own
+ * status calls (inside its {@code open}) are not counted.
  */
 public class LatencyFileSystem extends FilterFileSystem
 {
@@ -35,14 +37,20 @@ public class LatencyFileSystem extends FilterFileSystem
     /** Status and listing calls. */
     public static final AtomicLong METADATA = new AtomicLong();
 
-    private long latencyNs;
+    private final SlowLocalFileSystem local;
 
     /**
      * Made by reflection (it is the real file system offcache wraps) or directly.
      */
     public LatencyFileSystem()
     {
-        super(new RawLocalFileSystem());
+        this(new SlowLocalFileSystem());
+    }
+
+    private LatencyFileSystem(final SlowLocalFileSystem local)
+    {
+        super(local);
+        this.local = local;
     }
 
     @Override
@@ -50,7 +58,6 @@ public class LatencyFileSystem extends FilterFileSystem
     {
         fs.initialize(name, conf);
         super.initialize(name, conf);
-        latencyNs = TimeUnit.MILLISECONDS.toNanos(conf.getLong(LATENCY_MS, 0));
     }
 
     @Override
@@ -63,7 +70,7 @@ public class LatencyFileSystem extends FilterFileSystem
     public FileStatus getFileStatus(final Path f) throws IOException
     {
         METADATA.incrementAndGet();
-        pause(latencyNs);
+        pause(local.latencyNs);
         return super.getFileStatus(f);
     }
 
@@ -71,32 +78,8 @@ public class LatencyFileSystem extends FilterFileSystem
     public FileStatus[] listStatus(final Path f) throws IOException
     {
         METADATA.incrementAndGet();
-        pause(latencyNs);
+        pause(local.latencyNs);
         return super.listStatus(f);
-    }
-
-    @Override
-    public FSDataInputStream open(final Path f, final int bufferSize) throws IOException
-    {
-        return new FSDataInputStream(new SlowStream(fs.open(f, bufferSize), latencyNs));
-    }
-
-    /**
-     * The standard builder over this file system, so {@code openFile()} opens through {@link #open} (and pays the
-     * latency) rather than through the raw file system's own builder.
-     */
-    @Override
-    public FutureDataInputStreamBuilder openFile(final Path path) throws IOException
-    {
-        final FutureDataInputStreamBuilder builder = createDataInputStreamBuilder(this, path);
-        return builder;
-    }
-
-    @Override
-    protected CompletableFuture<FSDataInputStream> openFileWithOptions(
-        final Path path, final OpenFileParameters parameters) throws IOException
-    {
-        return CompletableFuture.completedFuture(open(path, parameters.getBufferSize()));
     }
 
     static void pause(final long nanos)
@@ -107,6 +90,28 @@ public class LatencyFileSystem extends FilterFileSystem
         {
             LockSupport.parkNanos(left);
             left = end - System.nanoTime();
+        }
+    }
+
+    /**
+     * The local files, each stream opened with a GET's latency on every read request. {@code RawLocalFileSystem}
+     * keeps {@code FileSystem}'s own {@code openFile} builder, which opens through {@link #open(Path, int)}.
+     */
+    private static final class SlowLocalFileSystem extends RawLocalFileSystem
+    {
+        private long latencyNs;
+
+        @Override
+        public void initialize(final URI name, final Configuration conf) throws IOException
+        {
+            super.initialize(name, conf);
+            latencyNs = TimeUnit.MILLISECONDS.toNanos(conf.getLong(LATENCY_MS, 0));
+        }
+
+        @Override
+        public FSDataInputStream open(final Path f, final int bufferSize) throws IOException
+        {
+            return new FSDataInputStream(new SlowStream(super.open(f, bufferSize), latencyNs));
         }
     }
 

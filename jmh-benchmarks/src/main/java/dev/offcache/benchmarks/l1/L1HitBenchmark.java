@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.offcache.benchmarks.BenchmarkFiles;
+import dev.offcache.benchmarks.SequenceCursor;
+import dev.offcache.benchmarks.ShortRun;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.range.engine.RangeCache;
 import dev.offcache.range.ram.RamBlockStore;
@@ -19,9 +21,7 @@ import dev.offcache.range.store.FetchClass;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
@@ -30,7 +30,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * L1 hit path: a {@code readSize} read at a random aligned offset inside a cached 1 MiB block, block keys drawn from
@@ -48,14 +47,10 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
 @State(Scope.Benchmark)
-public class L1HitBenchmark
+public class L1HitBenchmark extends ShortRun
 {
     private static final int BLOCK = 1024 * 1024;
-    private static final int SEQUENCE = 1 << 16;
     private static final String OBJECT = "blocks.bin";
 
     @Param({"4096"})
@@ -78,28 +73,19 @@ public class L1HitBenchmark
      * A reader's cursor into the shared key sequence and its destination buffer.
      */
     @State(Scope.Thread)
-    public static class Reader
+    public static class Reader extends SequenceCursor
     {
-        int next;
         byte[] destination;
         UnsafeBuffer destinationBuffer;
 
         /**
-         * Allocates the destination and starts at a per-thread position.
+         * Allocates the destination.
          */
         @Setup(Level.Trial)
-        public void setUp()
+        public void allocate()
         {
             destination = new byte[64 * 1024];
             destinationBuffer = new UnsafeBuffer(destination);
-            next = (int) (Thread.currentThread().getId() * 7919) & (SEQUENCE - 1);
-        }
-
-        int advance()
-        {
-            final int i = next;
-            next = (i + 1) & (SEQUENCE - 1);
-            return i;
         }
     }
 
@@ -141,11 +127,11 @@ public class L1HitBenchmark
             throw new IllegalStateException("engine holds " + engineStore.residentBlocks() + " of " + blocks);
         }
         final ZipfKeys zipf = new ZipfKeys(blocks, 0.99, 23);
-        keys = new long[SEQUENCE];
-        boxedKeys = new Long[SEQUENCE];
-        offsets = new int[SEQUENCE];
-        positions = new long[SEQUENCE];
-        for (int i = 0; i < SEQUENCE; i++)
+        keys = new long[SequenceCursor.SEQUENCE];
+        boxedKeys = new Long[SequenceCursor.SEQUENCE];
+        offsets = new int[SequenceCursor.SEQUENCE];
+        positions = new long[SequenceCursor.SEQUENCE];
+        for (int i = 0; i < SequenceCursor.SEQUENCE; i++)
         {
             final int b = zipf.next();
             keys[i] = BlockKeys.pack(1000 + b, b);

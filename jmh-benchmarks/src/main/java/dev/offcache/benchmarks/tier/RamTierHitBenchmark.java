@@ -9,6 +9,8 @@ import java.util.concurrent.TimeUnit;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.offcache.benchmarks.BenchmarkFiles;
+import dev.offcache.benchmarks.SequenceCursor;
+import dev.offcache.benchmarks.ShortRun;
 import dev.offcache.core.slab.BlockRef;
 import dev.offcache.core.slab.BlockSlab;
 import dev.offcache.range.store.BlockKeys;
@@ -18,9 +20,7 @@ import dev.offcache.server.tier.TieredBlockStore;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
@@ -29,7 +29,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The L2 server's RAM-tier hit: {@link TieredBlockStore#acquireInMemory} (what an event loop calls for every block
@@ -40,14 +39,10 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
 @State(Scope.Benchmark)
-public class RamTierHitBenchmark
+public class RamTierHitBenchmark extends ShortRun
 {
     private static final int BLOCK = 64 * 1024;
-    private static final int SEQUENCE = 1 << 16;
 
     @Param({"64"})
     int blocks;
@@ -58,27 +53,6 @@ public class RamTierHitBenchmark
     Cache<Long, BlockRef> caffeine;
     long[] keys;
     Long[] boxedKeys;
-
-    /** A reader's cursor into the shared key sequence. */
-    @State(Scope.Thread)
-    public static class Reader
-    {
-        int next;
-
-        /** Starts at a per-thread position. */
-        @Setup(Level.Trial)
-        public void setUp()
-        {
-            next = (int) (Thread.currentThread().getId() * 7919) & (SEQUENCE - 1);
-        }
-
-        int advance()
-        {
-            final int i = next;
-            next = (i + 1) & (SEQUENCE - 1);
-            return i;
-        }
-    }
 
     /**
      * Fills the RAM tier and the Caffeine map with the same blocks and draws the key sequence.
@@ -112,9 +86,9 @@ public class RamTierHitBenchmark
             slot.buffer().putBytes(0, content);
             caffeine.put(key, slot.length(BLOCK));
         }
-        keys = new long[SEQUENCE];
-        boxedKeys = new Long[SEQUENCE];
-        for (int i = 0; i < SEQUENCE; i++)
+        keys = new long[SequenceCursor.SEQUENCE];
+        boxedKeys = new Long[SequenceCursor.SEQUENCE];
+        for (int i = 0; i < SequenceCursor.SEQUENCE; i++)
         {
             keys[i] = BlockKeys.pack(7, random.nextInt(blocks));
             boxedKeys[i] = keys[i];
@@ -147,7 +121,7 @@ public class RamTierHitBenchmark
      */
     @Benchmark
     @Threads(1)
-    public long oursOneThread(final Reader reader)
+    public long oursOneThread(final SequenceCursor reader)
     {
         return hitOffcache(reader);
     }
@@ -160,7 +134,7 @@ public class RamTierHitBenchmark
      */
     @Benchmark
     @Threads(1)
-    public long baselineCaffeineOneThread(final Reader reader)
+    public long baselineCaffeineOneThread(final SequenceCursor reader)
     {
         return hitCaffeine(reader);
     }
@@ -173,7 +147,7 @@ public class RamTierHitBenchmark
      */
     @Benchmark
     @Threads(2)
-    public long oursTwoThreads(final Reader reader)
+    public long oursTwoThreads(final SequenceCursor reader)
     {
         return hitOffcache(reader);
     }
@@ -186,12 +160,12 @@ public class RamTierHitBenchmark
      */
     @Benchmark
     @Threads(2)
-    public long baselineCaffeineTwoThreads(final Reader reader)
+    public long baselineCaffeineTwoThreads(final SequenceCursor reader)
     {
         return hitCaffeine(reader);
     }
 
-    private long hitOffcache(final Reader reader)
+    private long hitOffcache(final SequenceCursor reader)
     {
         final BlockRef ref = store.acquireInMemory(keys[reader.advance()]);
         try
@@ -204,7 +178,7 @@ public class RamTierHitBenchmark
         }
     }
 
-    private long hitCaffeine(final Reader reader)
+    private long hitCaffeine(final SequenceCursor reader)
     {
         final BlockRef ref = caffeine.getIfPresent(boxedKeys[reader.advance()]);
         if (ref == null || !ref.tryRetain())

@@ -7,7 +7,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -17,7 +16,6 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -31,28 +29,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * computations in whole materializations (a cache that dedupes concurrent first use computes the input once; one
  * that does not, up to twice) and Spark jobs started.
  */
-@State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Fork(value = 1, jvmArgsAppend = "-Xmx3g")
 @Warmup(iterations = 1)
 @Measurement(iterations = 3)
-public class SparkCacheFirstActionBenchmark
+public class SparkCacheFirstActionBenchmark extends SparkCacheBenchmark
 {
-    /** The variant: {@code offcache} is ours, the others Spark's (see {@link CacheVariant}). */
-    @Param({"offcache", "none", "cache", "disk-only", "off-heap", "local-checkpoint"})
-    public String impl;
-
-    /** Input rows. */
-    @Param({"1000000"})
-    public long rows;
-
-    /** Input partitions. */
-    @Param({"8"})
-    public int partitions;
-
-    SparkRun run;
-    private Dataset<Row> cached;
     private ExecutorService threads;
 
     /** Starts Spark and computes the expected result (uncached). */
@@ -71,13 +54,11 @@ public class SparkCacheFirstActionBenchmark
         cached = run.recache(cached);
     }
 
-    /** Releases the cache and stops Spark. */
+    /** Stops the two submitting threads (the shared tear-down releases the cache and stops Spark). */
     @TearDown(Level.Trial)
-    public void tearDown()
+    public void stopThreads()
     {
         threads.shutdownNow();
-        run.variant.release(cached);
-        run.close();
     }
 
     /**

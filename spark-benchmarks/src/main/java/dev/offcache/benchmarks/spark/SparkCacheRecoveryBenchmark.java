@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.spark.SparkContext;
-import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -16,11 +15,9 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -35,28 +32,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * actions}): the materializing first action's time, input computations during recovery in whole materializations,
  * failed actions.
  */
-@State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Fork(value = 1, jvmArgsAppend = "-Xmx2g")
 @Warmup(iterations = 0)
 @Measurement(iterations = 3)
-public class SparkCacheRecoveryBenchmark
+public class SparkCacheRecoveryBenchmark extends SparkCacheBenchmark
 {
-    /** The variant: {@code offcache} is ours, the others Spark's (see {@link CacheVariant}). */
-    @Param({"offcache", "none", "cache", "disk-only", "off-heap", "local-checkpoint"})
-    public String impl;
-
-    /** Input rows. */
-    @Param({"1000000"})
-    public long rows;
-
-    /** Input partitions. */
-    @Param({"8"})
-    public int partitions;
-
-    SparkRun run;
-    private Dataset<Row> cached;
     private String victim;
     private long materializeNanos;
 
@@ -92,14 +74,6 @@ public class SparkCacheRecoveryBenchmark
         materializeNanos = System.nanoTime() - start;
         run.awaitEvents();
         victim = run.listener.busiestExecutor();
-    }
-
-    /** Releases the cache and stops Spark (the executor JVMs exit with it). */
-    @TearDown(Level.Trial)
-    public void tearDown()
-    {
-        run.variant.release(cached);
-        run.close();
     }
 
     /**

@@ -3,7 +3,6 @@ package dev.offcache.benchmarks.spark;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -13,7 +12,6 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -31,29 +29,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * ({@code heapRetainedMiB}: what cached data keeps on the heap); Spark's storage memory on and off the heap; input
  * partitions computed in materializations (0 for a cache that holds).
  */
-@State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Fork(value = 1, jvmArgsAppend = "-Xmx3g")
 @Warmup(iterations = 1, time = 2)
 @Measurement(iterations = 3, time = 2)
-public class SparkCacheWarmBenchmark
+public class SparkCacheWarmBenchmark extends SparkCacheBenchmark
 {
-    /** The variant: {@code offcache} is ours, the others Spark's (see {@link CacheVariant}). */
-    @Param({"offcache", "none", "cache", "disk-only", "off-heap", "local-checkpoint"})
-    public String impl;
-
-    /** Input rows. */
-    @Param({"1000000"})
-    public long rows;
-
-    /** Input partitions. */
-    @Param({"8"})
-    public int partitions;
-
-    SparkRun run;
-    Dataset<Row> cached;
-
     /**
      * Starts Spark and materializes the cached frame with a first action.
      */
@@ -63,14 +45,6 @@ public class SparkCacheWarmBenchmark
         run = SparkRun.local(impl, rows, partitions);
         cached = run.recache(null);
         run.aggregate(cached);
-    }
-
-    /** Releases the cache and stops Spark. */
-    @TearDown(Level.Trial)
-    public void tearDown()
-    {
-        run.variant.release(cached);
-        run.close();
     }
 
     /**

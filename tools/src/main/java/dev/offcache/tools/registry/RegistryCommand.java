@@ -177,30 +177,68 @@ public final class RegistryCommand implements Runnable
         }
     }
 
-    /** {@code acquire}: what a scheduler does before an action that needs the dataset. */
-    @Command(name = "acquire", mixinStandardHelpOptions = true,
-        description = "Acquires a key for a job: prints 'hit <entry>', 'claimed' (the job now builds it: abort " +
-            "or complete it) or 'wait <job>'.")
-    static final class Acquire implements Runnable
+    /**
+     * What every client command does around its own exchange: one cluster session, the answer printed to the command
+     * line's output, which is flushed once the answer is printed.
+     */
+    abstract static class ClientCommand implements Runnable
     {
         @CommandLine.Mixin
         Cluster cluster;
-
-        @CommandLine.Mixin
-        Key key;
-
-        @Option(names = "--job", required = true, description = "The job id that would build it.")
-        String job;
 
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
         @Override
-        public void run()
+        public final void run()
         {
-            final CacheKey cacheKey = key.key();
-            final Acquisition answer = cluster.call((client) -> client.acquire(cacheKey, job));
             final PrintWriter out = spec.commandLine().getOut();
+            send(out);
+            out.flush();
+        }
+
+        /**
+         * Sends the command through {@link #cluster} and prints the answer.
+         *
+         * @param out where the answer goes.
+         */
+        abstract void send(PrintWriter out);
+    }
+
+    /** A client command about one key: the key is checked before the cluster is asked. */
+    abstract static class KeyedCommand extends ClientCommand
+    {
+        @CommandLine.Mixin
+        Key key;
+
+        @Override
+        final void send(final PrintWriter out)
+        {
+            send(key.key(), out);
+        }
+
+        /**
+         * Sends the command about the key through {@link #cluster} and prints the answer.
+         *
+         * @param cacheKey the key named on the command line.
+         * @param out      where the answer goes.
+         */
+        abstract void send(CacheKey cacheKey, PrintWriter out);
+    }
+
+    /** {@code acquire}: what a scheduler does before an action that needs the dataset. */
+    @Command(name = "acquire", mixinStandardHelpOptions = true,
+        description = "Acquires a key for a job: prints 'hit <entry>', 'claimed' (the job now builds it: abort " +
+            "or complete it) or 'wait <job>'.")
+    static final class Acquire extends KeyedCommand
+    {
+        @Option(names = "--job", required = true, description = "The job id that would build it.")
+        String job;
+
+        @Override
+        void send(final CacheKey cacheKey, final PrintWriter out)
+        {
+            final Acquisition answer = cluster.call((client) -> client.acquire(cacheKey, job));
             if (answer instanceof Acquisition.Hit hit)
             {
                 out.println("hit " + describe(hit.entry()));
@@ -213,113 +251,68 @@ public final class RegistryCommand implements Runnable
             {
                 out.println("wait " + wait.pendingJobId());
             }
-            out.flush();
         }
     }
 
     /** {@code lookup}: the key's entry, or {@code absent}. */
     @Command(name = "lookup", mixinStandardHelpOptions = true,
         description = "Prints the key's entry ('pending <job>' or 'materialized ...') or 'absent'.")
-    static final class Lookup implements Runnable
+    static final class Lookup extends KeyedCommand
     {
-        @CommandLine.Mixin
-        Cluster cluster;
-
-        @CommandLine.Mixin
-        Key key;
-
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
         @Override
-        public void run()
+        void send(final CacheKey cacheKey, final PrintWriter out)
         {
-            final CacheKey cacheKey = key.key();
             final CacheEntry entry = cluster.call((client) -> client.lookup(cacheKey));
-            final PrintWriter out = spec.commandLine().getOut();
             out.println(entry == null ? "absent" : describe(entry));
-            out.flush();
         }
     }
 
     /** {@code abort}: gives up a job's claim. */
     @Command(name = "abort", mixinStandardHelpOptions = true,
         description = "Aborts a job's claim on a key: prints ABORTED, or STALE when the job does not hold it.")
-    static final class Abort implements Runnable
+    static final class Abort extends KeyedCommand
     {
-        @CommandLine.Mixin
-        Cluster cluster;
-
-        @CommandLine.Mixin
-        Key key;
-
         @Option(names = "--job", required = true, description = "The job holding the claim.")
         String job;
 
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
         @Override
-        public void run()
+        void send(final CacheKey cacheKey, final PrintWriter out)
         {
-            final CacheKey cacheKey = key.key();
-            final PrintWriter out = spec.commandLine().getOut();
             final AbortOutcome outcome = cluster.call((client) -> client.abortMaterialization(cacheKey, job));
             out.println(outcome.name());
-            out.flush();
         }
     }
 
     /** {@code invalidate}: removes a key's entry. */
     @Command(name = "invalidate", mixinStandardHelpOptions = true,
         description = "Removes a key's entry: prints 'removed <key> <entry>' per entry removed (none: nothing).")
-    static final class Invalidate implements Runnable
+    static final class Invalidate extends KeyedCommand
     {
-        @CommandLine.Mixin
-        Cluster cluster;
-
-        @CommandLine.Mixin
-        Key key;
-
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
         @Override
-        public void run()
+        void send(final CacheKey cacheKey, final PrintWriter out)
         {
-            final CacheKey cacheKey = key.key();
             final List<RemovedEntry> removed = cluster.call((client) -> client.invalidate(cacheKey));
-            final PrintWriter out = spec.commandLine().getOut();
             for (final RemovedEntry entry : removed)
             {
                 out.println("removed " + describe(entry.key()) + " " + describe(entry.entry()));
             }
-            out.flush();
         }
     }
 
     /** {@code entries}: every entry, one line each. */
     @Command(name = "entries", mixinStandardHelpOptions = true,
         description = "Prints every entry, one line each: '<session>/<cache> <entry>', sorted; then the count.")
-    static final class Entries implements Runnable
+    static final class Entries extends ClientCommand
     {
-        @CommandLine.Mixin
-        Cluster cluster;
-
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
         @Override
-        public void run()
+        void send(final PrintWriter out)
         {
             final Map<CacheKey, CacheEntry> entries = cluster.call(RegistryClusterClient::entries);
-            final PrintWriter out = spec.commandLine().getOut();
             entries.entrySet().stream()
                 .map((e) -> describe(e.getKey()) + " " + describe(e.getValue()))
                 .sorted()
                 .forEach(out::println);
             out.println(entries.size() + (entries.size() == 1 ? " entry" : " entries"));
-            out.flush();
         }
     }
 
