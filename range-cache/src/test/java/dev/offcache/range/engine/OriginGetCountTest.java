@@ -2,7 +2,9 @@ package dev.offcache.range.engine;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
@@ -136,7 +138,7 @@ class OriginGetCountTest
     }
 
     @Test
-    void concurrentIdenticalReadsShareOneGet() throws Exception
+    void concurrentIdenticalReadsFetchEachBlockOnce() throws Exception
     {
         final int readers = 8;
         try (EngineFixture f = new EngineFixture(BLOCK, 64L * BLOCK, (b) -> b))
@@ -144,32 +146,102 @@ class OriginGetCountTest
             final byte[] expected = f.object("same", 3 * BLOCK, 5);
             f.cache.size("same");
             final CompletableFuture<Void> gate = f.origin.gateGets((key) -> true);
-            final ExecutorService pool = Executors.newFixedThreadPool(readers);
+            // Started together, the readers race for each block's claim: a reader that joined block 0 may win block 1
+            // before block 0's owner claims it, so a run can split (up to one GET per block). Single flight is per
+            // block: whatever the split, no block is asked for twice.
+            final List<byte[]> results = readTogether(f, readers, () -> f.read("same", 0, 3 * BLOCK), () ->
+                awaitValue(f, MetricNames.SINGLE_FLIGHT_JOINS, 3L * (readers - 1)), gate);
+            results.forEach((result) -> assertArrayEquals(expected, result));
+            final List<CountingOrigin.Get> gets = new ArrayList<>(f.origin.log());
+            gets.sort(Comparator.comparingLong(CountingOrigin.Get::offset));
+            long next = 0;
+            for (final CountingOrigin.Get get : gets)
+            {
+                assertEquals(next, get.offset(), "GETs tile the object, none overlaps: " + gets);
+                next += get.length();
+            }
+            assertEquals(3L * BLOCK, next, "every byte asked for once: " + gets);
+            assertTrue(gets.size() <= 3, gets.toString());
+        }
+    }
+
+    @Test
+    void readsArrivingWhileARunIsInFlightShareItsOneGet() throws Exception
+    {
+        final int readers = 8;
+        try (EngineFixture f = new EngineFixture(BLOCK, 64L * BLOCK, (b) -> b))
+        {
+            final byte[] expected = f.object("same", 3 * BLOCK, 5);
+            f.cache.size("same");
+            final CompletableFuture<Void> gate = f.origin.gateGets((key) -> true);
+            final ExecutorService first = Executors.newSingleThreadExecutor();
             try
             {
-                final CyclicBarrier start = new CyclicBarrier(readers);
-                final List<Future<byte[]>> results = new ArrayList<>();
-                for (int i = 0; i < readers; i++)
-                {
-                    results.add(pool.submit(() ->
-                    {
-                        start.await();
-                        return f.read("same", 0, 3 * BLOCK);
-                    }));
-                }
-                // Every reader but the owner joins the fetch in flight (3 blocks each).
-                awaitValue(f, MetricNames.SINGLE_FLIGHT_JOINS, 3L * (readers - 1));
-                gate.complete(null);
-                for (final Future<byte[]> result : results)
-                {
-                    assertArrayEquals(expected, result.get(10, TimeUnit.SECONDS));
-                }
+                final Future<byte[]> owner = first.submit(() -> f.read("same", 0, 3 * BLOCK));
+                awaitGets(f, 1); // the first read's run of three blocks is sent (and held at the gate)
+                final List<byte[]> results = readTogether(f, readers - 1, () -> f.read("same", 0, 3 * BLOCK),
+                    () -> awaitValue(f, MetricNames.SINGLE_FLIGHT_JOINS, 3L * (readers - 1)), gate);
+                results.forEach((result) -> assertArrayEquals(expected, result));
+                assertArrayEquals(expected, owner.get(10, TimeUnit.SECONDS));
             }
             finally
             {
-                pool.shutdownNow();
+                first.shutdownNow();
             }
             assertEquals(1, f.origin.gets());
+        }
+    }
+
+    /** Starts {@code readers} reads at once, waits for {@code joined}, opens {@code gate}, returns their results. */
+    private static List<byte[]> readTogether(
+        final EngineFixture f, final int readers, final Callable<byte[]> read,
+        final Waiting joined, final CompletableFuture<Void> gate) throws Exception
+    {
+        final ExecutorService pool = Executors.newFixedThreadPool(readers);
+        try
+        {
+            final CyclicBarrier start = new CyclicBarrier(readers);
+            final List<Future<byte[]>> futures = new ArrayList<>();
+            for (int i = 0; i < readers; i++)
+            {
+                futures.add(pool.submit(() ->
+                {
+                    start.await();
+                    return read.call();
+                }));
+            }
+            joined.await();
+            gate.complete(null);
+            final List<byte[]> results = new ArrayList<>();
+            for (final Future<byte[]> future : futures)
+            {
+                results.add(future.get(10, TimeUnit.SECONDS));
+            }
+            return results;
+        }
+        finally
+        {
+            pool.shutdownNow();
+        }
+    }
+
+    /** A wait that may be interrupted. */
+    @FunctionalInterface
+    private interface Waiting
+    {
+        void await() throws InterruptedException;
+    }
+
+    private static void awaitGets(final EngineFixture f, final int gets) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (f.origin.gets() < gets)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("no GET sent in 10 s");
+            }
+            Thread.sleep(1);
         }
     }
 
