@@ -18,12 +18,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import org.apache.spark.api.java.function.MapFunction;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.execution.SortExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec;
@@ -59,6 +61,7 @@ class OffcacheDatasetsLocalTest
 {
     private static final long ROWS = 1_200_000;
     private static final int PARTITIONS = 6;
+    private static final Set<Long> SLOWED = ConcurrentHashMap.newKeySet();
     /** offcache job ids of the materialization jobs Spark started, in order. */
     private static final List<String> MATERIALIZATIONS = new ArrayList<>();
     /** Files the test UDF deletes the first time it runs (inside a task, while the action runs). */
@@ -107,6 +110,22 @@ class OffcacheDatasetsLocalTest
                 {
                     Files.deleteIfExists(file);
                 }
+            }
+            return Boolean.TRUE;
+        }, DataTypes.BooleanType);
+        spark.udf().register("offcache_test_fail_materialization", (UDF1<Long, Boolean>) id ->
+        {
+            final org.apache.spark.TaskContext task = org.apache.spark.TaskContext.get();
+            if (task.getLocalProperty(SparkJobRunner.JobProperty()) != null && SLOWED.add(task.taskAttemptId()))
+            {
+                // Partition 0 fails while partition 1, its file open, is still writing: Spark kills it after the
+                // job failed, so its attempt ends after the job's cleanup ran.
+                if (task.partitionId() == 0)
+                {
+                    Thread.sleep(300);
+                    throw new IllegalStateException("offcache test: the materialization fails");
+                }
+                Thread.sleep(3_000);
             }
             return Boolean.TRUE;
         }, DataTypes.BooleanType);
@@ -246,8 +265,91 @@ class OffcacheDatasetsLocalTest
         OffcacheDatasets.uncache(plain);
     }
 
+    @Test
+    void aSortMergeJoinOnTheSortKeyOfASortedCachedFrameDoesNotSortIt() throws InterruptedException
+    {
+        final Dataset<Row> uncached = source().repartition(4, functions.col("n")).sortWithinPartitions("n");
+        final Dataset<Row> cached = OffcacheDatasets.cache(
+            source().repartition(4, functions.col("n")).sortWithinPartitions("n"));
+        final Dataset<Row> other = spark.range(0, 1000).selectExpr("CAST(id AS INT) AS n", "id * 3 AS m");
+        // Before the first action the source's adaptive plan is not final: no order is claimed, both sides are sorted.
+        assertEquals(2, sorts(cached.join(other.hint("merge"), "n")));
+        assertEquals(digest(uncached), digest(cached));
+
+        final Dataset<Row> joined = cached.join(other.hint("merge"), "n").groupBy("n")
+            .agg(functions.sum("m"), functions.count("*"));
+        assertEquals(1, sorts(joined), "the cached side is sorted by n within its partitions already");
+        assertEquals(1, exchanges(joined), "and hash-partitioned by n: only the other side is shuffled");
+        assertEquals(sorted(uncached.join(other.hint("merge"), "n").groupBy("n")
+            .agg(functions.sum("m"), functions.count("*"))), sorted(joined));
+        // The claim holds: every read-back partition comes in n order (nulls first), as written.
+        final List<Long> outOfOrder = cached.select("n").mapPartitions(
+            (MapPartitionsFunction<Row, Long>) (partition) ->
+            {
+                long wrong = 0;
+                boolean valueSeen = false;
+                int previous = Integer.MIN_VALUE;
+                while (partition.hasNext())
+                {
+                    final Row row = partition.next();
+                    if (row.isNullAt(0))
+                    {
+                        wrong += valueSeen ? 1 : 0;
+                        continue;
+                    }
+                    wrong += row.getInt(0) < previous ? 1 : 0;
+                    previous = row.getInt(0);
+                    valueSeen = true;
+                }
+                return List.of(wrong).iterator();
+            }, Encoders.LONG()).collectAsList();
+        assertEquals(List.of(0L, 0L, 0L, 0L), outOfOrder);
+        final Path job = jobDirectory(assertInstanceOf(Materialized.class, OffcacheDatasets.entryOf(cached)));
+        OffcacheDatasets.uncache(cached);
+        awaitGone(job);
+    }
+
+    @Test
+    void aFailedMaterializationLeavesNoFilesAndTheActionIsRight() throws Exception
+    {
+        final Dataset<Row> input = source().filter("offcache_test_fail_materialization(id)");
+        final Set<Path> before = Set.copyOf(jobDirectories());
+        final long failedBefore = OffcacheDatasets.counters().failedJobs();
+        final Dataset<Row> cached = OffcacheDatasets.cache(input);
+        // The materialization job fails while another task writes; the action computes from the lineage (where the
+        // UDF passes), and whatever the killed task had created goes with the failed job.
+        assertEquals(digest(source()), digest(cached));
+        assertEquals(failedBefore + 1, OffcacheDatasets.counters().failedJobs());
+        assertNull(OffcacheDatasets.entryOf(cached));
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        List<Path> added = addedSince(before);
+        while (!added.isEmpty() && System.nanoTime() < deadline)
+        {
+            Thread.sleep(20);
+            added = addedSince(before);
+        }
+        assertEquals(List.of(), added, "no directory of the failed materialization is left");
+        OffcacheDatasets.uncache(cached);
+    }
+
+    private static List<Path> addedSince(final Set<Path> before) throws IOException
+    {
+        return jobDirectories().stream().filter((dir) -> !before.contains(dir)).toList();
+    }
+
+    private static int sorts(final Dataset<Row> query)
+    {
+        return nodes(query, SortExec.class);
+    }
+
     /** Shuffle exchanges in a query's physical plan as planned (the adaptive plan's initial one, not yet run). */
     private static int exchanges(final Dataset<Row> query)
+    {
+        return nodes(query, ShuffleExchangeExec.class);
+    }
+
+    /** Nodes of a type in a query's physical plan as planned (the adaptive plan's initial one, not yet run). */
+    private static int nodes(final Dataset<Row> query, final Class<? extends SparkPlan> type)
     {
         SparkPlan plan = query.queryExecution().executedPlan();
         if (plan instanceof AdaptiveSparkPlanExec adaptive)
@@ -260,7 +362,7 @@ class OffcacheDatasetsLocalTest
             @Override
             public boolean isDefinedAt(final SparkPlan node)
             {
-                return node instanceof ShuffleExchangeExec;
+                return type.isInstance(node);
             }
 
             @Override
@@ -341,9 +443,22 @@ class OffcacheDatasetsLocalTest
         awaitGone(firstAgain);
         awaitGone(secondJob);
         assertNull(OffcacheDatasets.entryOf(second));
+        // Other tests' uncaches delete their files asynchronously too: wait for the directory to empty.
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        List<Path> left = jobDirectories();
+        while (!left.isEmpty() && System.nanoTime() < deadline)
+        {
+            Thread.sleep(20);
+            left = jobDirectories();
+        }
+        assertEquals(List.of(), left, "nothing of the session is left");
+    }
+
+    private static List<Path> jobDirectories() throws IOException
+    {
         try (Stream<Path> jobs = Files.list(OffcacheExecutor.current().directory()))
         {
-            assertEquals(List.of(), jobs.filter(Files::isDirectory).toList(), "nothing of the session is left");
+            return jobs.filter(Files::isDirectory).toList();
         }
     }
 

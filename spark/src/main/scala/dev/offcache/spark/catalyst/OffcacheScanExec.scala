@@ -8,10 +8,10 @@ import scala.util.control.NonFatal
 import org.apache.spark.internal.Logging
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, AttributeSet, Expression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, AttributeSet, Expression, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, Partitioning, PartitioningCollection,
   RangePartitioning, SinglePartition, UnknownPartitioning}
-import org.apache.spark.sql.execution.{LeafExecNode, QueryExecution}
+import org.apache.spark.sql.execution.{LeafExecNode, QueryExecution, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 import org.apache.spark.sql.types.{StructField, StructType}
 
@@ -40,6 +40,14 @@ case class OffcacheScanExec(sessionId: String, cacheId: String, output: Seq[Attr
    */
   override def outputPartitioning: Partitioning = OffcacheScanExec.partitioning(source, output)
 
+  /**
+   * The cached query's row order within each partition, in this node's attributes (a sort-merge join or a
+   * `sortWithinPartitions` on those keys then needs no sort): a partition is written in the order its rows came and
+   * read back in that order, mapped, fetched or recomputed. As for the partitioning, only once the source's plan is
+   * final, and only the leading sort keys that are columns of the cached output.
+   */
+  override def outputOrdering: Seq[SortOrder] = OffcacheScanExec.ordering(source, output)
+
   // Physical plans travel with codegen'd tasks; only the driver executes this node, so the source stays behind.
   override protected def doExecute(): RDD[InternalRow] =
     OffcacheScanExec.execute(new CacheKey(sessionId, cacheId), output, source)
@@ -49,15 +57,38 @@ case class OffcacheScanExec(sessionId: String, cacheId: String, output: Seq[Attr
 object OffcacheScanExec extends Logging {
   private val ResolveTimeoutMinutes = 60L
 
+  /** The source's physical plan once final (adaptive execution has run it), else None; None away from the driver. */
+  private def finalPlan(source: QueryExecution): Option[SparkPlan] = {
+    if (source == null) {
+      return None // a copy deserialized away from the driver: nothing to plan with
+    }
+    source.executedPlan match {
+      case adaptive: AdaptiveSparkPlanExec if adaptive.isFinalPlan => Some(adaptive.executedPlan)
+      case _: AdaptiveSparkPlanExec => None
+      case other => Some(other)
+    }
+  }
+
+  /** See [[OffcacheScanExec.outputOrdering]]; empty when nothing can be claimed. */
+  def ordering(source: QueryExecution, output: Seq[Attribute]): Seq[SortOrder] = {
+    val plan = finalPlan(source).orNull
+    if (plan == null) {
+      return Nil
+    }
+    val attributes = AttributeMap(plan.output.zip(output))
+    val inScope = AttributeSet(output)
+    def rename(e: Expression): Expression = e.transform { case a: Attribute => attributes.getOrElse(a, a) }
+    plan.outputOrdering.iterator.map { order =>
+      order.copy(child = rename(order.child),
+        sameOrderExpressions = order.sameOrderExpressions.map(rename).filter(_.references.subsetOf(inScope)))
+    }.takeWhile(_.child.references.subsetOf(inScope)).toSeq
+  }
+
   /** See [[OffcacheScanExec.outputPartitioning]]; `UnknownPartitioning(0)` when nothing can be claimed. */
   def partitioning(source: QueryExecution, output: Seq[Attribute]): Partitioning = {
-    if (source == null) {
-      return UnknownPartitioning(0) // a copy deserialized away from the driver: nothing to plan with
-    }
-    val plan = source.executedPlan match {
-      case adaptive: AdaptiveSparkPlanExec if adaptive.isFinalPlan => adaptive.executedPlan
-      case _: AdaptiveSparkPlanExec => return UnknownPartitioning(0)
-      case other => other
+    val plan = finalPlan(source).orNull
+    if (plan == null) {
+      return UnknownPartitioning(0)
     }
     val attributes = AttributeMap(plan.output.zip(output))
     def rename(p: Partitioning): Option[Partitioning] = p match {

@@ -89,6 +89,7 @@ object PartitionWrite {
     try {
       val header = new UnsafeBuffer(ByteBuffer.allocateDirect(16))
       val view = new UnsafeBuffer(0L, 0)
+      var scratch = new Array[Byte](0)
       while (rows.hasNext) {
         val row = rows.next() match {
           case unsafe: UnsafeRow => unsafe
@@ -103,7 +104,12 @@ object PartitionWrite {
           case null =>
             view.wrap(row.getBaseOffset, size)
           case other =>
-            throw new IllegalStateException(s"UnsafeRow over ${other.getClass.getName}")
+            // A row in a sorter's on-heap page (a long[]): copied into one reused array, the only copy it needs.
+            if (scratch.length < size) {
+              scratch = new Array[Byte](Math.max(size, scratch.length * 2))
+            }
+            Platform.copyMemory(other, row.getBaseOffset, scratch, Platform.BYTE_ARRAY_OFFSET, size)
+            view.wrap(scratch, 0, size)
         }
         writer.write(view, 0, size)
         val padding = MappedRows.padding(size)
