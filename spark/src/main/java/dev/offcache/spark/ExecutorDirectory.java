@@ -2,6 +2,7 @@ package dev.offcache.spark;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,6 +13,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import dev.offcache.core.shuffle.PartitionId;
 import dev.offcache.core.shuffle.ShufflePartitionStore;
@@ -27,6 +31,7 @@ import dev.offcache.registry.state.StageRef;
  */
 final class ExecutorDirectory implements LiveExecutors, ExecutorStages
 {
+    private static final Logger LOG = LoggerFactory.getLogger(ExecutorDirectory.class);
     private final Map<String, Member> members = new ConcurrentHashMap<>();
 
     /** One executor: its registration, last heartbeat, counters and pending commands. */
@@ -157,6 +162,26 @@ final class ExecutorDirectory implements LiveExecutors, ExecutorStages
         catch (final IOException ex)
         {
             throw new UncheckedIOException("offcache could not delete " + path, ex);
+        }
+        // The stage's and the job's directories go with their last file (a failed materialization leaves nothing);
+        // a writer creating a file there meanwhile makes its directory again (ShufflePartitionStore.openWriter).
+        deleteIfEmpty(path.getParent());
+        deleteIfEmpty(path.getParent().getParent());
+    }
+
+    private static void deleteIfEmpty(final Path directory)
+    {
+        try
+        {
+            Files.deleteIfExists(directory);
+        }
+        catch (final DirectoryNotEmptyException ex)
+        {
+            // still holds files: it stays
+        }
+        catch (final IOException ex)
+        {
+            LOG.debug("offcache could not delete the empty directory {}", directory, ex);
         }
     }
 
