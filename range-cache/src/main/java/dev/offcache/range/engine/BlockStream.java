@@ -38,7 +38,9 @@ import dev.offcache.range.store.FetchClass;
  *
  * <p>Threads: {@link #start()}, {@link #resume()} and {@link #cancel()} run on the executor; fetch and load
  * completions arrive on other threads, take what they need there (the staging buffer is valid only during the
- * callback), mark their slot ready and schedule the drain on the executor: one hand-off per completion burst.
+ * callback), mark their slot ready and schedule the drain on the executor: one hand-off per completion burst, and
+ * none for a chunk that lands behind a pending one (it could not go out yet) or while the sink is paused (its resume
+ * drains).
  *
  * <p>Memory: the stream holds at most {@code readAhead} chunks (their references, open files or copies), each paid
  * for with credit; {@link #cancel()} returns them all, including those whose fetch completes later. A chunk handed
@@ -54,6 +56,10 @@ public final class BlockStream
     private static final int MEMORY = 1;
     private static final int FILE = 2;
     private static final int COPY = 3;
+    /** {@link #wakeOn}: every chunk that becomes ready schedules a drain. */
+    private static final long WAKE_ON_ANY = -1;
+    /** {@link #wakeOn}: no chunk that becomes ready schedules a drain (the sink is paused; its resume drains). */
+    private static final long WAKE_ON_NONE = -2;
 
     private final RangeCache cache;
     private final StoreGuard guard;
@@ -83,6 +89,12 @@ public final class BlockStream
     private volatile boolean sendRequested;
     private volatile int scheduled;
     private volatile int slotsToFetch;
+    /**
+     * Which chunk becoming ready schedules a drain: the one at the head (its sequence), any, or none. A chunk behind
+     * a pending head cannot go out, so its arrival is not worth a hand-off to the executor; the executor narrows this
+     * only between drains, and only when no run is kept open (whose sending may hang on any chunk's arrival).
+     */
+    private volatile long wakeOn = WAKE_ON_ANY;
     private RunAssembler runs;
     private long head;
     private long tail;
@@ -194,11 +206,17 @@ public final class BlockStream
             do
             {
                 redrain = false;
+                // while the executor looks at the slots, every arrival schedules another look
+                wakeOn = WAKE_ON_ANY;
                 drainOnce();
                 if (!finished && !redrain)
                 {
                     // a flush may complete writes at once and resume the stream: that sets redrain, so loop again
                     sink.onIdle();
+                }
+                if (!finished && !redrain && narrowWakeUp())
+                {
+                    redrain = true;
                 }
             }
             while (redrain && !finished);
@@ -211,6 +229,30 @@ public final class BlockStream
         {
             draining = false;
         }
+    }
+
+    /**
+     * Narrows {@link #wakeOn} to what can make the next drain deliver, then looks at the head once more: an arrival
+     * that read the wider value before this write published its state before that read (both are volatile), so
+     * either it scheduled a drain or this look sees it.
+     *
+     * @return whether the head became ready meanwhile (drain again now).
+     */
+    private boolean narrowWakeUp()
+    {
+        if (paused)
+        {
+            wakeOn = WAKE_ON_NONE;
+            return false;
+        }
+        final RunAssembler open = runs;
+        if (head >= tail || (open != null && open.openBlocks() > 0))
+        {
+            return false;
+        }
+        final Slot slot = ring[(int) (head % ring.length)];
+        wakeOn = head;
+        return slot.state != PENDING;
     }
 
     private void drainOnce()
@@ -346,6 +388,7 @@ public final class BlockStream
                 break;
             }
             final Slot slot = ring[(int) (tail % ring.length)];
+            slot.seq = tail;
             tail++;
             slot.range = cursorRange;
             slot.position = cursorPosition;
@@ -629,7 +672,11 @@ public final class BlockStream
             slot.reclaim();
             return;
         }
-        schedule();
+        final long wake = wakeOn;
+        if (wake == WAKE_ON_ANY || wake == slot.seq)
+        {
+            schedule();
+        }
     }
 
     private void schedule()
@@ -733,6 +780,8 @@ public final class BlockStream
             AtomicIntegerFieldUpdater.newUpdater(Slot.class, "state");
 
         final BlockStream stream;
+        /** The chunk's place in the body: written before its lookup, so every callback of that lookup sees it. */
+        long seq;
         int range;
         long position;
         int offsetInBlock;

@@ -75,6 +75,52 @@ class BlockStreamTest
     }
 
     @Test
+    void blocksLandingBehindAPendingHeadHandNothingToTheExecutor() throws Exception
+    {
+        try (EngineFixture f = new EngineFixture(BLOCK, 128L * BLOCK, (b) -> b.maxCoalescedGetBytes(8 * BLOCK)))
+        {
+            final byte[] data = f.object("behind", 16 * BLOCK, 3);
+            f.cache.size("behind");
+            // only the first GET (blocks 0-7, sent first) is held: the second lands whole behind a pending head
+            final java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
+            final CompletableFuture<Void> gate = f.origin.gateGets((key) -> first.getAndSet(false));
+            final AtomicLong handOffs = new AtomicLong();
+            final java.util.concurrent.Executor counting = (task) ->
+            {
+                handOffs.incrementAndGet();
+                loop.execute(task);
+            };
+            final Recorder sink = new Recorder(f.cache, 0, data.length);
+            sink.executor = loop;
+            loop.submit(() ->
+            {
+                sink.stream = f.cache.openStream("behind", new long[] {0}, new long[] {data.length},
+                    StreamCredit.unbounded(), counting, sink);
+                sink.stream.start();
+            }).get(10, TimeUnit.SECONDS);
+            // a block leaves the in-flight set after its waiters were handed it: eight left means the second GET's
+            // blocks all reached the stream's slots
+            awaitTrue(() -> f.origin.gets() == 2 && f.cache.fetcher().inFlightBlocks() == 8,
+                "the second GET's blocks handed over, the first GET held");
+            loop.submit(() ->
+            {
+            }).get(10, TimeUnit.SECONDS);
+            // one at most: a block that lands while the starting drain still looks at the slots schedules another
+            final long behind = handOffs.get();
+            assertTrue(behind <= 1,
+                () -> "eight blocks landed behind the pending head, " + behind + " drains handed over");
+            assertEquals(0, sink.positions.size());
+            gate.complete(null);
+            sink.done.get(30, TimeUnit.SECONDS);
+            assertArrayEquals(data, sink.bytes());
+            sink.assertInOrder();
+            final long afterHead = handOffs.get() - behind;
+            assertTrue(afterHead >= 1 && afterHead <= 8,
+                () -> "one drain per arrival of the head at most, got " + afterHead);
+        }
+    }
+
+    @Test
     void hitsBetweenMissesSplitTheRunsAndEachLookupCountsOnce() throws Exception
     {
         try (EngineFixture f = new EngineFixture(BLOCK, 128L * BLOCK, (b) -> b.maxCoalescedGetBytes(4 * BLOCK)))
