@@ -16,7 +16,8 @@ import io.netty.handler.codec.http.HttpHeaders;
  * the origin, in bounded memory: the transport {@linkplain #offer offers} the body's pieces as the HTTP codec decodes
  * them, and the origin's client takes them as a {@link Flow.Publisher} of decoded bytes at its own pace. At most
  * {@code maxBufferedBytes} of received bytes wait here; past that the transport is asked to stop reading the
- * connection ({@link Reads}) until the origin has taken half.
+ * connection ({@link Reads}) until the origin has taken half. A body of at most half that length is held until its
+ * last byte is in and then handed over whole, as a client sending from memory would.
  *
  * <p>What was signed is checked on the way: {@code aws-chunked} chunk signatures and trailing checksums
  * ({@link AwsChunkedBody.Decoder}), a body SHA-256 named in {@code x-amz-content-sha256} and {@code Content-MD5}.
@@ -332,6 +333,14 @@ public final class UploadStream implements Flow.Publisher<ByteBuffer>
         }
         if (null == subscriber)
         {
+            return;
+        }
+        if (!ended && !paused && length >= 0 && length <= maxBufferedBytes / 2)
+        {
+            // A body that fits goes to the origin whole, once in: as a client writing from memory would send it. An
+            // origin that answers on the headers alone and closes (S3Proxy's 501 for a header it does not
+            // implement) is then heard, not reset by a piece written after its close; the body is not sent yet, so
+            // a retry may still take it. Past half the buffer a body streams, and reading pauses at the buffer.
             return;
         }
         try

@@ -148,11 +148,13 @@ class S3ApiMatchesOriginTest
         same("HEAD", "/lake/meta/put.bin", Map.of(), false);
         same("GET", "/lake/meta/put.bin", Map.of(), true);
         // a header the origin does not implement is the origin's refusal (S3Proxy: 501 NotImplemented), as
-        // straight, several times. S3Proxy answers without reading the body and closes the connection; the
-        // origin's client then retries on a new connection, which the streamed body allows while none of it was
-        // sent. A body larger than the sockets' buffers is not compared: S3Proxy's close resets the connection
-        // while the origin's client still writes, and the client reports the reset, not the refusal (500
-        // InternalError here; the same race as straight, which a client reading while it writes wins)
+        // straight, several times. S3Proxy answers without reading the body and closes the connection. A body
+        // this small goes to the origin's client whole once in, as the direct client sends it, not piece by piece
+        // as it arrives, so it meets that close as straight's does; and while none of it was sent, the client's
+        // retry on a new connection may take it. A body larger than the sockets' buffers is not compared:
+        // S3Proxy's close resets the connection while the origin's client still writes, and the client reports
+        // the reset, not the refusal (500 InternalError here; the same race as straight, which a client reading
+        // while it writes wins)
         for (int i = 0; i < 3; i++)
         {
             same("PUT", "/lake/meta/redirect.bin", Map.of("x-amz-website-redirect-location", "/elsewhere"), false,

@@ -56,9 +56,34 @@ class UploadStreamTest
     }
 
     @Test
-    void aRetryFailsOnceAPieceWentToAnEarlierAttempt()
+    void aBodyOfAtMostHalfTheBufferIsHandedOverWholeOnceItsLastByteIsIn()
     {
         final UploadStream body = stream(6);
+        final Collector first = new Collector();
+        body.subscribe(first);
+        first.subscription.request(Long.MAX_VALUE);
+        body.offer(Unpooled.wrappedBuffer(new byte[] {1, 2, 3}));
+        body.offer(Unpooled.wrappedBuffer(new byte[] {4, 5}));
+        assertEquals(0, first.bytes.size(), "nothing is sent before the body is in");
+        // the origin answered on the headers alone (say 501) and the attempt ended: a retry still has the body
+        first.subscription.cancel();
+        final Collector retry = new Collector();
+        body.subscribe(retry);
+        retry.subscription.request(Long.MAX_VALUE);
+        body.offer(Unpooled.wrappedBuffer(new byte[] {6}));
+        assertEquals(0, retry.bytes.size());
+        body.end();
+        assertArrayEquals(new byte[] {1, 2, 3, 4, 5, 6}, retry.bytes.toByteArray());
+        assertTrue(retry.completed);
+        assertNull(retry.error);
+        assertEquals(0, first.bytes.size());
+    }
+
+    @Test
+    void aRetryFailsOnceAPieceWentToAnEarlierAttempt()
+    {
+        // a body longer than half the buffer streams as it comes
+        final UploadStream body = stream(6, 8);
         final Collector first = new Collector();
         body.subscribe(first);
         first.subscription.request(Long.MAX_VALUE);
@@ -93,7 +118,12 @@ class UploadStreamTest
 
     private static UploadStream stream(final int length)
     {
-        final UploadStream body = new UploadStream(Runnable::run, NO_READS, 1024);
+        return stream(length, 1024);
+    }
+
+    private static UploadStream stream(final int length, final long maxBufferedBytes)
+    {
+        final UploadStream body = new UploadStream(Runnable::run, NO_READS, maxBufferedBytes);
         body.claim(Authentication.DISABLED, new DefaultHttpHeaders().set("Content-Length", length));
         return body;
     }
