@@ -294,7 +294,7 @@ public final class CacheRegistry implements AsyncCacheRegistry
     public CompletableFuture<Resolution> awaitMaterialization(final CacheKey key)
     {
         CommandChecks.key(key);
-        final CompletableFuture<Resolution> read = fromView(key, ReadView.NOT_PENDING, true, CacheRegistry::ready);
+        final CompletableFuture<Resolution> read = fromView(key, ReadView.NOT_PENDING, true, ReadView.Entry::ready);
         if (read != null)
         {
             return read;
@@ -508,11 +508,6 @@ public final class CacheRegistry implements AsyncCacheRegistry
             found.recordRead(clock.time());
         }
         return answer.apply(found);
-    }
-
-    private static CompletableFuture<Resolution> ready(final ReadView.Entry entry)
-    {
-        return CompletableFuture.completedFuture(new Resolution.Ready(entry.materialized));
     }
 
     private void requestSweep()

@@ -2,6 +2,7 @@ package dev.offcache.registry.front;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
@@ -61,6 +62,7 @@ final class ReadView
     {
         private static final VarHandle LOOKUP;
         private static final VarHandle HIT;
+        private static final VarHandle READY;
 
         static
         {
@@ -69,6 +71,7 @@ final class ReadView
                 final MethodHandles.Lookup lookup = MethodHandles.lookup();
                 LOOKUP = lookup.findVarHandle(Entry.class, "lookup", CompletableFuture.class);
                 HIT = lookup.findVarHandle(Entry.class, "hit", CompletableFuture.class);
+                READY = lookup.findVarHandle(Entry.class, "ready", CompletableFuture.class);
             }
             catch (final ReflectiveOperationException ex)
             {
@@ -81,6 +84,7 @@ final class ReadView
         final Materialized materialized;
         private volatile CompletableFuture<CacheEntry> lookup;
         private volatile CompletableFuture<Acquisition> hit;
+        private volatile CompletableFuture<Resolution> ready;
         /** Last time (epoch ms) a read was served from a view, for idle-session expiry; 0 for none. */
         private volatile long readAtMs;
 
@@ -123,6 +127,22 @@ final class ReadView
         }
 
         /**
+         * What an await of the (materialized) entry returns.
+         */
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Resolution> ready()
+        {
+            final CompletableFuture<Resolution> made = ready;
+            if (made != null)
+            {
+                return made;
+            }
+            final CompletableFuture<Resolution> mine = new CompletedFuture<>(new Resolution.Ready(materialized));
+            final Object witness = READY.compareAndExchange(this, null, mine);
+            return witness == null ? mine : (CompletableFuture<Resolution>) witness;
+        }
+
+        /**
          * Whether the entry may be handed out as it is: Pending, or materialized on live executors only (a dead one
          * is the writer's to invalidate).
          */
@@ -130,9 +150,11 @@ final class ReadView
         {
             if (materialized != null)
             {
-                for (final PartitionLocation location : materialized.locations())
+                // indexed: an iterator would be the one object a hit allocates (the list is an immutable copy)
+                final List<PartitionLocation> locations = materialized.locations();
+                for (int i = 0, n = locations.size(); i < n; i++)
                 {
-                    if (!live.isLive(location.executorId()))
+                    if (!live.isLive(locations.get(i).executorId()))
                     {
                         return false;
                     }
