@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 import dev.offcache.registry.api.Acquisition;
 import dev.offcache.registry.api.Resolution;
@@ -97,49 +98,37 @@ final class ReadView
         /**
          * What a lookup of the entry returns.
          */
-        @SuppressWarnings("unchecked")
         CompletableFuture<CacheEntry> lookup()
         {
             final CompletableFuture<CacheEntry> made = lookup;
-            if (made != null)
-            {
-                return made;
-            }
-            final CompletableFuture<CacheEntry> mine = new CompletedFuture<>(entry);
-            final Object witness = LOOKUP.compareAndExchange(this, null, mine);
-            return witness == null ? mine : (CompletableFuture<CacheEntry>) witness;
+            return made != null ? made : once(LOOKUP, (e) -> e.entry);
         }
 
         /**
          * What an acquire of the (materialized) entry returns.
          */
-        @SuppressWarnings("unchecked")
         CompletableFuture<Acquisition> hit()
         {
             final CompletableFuture<Acquisition> made = hit;
-            if (made != null)
-            {
-                return made;
-            }
-            final CompletableFuture<Acquisition> mine = new CompletedFuture<>(new Acquisition.Hit(materialized));
-            final Object witness = HIT.compareAndExchange(this, null, mine);
-            return witness == null ? mine : (CompletableFuture<Acquisition>) witness;
+            return made != null ? made : once(HIT, (e) -> new Acquisition.Hit(e.materialized));
         }
 
         /**
          * What an await of the (materialized) entry returns.
          */
-        @SuppressWarnings("unchecked")
         CompletableFuture<Resolution> ready()
         {
             final CompletableFuture<Resolution> made = ready;
-            if (made != null)
-            {
-                return made;
-            }
-            final CompletableFuture<Resolution> mine = new CompletedFuture<>(new Resolution.Ready(materialized));
-            final Object witness = READY.compareAndExchange(this, null, mine);
-            return witness == null ? mine : (CompletableFuture<Resolution>) witness;
+            return made != null ? made : once(READY, (e) -> new Resolution.Ready(e.materialized));
+        }
+
+        /** Makes the future a field holds and publishes it with a CAS; a racing reader's wins, so one is handed out. */
+        @SuppressWarnings("unchecked")
+        private <T> CompletableFuture<T> once(final VarHandle field, final Function<Entry, T> answer)
+        {
+            final CompletableFuture<T> mine = new CompletedFuture<>(answer.apply(this));
+            final Object witness = field.compareAndExchange(this, null, mine);
+            return witness == null ? mine : (CompletableFuture<T>) witness;
         }
 
         /**
