@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 import java.util.concurrent.RejectedExecutionException;
@@ -65,8 +66,15 @@ public final class UploadStream implements Flow.Publisher<ByteBuffer>
     private ByteBuffer out;
 
     private Flow.Subscriber<? super ByteBuffer> subscriber;
-    /** Whether a piece went to a subscriber: then a retry cannot have the body. */
+    /** Whether a piece went to a subscriber: then a retry cannot have the body, unless it is kept whole. */
     private boolean emitted;
+    /**
+     * A body held whole (at most half the buffer): what went out, kept until the request is answered, so a retry
+     * of the origin's client after the whole body was sent gets it again. Null for a streamed body.
+     */
+    private ArrayList<ByteBuffer> sent;
+    /** Every piece went out and every check passed. */
+    private boolean complete;
     private long demand;
     private ByteBuffer pending;
 
@@ -142,6 +150,7 @@ public final class UploadStream implements Flow.Publisher<ByteBuffer>
         {
             terminate();
         }
+        sent = null;
     }
 
     /**
@@ -155,6 +164,7 @@ public final class UploadStream implements Flow.Publisher<ByteBuffer>
         {
             terminate();
         }
+        sent = null;
         return ended && null == abort;
     }
 
@@ -239,6 +249,11 @@ public final class UploadStream implements Flow.Publisher<ByteBuffer>
     {
         onLoop(() ->
         {
+            if (complete && null != sent)
+            {
+                replay(s);
+                return;
+            }
             if (!claimed || null != subscriber && emitted)
             {
                 // a retry of the origin's client: the body went once and cannot be sent again
@@ -343,6 +358,10 @@ public final class UploadStream implements Flow.Publisher<ByteBuffer>
             // a retry may still take it. Past half the buffer a body streams, and reading pauses at the buffer.
             return;
         }
+        if (null == sent && !emitted && ended && !paused && length >= 0 && length <= maxBufferedBytes / 2)
+        {
+            sent = new ArrayList<>();
+        }
         try
         {
             while (demand > 0 && !received.isEmpty())
@@ -384,6 +403,7 @@ public final class UploadStream implements Flow.Publisher<ByteBuffer>
                     emit();
                 }
                 terminated = true;
+                complete = true;
                 subscriber.onComplete();
             }
         }
@@ -399,7 +419,47 @@ public final class UploadStream implements Flow.Publisher<ByteBuffer>
         pending = null;
         demand--;
         emitted = true;
+        if (null != sent)
+        {
+            sent.add(piece.duplicate());
+        }
         subscriber.onNext(piece);
+    }
+
+    /** A retry after a body held whole went out: the same bytes again, as demanded. */
+    private void replay(final Flow.Subscriber<? super ByteBuffer> s)
+    {
+        final ArrayList<ByteBuffer> pieces = sent;
+        s.onSubscribe(new Flow.Subscription()
+        {
+            private int next;
+            private boolean done;
+
+            @Override
+            public void request(final long n)
+            {
+                onLoop(() ->
+                {
+                    long wanted = n;
+                    while (!done && wanted > 0 && next < pieces.size())
+                    {
+                        wanted--;
+                        s.onNext(pieces.get(next++).duplicate());
+                    }
+                    if (!done && next == pieces.size())
+                    {
+                        done = true;
+                        s.onComplete();
+                    }
+                });
+            }
+
+            @Override
+            public void cancel()
+            {
+                onLoop(() -> done = true);
+            }
+        });
     }
 
     private ByteBuffer decode(final ByteBuf piece)
@@ -484,6 +544,10 @@ public final class UploadStream implements Flow.Publisher<ByteBuffer>
     private void terminate()
     {
         terminated = true;
+        if (!complete)
+        {
+            sent = null;
+        }
         pending = null;
         releaseReceived();
         if (paused)

@@ -80,6 +80,33 @@ class UploadStreamTest
     }
 
     @Test
+    void aRetryAfterABodyHeldWholeWentOutGetsTheSameBytesUntilTheRequestIsAnswered()
+    {
+        final UploadStream body = stream(6);
+        final Collector first = new Collector();
+        body.subscribe(first);
+        first.subscription.request(Long.MAX_VALUE);
+        body.offer(Unpooled.wrappedBuffer(new byte[] {1, 2, 3}));
+        body.offer(Unpooled.wrappedBuffer(new byte[] {4, 5, 6}));
+        body.end();
+        assertArrayEquals(new byte[] {1, 2, 3, 4, 5, 6}, first.bytes.toByteArray());
+        assertTrue(first.completed);
+        // the origin's answer was lost (its connection reset after the body went): the client's retry
+        final Collector retry = new Collector();
+        body.subscribe(retry);
+        retry.subscription.request(1);
+        assertArrayEquals(new byte[] {1, 2, 3}, retry.bytes.toByteArray(), "as demanded");
+        retry.subscription.request(5);
+        assertArrayEquals(new byte[] {1, 2, 3, 4, 5, 6}, retry.bytes.toByteArray());
+        assertTrue(retry.completed);
+        assertNull(retry.error);
+        assertTrue(body.answered());
+        final Collector late = new Collector();
+        body.subscribe(late);
+        assertTrue(late.error instanceof IllegalStateException, "nothing is kept once answered: " + late.error);
+    }
+
+    @Test
     void aRetryFailsOnceAPieceWentToAnEarlierAttempt()
     {
         // a body longer than half the buffer streams as it comes
