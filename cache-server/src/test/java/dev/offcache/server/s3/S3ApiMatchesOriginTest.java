@@ -151,10 +151,10 @@ class S3ApiMatchesOriginTest
         // straight, several times. S3Proxy answers without reading the body and closes the connection. A body
         // this small goes to the origin's client whole once in, as the direct client sends it, not piece by piece
         // as it arrives, so it meets that close as straight's does; and it is kept until the answer, so the
-        // client's retry on a new connection gets it again even after it went. A body larger than the sockets' buffers is not compared:
-        // S3Proxy's close resets the connection while the origin's client still writes, and the client reports
-        // the reset, not the refusal (500 InternalError here; the same race as straight, which a client reading
-        // while it writes wins)
+        // client's retry on a new connection gets it again even after it went. A body larger than the sockets'
+        // buffers is not compared: S3Proxy's close resets the connection while the origin's client still writes,
+        // and the client reports the reset, not the refusal (500 InternalError here; the same race as straight,
+        // which a client reading while it writes wins)
         for (int i = 0; i < 3; i++)
         {
             same("PUT", "/lake/meta/redirect.bin", Map.of("x-amz-website-redirect-location", "/elsewhere"), false,
