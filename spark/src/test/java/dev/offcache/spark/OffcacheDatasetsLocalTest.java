@@ -17,6 +17,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.scheduler.SparkListener;
@@ -25,6 +26,8 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.execution.ColumnarToRowExec;
 import org.apache.spark.sql.execution.SortExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
@@ -41,7 +44,9 @@ import org.junit.jupiter.api.Timeout;
 import dev.offcache.core.region.MappedRegion;
 import dev.offcache.registry.state.Materialized;
 import dev.offcache.registry.state.PartitionLocation;
+import dev.offcache.spark.catalyst.OffcacheScanExec;
 import dev.offcache.spark.catalyst.SparkJobRunner;
+import dev.offcache.spark.columnar.ColumnarLayout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -235,8 +240,57 @@ class OffcacheDatasetsLocalTest
             assertEquals("driver", location.executorId());
             assertTrue(Files.isRegularFile(Path.of(location.path())), location.path());
             assertTrue(Path.of(location.path()).startsWith(root), "under the executor directory");
+            assertEquals(ColumnarLayout.MAGIC, firstLong(Path.of(location.path())), "written column by column");
+        }
+        assertEquals(1, nodes(cached.filter("n > 3"), ColumnarToRowExec.class), "read as column batches");
+        // A caller that asks the columnar scan itself for rows gets them too.
+        final SparkPlan scan = scanOf(cached);
+        assertTrue(scan.supportsColumnar());
+        final JavaRDD<InternalRow> rows = scan.execute().toJavaRDD();
+        assertEquals(ROWS, rows.count());
+        assertEquals(ROWS * (ROWS - 1) / 2, rows.map(row -> row.getLong(0)).reduce(Long::sum));
+        OffcacheDatasets.uncache(cached);
+    }
+
+    /** The offcache scan in a query's physical plan as planned. */
+    private static SparkPlan scanOf(final Dataset<Row> query)
+    {
+        return planned(query, OffcacheScanExec.class).get(0);
+    }
+
+    @Test
+    void aFrameWithAColumnOfNoColumnarFormIsCachedAndReadAsRows()
+    {
+        final String[] columns = {"id", "make_interval(0, 0, 0, CAST(id % 30 AS INT), 0, 0, 0) AS gap",
+            "CASE WHEN id % 9 = 0 THEN NULL ELSE concat('r', id) END AS s"};
+        // Sorted within partitions, so the rows written come from the sorter's on-heap pages (copied out one by one).
+        final Dataset<Row> uncached = spark.range(0, 100_000, 1, PARTITIONS).selectExpr(columns)
+            .sortWithinPartitions(functions.col("id").desc());
+        final Dataset<Row> cached = OffcacheDatasets.cache(spark.range(0, 100_000, 1, PARTITIONS).selectExpr(columns)
+            .sortWithinPartitions(functions.col("id").desc()));
+        assertEquals(0, nodes(cached.filter("id > 3"), ColumnarToRowExec.class), "no columnar form for an interval");
+        final String[] digest = {"count(*)", "sum(id)", "count(s)", "sum(extract(DAY FROM gap))"};
+        assertEquals(uncached.selectExpr(digest).collectAsList(), cached.selectExpr(digest).collectAsList());
+        assertEquals(uncached.filter("id % 997 = 0").orderBy("id").collectAsList(),
+            cached.filter("id % 997 = 0").orderBy("id").collectAsList());
+        final Materialized entry = assertInstanceOf(Materialized.class, OffcacheDatasets.entryOf(cached));
+        for (final PartitionLocation location : entry.locations())
+        {
+            assertNotEquals(ColumnarLayout.MAGIC, firstLong(Path.of(location.path())), "written row by row");
         }
         OffcacheDatasets.uncache(cached);
+    }
+
+    private static long firstLong(final Path file)
+    {
+        try (java.io.InputStream in = Files.newInputStream(file))
+        {
+            return ByteBuffer.wrap(in.readNBytes(Long.BYTES)).order(java.nio.ByteOrder.nativeOrder()).getLong();
+        }
+        catch (final IOException ex)
+        {
+            throw new java.io.UncheckedIOException(ex);
+        }
     }
 
     @Test
@@ -351,26 +405,32 @@ class OffcacheDatasetsLocalTest
     /** Nodes of a type in a query's physical plan as planned (the adaptive plan's initial one, not yet run). */
     private static int nodes(final Dataset<Row> query, final Class<? extends SparkPlan> type)
     {
+        return planned(query, type).size();
+    }
+
+    private static List<SparkPlan> planned(final Dataset<Row> query, final Class<? extends SparkPlan> type)
+    {
         SparkPlan plan = query.queryExecution().executedPlan();
         if (plan instanceof AdaptiveSparkPlanExec adaptive)
         {
             assertFalse(adaptive.isFinalPlan(), "looked at before it runs");
             plan = adaptive.executedPlan();
         }
-        return plan.collectWithSubqueries(new scala.runtime.AbstractPartialFunction<SparkPlan, SparkPlan>()
-        {
-            @Override
-            public boolean isDefinedAt(final SparkPlan node)
+        return scala.jdk.javaapi.CollectionConverters.asJava(plan.collectWithSubqueries(
+            new scala.runtime.AbstractPartialFunction<SparkPlan, SparkPlan>()
             {
-                return type.isInstance(node);
-            }
+                @Override
+                public boolean isDefinedAt(final SparkPlan node)
+                {
+                    return type.isInstance(node);
+                }
 
-            @Override
-            public SparkPlan apply(final SparkPlan node)
-            {
-                return node;
-            }
-        }).size();
+                @Override
+                public SparkPlan apply(final SparkPlan node)
+                {
+                    return node;
+                }
+            }));
     }
 
     private static List<String> sorted(final Dataset<Row> rows)

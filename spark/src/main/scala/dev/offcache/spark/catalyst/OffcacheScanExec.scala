@@ -3,21 +3,25 @@ package dev.offcache.spark.catalyst
 import java.util.concurrent.TimeUnit
 
 import scala.jdk.CollectionConverters._
+import scala.reflect.ClassTag
 import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, AttributeSet, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, AttributeSet, Expression, SortOrder,
+  UnsafeProjection}
 import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, Partitioning, PartitioningCollection,
   RangePartitioning, SinglePartition, UnknownPartitioning}
 import org.apache.spark.sql.execution.{LeafExecNode, QueryExecution, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 import org.apache.spark.sql.types.{StructField, StructType}
+import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import dev.offcache.dataset.Resolved
 import dev.offcache.registry.state.CacheKey
 import dev.offcache.spark.OffcacheDriver
+import dev.offcache.spark.columnar.{ColumnarBatches, ColumnarLayout}
 
 /**
  * The physical scan of an [[OffcacheRelation]]. `doExecute()` runs on the driver, once per action: it resolves the
@@ -48,9 +52,31 @@ case class OffcacheScanExec(sessionId: String, cacheId: String, output: Seq[Attr
    */
   override def outputOrdering: Seq[SortOrder] = OffcacheScanExec.ordering(source, output)
 
+  /**
+   * Columnar when every column has a columnar form ([[ColumnarLayout]]): the partitions were written column by
+   * column, and Spark's generated columnar-to-row code then reads only the columns a query references.
+   */
+  override def supportsColumnar: Boolean = ColumnarLayout.supports(schema)
+
+  override def vectorTypes: Option[Seq[String]] =
+    if (supportsColumnar) Some(Seq.fill(output.length)(ColumnarBatches.vectorClass())) else None
+
   // Physical plans travel with codegen'd tasks; only the driver executes this node, so the source stays behind.
-  override protected def doExecute(): RDD[InternalRow] =
-    OffcacheScanExec.execute(new CacheKey(sessionId, cacheId), output, source)
+  override protected def doExecuteColumnar(): RDD[ColumnarBatch] =
+    OffcacheScanExec.execute(new CacheKey(sessionId, cacheId), output, source, ColumnarFormat(schema))
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    if (supportsColumnar) {
+      // Spark puts its columnar-to-row step above a columnar scan; this is for a caller that asks for rows anyway.
+      val rowSchema = schema
+      executeColumnar().mapPartitions { batches =>
+        val toUnsafe = UnsafeProjection.create(rowSchema)
+        batches.flatMap(batch => batch.rowIterator().asScala.map(toUnsafe))
+      }
+    } else {
+      OffcacheScanExec.execute(new CacheKey(sessionId, cacheId), output, source, RowFormat(output.length))
+    }
+  }
 }
 
 /** The driver-side resolve behind [[OffcacheScanExec]]. */
@@ -108,11 +134,12 @@ object OffcacheScanExec extends Logging {
     rename(plan.outputPartitioning).getOrElse(UnknownPartitioning(0))
   }
 
-  def execute(key: CacheKey, output: Seq[Attribute], source: QueryExecution): RDD[InternalRow] = {
+  def execute[T: ClassTag](key: CacheKey, output: Seq[Attribute], source: QueryExecution,
+      format: ReadFormat[T]): RDD[T] = {
     val lineage = source.toRdd
     val driver = OffcacheDriver.current()
     if (driver == null || lineage.partitions.isEmpty) {
-      return lineage
+      return format.fromLineage(lineage)
     }
     val schema = StructType(output.map(a => StructField(a.name, a.dataType, a.nullable)))
     try {
@@ -123,15 +150,15 @@ object OffcacheScanExec extends Logging {
             CachedPartition(location.executorId, host, location.jobId, location.stageId, location.partitionId,
               location.path, location.length, location.crc32c)
           }.toArray
-          new OffcacheReadRDD(lineage, key.sessionId, key.cacheId, cached.entry.jobId, parts, output.length)
+          new OffcacheReadRDD[T](lineage, key.sessionId, key.cacheId, cached.entry.jobId, parts, format)
         case _ =>
-          lineage
+          format.fromLineage(lineage)
       }
     } catch {
       case NonFatal(e) =>
         logWarning(s"offcache could not serve ${key.cacheId}; computing it from its lineage", e)
         driver.countFallback()
-        lineage
+        format.fromLineage(lineage)
     }
   }
 }

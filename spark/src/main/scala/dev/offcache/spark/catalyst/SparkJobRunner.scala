@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture
 import scala.concurrent.ExecutionContext
 import scala.util.{Failure, Success}
 
+import org.agrona.BufferUtil
 import org.agrona.concurrent.UnsafeBuffer
 import org.apache.spark.{SparkContext, TaskContext}
 import org.apache.spark.sql.catalyst.InternalRow
@@ -14,10 +15,11 @@ import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.unsafe.Platform
 
-import dev.offcache.core.shuffle.PartitionId
+import dev.offcache.core.shuffle.{PartitionId, PartitionWriter}
 import dev.offcache.dataset.{JobOutput, JobRunner}
 import dev.offcache.registry.state.{DatasetSchema, PartitionLocation}
 import dev.offcache.spark.OffcacheExecutor
+import dev.offcache.spark.columnar.{BatchWriter, ColumnarLayout}
 
 /**
  * Materializes a cached source as its own Spark job (`SparkContext.submitJob`, whose future is the job's finish
@@ -70,9 +72,9 @@ object SparkJobRunner {
 final case class WrittenPartition(executorId: String, path: String, length: Long, crc32c: Int)
 
 /**
- * Writes one partition's rows into the executor's store: each row as an 8-byte length and its `UnsafeRow` bytes,
- * padded to 8 bytes, so a reader points rows straight into the mapping. The store makes the file visible only once
- * whole (CRC32C in its footer).
+ * Writes one partition's rows into the executor's store, in the columnar layout ([[ColumnarLayout]]) when every column
+ * has a columnar form, else each row as an 8-byte length and its `UnsafeRow` bytes, padded to 8 bytes; either way a
+ * reader reads straight from the mapping. The store makes the file visible only once whole (CRC32C in its footer).
  */
 object PartitionWrite {
   private val RegistrationTimeoutMs = 30000L
@@ -84,10 +86,43 @@ object PartitionWrite {
         "offcache is not running on this executor: set spark.plugins=dev.offcache.spark.OffcachePlugin")
     }
     executor.awaitRegistered(RegistrationTimeoutMs)
-    val projection = UnsafeProjection.create(schema)
     val writer = executor.store.openWriter(new PartitionId(jobId, 0, partition))
     try {
-      val header = new UnsafeBuffer(ByteBuffer.allocateDirect(16))
+      if (ColumnarLayout.supports(schema)) {
+        writeColumns(writer, schema, rows)
+      } else {
+        writeRows(writer, schema, rows)
+      }
+      val info = writer.commit()
+      WrittenPartition(executor.executorId, info.path.toString, info.length, info.crc32c)
+    } finally {
+      writer.close()
+    }
+  }
+
+  /** The columnar layout ([[ColumnarLayout]]): rows copied into column batches, each batch written when full. */
+  private def writeColumns(writer: PartitionWriter, schema: StructType, rows: Iterator[InternalRow]): Unit = {
+    val batches = new BatchWriter(schema)
+    try {
+      val sink: BatchWriter.Sink = (buffer, offset, length) => writer.write(buffer, offset, length)
+      batches.start(sink)
+      while (rows.hasNext) {
+        batches.add(rows.next())
+        if (batches.isFull) {
+          batches.flush(sink)
+        }
+      }
+      batches.flush(sink)
+    } finally {
+      batches.close()
+    }
+  }
+
+  /** The row layout, for schemas with no columnar form: each row's `UnsafeRow` bytes after an 8-byte length. */
+  private def writeRows(writer: PartitionWriter, schema: StructType, rows: Iterator[InternalRow]): Unit = {
+    val projection = UnsafeProjection.create(schema)
+    val header = new UnsafeBuffer(ByteBuffer.allocateDirect(16))
+    try {
       val view = new UnsafeBuffer(0L, 0)
       var scratch = new Array[Byte](0)
       while (rows.hasNext) {
@@ -118,16 +153,17 @@ object PartitionWrite {
           writer.write(header, 8, padding)
         }
       }
-      val info = writer.commit()
-      WrittenPartition(executor.executorId, info.path.toString, info.length, info.crc32c)
     } finally {
-      writer.close()
+      BufferUtil.free(header.byteBuffer())
     }
   }
 }
 
 /** Reads the rows [[PartitionWrite]] wrote, pointing one reused `UnsafeRow` into the buffer (zero copy). */
 final class MappedRows(buffer: org.agrona.DirectBuffer, numFields: Int) extends Iterator[InternalRow] {
+  if (ColumnarLayout.isColumnar(buffer)) {
+    throw new IllegalStateException("a columnar partition where rows were expected")
+  }
   private val address = buffer.addressOffset
   private val end = buffer.capacity
   private val row = new UnsafeRow(numFields)
