@@ -28,6 +28,7 @@ public final class ColumnarBatches implements Iterator<ColumnarBatch>
      * @param buffer the whole partition, starting with {@link ColumnarLayout#MAGIC}.
      * @param schema the schema it was written with.
      * @throws IllegalStateException when the buffer is not a columnar partition.
+     * @throws IllegalArgumentException when the buffer is over a heap array.
      */
     public ColumnarBatches(final DirectBuffer buffer, final StructType schema)
     {
@@ -36,6 +37,11 @@ public final class ColumnarBatches implements Iterator<ColumnarBatch>
 
     ColumnarBatches(final DirectBuffer buffer, final MappedColumnVector[] vectors)
     {
+        if (buffer.byteArray() != null)
+        {
+            // The vectors read by address: a buffer over a heap array has none.
+            throw new IllegalArgumentException("a columnar partition is read from off-heap memory only");
+        }
         if (!ColumnarLayout.isColumnar(buffer))
         {
             throw new IllegalStateException("not a columnar partition (written in another layout)");

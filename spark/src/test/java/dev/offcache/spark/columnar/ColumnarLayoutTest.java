@@ -142,6 +142,9 @@ class ColumnarLayoutTest
         rowLayout.putLong(0, 40L); // a row-layout file starts with its first row's length
         assertFalse(ColumnarLayout.isColumnar(rowLayout));
         assertThrows(IllegalStateException.class, () -> new ColumnarBatches(rowLayout, SCHEMA));
+        final UnsafeBuffer onHeap = new UnsafeBuffer(new byte[64]);
+        onHeap.putLong(0, ColumnarLayout.MAGIC);
+        assertThrows(IllegalArgumentException.class, () -> new ColumnarBatches(onHeap, SCHEMA), "read by address");
 
         final UnsafeBuffer whole = write(rows(new Random(5), 100).iterator(), SCHEMA);
         final UnsafeBuffer truncated = new UnsafeBuffer(whole, 0, whole.capacity() - 8);
