@@ -15,9 +15,12 @@ package dev.offcache.spark;
  * @param recomputes          partitions a task could not read and recomputed from the lineage.
  * @param uncached            actions that computed a node from its lineage (offcache could not serve it).
  * @param openPartitions      partitions open now (mapped or fetched, not yet released).
+ * @param adoptedPartitions   partitions a materialization copied from the files a lost executor's peers still held,
+ *                            instead of computing them ({@link Salvage}).
  */
 public record OffcacheCounters(long actions, long materializationJobs, long hits, long waits, long failedJobs,
-    long localReads, long remoteReads, long invalidations, long recomputes, long uncached, long openPartitions)
+    long localReads, long remoteReads, long invalidations, long recomputes, long uncached, long openPartitions,
+    long adoptedPartitions)
 {
     /**
      * Resolves that found no usable entry and claimed the key.

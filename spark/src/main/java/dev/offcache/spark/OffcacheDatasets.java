@@ -89,7 +89,7 @@ public final class OffcacheDatasets
     public static OffcacheCounters counters()
     {
         final OffcacheDriver driver = OffcacheDriver.current();
-        return driver == null ? new OffcacheCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) : driver.counters();
+        return driver == null ? new OffcacheCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) : driver.counters();
     }
 
     /**

@@ -44,6 +44,7 @@ public final class OffcacheDriver implements AutoCloseable
     private final ExecutorDirectory directory = new ExecutorDirectory();
     private final LosingAttempts losingAttempts;
     private final StageCleanup cleanup;
+    private final Salvage salvage;
     private final CacheRegistry local;
     private final RegistryClusterClient clustered;
     private final AsyncCacheRegistry registry;
@@ -59,6 +60,7 @@ public final class OffcacheDriver implements AutoCloseable
         this.settings = settings;
         this.losingAttempts = new LosingAttempts(directory, (event) -> sc.listenerBus().post(event));
         this.cleanup = new StageCleanup(directory);
+        this.salvage = new Salvage(directory, cleanup, TimeUnit.MILLISECONDS.toNanos(settings.salvageHoldMs));
         CacheRegistry localRegistry = null;
         RegistryClusterClient clusterClient = null;
         try
@@ -69,14 +71,14 @@ public final class OffcacheDriver implements AutoCloseable
                     clusterClient = RegistryClusterClient.connect(new RegistryClusterClient.Context()
                         .ingressEndpoints(settings.clusterIngress)
                         .egressChannel(settings.clusterEgress)
-                        .removalListener(cleanup));
+                        .removalListener(salvage));
                     final RegistryClusterClient client = clusterClient;
                     cleanup.pinnedStages(() -> client.pinnedStages().join());
                     break;
                 case JOURNAL:
                     localRegistry = CacheRegistry.launch(new CacheRegistry.Context()
                         .liveExecutors(directory)
-                        .removalListener(cleanup)
+                        .removalListener(salvage)
                         .changeLog(JournalChangeLog.open(
                             new JournalChangeLog.Context().directory(Path.of(settings.journalDir)))));
                     cleanup.pinnedStages(localRegistry::pinnedStages);
@@ -84,7 +86,7 @@ public final class OffcacheDriver implements AutoCloseable
                 default:
                     localRegistry = CacheRegistry.launch(new CacheRegistry.Context()
                         .liveExecutors(directory)
-                        .removalListener(cleanup));
+                        .removalListener(salvage));
                     cleanup.pinnedStages(localRegistry::pinnedStages);
                     break;
             }
@@ -93,7 +95,7 @@ public final class OffcacheDriver implements AutoCloseable
             this.registry = localRegistry != null ? localRegistry : clusterClient;
             this.resolver = DatasetResolver.launch(new DatasetResolver.Context<MaterializeInput>()
                 .registry(registry)
-                .jobRunner(losingAttempts.watching(new SparkJobRunner(sc)))
+                .jobRunner(losingAttempts.watching(new SparkJobRunner(sc, salvage)))
                 .cleanup(cleanup)
                 .jobIdPrefix("spark"));
         }
@@ -110,6 +112,7 @@ public final class OffcacheDriver implements AutoCloseable
         });
         monitor.scheduleWithFixedDelay(this::expireSilentExecutors, settings.heartbeatIntervalMs,
             settings.heartbeatIntervalMs, TimeUnit.MILLISECONDS);
+        monitor.scheduleWithFixedDelay(() -> salvage.expire(System.nanoTime()), 1, 1, TimeUnit.SECONDS);
     }
 
     static OffcacheDriver start(final SparkContext sc, final OffcacheSettings settings)
@@ -190,12 +193,14 @@ public final class OffcacheDriver implements AutoCloseable
 
     CompletableFuture<Boolean> uncache(final CacheKey key)
     {
+        salvage.release(key);
         return resolver.invalidate(key);
     }
 
     CompletableFuture<Integer> removeSession(final String sessionId)
     {
         sessions.remove(sessionId);
+        salvage.releaseSession(sessionId);
         return resolver.removeSession(sessionId);
     }
 
@@ -228,7 +233,7 @@ public final class OffcacheDriver implements AutoCloseable
         final var resolved = resolver.counters();
         return new OffcacheCounters(resolved.actions(), resolved.materializationJobs(), resolved.hits(),
             resolved.waits(), resolved.failedJobs(), localReads, remoteReads, resolver.invalidations(),
-            recomputes.get(), fallbacks.get() + resolved.inlineComputations(), open);
+            recomputes.get(), fallbacks.get() + resolved.inlineComputations(), open, salvage.adopted());
     }
 
     Object receive(final Object message)
@@ -345,6 +350,7 @@ public final class OffcacheDriver implements AutoCloseable
         {
             removeSession(session).handle((removed, error) -> null).join();
         }
+        salvage.releaseSession(null);
     }
 
     /**

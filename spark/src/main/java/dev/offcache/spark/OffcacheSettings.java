@@ -32,6 +32,11 @@ public final class OffcacheSettings
     public static final String HEARTBEAT_INTERVAL_MS = "spark.offcache.heartbeat.intervalMs";
     /** An executor silent for this long is treated as lost. Default 60000 ms. */
     public static final String HEARTBEAT_TIMEOUT_MS = "spark.offcache.heartbeat.timeoutMs";
+    /**
+     * How long the partitions that outlive a lost executor are kept for the next materialization of their dataset
+     * to adopt ({@link Salvage}); 0 deletes them at once. Default 600000 ms.
+     */
+    public static final String SALVAGE_HOLD_MS = "spark.offcache.salvage.holdMs";
 
     /** The registry backends. */
     public enum Registry
@@ -55,6 +60,7 @@ public final class OffcacheSettings
     final boolean verifyLocal;
     final long heartbeatIntervalMs;
     final long heartbeatTimeoutMs;
+    final long salvageHoldMs;
 
     OffcacheSettings(final SparkConf conf)
     {
@@ -79,6 +85,7 @@ public final class OffcacheSettings
         verifyLocal = conf.getBoolean(VERIFY_LOCAL, true);
         heartbeatIntervalMs = conf.getLong(HEARTBEAT_INTERVAL_MS, 1_000);
         heartbeatTimeoutMs = conf.getLong(HEARTBEAT_TIMEOUT_MS, 60_000);
+        salvageHoldMs = conf.getLong(SALVAGE_HOLD_MS, 600_000);
         if (registry == Registry.JOURNAL && journalDir == null)
         {
             throw new IllegalArgumentException(REGISTRY + "=journal needs " + JOURNAL_DIR);
@@ -86,6 +93,10 @@ public final class OffcacheSettings
         if (registry == Registry.CLUSTER && clusterIngress == null)
         {
             throw new IllegalArgumentException(REGISTRY + "=cluster needs " + CLUSTER_INGRESS);
+        }
+        if (salvageHoldMs < 0)
+        {
+            throw new IllegalArgumentException(SALVAGE_HOLD_MS + " must not be negative: " + salvageHoldMs);
         }
         if (heartbeatIntervalMs <= 0 || heartbeatTimeoutMs <= heartbeatIntervalMs)
         {

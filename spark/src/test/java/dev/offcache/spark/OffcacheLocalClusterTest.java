@@ -44,7 +44,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * worker forking one executor JVM with the test class path, as Spark's own suites run), payload servers on
  * 127.0.0.1. The cached partitions are written on both executors and read back where they live; an executor killed
  * with SIGKILL between two actions loses its partitions and the next action still gets the right rows, and its
- * directory is deleted by the executors that outlive it. A materialization attempt that wrote its partition and then
+ * directory is deleted by the executors that outlive it; the partitions that outlived the kill are adopted by the next
+ * materialization rather than computed again. A materialization attempt that wrote its partition and then
  * failed (retried on the other executor) leaves no file.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
@@ -209,6 +210,19 @@ class OffcacheLocalClusterTest
         final OffcacheCounters end = OffcacheDatasets.counters();
         assertTrue(end.invalidations() > warm.invalidations(), "invalidation counted");
         assertEquals(1, end.materializationJobs() - warm.materializationJobs(), "one re-materialization: " + end);
+        // The survivor's partitions were adopted (copied where they lay), not computed again; their old files go.
+        final String survivor = executors.keySet().stream().filter(id -> !id.equals(victim)).findFirst().orElseThrow();
+        final long survivorPartitions = entry.locations().stream().filter(l -> l.executorId().equals(survivor)).count();
+        final long adopted = end.adoptedPartitions() - warm.adoptedPartitions();
+        assertTrue(adopted >= 1 && adopted <= survivorPartitions,
+            "adopted " + adopted + " of the survivor's " + survivorPartitions);
+        final Path oldJob = Path.of(executors.get(survivor).directory()).resolve(entry.jobId());
+        final long oldJobDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (Files.exists(oldJob) && System.nanoTime() < oldJobDeadline)
+        {
+            Thread.sleep(50);
+        }
+        assertFalse(Files.exists(oldJob), "the adopted partitions' old files are deleted: " + oldJob);
 
         // The killed executor could not delete its directory; the survivor (told of the loss) or the replacement
         // executor (at its start) deletes it, and never a live executor's.

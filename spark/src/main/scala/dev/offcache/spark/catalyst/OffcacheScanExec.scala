@@ -143,7 +143,7 @@ object OffcacheScanExec extends Logging {
     }
     val schema = StructType(output.map(a => StructField(a.name, a.dataType, a.nullable)))
     try {
-      driver.resolve(key, MaterializeInput(lineage, schema)).get(ResolveTimeoutMinutes, TimeUnit.MINUTES) match {
+      driver.resolve(key, MaterializeInput(key, lineage, schema)).get(ResolveTimeoutMinutes, TimeUnit.MINUTES) match {
         case cached: Resolved.Cached if cached.entry.locations.size == lineage.partitions.length =>
           val parts = cached.entry.locations.asScala.map { location =>
             val host = Option(driver.hostOf(location.executorId)).getOrElse("unknown")
@@ -163,5 +163,5 @@ object OffcacheScanExec extends Logging {
   }
 }
 
-/** What a miss materializes: the source's RDD and its schema. */
-final case class MaterializeInput(lineage: RDD[InternalRow], schema: StructType)
+/** What a miss materializes: the key, the source's RDD and its schema. */
+final case class MaterializeInput(key: CacheKey, lineage: RDD[InternalRow], schema: StructType)

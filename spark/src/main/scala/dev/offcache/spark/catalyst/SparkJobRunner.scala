@@ -6,10 +6,12 @@ import java.util.concurrent.CompletableFuture
 
 import scala.concurrent.ExecutionContext
 import scala.util.{Failure, Success}
+import scala.util.control.NonFatal
 
 import org.agrona.BufferUtil
 import org.agrona.concurrent.UnsafeBuffer
-import org.apache.spark.{SparkContext, TaskContext}
+import org.apache.spark.{Partition, SparkContext, TaskContext}
+import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.types.StructType
@@ -18,7 +20,7 @@ import org.apache.spark.unsafe.Platform
 import dev.offcache.core.shuffle.{PartitionId, PartitionWriter}
 import dev.offcache.dataset.{JobOutput, JobRunner}
 import dev.offcache.registry.state.{DatasetSchema, PartitionLocation}
-import dev.offcache.spark.OffcacheExecutor
+import dev.offcache.spark.{OffcacheExecutor, Salvage}
 import dev.offcache.spark.columnar.{BatchWriter, ColumnarLayout}
 
 /**
@@ -26,41 +28,84 @@ import dev.offcache.spark.columnar.{BatchWriter, ColumnarLayout}
  * event): each task writes its partition's rows into its executor's store and returns where they are. Jobs carry
  * the local property [[SparkJobRunner.JobProperty]] (the offcache job id), so listeners can tell them apart.
  */
-final class SparkJobRunner(sc: SparkContext) extends JobRunner[MaterializeInput] {
+final class SparkJobRunner(sc: SparkContext, salvage: Salvage) extends JobRunner[MaterializeInput] {
 
   override def run(jobId: String, input: MaterializeInput): CompletableFuture[JobOutput] = {
-    val rdd = input.lineage
     val schema = input.schema
-    val count = rdd.partitions.length
+    val count = input.lineage.partitions.length
     val written = new Array[WrittenPartition](count)
     val done = new CompletableFuture[JobOutput]()
+    val datasetSchema = new DatasetSchema(schema.json)
+    // Partitions a lost executor's peers still hold for this key: their tasks prefer those executors and copy.
+    val held = if (salvage == null) null else salvage.take(input.key, datasetSchema.description, count)
+    val adopt = new Array[CachedPartition](count)
+    if (held != null) {
+      for (i <- 0 until count if held.locations()(i) != null) {
+        val old = held.locations()(i)
+        adopt(i) = CachedPartition(old.executorId, held.hosts()(i), old.jobId, old.stageId, old.partitionId, old.path,
+          old.length, old.crc32c)
+      }
+    }
+    val rdd = if (held == null) input.lineage else new AdoptingRDD(input.lineage, adopt)
     val previous = sc.getLocalProperty(SparkJobRunner.JobProperty)
     sc.setLocalProperty(SparkJobRunner.JobProperty, jobId)
     val future = try {
       sc.submitJob(rdd,
-        (rows: Iterator[InternalRow]) => PartitionWrite.write(jobId, TaskContext.get().partitionId(), schema, rows),
+        (rows: Iterator[InternalRow]) => {
+          val partition = TaskContext.get().partitionId()
+          PartitionWrite.write(jobId, partition, schema, rows, adopt(partition))
+        },
         0 until count,
         (index: Int, partition: WrittenPartition) => written(index) = partition,
         ())
+    } catch {
+      case e: Throwable =>
+        if (held != null) {
+          salvage.release(held, 0)
+        }
+        throw e
     } finally {
       sc.setLocalProperty(SparkJobRunner.JobProperty, previous)
     }
-    future.onComplete {
-      case Success(_) =>
-        try {
-          val locations = new java.util.ArrayList[PartitionLocation](count)
-          written.zipWithIndex.foreach { case (p, index) =>
-            locations.add(new PartitionLocation(p.executorId, jobId, 0, index, p.path, p.length,
-              Integer.toUnsignedLong(p.crc32c)))
+    future.onComplete { result =>
+      if (held != null) {
+        salvage.release(held, written.count(p => p != null && p.adopted))
+      }
+      result match {
+        case Success(_) =>
+          try {
+            val locations = new java.util.ArrayList[PartitionLocation](count)
+            written.zipWithIndex.foreach { case (p, index) =>
+              locations.add(new PartitionLocation(p.executorId, jobId, 0, index, p.path, p.length,
+                Integer.toUnsignedLong(p.crc32c)))
+            }
+            done.complete(new JobOutput(datasetSchema, locations))
+          } catch {
+            case e: Throwable => done.completeExceptionally(e)
           }
-          done.complete(new JobOutput(new DatasetSchema(schema.json), locations))
-        } catch {
-          case e: Throwable => done.completeExceptionally(e)
-        }
-      case Failure(e) => done.completeExceptionally(e)
+        case Failure(e) => done.completeExceptionally(e)
+      }
     }(ExecutionContext.parasitic)
     done
   }
+}
+
+/**
+ * A materialization's input with a preferred executor for each partition it may adopt (the executor still holding
+ * that partition's file from before a loss, [[Salvage]]); other partitions keep the input's own preferences.
+ */
+final class AdoptingRDD(parent: RDD[InternalRow], adopt: Array[CachedPartition]) extends RDD[InternalRow](parent) {
+
+  override protected def getPartitions: Array[Partition] = firstParent[InternalRow].partitions
+
+  override protected def getPreferredLocations(split: Partition): Seq[String] = {
+    val old = adopt(split.index)
+    if (old == null) firstParent[InternalRow].preferredLocations(split)
+    else Seq(s"executor_${old.host}_${old.executorId}")
+  }
+
+  override def compute(split: Partition, context: TaskContext): Iterator[InternalRow] =
+    firstParent[InternalRow].iterator(split, context)
 }
 
 object SparkJobRunner {
@@ -68,8 +113,9 @@ object SparkJobRunner {
   val JobProperty = "spark.offcache.materialization"
 }
 
-/** What one materialization task wrote (returned to the driver). */
-final case class WrittenPartition(executorId: String, path: String, length: Long, crc32c: Int)
+/** What one materialization task wrote (returned to the driver); `adopted` when copied from a salvaged file. */
+final case class WrittenPartition(executorId: String, path: String, length: Long, crc32c: Int,
+    adopted: Boolean = false)
 
 /**
  * Writes one partition's rows into the executor's store, in the columnar layout ([[ColumnarLayout]]) when every column
@@ -78,14 +124,23 @@ final case class WrittenPartition(executorId: String, path: String, length: Long
  */
 object PartitionWrite {
   private val RegistrationTimeoutMs = 30000L
+  private val AdoptChunkBytes = 16 << 20
+  private val log = org.slf4j.LoggerFactory.getLogger(getClass)
 
-  def write(jobId: String, partition: Int, schema: StructType, rows: Iterator[InternalRow]): WrittenPartition = {
+  def write(jobId: String, partition: Int, schema: StructType, rows: Iterator[InternalRow],
+      adopt: CachedPartition = null): WrittenPartition = {
     val executor = OffcacheExecutor.current()
     if (executor == null) {
       throw new IllegalStateException(
         "offcache is not running on this executor: set spark.plugins=dev.offcache.spark.OffcachePlugin")
     }
     executor.awaitRegistered(RegistrationTimeoutMs)
+    if (adopt != null && adopt.executorId == executor.executorId) {
+      val copied = adopted(executor, jobId, partition, adopt)
+      if (copied != null) {
+        return copied
+      }
+    }
     val writer = executor.store.openWriter(new PartitionId(jobId, 0, partition))
     try {
       if (ColumnarLayout.supports(schema)) {
@@ -97,6 +152,55 @@ object PartitionWrite {
       WrittenPartition(executor.executorId, info.path.toString, info.length, info.crc32c)
     } finally {
       writer.close()
+    }
+  }
+
+  /**
+   * Copies a salvaged partition's file into this materialization (the rows are not computed): its data checked
+   * against the CRC the registry recorded, then written as this job's partition. Null when it cannot be (gone,
+   * damaged, another executor's): the caller computes the partition instead.
+   */
+  private def adopted(executor: OffcacheExecutor, jobId: String, partition: Int,
+      old: CachedPartition): WrittenPartition = {
+    val mapped = try {
+      val opened = executor.store.openPartition(
+        new PartitionId(old.jobId, old.stageId, old.partitionId), java.nio.file.Paths.get(old.path))
+      try {
+        opened.verify()
+        if (Integer.toUnsignedLong(opened.crc32c) != old.crc32c) {
+          throw new IllegalStateException(s"CRC ${opened.crc32c} is not the recorded ${old.crc32c}")
+        }
+      } catch {
+        case NonFatal(e) =>
+          opened.close()
+          throw e
+      }
+      opened
+    } catch {
+      case NonFatal(e) =>
+        log.warn("offcache: cannot adopt {} for partition {} of {}, computing it: {}", old.path,
+          Integer.valueOf(partition), jobId, e.toString)
+        return null
+    }
+    try {
+      val writer = executor.store.openWriter(new PartitionId(jobId, 0, partition))
+      try {
+        val view = new UnsafeBuffer(0L, 0)
+        var offset = 0L
+        while (offset < mapped.length) {
+          // 16 MiB chunks never cross the mapping's 1 GiB boundaries.
+          val chunk = Math.min(AdoptChunkBytes.toLong, mapped.length - offset).toInt
+          mapped.wrap(view, offset, chunk)
+          writer.write(view, 0, chunk)
+          offset += chunk
+        }
+        val info = writer.commit()
+        WrittenPartition(executor.executorId, info.path.toString, info.length, info.crc32c, adopted = true)
+      } finally {
+        writer.close()
+      }
+    } finally {
+      mapped.close()
     }
   }
 
