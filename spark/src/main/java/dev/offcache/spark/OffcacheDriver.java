@@ -348,7 +348,16 @@ public final class OffcacheDriver implements AutoCloseable
     {
         for (final String session : List.copyOf(sessions))
         {
-            removeSession(session).handle((removed, error) -> null).join();
+            removeSession(session).handle((removed, error) ->
+            {
+                // The application ends either way; a session whose datasets stay registered must show in the log.
+                if (error != null)
+                {
+                    LOG.warn("offcache: removing session {} at the application's end failed: {}", session,
+                        error.toString());
+                }
+                return null;
+            }).join();
         }
         salvage.releaseSession(null);
     }
