@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -401,11 +402,13 @@ public final class BlockFetcher implements AutoCloseable
             io = CompletableFuture.failedFuture(ex);
         }
         final CompletableFuture<int[]> request = io;
-        final ScheduledFuture<?> deadline = timer.schedule(
-            () -> onTimeout(run, landing, startNs), timeoutNs, TimeUnit.NANOSECONDS);
+        final ScheduledFuture<?> deadline = scheduleDeadline(run, landing, startNs);
         request.whenComplete((bytes, error) ->
         {
-            deadline.cancel(false);
+            if (null != deadline)
+            {
+                deadline.cancel(false);
+            }
             try
             {
                 onGetDone(run, null == staged ? null : staged.view(), landing, bytes, error, startNs);
@@ -422,6 +425,23 @@ public final class BlockFetcher implements AutoCloseable
                 }
             }
         });
+    }
+
+    /**
+     * The run's deadline, or null once the engine has closed its timer: a run a released permit starts after the
+     * close must still reach its completion below, which ends its waiters and returns its buffer, and the closed
+     * origin ends the call by itself.
+     */
+    private ScheduledFuture<?> scheduleDeadline(final FetchRun run, final SlotLanding landing, final long startNs)
+    {
+        try
+        {
+            return timer.schedule(() -> onTimeout(run, landing, startNs), timeoutNs, TimeUnit.NANOSECONDS);
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            return null;
+        }
     }
 
     /**

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -19,6 +20,7 @@ import dev.offcache.range.testing.EngineFixture;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -127,6 +129,30 @@ class FetchPermitsTest
             prefetchA.get(10, TimeUnit.SECONDS);
             prefetchC.get(10, TimeUnit.SECONDS);
             assertEquals(2, f.origin.gets());
+        }
+    }
+
+    @Test
+    void aRunQueuedWhenTheEngineClosesEndsAndReturnsItsStagingBuffer() throws Exception
+    {
+        // The fixture's close fails on a slot or staging buffer never returned; the queued prefetch must end.
+        try (EngineFixture f = new EngineFixture(BLOCK, 64L * BLOCK, (b) -> b.fetchPermits(2, 1)))
+        {
+            f.object("p/a", BLOCK, 1);
+            f.object("p/b", BLOCK, 2);
+            f.cache.size("p/a");
+            f.cache.size("p/b");
+            final CompletableFuture<Void> gate = f.origin.gateGets((key) -> key.equals("p/a"));
+            final CompletableFuture<Void> prefetchA = f.cache.prefetch("p/a", List.of());
+            awaitRunning(f, 1);
+            final CompletableFuture<Void> prefetchB = f.cache.prefetch("p/b", List.of());
+            assertEquals(1, f.cache.fetcher().fetchPermits().queued(), "b waits behind a");
+
+            f.cache.close();
+            // a's GET ends after the close, which hands its permit to b: b starts on a closed engine.
+            gate.complete(null);
+            assertThrows(ExecutionException.class, () -> prefetchB.get(10, TimeUnit.SECONDS));
+            assertThrows(ExecutionException.class, () -> prefetchA.get(10, TimeUnit.SECONDS));
         }
     }
 
