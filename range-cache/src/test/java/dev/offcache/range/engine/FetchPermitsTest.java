@@ -82,15 +82,11 @@ class FetchPermitsTest
     {
         try (EngineFixture f = new EngineFixture(BLOCK, 64L * BLOCK, (b) -> b.fetchPermits(2, 1)))
         {
-            f.object("p/a", BLOCK, 1);
             final byte[] b = f.object("p/b", BLOCK, 2);
-            f.cache.size("p/a");
-            f.cache.size("p/b");
-            final CompletableFuture<Void> gateA = f.origin.gateGets((key) -> key.equals("p/a"));
-            final CompletableFuture<Void> prefetchA = f.cache.prefetch("p/a", List.of());
-            awaitRunning(f, 1);
-            final CompletableFuture<Void> prefetchB = f.cache.prefetch("p/b", List.of());
-            assertEquals(1, f.cache.fetcher().fetchPermits().queued(), "b waits: prefetch has one permit, held by a");
+            final QueuedPrefetch queued = QueuedPrefetch.start(f);
+            final CompletableFuture<Void> gateA = queued.gateA();
+            final CompletableFuture<Void> prefetchA = queued.prefetchA();
+            final CompletableFuture<Void> prefetchB = queued.prefetchB();
 
             // A demand read of b joins the queued prefetch and promotes it past the prefetch limit.
             assertArrayEquals(b, f.read("p/b", 0, BLOCK));
@@ -138,21 +134,14 @@ class FetchPermitsTest
         // The fixture's close fails on a slot or staging buffer never returned; the queued prefetch must end.
         try (EngineFixture f = new EngineFixture(BLOCK, 64L * BLOCK, (b) -> b.fetchPermits(2, 1)))
         {
-            f.object("p/a", BLOCK, 1);
             f.object("p/b", BLOCK, 2);
-            f.cache.size("p/a");
-            f.cache.size("p/b");
-            final CompletableFuture<Void> gate = f.origin.gateGets((key) -> key.equals("p/a"));
-            final CompletableFuture<Void> prefetchA = f.cache.prefetch("p/a", List.of());
-            awaitRunning(f, 1);
-            final CompletableFuture<Void> prefetchB = f.cache.prefetch("p/b", List.of());
-            assertEquals(1, f.cache.fetcher().fetchPermits().queued(), "b waits behind a");
+            final QueuedPrefetch queued = QueuedPrefetch.start(f);
 
             f.cache.close();
             // a's GET ends after the close, which hands its permit to b: b starts on a closed engine.
-            gate.complete(null);
-            assertThrows(ExecutionException.class, () -> prefetchB.get(10, TimeUnit.SECONDS));
-            assertThrows(ExecutionException.class, () -> prefetchA.get(10, TimeUnit.SECONDS));
+            queued.gateA().complete(null);
+            assertThrows(ExecutionException.class, () -> queued.prefetchB().get(10, TimeUnit.SECONDS));
+            assertThrows(ExecutionException.class, () -> queued.prefetchA().get(10, TimeUnit.SECONDS));
         }
     }
 
@@ -208,6 +197,27 @@ class FetchPermitsTest
             assertTrue(f.origin.peakRunning() <= permits, "peak " + f.origin.peakRunning());
             assertTrue(f.cache.fetcher().fetchPermits().peakRunning() <= permits);
             assertTrue(f.origin.gets() > 0);
+        }
+    }
+
+    /**
+     * With permits (2, 1): a prefetch of {@code p/a} held at the origin by a gate, so a prefetch of {@code p/b}
+     * (written by the caller) waits in the queue behind it.
+     */
+    private record QueuedPrefetch(
+        CompletableFuture<Void> gateA, CompletableFuture<Void> prefetchA, CompletableFuture<Void> prefetchB)
+    {
+        static QueuedPrefetch start(final EngineFixture f) throws InterruptedException
+        {
+            f.object("p/a", BLOCK, 1);
+            f.cache.size("p/a");
+            f.cache.size("p/b");
+            final CompletableFuture<Void> gateA = f.origin.gateGets((key) -> key.equals("p/a"));
+            final CompletableFuture<Void> prefetchA = f.cache.prefetch("p/a", List.of());
+            awaitRunning(f, 1);
+            final CompletableFuture<Void> prefetchB = f.cache.prefetch("p/b", List.of());
+            assertEquals(1, f.cache.fetcher().fetchPermits().queued(), "b waits: prefetch has one permit, held by a");
+            return new QueuedPrefetch(gateA, prefetchA, prefetchB);
         }
     }
 
