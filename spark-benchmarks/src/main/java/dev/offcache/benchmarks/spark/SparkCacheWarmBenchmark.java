@@ -19,6 +19,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
 
 import dev.offcache.spark.OffcacheCounters;
 import dev.offcache.spark.OffcacheDatasets;
@@ -50,13 +51,15 @@ public class SparkCacheWarmBenchmark extends SparkCacheBenchmark
     public String master;
 
     /**
-     * Starts Spark and materializes the cached frame with a first action.
+     * Starts Spark, materializes the cached frame with a first action and runs the measured query once, so its
+     * uncached expected result is computed here and no iteration, warm-up or measured, computes the input.
      *
+     * @param params names the measured method.
      * @throws IOException if a local cluster's Spark home cannot be made.
      * @throws InterruptedException if interrupted while waiting for a local cluster's executors.
      */
     @Setup(Level.Trial)
-    public void setUp() throws IOException, InterruptedException
+    public void setUp(final BenchmarkParams params) throws IOException, InterruptedException
     {
         run = switch (master)
         {
@@ -68,6 +71,14 @@ public class SparkCacheWarmBenchmark extends SparkCacheBenchmark
         };
         cached = run.recache(null);
         run.aggregate(cached);
+        if (params.getBenchmark().endsWith(".warmFilter"))
+        {
+            run.filter(cached);
+        }
+        else if (params.getBenchmark().endsWith(".warmJoin"))
+        {
+            run.join(cached);
+        }
     }
 
     /**
