@@ -28,6 +28,7 @@ public final class Salvage implements RemovalListener
     private final long holdNs;
     private final Map<CacheKey, Held> held = new ConcurrentHashMap<>();
     private final AtomicLong adopted = new AtomicLong();
+    private volatile boolean ended;
 
     private record Held(RemovedEntry removed, long sinceNs)
     {
@@ -57,12 +58,18 @@ public final class Salvage implements RemovalListener
         final List<RemovedEntry> forward = new ArrayList<>(removed.size());
         for (final RemovedEntry entry : removed)
         {
-            if (holdNs > 0 && entry.entry() instanceof Materialized materialized && lostAndLive(materialized))
+            if (holdNs > 0 && !ended && entry.entry() instanceof Materialized materialized &&
+                lostAndLive(materialized))
             {
                 final Held previous = held.put(entry.key(), new Held(entry, System.nanoTime()));
                 if (previous != null)
                 {
                     forward.add(previous.removed());
+                }
+                if (ended)
+                {
+                    // The application's end released everything while this was being held: nothing would again.
+                    release(entry.key());
                 }
             }
             else
@@ -156,12 +163,17 @@ public final class Salvage implements RemovalListener
     }
 
     /**
-     * Releases every held removal of a session, or every one (null).
+     * Releases every held removal of a session, or every one (null: the application ends, and from then on no
+     * removal is held).
      *
      * @param sessionId the session, or null for all.
      */
     void releaseSession(final String sessionId)
     {
+        if (sessionId == null)
+        {
+            ended = true;
+        }
         for (final CacheKey key : List.copyOf(held.keySet()))
         {
             if (sessionId == null || key.sessionId().equals(sessionId))

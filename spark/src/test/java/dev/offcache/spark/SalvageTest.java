@@ -133,5 +133,10 @@ class SalvageTest
         salvage.releaseSession(null);
         assertEquals(theirs, cleaned.get(4));
         assertEquals(0, salvage.held());
+
+        final RemovedEntry afterTheEnd = removal(new CacheKey("session-2", "b"), "1", "2");
+        salvage.onRemoved(List.of(afterTheEnd));
+        assertEquals(afterTheEnd, cleaned.get(5), "after the application's end nothing is held");
+        assertEquals(0, salvage.held());
     }
 }
