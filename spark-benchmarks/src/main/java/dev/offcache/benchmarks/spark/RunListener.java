@@ -72,6 +72,9 @@ final class RunListener extends SparkListener
     public void onExecutorRemoved(final SparkListenerExecutorRemoved removed)
     {
         executorsRemoved.incrementAndGet();
+        // A removed executor sends no more heartbeats and holds no storage.
+        metricUpdatesByExecutor.remove(removed.executorId());
+        storageByExecutor.remove(removed.executorId());
     }
 
     @Override
@@ -110,8 +113,8 @@ final class RunListener extends SparkListener
     }
 
     /**
-     * Waits until every executor that reported metrics so far has sent one more heartbeat, so the peaks of the
-     * stages that ended before this call have arrived.
+     * Waits until every executor that reported metrics so far has sent one more heartbeat or was removed, so the
+     * peaks of the stages that ended before this call have arrived.
      *
      * @param timeoutMs how long to wait at most.
      * @throws InterruptedException if interrupted.
@@ -123,7 +126,8 @@ final class RunListener extends SparkListener
         final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         for (final Map.Entry<String, Long> e : seen.entrySet())
         {
-            while (metricUpdatesByExecutor.get(e.getKey()).get() == e.getValue())
+            AtomicLong updates;
+            while ((updates = metricUpdatesByExecutor.get(e.getKey())) != null && updates.get() == e.getValue())
             {
                 if (System.nanoTime() > deadline)
                 {
