@@ -30,6 +30,16 @@ final class Messages
     }
 
     /**
+     * An executor's offcache did not start (its tasks compute cached datasets from their lineage).
+     *
+     * @param executorId the executor.
+     * @param reason     what failed (the exception's message: paths and error codes, no secrets).
+     */
+    record Unavailable(String executorId, String reason) implements Serializable
+    {
+    }
+
+    /**
      * An executor is alive; its counters so far (cumulative).
      *
      * @param executorId     the executor.

@@ -2,7 +2,9 @@ package dev.offcache.spark;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -51,6 +53,8 @@ public final class OffcacheDriver implements AutoCloseable
     private final DatasetResolver<MaterializeInput> resolver;
     private final ScheduledExecutorService monitor;
     private final Set<String> sessions = ConcurrentHashMap.newKeySet();
+    /** Executors whose offcache did not start, with why ({@link Messages.Unavailable}); until Spark removes them. */
+    private final Map<String, String> unavailable = new ConcurrentHashMap<>();
     private final AtomicLong recomputes = new AtomicLong();
     private final AtomicLong fallbacks = new AtomicLong();
 
@@ -142,6 +146,14 @@ public final class OffcacheDriver implements AutoCloseable
      */
     public CompletableFuture<Resolved> resolve(final CacheKey key, final MaterializeInput input)
     {
+        if (!unavailable.isEmpty() && directory.members().isEmpty())
+        {
+            // Every materialization task would fail on an executor without offcache: no job that cannot succeed.
+            fallbacks.incrementAndGet();
+            return CompletableFuture.completedFuture(new Resolved.Uncached(key,
+                "offcache did not start on executors " + new TreeSet<>(unavailable.keySet()) +
+                " and runs on none"));
+        }
         sessions.add(key.sessionId());
         return resolver.resolve(key, input);
     }
@@ -259,6 +271,11 @@ public final class OffcacheDriver implements AutoCloseable
             readFailed(failure);
             return null;
         }
+        if (message instanceof Messages.Unavailable executor)
+        {
+            executorUnavailable(executor);
+            return null;
+        }
         LOG.warn("offcache driver ignored an unknown message {}", message.getClass().getName());
         return null;
     }
@@ -275,7 +292,20 @@ public final class OffcacheDriver implements AutoCloseable
             registration.pid());
     }
 
-    void readFailed(final Messages.ReadFailure failure)
+    /**
+     * An executor's offcache did not start: said once in the driver's log, and while no executor runs offcache
+     * every action computes cached nodes from their lineage without trying a materialization.
+     *
+     * @param executor the report.
+     */
+    void executorUnavailable(final Messages.Unavailable executor)
+    {
+        unavailable.put(executor.executorId(), executor.reason());
+        LOG.error("offcache did not start on executor {} ({}): its tasks compute cached datasets from their lineage; " +
+            "see that executor's log", executor.executorId(), executor.reason());
+    }
+
+        void readFailed(final Messages.ReadFailure failure)
     {
         recomputes.incrementAndGet();
         LOG.warn("offcache: executor {} could not read partition {} of {} ({}), recomputed it: {}",
@@ -285,6 +315,7 @@ public final class OffcacheDriver implements AutoCloseable
 
     void executorLost(final String executorId, final String why)
     {
+        unavailable.remove(executorId);
         final ExecutorDirectory.Member lost = directory.remove(executorId);
         if (lost == null)
         {

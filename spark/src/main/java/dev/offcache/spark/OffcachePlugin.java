@@ -90,6 +90,29 @@ public final class OffcachePlugin implements SparkPlugin
                 LOG.error("offcache executor {} did not start (check /dev/shm space for the Aeron media driver, the " +
                     "executor directory and the JVM flag --add-opens java.base/jdk.internal.misc=ALL-UNNAMED); " +
                     "its tasks compute cached datasets from their lineage", ctx.executorID(), ex);
+                reportUnavailable(ctx, new Messages.Unavailable(ctx.executorID(), String.valueOf(ex)));
+            }
+        }
+
+        /** Tells the driver, whose log the user reads first, and which then runs no job that cannot succeed. */
+        private static void reportUnavailable(final PluginContext ctx, final Messages.Unavailable unavailable)
+        {
+            try
+            {
+                final OffcacheDriver driver = OffcacheDriver.current();
+                if (driver != null && OffcacheExecutor.LOCAL_EXECUTOR_ID.equals(unavailable.executorId()))
+                {
+                    driver.executorUnavailable(unavailable);
+                }
+                else
+                {
+                    ctx.send(unavailable);
+                }
+            }
+            catch (final Throwable ex)
+            {
+                LOG.warn("offcache executor {} could not tell the driver it did not start: {}",
+                    unavailable.executorId(), ex.toString());
             }
         }
 
