@@ -81,6 +81,11 @@ public class SparkCacheWarmBenchmark extends SparkCacheBenchmark
         }
     }
 
+    private boolean executorJvms()
+    {
+        return "local-cluster".equals(master);
+    }
+
     /**
      * Every column of every row.
      *
@@ -179,7 +184,10 @@ public class SparkCacheWarmBenchmark extends SparkCacheBenchmark
             inputStart = bench.run.inputMaterializations();
             offcacheStart = OffcacheDatasets.counters();
             bench.run.listener.resetExecutorPeaks();
-            jvm.start();
+            if (!bench.executorJvms())
+            {
+                jvm.start(); // on a local cluster the peaks are the executors', from their heartbeats
+            }
         }
 
         /**
@@ -191,8 +199,11 @@ public class SparkCacheWarmBenchmark extends SparkCacheBenchmark
         @TearDown(Level.Iteration)
         public void end(final SparkCacheWarmBenchmark bench) throws InterruptedException
         {
-            jvm.stop();
-            final boolean executorJvms = "local-cluster".equals(bench.master);
+            final boolean executorJvms = bench.executorJvms();
+            if (!executorJvms)
+            {
+                jvm.stop();
+            }
             if (executorJvms)
             {
                 // The last stages' peaks come with the executors' next heartbeats (every 2 s on a local cluster).
