@@ -305,7 +305,7 @@ public final class OffcacheDriver implements AutoCloseable
             "see that executor's log", executor.executorId(), executor.reason());
     }
 
-        void readFailed(final Messages.ReadFailure failure)
+    void readFailed(final Messages.ReadFailure failure)
     {
         recomputes.incrementAndGet();
         LOG.warn("offcache: executor {} could not read partition {} of {} ({}), recomputed it: {}",
