@@ -128,7 +128,11 @@ public final class ActionTimeline
             last = Math.max(last, task.finishMs());
             cpu += task.cpuNs();
         }
-        first = Math.min(first, endMs);
+        if (tasks.isEmpty())
+        {
+            first = endMs; // an action that ran no task: all of it counts as before the first task
+            last = endMs;
+        }
         long inStages = 0;
         for (final long[] span : spans(tasks).values())
         {
