@@ -4,9 +4,11 @@ import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -29,11 +31,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.offcache.embed.JvmCaches;
 import dev.offcache.embed.L2Bridge;
+import dev.offcache.range.l2.shard.ShardedL2Client;
 import dev.offcache.testkit.s3.OriginCounters;
 import dev.offcache.testkit.s3.S3ProxyServer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -151,6 +155,29 @@ class OffcacheL2Test
         }
     }
 
+    /**
+     * A directory whose {@code count} files the servers share between them: the servers listen on free ports, which
+     * seed their rendezvous weights, so a fixed set of names may all land on one server (1 run in 128 for 8 files).
+     */
+    private static String spreadDirectory(final L2Bridge l2, final int count)
+    {
+        final ShardedL2Client sharded = assertInstanceOf(ShardedL2Client.class, l2.client());
+        for (int attempt = 0; attempt < 1000; attempt++)
+        {
+            final String dir = attempt == 0 ? "warm" : "warm-" + attempt;
+            final Set<String> owners = new HashSet<>();
+            for (int i = 0; i < count; i++)
+            {
+                owners.add(sharded.ownerOf(dir + "/part-" + i + ".bin").id());
+            }
+            if (owners.size() > 1)
+            {
+                return dir;
+            }
+        }
+        throw new AssertionError("no directory of " + count + " files spreads over the servers: " + l2);
+    }
+
     private static L2Bridge bridge(final FileSystem fs)
     {
         final L2Bridge l2 = ((OffcacheFileSystem) fs).sharedCache().l2();
@@ -166,8 +193,9 @@ class OffcacheL2Test
         final List<FileStatus> statuses;
         try (FileSystem fs = fs(conf))
         {
-            files = writeFiles(fs, "warm", FILES);
-            statuses = statuses(fs, "warm", FILES);
+            final String dir = spreadDirectory(bridge(fs), FILES);
+            files = writeFiles(fs, dir, FILES);
+            statuses = statuses(fs, dir, FILES);
             final OriginCounters origin = proxy.counters();
             origin.reset();
             final long aBefore = serverA.blockRequests();
