@@ -1,7 +1,9 @@
 package dev.offcache.benchmarks.spark;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
@@ -22,14 +24,18 @@ import org.apache.spark.sql.Row;
  * broadcast), inside stages (first launch to last finish of each stage's tasks), between stages, and after the last
  * task (the result's collection and check), with the tasks' executor CPU and locality. A diagnosis beside
  * {@link SparkCacheWarmBenchmark}, whose score is the wall time alone; not a benchmark (one JVM, no forks, no
- * intervals). Run it in the benchmark jar:
- * {@code java <flags> -cp spark-benchmarks.jar dev.offcache.benchmarks.spark.ActionTimeline offcache join 12}.
+ * intervals). Run it from the benchmark jar:
+ * {@code java -cp spark-benchmarks.jar dev.offcache.benchmarks.spark.ActionTimeline offcache join 12}; it runs in a
+ * child JVM started with offcache's and Spark's JVM flags ({@code SparkBenchmarkMain.jvmFlags()}, as JMH's forks
+ * are), to which this JVM's {@code spark.*} system properties are passed on.
  */
 public final class ActionTimeline
 {
     private static final long ROWS = 2_000_000;
     private static final int PARTITIONS = 8;
     private static final int WARM_ACTIONS = 2;
+    /** Set in the child JVM, which runs the actions. */
+    private static final String FORKED = "offcache.timeline.forked";
 
     private ActionTimeline()
     {
@@ -61,6 +67,10 @@ public final class ActionTimeline
             throw new IllegalArgumentException("query must be aggregate, filter or join, not '" + query + "'");
         }
         final int actions = Integer.parseInt(args[2]);
+        if (!Boolean.getBoolean(FORKED))
+        {
+            System.exit(fork(args));
+        }
         final ConcurrentLinkedQueue<Task> tasks = new ConcurrentLinkedQueue<>();
         try (SparkRun run = SparkRun.localCluster(args[0], ROWS, PARTITIONS))
         {
@@ -104,6 +114,26 @@ public final class ActionTimeline
             System.out.println(format(args[0] + " " + query + " mean of " + actions, sums));
             run.variant.release(cached);
         }
+    }
+
+    /** Runs this tool in a child JVM with the flags Spark needs on Java 17; returns its exit code. */
+    private static int fork(final String[] args) throws IOException, InterruptedException
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx3g");
+        command.addAll(Arrays.asList(SparkBenchmarkMain.jvmFlags().split("\\s+")));
+        for (final String name : System.getProperties().stringPropertyNames())
+        {
+            if (name.startsWith("spark."))
+            {
+                command.add("-D" + name + "=" + System.getProperty(name));
+            }
+        }
+        command.add("-D" + FORKED + "=true");
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ActionTimeline.class.getName()));
+        command.addAll(Arrays.asList(args));
+        return new ProcessBuilder(command).inheritIO().start().waitFor();
     }
 
     private static List<Row> run(final SparkRun run, final Dataset<Row> cached, final String query)

@@ -200,14 +200,14 @@ public class SparkCacheWarmBenchmark extends SparkCacheBenchmark
         public void end(final SparkCacheWarmBenchmark bench) throws InterruptedException
         {
             final boolean executorJvms = bench.executorJvms();
-            if (!executorJvms)
-            {
-                jvm.stop();
-            }
             if (executorJvms)
             {
                 // The last stages' peaks come with the executors' next heartbeats (every 2 s on a local cluster).
                 bench.run.listener.awaitExecutorHeartbeats(30_000);
+            }
+            else
+            {
+                jvm.stop();
             }
             bench.run.awaitEvents(); // the last action's task ends reach the listener asynchronously
             iterations = 1;
