@@ -8,7 +8,7 @@ import java.util.Locale;
  */
 public enum Profile
 {
-    /** Every benchmark once, as the build does: checks that benchmarks run, measures nothing. */
+    /** Every benchmark once, as the build does (the build in one JVM): checks that benchmarks run, measures nothing. */
     SMOKE("every benchmark once (1 fork, no warm-up, one 300 ms iteration): a build check, not a measurement",
         "-f", "1", "-wi", "0", "-i", "1", "-r", "300ms"),
     /** A few minutes on a small machine: enough for order-of-magnitude comparisons, wide error bars. */
