@@ -66,7 +66,8 @@ public final class ActionTimeline
         {
             throw new IllegalArgumentException("query must be aggregate, filter or join, not '" + query + "'");
         }
-        final int actions = Integer.parseInt(args[2]);
+        CacheVariant.of(args[0]); // an unknown variant is refused here, before a JVM and a cluster start
+        final int actions = positive(args[2]);
         if (!Boolean.getBoolean(FORKED))
         {
             System.exit(fork(args));
@@ -109,11 +110,28 @@ public final class ActionTimeline
             }
             for (int k = 0; k < sums.length; k++)
             {
-                sums[k] /= Math.max(1, actions);
+                sums[k] /= actions;
             }
             System.out.println(format(args[0] + " " + query + " mean of " + actions, sums));
             run.variant.release(cached);
         }
+    }
+
+    private static int positive(final String actions)
+    {
+        try
+        {
+            final int count = Integer.parseInt(actions);
+            if (count > 0)
+            {
+                return count;
+            }
+        }
+        catch (final NumberFormatException ignored)
+        {
+            // refused below, with the same message as a count that is not positive
+        }
+        throw new IllegalArgumentException("actions must be a whole number above 0, not '" + actions + "'");
     }
 
     /** Runs this tool in a child JVM with the flags Spark needs on Java 17; returns its exit code. */
@@ -121,7 +139,7 @@ public final class ActionTimeline
     {
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx3g");
+        command.add(SparkBenchmarkMain.DRIVER_HEAP);
         command.addAll(Arrays.asList(SparkBenchmarkMain.jvmFlags().split("\\s+")));
         for (final String name : System.getProperties().stringPropertyNames())
         {

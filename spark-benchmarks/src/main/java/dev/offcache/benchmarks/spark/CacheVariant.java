@@ -1,8 +1,10 @@
 package dev.offcache.benchmarks.spark;
 
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -69,7 +71,8 @@ enum CacheVariant
                 return v;
             }
         }
-        throw new IllegalArgumentException("unknown impl " + id);
+        throw new IllegalArgumentException("unknown impl " + id + " (one of " +
+            Arrays.stream(values()).map((v) -> v.id).collect(Collectors.joining(", ")) + ")");
     }
 
     /**

@@ -14,6 +14,9 @@ import java.util.List;
  */
 public final class SparkBenchmarkMain
 {
+    /** The driver JVM's heap for a query benchmark (the warm and first-action runs, and {@link ActionTimeline}). */
+    static final String DRIVER_HEAP = "-Xmx3g";
+
     private SparkBenchmarkMain()
     {
     }

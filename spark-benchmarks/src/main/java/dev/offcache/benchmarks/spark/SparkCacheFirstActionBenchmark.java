@@ -31,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Fork(value = 1, jvmArgsAppend = "-Xmx3g")
+@Fork(value = 1, jvmArgsAppend = SparkBenchmarkMain.DRIVER_HEAP)
 @Warmup(iterations = 1)
 @Measurement(iterations = 3)
 public class SparkCacheFirstActionBenchmark extends SparkCacheBenchmark

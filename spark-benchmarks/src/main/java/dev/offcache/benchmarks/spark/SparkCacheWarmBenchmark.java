@@ -41,7 +41,7 @@ import dev.offcache.spark.OffcacheDatasets;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Fork(value = 1, jvmArgsAppend = "-Xmx3g")
+@Fork(value = 1, jvmArgsAppend = SparkBenchmarkMain.DRIVER_HEAP)
 @Warmup(iterations = 1, time = 2)
 @Measurement(iterations = 3, time = 2)
 public class SparkCacheWarmBenchmark extends SparkCacheBenchmark
